@@ -1,0 +1,118 @@
+"""BDI graph service: beliefs, desires, goals, intentions, plans, steps, their links and paths."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kg.clock import Clock
+from kg.errors import InputError, NotFoundError
+from kg.ids import new_id
+from kg.models import (
+    NODE_MODELS,
+    BDINode,
+    GraphPath,
+    NodeKind,
+    Relation,
+    RelationKind,
+    parse,
+)
+from kg.ports import GraphStore
+from kg.scopes import ScopePolicy
+
+_ID_KIND = {NodeKind.PLAN_STEP: "plan_step"}
+
+
+def node_kind(value: str) -> NodeKind:
+    """Parse a node kind (``step`` is accepted for ``plan_step``)."""
+    value = {"step": "plan_step", "plan-step": "plan_step"}.get(value, value)
+    try:
+        return NodeKind(value)
+    except ValueError:
+        raise InputError("kind", f"must be one of {', '.join(k.value for k in NodeKind)}, got {value!r}") from None
+
+
+def relation_kind(value: str) -> RelationKind:
+    """Parse a relation kind."""
+    try:
+        return RelationKind(value)
+    except ValueError:
+        raise InputError("relation", f"must be one of {', '.join(k.value for k in RelationKind)}, got {value!r}") from None
+
+
+class BDIService:
+    """Nodes and edges of agents' BDI graphs, with scope checks."""
+
+    def __init__(self, store: GraphStore, policy: ScopePolicy, clock: Clock) -> None:
+        self.store = store
+        self.policy = policy
+        self.clock = clock
+
+    def add(self, kind: NodeKind | str, agent_id: str, content: str, **fields: Any) -> BDINode:
+        """Create a node of ``kind`` owned by ``agent_id``."""
+        kind = node_kind(kind) if isinstance(kind, str) else kind
+        self.policy.require_agent(agent_id)
+        scope = self.policy.check_write(agent_id, fields.pop("scope", None))
+        now = self.clock.now()
+        data = {"uid": new_id(_ID_KIND.get(kind, kind.value)), "agent_id": agent_id, "scope": scope,
+                "content": content, "created_at": now, "updated_at": now}  # fmt: skip
+        data.update({k: v for k, v in fields.items() if v is not None})
+        return self.store.bdi.add(parse(NODE_MODELS[kind], data))
+
+    def get(self, agent_id: str, uid: str) -> BDINode:
+        """A node visible to the agent."""
+        scopes = self.policy.readable(agent_id)
+        try:
+            node = self.store.bdi.get(uid)
+        except NotFoundError:
+            node = None
+        if node is None or node.scope not in scopes:
+            raise NotFoundError(f"uid: no node {uid!r} visible to {agent_id!r}")
+        return node
+
+    def list(self, agent_id: str, kind: NodeKind | str | None = None, **filters: Any) -> list[BDINode]:
+        """Nodes visible to the agent (``scope``, ``owner``, ``status``, ``limit`` filters)."""
+        parsed = node_kind(kind) if isinstance(kind, str) else kind
+        scopes = self.policy.narrow(agent_id, filters.get("scope"))
+        limit = filters.get("limit") or 1000
+        if not 1 <= limit <= 100_000:
+            raise InputError("limit", "must be between 1 and 100000")
+        return self.store.bdi.list(scopes=scopes, kind=parsed, agent_id=filters.get("owner"),
+                                   status=filters.get("status"), limit=limit)  # fmt: skip
+
+    def update(self, agent_id: str, uid: str, **changes: Any) -> BDINode:
+        """Change fields of a node the agent may write."""
+        node = self.get(agent_id, uid)
+        self.policy.check_write(agent_id, node.scope)
+        changes = {k: v for k, v in changes.items() if v is not None}
+        if not changes:
+            raise InputError("changes", "nothing to update; give at least one field")
+        return self.store.bdi.update(uid, changes, updated_by=agent_id)
+
+    def link(self, agent_id: str, kind: RelationKind | str, source_uid: str, target_uid: str,
+             *, scope: str | None = None) -> Relation:  # fmt: skip
+        """Create a typed edge; both ends must be visible to the agent."""
+        kind = relation_kind(kind) if isinstance(kind, str) else kind
+        readable = self.policy.readable(agent_id)
+        target_scope = self.policy.check_write(agent_id, scope)
+        for role, uid in (("source", source_uid), ("target", target_uid)):
+            info = self.store.relations.node_info(uid)
+            if info is None or info[1] not in readable:  # someone else's private record looks absent
+                raise NotFoundError(f"{role}: no record {uid!r} visible to {agent_id!r}")
+        relation = parse(Relation, {"uid": new_id("relation"), "agent_id": agent_id, "scope": target_scope,
+                                    "created_at": self.clock.now(), "kind": kind, "source_uid": source_uid,
+                                    "target_uid": target_uid})  # fmt: skip
+        return self.store.relations.link(relation)
+
+    def relations(self, agent_id: str, uid: str) -> list[Relation]:
+        """Edges touching a visible node."""
+        return self.store.relations.relations(uid, scopes=self.policy.readable(agent_id))
+
+    def paths(self, agent_id: str, kinds: list[str], *, start_uid: str | None = None,
+              relation: str | None = None, limit: int = 100) -> list[GraphPath]:  # fmt: skip
+        """Paths through visible nodes whose kinds follow ``kinds`` (e.g. belief, goal, plan)."""
+        if not 1 <= limit <= 10_000:
+            raise InputError("limit", "must be between 1 and 10000")
+        rel = relation_kind(relation) if relation else None
+        kinds = [{"step": "plan_step", "plan-step": "plan_step"}.get(k, k) for k in kinds]
+        return self.store.relations.paths(kinds, scopes=self.policy.readable(agent_id), start_uid=start_uid,
+                                          relation=rel, limit=limit)  # fmt: skip

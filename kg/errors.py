@@ -1,0 +1,71 @@
+"""One error tree for the whole of mabos.
+
+Every error raised on purpose by mabos derives from :class:`MabosError`; adapters translate
+their backend's exceptions at the boundary (``raise ... from exc``)::
+
+    MabosError
+    ├── InputError              bad input: names the field and the rule, nothing was changed
+    ├── NotFoundError           a referenced record (agent, fact, node) does not exist
+    ├── ScopeError              the agent may not read or write that scope
+    ├── ConflictError           the change contradicts stored state (duplicate agent, bad link)
+    ├── WorkspaceError          no workspace, unreadable config, schema newer than this code
+    └── BackendUnavailableError a store or server cannot be reached (CLI exit code 3)
+        └── StoreBusyError      the embedded store stayed locked past every retry
+
+The CLI maps ``BackendUnavailableError`` to exit code 3 and every other ``MabosError`` to 1.
+"""
+
+from __future__ import annotations
+
+
+class MabosError(Exception):
+    """Root of every error mabos raises on purpose."""
+
+    exit_code = 1
+
+
+class InputError(MabosError):
+    """Bad input. The message names the field and the rule it broke; nothing was written."""
+
+    def __init__(self, field: str, rule: str) -> None:
+        self.field = field
+        self.rule = rule
+        super().__init__(f"{field}: {rule}")
+
+
+class NotFoundError(MabosError):
+    """A referenced record does not exist (or is not visible to the caller)."""
+
+
+class ScopeError(MabosError):
+    """The agent is not allowed to read or write the given scope."""
+
+
+class ConflictError(MabosError):
+    """The requested change contradicts stored state."""
+
+
+class WorkspaceError(MabosError):
+    """The workspace is missing, its configuration is unreadable, or its schema is too new."""
+
+
+class BackendUnavailableError(MabosError):
+    """A store or server cannot be reached right now."""
+
+    exit_code = 3
+
+
+class StoreBusyError(BackendUnavailableError):
+    """The embedded store stayed locked by another writer past every retry."""
+
+
+__all__ = [
+    "BackendUnavailableError",
+    "ConflictError",
+    "InputError",
+    "MabosError",
+    "NotFoundError",
+    "ScopeError",
+    "StoreBusyError",
+    "WorkspaceError",
+]

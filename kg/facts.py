@@ -1,0 +1,166 @@
+"""Fact service: the seed tools fact_assert, fact_retract, fact_query and fact_explain."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
+from itertools import islice
+from typing import Any
+
+from pydantic import Field
+
+from kg.errors import InputError, NotFoundError
+from kg.models import AssertOutcome, AssertStatus, Fact, FactInput, FactQuery, Model, parse
+from kg.ports import GraphStore
+from kg.scopes import ScopePolicy
+
+DEFAULT_BATCH = 5_000
+MAX_EXPLAIN_DEPTH = 10
+
+
+class Explanation(Model):
+    """Why a fact holds: the fact, the rule that derived it and, recursively, its supports."""
+
+    uid: str
+    fact: Fact | None = None
+    rule_id: str | None = None
+    visible: bool = True
+    cycle: bool = False
+    truncated: bool = False
+    supports: list[Explanation] = Field(default_factory=list)
+
+
+class BulkResult(Model):
+    """Counts of a bulk assert."""
+
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    uids: list[str] = Field(default_factory=list)
+
+
+def _batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    iterator = iter(items)
+    while batch := list(islice(iterator, size)):
+        yield batch
+
+
+class FactService:
+    """Assert, retract, query and explain facts with scope checks."""
+
+    def __init__(self, store: GraphStore, policy: ScopePolicy) -> None:
+        self.store = store
+        self.policy = policy
+
+    def assert_fact(self, agent_id: str, subject: str, predicate: str, obj: str, **fields: Any) -> tuple[Fact, str]:
+        """Assert one fact; return it as stored and ``created``/``updated``/``unchanged``."""
+        fact = self._input(agent_id, {"subject": subject, "predicate": predicate, "object": obj, **fields})
+        outcome = self.store.facts.assert_many([fact], asserted_by=agent_id)[0]
+        return self.store.facts.get_many([outcome.uid])[outcome.uid], outcome.status.value
+
+    def assert_many(
+        self,
+        agent_id: str,
+        facts: Iterable[FactInput | dict[str, Any]],
+        *,
+        batch_size: int = DEFAULT_BATCH,
+        keep_uids: bool = False,
+    ) -> BulkResult:
+        """Assert many facts, one transaction per batch; every fact is validated before its batch is written."""
+        if not 1 <= batch_size <= 100_000:
+            raise InputError("batch_size", "must be between 1 and 100000")
+        self.policy.require_agent(agent_id)
+        writable = set(self.policy.readable(agent_id))
+        result = BulkResult()
+        for batch in _batches(facts, batch_size):
+            inputs = [self._coerce(agent_id, item, writable) for item in batch]
+            outcomes: list[AssertOutcome] = self.store.facts.assert_many(inputs, asserted_by=agent_id)
+            for outcome in outcomes:
+                if outcome.status is AssertStatus.CREATED:
+                    result.created += 1
+                elif outcome.status is AssertStatus.UPDATED:
+                    result.updated += 1
+                else:
+                    result.unchanged += 1
+                if keep_uids:
+                    result.uids.append(outcome.uid)
+        return result
+
+    def _coerce(self, agent_id: str, item: FactInput | dict[str, Any], writable: set[str]) -> FactInput:
+        fact = item if isinstance(item, FactInput) else parse(FactInput, {"agent_id": agent_id, **item})
+        if fact.agent_id != agent_id:
+            raise InputError("agent_id", f"a batch asserted by {agent_id!r} cannot carry facts of {fact.agent_id!r}")
+        if fact.scope not in writable:
+            self.policy.check_write(agent_id, fact.scope)  # raises the precise ScopeError
+        return fact
+
+    def _input(self, agent_id: str, data: dict[str, Any]) -> FactInput:
+        self.policy.require_agent(agent_id)
+        fact = parse(FactInput, {"agent_id": agent_id, **{k: v for k, v in data.items() if v is not None}})
+        self.policy.check_write(agent_id, fact.scope)
+        return fact
+
+    def retract(
+        self,
+        agent_id: str,
+        *,
+        uids: Sequence[str] = (),
+        subject: str | None = None,
+        predicate: str | None = None,
+        scope: str | None = None,
+    ) -> list[str]:
+        """Retract by id(s), subject and/or predicate in the agent's writable scopes; return the uids."""
+        if not uids and not subject and not predicate:
+            raise InputError("retract", "give fact ids, --subject or --predicate")
+        for name, value in (("subject", subject), ("predicate", predicate)):
+            if value is not None and not value.strip():
+                raise InputError(name, "must not be empty")
+        scopes = self.policy.narrow(agent_id, scope)
+        return self.store.facts.retract(
+            scopes=scopes, retracted_by=agent_id, uids=list(uids), subject=subject, predicate=predicate
+        )
+
+    def query(self, agent_id: str, **criteria: Any) -> list[Fact]:
+        """Facts visible to the agent matching ``criteria`` (fields of :class:`FactQuery`, plus ``scope``)."""
+        scopes = self.policy.narrow(agent_id, criteria.pop("scope", None))
+        query = parse(FactQuery, {"scopes": scopes, **{k: v for k, v in criteria.items() if v is not None}})
+        return self.store.facts.query(query)
+
+    def get(self, agent_id: str, uid: str, *, as_of: datetime | None = None) -> Fact:
+        """One fact visible to the agent."""
+        scopes = self.policy.readable(agent_id)
+        fact = self.store.facts.get_many([uid], as_of=as_of).get(uid)
+        if fact is None or fact.scope not in scopes:
+            raise NotFoundError(f"fact: no fact {uid!r} visible to {agent_id!r}")
+        return fact
+
+    def explain(self, agent_id: str, uid: str, *, depth: int = 2) -> Explanation:
+        """Walk ``derived_from`` and ``rule_id`` from a fact, ``depth`` levels down."""
+        if not 0 <= depth <= MAX_EXPLAIN_DEPTH:
+            raise InputError("depth", f"must be between 0 and {MAX_EXPLAIN_DEPTH}")
+        scopes = set(self.policy.readable(agent_id))
+        root_fact = self.get(agent_id, uid)
+        root = Explanation(uid=uid, fact=root_fact, rule_id=root_fact.rule_id)
+        level = [(root, frozenset({uid}))]
+        for _ in range(depth):
+            wanted = [p for node, _ in level if node.fact for p in node.fact.derived_from]
+            found = self.store.facts.get_many(wanted)
+            next_level = []
+            for node, ancestors in level:
+                for parent_uid in node.fact.derived_from if node.fact else []:
+                    child = self._support(parent_uid, found.get(parent_uid), scopes, ancestors)
+                    node.supports.append(child)
+                    if child.fact and not child.cycle:
+                        next_level.append((child, ancestors | {parent_uid}))
+            level = next_level
+        for node, _ in level:
+            node.truncated = bool(node.fact and node.fact.derived_from)
+        return root
+
+    @staticmethod
+    def _support(uid: str, fact: Fact | None, scopes: set[str], ancestors: frozenset[str]) -> Explanation:
+        if fact is None or fact.scope not in scopes:  # unknown, or private to someone else: say nothing more
+            return Explanation(uid=uid, visible=False)
+        if uid in ancestors:
+            return Explanation(uid=uid, rule_id=fact.rule_id, cycle=True)
+        return Explanation(uid=uid, fact=fact, rule_id=fact.rule_id)

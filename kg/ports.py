@@ -1,0 +1,206 @@
+"""Store ports: small interfaces per aggregate, one implementation per backend.
+
+A :class:`GraphStore` bundles the ports of one backend (``store.facts``, ``store.agents`` ...).
+Stores do not decide who may see what: callers pass the scopes to read (see :mod:`kg.scopes`).
+Every mutation is one transaction that also appends its outbox event(s).
+
+Adapters declare what they can do in :class:`Capabilities`; the core adapts to the flags and never
+asks which backend it is talking to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol
+
+from kg.models import (
+    Agent,
+    AssertOutcome,
+    BDINode,
+    Fact,
+    FactInput,
+    FactQuery,
+    Grant,
+    GraphPath,
+    NodeKind,
+    OutboxEvent,
+    Relation,
+    RelationKind,
+)
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a backend supports."""
+
+    full_text: bool = False
+    recursive_paths: bool = False
+    system_time_history: bool = False
+    outbox: bool = False
+    shared: bool = False  # several machines read and write the same graph
+
+
+class AgentStore(Protocol):
+    """Agents."""
+
+    def create(self, agent: Agent) -> Agent:
+        """Store a new agent; :class:`~kg.errors.ConflictError` if the id is taken."""
+        ...
+
+    def get(self, agent_id: str) -> Agent:
+        """The agent with this id, or :class:`~kg.errors.NotFoundError`."""
+        ...
+
+    def list(self) -> list[Agent]:
+        """Every agent, ordered by id."""
+        ...
+
+    def exists(self, agent_id: str) -> bool:
+        """Whether the agent exists."""
+        ...
+
+
+class ScopeStore(Protocol):
+    """Grants of scopes to agents."""
+
+    def grant(self, grant: Grant) -> Grant:
+        """Record a grant (idempotent)."""
+        ...
+
+    def revoke(self, agent_id: str, scope: str, *, revoked_by: str) -> bool:
+        """Remove a grant; whether one existed."""
+        ...
+
+    def grants(self, agent_id: str) -> list[Grant]:
+        """Grants held by an agent, ordered by scope."""
+        ...
+
+
+class FactStore(Protocol):
+    """Facts with world-time validity, system-time history and lineage."""
+
+    def assert_many(self, facts: Sequence[FactInput], *, asserted_by: str) -> list[AssertOutcome]:
+        """Upsert facts in one transaction: an identical live (scope, s, p, o) is updated."""
+        ...
+
+    def retract(
+        self,
+        *,
+        scopes: Sequence[str],
+        retracted_by: str,
+        uids: Sequence[str] = (),
+        subject: str | None = None,
+        predicate: str | None = None,
+    ) -> list[str]:
+        """Mark matching live facts retracted (never deleted); return their uids."""
+        ...
+
+    def query(self, query: FactQuery) -> list[Fact]:
+        """Facts matching a pattern, ordered by (created_at, uid)."""
+        ...
+
+    def get_many(self, uids: Iterable[str], *, as_of: datetime | None = None) -> dict[str, Fact]:
+        """Facts by uid (any scope; the caller filters), as they were at ``as_of`` when given."""
+        ...
+
+    def search(self, text: str, *, scopes: Sequence[str], limit: int = 20) -> list[Fact]:
+        """Full-text search over live facts (FTS5 where available)."""
+        ...
+
+
+class BDIStore(Protocol):
+    """Beliefs, desires, goals, intentions, plans and steps."""
+
+    def add(self, node: BDINode) -> BDINode:
+        """Store a new node."""
+        ...
+
+    def get(self, uid: str) -> BDINode:
+        """A node by uid, or :class:`~kg.errors.NotFoundError`."""
+        ...
+
+    def list(
+        self,
+        *,
+        scopes: Sequence[str],
+        kind: NodeKind | None = None,
+        agent_id: str | None = None,
+        status: str | None = None,
+        limit: int = 1000,
+    ) -> list[BDINode]:
+        """Nodes in the given scopes, ordered by (created_at, uid)."""
+        ...
+
+    def update(self, uid: str, changes: dict[str, Any], *, updated_by: str) -> BDINode:
+        """Change mutable fields of a node; return it as stored."""
+        ...
+
+
+class RelationStore(Protocol):
+    """Typed edges and graph traversal."""
+
+    def link(self, relation: Relation) -> Relation:
+        """Store an edge after checking both ends exist and play the relation's roles."""
+        ...
+
+    def unlink(self, uid: str, *, removed_by: str) -> None:
+        """Remove an edge."""
+        ...
+
+    def relations(self, uid: str, *, scopes: Sequence[str]) -> list[Relation]:
+        """Edges touching a node, in visible scopes."""
+        ...
+
+    def node_info(self, uid: str) -> tuple[str, str] | None:
+        """(kind, scope) of any record (kinds: ``goal``, ``fact``, ``memory:skill`` ...), None if unknown."""
+        ...
+
+    def paths(
+        self,
+        kinds: Sequence[str],
+        *,
+        scopes: Sequence[str],
+        start_uid: str | None = None,
+        relation: RelationKind | None = None,
+        limit: int = 100,
+    ) -> list[GraphPath]:
+        """Paths whose nodes have ``kinds`` in order (edges followed in either direction)."""
+        ...
+
+
+class OutboxStore(Protocol):
+    """Change events written with each mutation, waiting to be replayed."""
+
+    def pending(self, *, limit: int = 500, after_seq: int = 0) -> list[OutboxEvent]:
+        """Unacknowledged events in order."""
+        ...
+
+    def ack(self, seqs: Sequence[int]) -> int:
+        """Acknowledge events; return how many were newly acknowledged."""
+        ...
+
+    def counts(self) -> dict[str, int]:
+        """``{"pending": n, "acked": m}``."""
+        ...
+
+
+class GraphStore(Protocol):
+    """One backend: its ports plus life cycle and statistics."""
+
+    capabilities: Capabilities
+    agents: AgentStore
+    scopes: ScopeStore
+    facts: FactStore
+    bdi: BDIStore
+    relations: RelationStore
+    outbox: OutboxStore
+
+    def stats(self) -> dict[str, Any]:
+        """Counts and backend facts for ``mabos status``."""
+        ...
+
+    def close(self) -> None:
+        """Release connections."""
+        ...

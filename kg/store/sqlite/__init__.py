@@ -1,0 +1,65 @@
+"""The embedded SQLite store: the default backend and the local source of truth."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from kg.clock import Clock
+from kg.ports import Capabilities
+from kg.store.sqlite.agents import SqliteAgentStore, SqliteScopeStore
+from kg.store.sqlite.db import Database
+from kg.store.sqlite.facts import SqliteFactStore
+from kg.store.sqlite.graph import SqliteBDIStore, SqliteRelationStore
+from kg.store.sqlite.outbox import SqliteOutboxStore
+
+_COUNTED_TABLES = ("agents", "grants", "bdi_nodes", "relations", "memory_items", "lineage")
+
+
+class SqliteGraphStore:
+    """Every port of the embedded store over one SQLite database."""
+
+    capabilities = Capabilities(full_text=True, recursive_paths=True, system_time_history=True, outbox=True)
+
+    def __init__(self, path: Path | str, *, clock: Clock | None = None) -> None:
+        self.db = Database(path, clock=clock)
+        self.agents = SqliteAgentStore(self.db)
+        self.scopes = SqliteScopeStore(self.db)
+        self.facts = SqliteFactStore(self.db)
+        self.bdi = SqliteBDIStore(self.db)
+        self.relations = SqliteRelationStore(self.db)
+        self.outbox = SqliteOutboxStore(self.db)
+
+    def stats(self) -> dict[str, Any]:
+        """Counts of every aggregate, outbox state and file facts."""
+        counts = {t: int(self.db.read(f"SELECT COUNT(*) FROM {t}")[0][0]) for t in _COUNTED_TABLES}
+        fact_row = self.db.read(
+            "SELECT COUNT(*) AS total, COUNT(retracted_at) AS retracted, "
+            "SUM(CASE WHEN retracted_at IS NULL AND derived = 1 THEN 1 ELSE 0 END) AS derived FROM facts"
+        )[0]
+        kinds = {r["kind"]: int(r["n"]) for r in self.db.read("SELECT kind, COUNT(*) AS n FROM bdi_nodes GROUP BY kind")}
+        size = self.db.path.stat().st_size if self.db.path and self.db.path.exists() else 0
+        return {
+            "backend": "sqlite",
+            "path": str(self.db.path) if self.db.path else ":memory:",
+            "schema_version": self.db.schema_version(),
+            "size_bytes": size,
+            "agents": counts["agents"],
+            "grants": counts["grants"],
+            "facts": {
+                "live": int(fact_row["total"]) - int(fact_row["retracted"]),
+                "retracted": int(fact_row["retracted"]),
+                "derived": int(fact_row["derived"] or 0),
+            },
+            "bdi": {k.lower(): kinds.get(k, 0) for k in ("belief", "desire", "goal", "intention", "plan", "plan_step")},
+            "relations": counts["relations"],
+            "memory_items": counts["memory_items"],
+            "outbox": self.outbox.counts(),
+        }
+
+    def close(self) -> None:
+        """Close the database."""
+        self.db.close()
+
+
+__all__ = ["Database", "SqliteGraphStore"]

@@ -1,0 +1,258 @@
+"""Connection, pragmas, migrations and retrying transactions of the embedded SQLite store.
+
+Only modules under ``kg/store/sqlite`` write SQL. Every mutation runs inside :meth:`Database.write`:
+``BEGIN IMMEDIATE`` (take the write lock up front, so two writers never deadlock on an upgrade),
+the change, its outbox event(s), ``COMMIT``. A lock held by another process is waited for by
+SQLite's ``busy_timeout`` and then retried with backoff; only after every retry does the caller
+get :class:`~kg.errors.StoreBusyError`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import sqlite3
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from kg.clock import Clock, SystemClock
+from kg.errors import BackendUnavailableError, StoreBusyError, WorkspaceError
+from kg.ids import new_id
+from kg.models import format_ts
+
+T = TypeVar("T")
+
+BUSY_TIMEOUT_MS = 5_000
+RETRIES = 8
+
+
+def schema_dir() -> Path:
+    """Where the SQL migrations live: the source tree, or ``<prefix>/share/mabos`` for a wheel."""
+    candidates = [
+        Path(__file__).resolve().parents[3] / "schema" / "sqlite",
+        Path(sys.prefix) / "share" / "mabos" / "schema" / "sqlite",
+    ]
+    for candidate in candidates:
+        if candidate.is_dir() and any(candidate.glob("*.sql")):
+            return candidate
+    raise WorkspaceError(f"schema: no SQL migrations found in {', '.join(map(str, candidates))}")
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One numbered SQL file."""
+
+    version: int
+    name: str
+    sql: str
+
+    @property
+    def checksum(self) -> str:
+        """SHA-256 of the file text, to notice an edited migration."""
+        return hashlib.sha256(self.sql.encode()).hexdigest()
+
+
+def load_migrations(directory: Path | None = None) -> list[Migration]:
+    """Migrations ``NNNN_name.sql`` in version order."""
+    found = []
+    for path in sorted((directory or schema_dir()).glob("*.sql")):
+        version, _, name = path.stem.partition("_")
+        if not version.isdigit():
+            raise WorkspaceError(f"schema: migration file {path.name} must start with a number")
+        found.append(Migration(int(version), name, path.read_text(encoding="utf-8")))
+    versions = [m.version for m in found]
+    if len(set(versions)) != len(versions):
+        raise WorkspaceError("schema: two migrations share a version number")
+    return found
+
+
+def split_statements(sql: str) -> list[str]:
+    """Split a script into complete statements (triggers with inner ``;`` stay whole)."""
+    statements, buffer = [], ""
+    for line in sql.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip() and not all(ln.strip().startswith("--") or not ln.strip() for ln in buffer.splitlines()):
+        raise WorkspaceError("schema: migration ends with an incomplete statement")
+    return statements
+
+
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+class Database:
+    """One SQLite connection with the store's pragmas and a write lock for this process's threads."""
+
+    def __init__(self, path: Path | str, *, clock: Clock | None = None, migrate: bool = True) -> None:
+        self.path = Path(path) if path != ":memory:" else None
+        self.clock: Clock = clock or SystemClock()
+        self._lock = threading.RLock()
+        self._depth = 0
+        try:
+            self.conn = sqlite3.connect(
+                str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise BackendUnavailableError(f"store: cannot open {path}: {exc}") from exc
+        self.conn.row_factory = sqlite3.Row
+        self._pragmas()
+        if migrate:
+            self.migrate()
+
+    def _pragmas(self) -> None:
+        self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        self.conn.execute("PRAGMA foreign_keys = ON")
+        if self.path is not None:
+            mode = self.conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise BackendUnavailableError(f"store: could not switch {self.path} to WAL (got {mode})")
+        # FULL: a commit is on disk before the caller hears "ok" (survives power loss, not only kill -9).
+        self.conn.execute("PRAGMA synchronous = FULL")
+        self.conn.execute("PRAGMA temp_store = MEMORY")
+        self.conn.execute("PRAGMA cache_size = -65536")
+
+    # ---------------------------------------------------------------- migrations
+
+    def schema_version(self) -> int:
+        """The highest applied migration (0 for a new database)."""
+        exists = self.conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+        ).fetchone()
+        if not exists:
+            return 0
+        row = self.conn.execute("SELECT MAX(version) FROM schema_migrations").fetchone()
+        return int(row[0] or 0)
+
+    def migrate(self, migrations: list[Migration] | None = None) -> list[int]:
+        """Apply pending migrations, each in its own transaction; return the versions applied."""
+        migrations = load_migrations() if migrations is None else migrations
+        known = {m.version: m for m in migrations}
+        applied: list[int] = []
+        with self._lock:
+            self._retry(lambda: self.conn.execute("BEGIN IMMEDIATE"))
+            try:
+                self.conn.execute(
+                    "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, "
+                    "name TEXT NOT NULL, checksum TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT"
+                )
+                done = {
+                    int(r["version"]): str(r["checksum"])
+                    for r in self.conn.execute("SELECT version, checksum FROM schema_migrations")
+                }
+                newest = max(done, default=0)
+                if newest > max(known, default=0):
+                    raise WorkspaceError(
+                        f"schema: the store is at version {newest} but this mabos knows only up to "
+                        f"{max(known, default=0)}; upgrade mabos"
+                    )
+                for version, checksum in done.items():
+                    if version in known and known[version].checksum != checksum:
+                        raise WorkspaceError(f"schema: migration {version} was edited after it was applied")
+                for migration in migrations:
+                    if migration.version in done:
+                        continue
+                    for statement in split_statements(migration.sql):
+                        self.conn.execute(statement)
+                    self.conn.execute(
+                        "INSERT INTO schema_migrations(version, name, checksum, applied_at) VALUES (?, ?, ?, ?)",
+                        (migration.version, migration.name, migration.checksum, self.now()),
+                    )
+                    applied.append(migration.version)
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+        return applied
+
+    # ---------------------------------------------------------------- transactions
+
+    def now(self) -> str:
+        """The clock's time as stored text."""
+        return format_ts(self.clock.now())
+
+    def _retry(self, action: Callable[[], T]) -> T:
+        delay = 0.05
+        for attempt in range(RETRIES + 1):
+            try:
+                return action()
+            except sqlite3.OperationalError as exc:
+                if not _is_busy(exc) or attempt == RETRIES:
+                    if _is_busy(exc):
+                        raise StoreBusyError(
+                            f"store: {self.path} stayed locked by another writer; try again"
+                        ) from exc
+                    raise
+                time.sleep(delay * (1 + random.random()))  # noqa: S311 - jitter, not security
+                delay = min(delay * 2, 1.0)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (nested calls join the outer one)."""
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield self.conn
+                finally:
+                    self._depth -= 1
+                return
+            self._retry(lambda: self.conn.execute("BEGIN IMMEDIATE"))
+            self._depth = 1
+            try:
+                yield self.conn
+            except BaseException:
+                self._depth = 0
+                self.conn.execute("ROLLBACK")
+                raise
+            self._depth = 0
+            try:
+                self._retry(lambda: self.conn.execute("COMMIT"))
+            except BaseException:
+                if self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
+                raise
+
+    def read(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
+        """Run a query and fetch every row (retrying while the store is busy)."""
+        with self._lock:
+            return self._retry(lambda: self.conn.execute(sql, params).fetchall())
+
+    def outbox(
+        self,
+        conn: sqlite3.Connection,
+        *,
+        aggregate: str,
+        op: str,
+        record_uid: str,
+        agent_id: str | None,
+        scope: str | None,
+        payload: dict[str, Any],
+    ) -> None:
+        """Append an outbox event inside the current write transaction."""
+        conn.execute(
+            "INSERT INTO outbox(event_uid, aggregate, op, record_uid, agent_id, scope, payload, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (new_id("event"), aggregate, op, record_uid, agent_id, scope, json.dumps(payload), self.now()),
+        )
+
+    def integrity_ok(self) -> bool:
+        """Whether ``PRAGMA integrity_check`` reports ok."""
+        return str(self.read("PRAGMA integrity_check")[0][0]) == "ok"
+
+    def close(self) -> None:
+        """Close the connection."""
+        with self._lock:
+            self.conn.close()

@@ -1,0 +1,261 @@
+"""SQLite adapter of the fact port: upserts, retraction, pattern and as-of queries, lineage."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from kg.errors import InputError, NotFoundError
+from kg.ids import new_id
+from kg.models import AssertOutcome, AssertStatus, Fact, FactInput, FactQuery, format_ts
+from kg.store.sqlite.db import Database
+
+_COLUMNS = (
+    "uid, agent_id, scope, subject, predicate, object, object_kind, confidence, source, valid_from, "
+    "valid_until, created_at, updated_at, updated_by, retracted_at, retracted_by, rule_id"
+)
+
+_UPSERT = f"""
+INSERT INTO facts(uid, agent_id, scope, subject, predicate, object, object_kind, confidence, source,
+                  valid_from, valid_until, created_at, updated_at, updated_by, rule_id, derived)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT(scope, subject, predicate, object) WHERE retracted_at IS NULL DO UPDATE SET
+    confidence = excluded.confidence, source = excluded.source, object_kind = excluded.object_kind,
+    valid_from = excluded.valid_from, valid_until = excluded.valid_until,
+    rule_id = COALESCE(excluded.rule_id, facts.rule_id), derived = MAX(facts.derived, excluded.derived),
+    updated_at = excluded.updated_at, updated_by = excluded.updated_by
+WHERE facts.confidence IS NOT excluded.confidence OR facts.source IS NOT excluded.source
+   OR facts.valid_from IS NOT excluded.valid_from OR facts.valid_until IS NOT excluded.valid_until
+   OR facts.object_kind IS NOT excluded.object_kind
+   OR (excluded.rule_id IS NOT NULL AND facts.rule_id IS NOT excluded.rule_id)
+RETURNING {_COLUMNS}
+"""
+
+
+def glob_pattern(pattern: str) -> str | None:
+    """Translate a user pattern (``*`` wildcard) to SQLite GLOB; None when it matches everything."""
+    if pattern in ("", "*"):
+        return None
+    return "".join(f"[{ch}]" if ch in "?[" else ch for ch in pattern)
+
+
+def _ts(value: datetime | None) -> str | None:
+    return format_ts(value) if value is not None else None
+
+
+class SqliteFactStore:
+    """Facts in the embedded store."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # ------------------------------------------------------------------ writes
+
+    def assert_many(self, facts: Sequence[FactInput], *, asserted_by: str) -> list[AssertOutcome]:
+        """Upsert ``facts`` in one transaction (with their outbox events)."""
+        with self.db.write() as conn:
+            now = self.db.now()
+            return [self._assert_one(conn, fact, asserted_by, now) for fact in facts]
+
+    def _assert_one(self, conn: sqlite3.Connection, fact: FactInput, asserted_by: str, now: str) -> AssertOutcome:
+        uid = new_id("fact")
+        assert fact.object_kind is not None and fact.scope is not None  # filled by FactInput
+        derived = bool(fact.rule_id or fact.derived_from)
+        row = conn.execute(
+            _UPSERT,
+            (
+                uid, fact.agent_id, fact.scope, fact.subject, fact.predicate, fact.object,
+                fact.object_kind.value, fact.confidence, fact.source, _ts(fact.valid_from),
+                _ts(fact.valid_until), now, now, asserted_by, fact.rule_id, int(derived),
+            ),
+        ).fetchone()  # fmt: skip
+        if row is None:  # identical live fact with identical values: nothing to change
+            existing = conn.execute(
+                "SELECT uid FROM facts WHERE scope = ? AND subject = ? AND predicate = ? AND object = ? "
+                "AND retracted_at IS NULL",
+                (fact.scope, fact.subject, fact.predicate, fact.object),
+            ).fetchone()
+            self._write_lineage(conn, existing["uid"], fact.derived_from)
+            return AssertOutcome(uid=existing["uid"], status=AssertStatus.UNCHANGED)
+        status = AssertStatus.CREATED if row["uid"] == uid else AssertStatus.UPDATED
+        self._write_lineage(conn, row["uid"], fact.derived_from)
+        payload = dict(row)
+        payload["derived_from"] = list(fact.derived_from)
+        self.db.outbox(
+            conn,
+            aggregate="fact",
+            op="upsert",
+            record_uid=row["uid"],
+            agent_id=asserted_by,
+            scope=fact.scope,
+            payload=payload,
+        )
+        return AssertOutcome(uid=row["uid"], status=status)
+
+    @staticmethod
+    def _write_lineage(conn: sqlite3.Connection, uid: str, parents: Sequence[str]) -> None:
+        if parents:
+            conn.executemany(
+                "INSERT OR IGNORE INTO lineage(child_uid, parent_uid, position) VALUES (?, ?, ?)",
+                [(uid, parent, i) for i, parent in enumerate(parents)],
+            )
+
+    def retract(
+        self,
+        *,
+        scopes: Sequence[str],
+        retracted_by: str,
+        uids: Sequence[str] = (),
+        subject: str | None = None,
+        predicate: str | None = None,
+    ) -> list[str]:
+        """Retract live facts by uid, or by subject and/or predicate, within ``scopes``."""
+        if not uids and subject is None and predicate is None:
+            raise InputError("retract", "give fact ids, a subject or a predicate")
+        where, params = self._scope_clause(scopes)
+        if uids:
+            where.append(f"uid IN ({','.join('?' * len(uids))})")
+            params.extend(uids)
+        if subject is not None:
+            where.append("subject = ?")
+            params.append(subject)
+        if predicate is not None:
+            where.append("predicate = ?")
+            params.append(predicate)
+        with self.db.write() as conn:
+            if uids:
+                self._check_uids_retractable(conn, uids, scopes)
+            now = self.db.now()
+            rows = conn.execute(
+                f"UPDATE facts SET retracted_at = ?, retracted_by = ? WHERE retracted_at IS NULL "
+                f"AND {' AND '.join(where)} RETURNING uid, agent_id, scope",
+                [now, retracted_by, *params],
+            ).fetchall()
+            for row in rows:
+                self.db.outbox(
+                    conn,
+                    aggregate="fact",
+                    op="retract",
+                    record_uid=row["uid"],
+                    agent_id=retracted_by,
+                    scope=row["scope"],
+                    payload={"uid": row["uid"], "retracted_at": now, "retracted_by": retracted_by},
+                )
+        return sorted(str(r["uid"]) for r in rows)
+
+    @staticmethod
+    def _check_uids_retractable(conn: sqlite3.Connection, uids: Sequence[str], scopes: Sequence[str]) -> None:
+        marks = ",".join("?" * len(uids))
+        found = {
+            r["uid"]: r
+            for r in conn.execute(f"SELECT uid, scope, retracted_at FROM facts WHERE uid IN ({marks})", list(uids))
+        }
+        for uid in uids:
+            row = found.get(uid)
+            if row is None or row["scope"] not in scopes:
+                raise NotFoundError(f"fact {uid}: no such fact visible to this agent")
+
+    # ------------------------------------------------------------------ reads
+
+    @staticmethod
+    def _scope_clause(scopes: Sequence[str], column: str = "scope") -> tuple[list[str], list[Any]]:
+        if not scopes:
+            raise InputError("scopes", "at least one scope is needed")
+        return [f"{column} IN ({','.join('?' * len(scopes))})"], list(scopes)
+
+    def query(self, query: FactQuery) -> list[Fact]:
+        """Facts matching ``query``, ordered by (created_at, uid)."""
+        where, params = self._scope_clause(query.scopes, "f.scope")
+        for column, pattern in (("subject", query.subject), ("predicate", query.predicate), ("object", query.object)):
+            glob = glob_pattern(pattern)
+            if glob is None:
+                continue
+            if "*" in pattern:
+                where.append(f"f.{column} GLOB ?")
+                params.append(glob)
+            else:
+                where.append(f"f.{column} = ?")
+                params.append(pattern)
+        if not query.include_derived:
+            where.append("f.derived = 0")
+        if query.only_derived:
+            where.append("f.derived = 1")
+        source = "facts"
+        if query.as_of is not None:
+            source, as_of_params = self._as_of_source(format_ts(query.as_of))
+            params = as_of_params + params
+        elif not query.include_retracted:
+            where.append("f.retracted_at IS NULL")
+        if query.min_confidence > 0:
+            where.append("f.confidence >= ?")
+            params.append(query.min_confidence)
+        if query.valid_at is not None:
+            at = format_ts(query.valid_at)
+            where.append("(f.valid_from IS NULL OR f.valid_from <= ?) AND (f.valid_until IS NULL OR f.valid_until > ?)")
+            params.extend([at, at])
+        sql = f"SELECT {_COLUMNS} FROM {source} AS f WHERE {' AND '.join(where)} ORDER BY f.created_at, f.uid LIMIT ?"
+        rows = self.db.read(sql, [*params, query.limit])
+        return self._to_facts(rows)
+
+    @staticmethod
+    def _as_of_source(at: str) -> tuple[str, list[Any]]:
+        """A subquery giving every fact as it stood at system time ``at``."""
+        sql = f"""(
+            SELECT f.uid, f.agent_id, f.scope, f.subject, f.predicate, f.object, f.object_kind,
+                   COALESCE(h.confidence, f.confidence) AS confidence, COALESCE(h.source, f.source) AS source,
+                   CASE WHEN h.uid IS NULL THEN f.valid_from ELSE h.valid_from END AS valid_from,
+                   CASE WHEN h.uid IS NULL THEN f.valid_until ELSE h.valid_until END AS valid_until,
+                   f.created_at, COALESCE(h.sys_from, f.updated_at) AS updated_at,
+                   COALESCE(h.updated_by, f.updated_by) AS updated_by,
+                   NULL AS retracted_at, NULL AS retracted_by,
+                   CASE WHEN h.uid IS NULL THEN f.rule_id ELSE h.rule_id END AS rule_id, f.derived
+            FROM facts f
+            LEFT JOIN fact_history h ON h.uid = f.uid AND f.updated_at > ? AND h.sys_from <= ? AND h.sys_to > ?
+            WHERE f.created_at <= ? AND (f.retracted_at IS NULL OR f.retracted_at > ?)
+        )"""  # noqa: S608 - fixed text, values are parameters
+        return sql, [at, at, at, at, at]
+
+    def get_many(self, uids: Iterable[str], *, as_of: datetime | None = None) -> dict[str, Fact]:
+        """Facts by uid in any scope (callers filter by scope)."""
+        wanted = list(dict.fromkeys(uids))
+        if not wanted:
+            return {}
+        marks = ",".join("?" * len(wanted))
+        if as_of is None:
+            rows = self.db.read(f"SELECT {_COLUMNS} FROM facts WHERE uid IN ({marks})", wanted)
+        else:
+            source, params = self._as_of_source(format_ts(as_of))
+            rows = self.db.read(f"SELECT {_COLUMNS} FROM {source} AS f WHERE f.uid IN ({marks})", params + wanted)
+        return {fact.uid: fact for fact in self._to_facts(rows)}
+
+    def search(self, text: str, *, scopes: Sequence[str], limit: int = 20) -> list[Fact]:
+        """FTS5 search over subject, predicate and object of live facts, best first."""
+        terms = [t for t in text.replace('"', " ").split() if t]
+        if not terms:
+            return []
+        match = " ".join(f'"{t}"' for t in terms)
+        where, params = self._scope_clause(scopes, "f.scope")
+        rows = self.db.read(
+            f"SELECT {', '.join('f.' + c.strip() for c in _COLUMNS.split(','))} FROM facts_fts "
+            f"JOIN facts f ON f.seq = facts_fts.rowid WHERE facts_fts MATCH ? AND f.retracted_at IS NULL "
+            f"AND {' AND '.join(where)} ORDER BY bm25(facts_fts), f.uid LIMIT ?",
+            [match, *params, limit],
+        )
+        return self._to_facts(rows)
+
+    def _to_facts(self, rows: list[sqlite3.Row]) -> list[Fact]:
+        if not rows:
+            return []
+        uids = [r["uid"] for r in rows]
+        lineage: dict[str, list[str]] = {}
+        for start in range(0, len(uids), 900):
+            chunk = uids[start : start + 900]
+            for link in self.db.read(
+                f"SELECT child_uid, parent_uid FROM lineage WHERE child_uid IN ({','.join('?' * len(chunk))}) "
+                "ORDER BY child_uid, position",
+                chunk,
+            ):
+                lineage.setdefault(link["child_uid"], []).append(link["parent_uid"])
+        return [Fact.model_validate({**dict(row), "derived_from": lineage.get(row["uid"], [])}) for row in rows]

@@ -1,0 +1,239 @@
+"""SQLite adapters of the BDI node and relation ports, with recursive-CTE path queries."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from kg.errors import ConflictError, InputError, NotFoundError
+from kg.models import (
+    MAX_NAME,
+    NODE_MODELS,
+    NODE_MUTABLE_FIELDS,
+    RELATION_SPECS,
+    BDINode,
+    GraphPath,
+    NodeKind,
+    Relation,
+    RelationKind,
+    describe_validation_error,
+    kind_matches,
+)
+from kg.store.sqlite.db import Database
+
+_NODE_COLUMNS = (
+    "uid", "kind", "agent_id", "scope", "content", "status", "certainty", "priority", "urgency", "progress",
+    "deadline", "hierarchy_level", "sequence", "created_at", "updated_at",
+)  # fmt: skip
+MAX_PATH_LENGTH = 8
+
+
+def _in(column: str, values: Sequence[str]) -> tuple[str, list[Any]]:
+    if not values:
+        raise InputError("scopes", "at least one scope is needed")
+    return f"{column} IN ({','.join('?' * len(values))})", list(values)
+
+
+def _node(row: Any) -> BDINode:
+    data = {k: row[k] for k in _NODE_COLUMNS}
+    return NODE_MODELS[NodeKind(data["kind"])].model_validate(data)
+
+
+class SqliteBDIStore:
+    """Beliefs, desires, goals, intentions, plans and plan steps in the embedded store."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def add(self, node: BDINode) -> BDINode:
+        """Insert a node and its outbox event."""
+        data = node.model_dump(mode="json")
+        with self.db.write() as conn:
+            conn.execute(
+                f"INSERT INTO bdi_nodes({', '.join(_NODE_COLUMNS)}, updated_by) "
+                f"VALUES ({', '.join(':' + c for c in _NODE_COLUMNS)}, :agent_id)",
+                data,
+            )
+            self.db.outbox(
+                conn, aggregate=node.kind.value, op="upsert", record_uid=node.uid, agent_id=node.agent_id,
+                scope=node.scope, payload=data,
+            )  # fmt: skip
+        return node
+
+    def get(self, uid: str) -> BDINode:
+        """One node by uid."""
+        rows = self.db.read("SELECT * FROM bdi_nodes WHERE uid = ?", (uid,))
+        if not rows:
+            raise NotFoundError(f"uid: no belief, desire, goal, intention, plan or step {uid!r}")
+        return _node(rows[0])
+
+    def list(
+        self,
+        *,
+        scopes: Sequence[str],
+        kind: NodeKind | None = None,
+        agent_id: str | None = None,
+        status: str | None = None,
+        limit: int = 1000,
+    ) -> list[BDINode]:
+        """Nodes in ``scopes`` filtered by kind, owner and status."""
+        clause, params = _in("scope", scopes)
+        where = [clause]
+        for column, value in (("kind", kind.value if kind else None), ("agent_id", agent_id), ("status", status)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                params.append(value)
+        rows = self.db.read(
+            f"SELECT * FROM bdi_nodes WHERE {' AND '.join(where)} ORDER BY created_at, uid LIMIT ?", [*params, limit]
+        )
+        return [_node(r) for r in rows]
+
+    def update(self, uid: str, changes: dict[str, Any], *, updated_by: str) -> BDINode:
+        """Validate and apply ``changes`` to mutable fields; one transaction with its outbox event."""
+        unknown = sorted(set(changes) - NODE_MUTABLE_FIELDS)
+        if unknown:
+            raise InputError(unknown[0], f"cannot be changed (changeable: {', '.join(sorted(NODE_MUTABLE_FIELDS))})")
+        with self.db.write() as conn:
+            current = self.get(uid)
+            merged = {**current.model_dump(), **changes, "updated_at": self.db.clock.now()}
+            try:
+                node = type(current).model_validate(merged)
+            except Exception as exc:
+                if hasattr(exc, "errors"):
+                    raise describe_validation_error(exc) from None  # type: ignore[arg-type]
+                raise
+            data = node.model_dump(mode="json")
+            sets = ", ".join(f"{c} = :{c}" for c in (*sorted(changes), "updated_at"))
+            conn.execute(f"UPDATE bdi_nodes SET {sets}, updated_by = :updated_by WHERE uid = :uid",
+                         {**data, "updated_by": updated_by})  # fmt: skip
+            self.db.outbox(
+                conn, aggregate=node.kind.value, op="upsert", record_uid=uid, agent_id=updated_by,
+                scope=node.scope, payload=data,
+            )  # fmt: skip
+        return node
+
+
+class SqliteRelationStore:
+    """Typed edges and traversals in the embedded store."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def node_info(self, uid: str) -> tuple[str, str] | None:
+        """(kind, scope) of any record by uid."""
+        rows = self.db.read("SELECT kind, scope FROM graph_nodes WHERE uid = ?", (uid,))
+        return (str(rows[0]["kind"]), str(rows[0]["scope"])) if rows else None
+
+    def link(self, relation: Relation) -> Relation:
+        """Insert an edge whose ends exist and play the relation's roles."""
+        spec = RELATION_SPECS[relation.kind]
+        if relation.kind is RelationKind.AGENT_OWNS:
+            raise InputError("kind", "agent-owns is implied by each record's agent_id and is not stored")
+        if relation.source_uid == relation.target_uid:
+            raise InputError("target", "a relation cannot link a node to itself")
+        data = relation.model_dump(mode="json")
+        with self.db.write() as conn:
+            for uid, role, allowed in (
+                (relation.source_uid, spec.source_role, spec.source_kinds),
+                (relation.target_uid, spec.target_role, spec.target_kinds),
+            ):
+                info = self.node_info(uid)
+                if info is None:
+                    raise NotFoundError(f"{role}: no record {uid!r}")
+                kind = info[0]
+                if not kind_matches(kind, allowed):
+                    raise InputError(role, f"{relation.kind.value} needs a {' or '.join(allowed)} here, got a {kind}")
+            if conn.execute(
+                "SELECT 1 FROM relations WHERE kind = ? AND source_uid = ? AND target_uid = ?",
+                (relation.kind.value, relation.source_uid, relation.target_uid),
+            ).fetchone():
+                raise ConflictError(f"relation: {relation.source_uid} {relation.kind.value} {relation.target_uid} exists")
+            conn.execute(
+                "INSERT INTO relations(uid, kind, source_uid, target_uid, agent_id, scope, created_at) "
+                "VALUES (:uid, :kind, :source_uid, :target_uid, :agent_id, :scope, :created_at)",
+                data,
+            )
+            self.db.outbox(
+                conn, aggregate="relation", op="upsert", record_uid=relation.uid, agent_id=relation.agent_id,
+                scope=relation.scope, payload=data,
+            )  # fmt: skip
+        return relation
+
+    def unlink(self, uid: str, *, removed_by: str) -> None:
+        """Delete an edge (the outbox keeps the removal for replay)."""
+        with self.db.write() as conn:
+            row = conn.execute("DELETE FROM relations WHERE uid = ? RETURNING agent_id, scope", (uid,)).fetchone()
+            if row is None:
+                raise NotFoundError(f"relation: no relation {uid!r}")
+            self.db.outbox(
+                conn, aggregate="relation", op="delete", record_uid=uid, agent_id=removed_by, scope=row["scope"],
+                payload={"uid": uid, "removed_by": removed_by},
+            )  # fmt: skip
+
+    def relations(self, uid: str, *, scopes: Sequence[str]) -> list[Relation]:
+        """Edges from or to ``uid`` in visible scopes."""
+        clause, params = _in("scope", scopes)
+        rows = self.db.read(
+            f"SELECT * FROM relations WHERE (source_uid = ? OR target_uid = ?) AND {clause} ORDER BY created_at, uid",
+            [uid, uid, *params],
+        )
+        return [Relation.model_validate(dict(r)) for r in rows]
+
+    def paths(
+        self,
+        kinds: Sequence[str],
+        *,
+        scopes: Sequence[str],
+        start_uid: str | None = None,
+        relation: RelationKind | None = None,
+        limit: int = 100,
+    ) -> list[GraphPath]:
+        """Paths whose node kinds follow ``kinds`` (edges in either direction, no node twice)."""
+        if not 1 <= len(kinds) <= MAX_PATH_LENGTH:
+            raise InputError("kinds", f"a path has 1 to {MAX_PATH_LENGTH} node kinds")
+        for kind in kinds:
+            if not kind or len(kind) > MAX_NAME:
+                raise InputError("kinds", "node kinds must be non-empty names")
+        node_scope, scope_params = _in("n.scope", scopes)
+        rel_filter = "AND a.kind = ?" if relation is not None else ""
+        kind_rows = ", ".join("(?, ?)" for _ in kinds)
+        start_filter = "AND n.uid = ?" if start_uid else ""
+        # Every node on the path must be visible; the edge's own scope must be too (relations carry scopes,
+        # lineage edges inherit the visibility of their ends).
+        sql = f"""
+        WITH RECURSIVE
+          wanted(depth, kind) AS (VALUES {kind_rows}),
+          walk(depth, uid, nodes, rels, kinds, labels) AS (
+            SELECT 0, n.uid, json_array(n.uid), json_array(), json_array(n.kind), json_array(n.label)
+            FROM graph_nodes n JOIN wanted w ON w.depth = 0
+            WHERE (n.kind = w.kind OR n.kind LIKE w.kind || ':%') AND {node_scope} {start_filter}
+            UNION ALL
+            SELECT walk.depth + 1, n.uid, json_insert(walk.nodes, '$[#]', n.uid),
+                   json_insert(walk.rels, '$[#]', a.kind), json_insert(walk.kinds, '$[#]', n.kind),
+                   json_insert(walk.labels, '$[#]', n.label)
+            FROM walk
+            JOIN wanted w ON w.depth = walk.depth + 1
+            JOIN graph_adjacency a ON a.from_uid = walk.uid {rel_filter}
+            JOIN graph_nodes n ON n.uid = a.to_uid
+            WHERE (n.kind = w.kind OR n.kind LIKE w.kind || ':%') AND {node_scope}
+              AND NOT EXISTS (SELECT 1 FROM json_each(walk.nodes) WHERE json_each.value = n.uid)
+              AND NOT EXISTS (SELECT 1 FROM relations r WHERE r.kind = a.kind
+                    AND ((r.source_uid = walk.uid AND r.target_uid = n.uid)
+                      OR (r.source_uid = n.uid AND r.target_uid = walk.uid))
+                    AND r.scope NOT IN ({','.join('?' * len(scopes))}))
+          )
+        SELECT nodes, rels, kinds, labels FROM walk WHERE depth = ? ORDER BY nodes, rels LIMIT ?
+        """  # noqa: S608 - fixed text, values are parameters
+        params: list[Any] = [x for i, k in enumerate(kinds) for x in (i, k)]
+        params += scope_params + ([start_uid] if start_uid else [])
+        params += ([relation.value] if relation is not None else []) + scope_params + list(scopes)
+        params += [len(kinds) - 1, limit]
+        rows = self.db.read(sql, params)
+        return [
+            GraphPath(
+                nodes=json.loads(r["nodes"]), relations=json.loads(r["rels"]),
+                kinds=json.loads(r["kinds"]), labels=json.loads(r["labels"]),
+            )  # fmt: skip
+            for r in rows
+        ]

@@ -1,0 +1,46 @@
+"""SQLite adapter of the outbox port."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from kg.models import OutboxEvent
+from kg.store.sqlite.db import Database
+
+
+class SqliteOutboxStore:
+    """Outbox events of the embedded store."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def pending(self, *, limit: int = 500, after_seq: int = 0) -> list[OutboxEvent]:
+        """Unacknowledged events after ``after_seq``, oldest first."""
+        rows = self.db.read(
+            "SELECT * FROM outbox WHERE acked_at IS NULL AND seq > ? ORDER BY seq LIMIT ?", (after_seq, limit)
+        )
+        return [OutboxEvent.model_validate({**dict(r), "payload": json.loads(r["payload"])}) for r in rows]
+
+    def ack(self, seqs: Sequence[int]) -> int:
+        """Mark events acknowledged (idempotent)."""
+        if not seqs:
+            return 0
+        with self.db.write() as conn:
+            now = self.db.now()
+            total = 0
+            for start in range(0, len(seqs), 900):
+                chunk = list(seqs[start : start + 900])
+                cur = conn.execute(
+                    f"UPDATE outbox SET acked_at = ? WHERE acked_at IS NULL AND seq IN ({','.join('?' * len(chunk))})",
+                    [now, *chunk],
+                )
+                total += cur.rowcount
+        return total
+
+    def counts(self) -> dict[str, int]:
+        """How many events wait and how many were acknowledged."""
+        row = self.db.read(
+            "SELECT COUNT(*) - COUNT(acked_at) AS pending, COUNT(acked_at) AS acked FROM outbox"
+        )[0]
+        return {"pending": int(row["pending"]), "acked": int(row["acked"])}

@@ -1,0 +1,1 @@
+"""TypeDB adapter (the TypeDB issue). Only this package may import typedb."""

@@ -1,0 +1,142 @@
+"""A workspace: ``mabos.toml``, ``.mabos/kg.sqlite`` and ``agents/<id>/`` on disk.
+
+``init_workspace(path)`` creates one (idempotent); ``open_workspace(path)`` opens an existing one
+and hands out the services (``ws.agents``, ``ws.facts``, ``ws.bdi``, ``ws.scopes``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError
+
+from kg.agents import AgentService
+from kg.bdi import BDIService
+from kg.clock import Clock, SystemClock
+from kg.errors import WorkspaceError
+from kg.facts import FactService
+from kg.models import Model, describe_validation_error, format_ts
+from kg.scopes import ScopePolicy
+from kg.store.sqlite import SqliteGraphStore
+
+CONFIG_FILE = "mabos.toml"
+STATE_DIR = ".mabos"
+DB_FILE = "kg.sqlite"
+DEFAULT_WORKSPACE = "./mabos-workspace"
+ENV_WORKSPACE = "MABOS_WORKSPACE"
+
+
+class TypeDBConfig(Model):
+    """Where the shared TypeDB graph lives (optional)."""
+
+    address: str | None = None
+    database: str | None = None
+
+
+class WorkspaceConfig(Model):
+    """Contents of ``mabos.toml``."""
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$")
+    store: Literal["sqlite"] = "sqlite"
+    created_at: str = ""
+    typedb: TypeDBConfig = Field(default_factory=TypeDBConfig)
+
+
+def default_path() -> Path:
+    """``$MABOS_WORKSPACE`` or ``./mabos-workspace``."""
+    return Path(os.environ.get(ENV_WORKSPACE) or DEFAULT_WORKSPACE)
+
+
+def workspace_name(path: Path) -> str:
+    """A valid workspace name from a directory name (``My Space`` -> ``my-space``)."""
+    name = re.sub(r"[^a-z0-9_-]+", "-", path.resolve().name.lower()).strip("-_") or "workspace"
+    return name[:64]
+
+
+def _render_config(config: WorkspaceConfig) -> str:
+    lines = [
+        "# mabos workspace configuration",
+        f'name = "{config.name}"',
+        f'store = "{config.store}"',
+        f'created_at = "{config.created_at}"',
+        "",
+        "[typedb]",
+        "# address = \"localhost:1729\"   # or set MABOS_TYPEDB_ADDRESS; credentials come from the environment",
+    ]
+    if config.typedb.address:
+        lines.append(f'address = "{config.typedb.address}"')
+    return "\n".join(lines) + "\n"
+
+
+def read_config(path: Path) -> WorkspaceConfig:
+    """Parse and validate ``mabos.toml``."""
+    file = path / CONFIG_FILE
+    try:
+        data: dict[str, Any] = tomllib.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise WorkspaceError(
+            f"workspace: no workspace at {path} (no {CONFIG_FILE}); create one with 'mabos init --workspace {path}'"
+        ) from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise WorkspaceError(f"{CONFIG_FILE}: not valid TOML: {exc}") from exc
+    try:
+        return WorkspaceConfig.model_validate(data)
+    except ValidationError as exc:
+        err = describe_validation_error(exc)
+        raise WorkspaceError(f"{CONFIG_FILE}: {err.field}: {err.rule}") from None
+
+
+class Workspace:
+    """An open workspace and its services."""
+
+    def __init__(self, path: Path, config: WorkspaceConfig, *, clock: Clock | None = None) -> None:
+        self.path = path
+        self.config = config
+        self.clock: Clock = clock or SystemClock()
+        self.store = SqliteGraphStore(path / STATE_DIR / DB_FILE, clock=self.clock)
+        self.scopes = ScopePolicy(self.store, self.clock)
+        self.agents = AgentService(self.store, self.clock, path / "agents")
+        self.facts = FactService(self.store, self.scopes)
+        self.bdi = BDIService(self.store, self.scopes, self.clock)
+
+    def status(self) -> dict[str, Any]:
+        """Workspace facts and store statistics."""
+        return {"workspace": str(self.path), "name": self.config.name, "store": self.store.stats()}
+
+    def close(self) -> None:
+        """Close the store."""
+        self.store.close()
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def init_workspace(path: Path | str | None = None, *, name: str | None = None, clock: Clock | None = None) -> Workspace:
+    """Create (or reuse) a workspace at ``path`` and open it; an existing one is left as it is."""
+    root = Path(path) if path is not None else default_path()
+    if root.exists() and not root.is_dir():
+        raise WorkspaceError(f"workspace: {root} exists and is not a directory")
+    if not (root / CONFIG_FILE).exists():
+        config = WorkspaceConfig(name=name or workspace_name(root), created_at=format_ts((clock or SystemClock()).now()))
+        root.mkdir(parents=True, exist_ok=True)
+        tmp = root / f".{CONFIG_FILE}.tmp"
+        tmp.write_text(_render_config(config), encoding="utf-8")
+        tmp.replace(root / CONFIG_FILE)
+    (root / STATE_DIR).mkdir(exist_ok=True)
+    (root / "agents").mkdir(exist_ok=True)
+    return open_workspace(root, clock=clock)
+
+
+def open_workspace(path: Path | str | None = None, *, clock: Clock | None = None) -> Workspace:
+    """Open the workspace at ``path`` (default ``$MABOS_WORKSPACE`` or ``./mabos-workspace``)."""
+    root = Path(path) if path is not None else default_path()
+    config = read_config(root)
+    (root / STATE_DIR).mkdir(exist_ok=True)
+    return Workspace(root, config, clock=clock)

@@ -1,0 +1,1 @@
+"""Reasoning over the knowledge graph: rules, inference, CBR, BDI maintenance (later issues)."""

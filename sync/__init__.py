@@ -1,0 +1,1 @@
+"""Outbox replay to TypeDB, nightly jobs, workspace import/export (later issues)."""
