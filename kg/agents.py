@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,6 @@ class AgentService:
         """One agent."""
         return self.store.agents.get(agent_id)
 
-    def list(self) -> list[Agent]:
+    def list(self) -> builtins.list[Agent]:
         """Every agent."""
         return self.store.agents.list()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 from kg.clock import Clock
@@ -36,7 +37,9 @@ def relation_kind(value: str) -> RelationKind:
     try:
         return RelationKind(value)
     except ValueError:
-        raise InputError("relation", f"must be one of {', '.join(k.value for k in RelationKind)}, got {value!r}") from None
+        raise InputError(
+            "relation", f"must be one of {', '.join(k.value for k in RelationKind)}, got {value!r}"
+        ) from None
 
 
 class BDIService:
@@ -69,7 +72,7 @@ class BDIService:
             raise NotFoundError(f"uid: no node {uid!r} visible to {agent_id!r}")
         return node
 
-    def list(self, agent_id: str, kind: NodeKind | str | None = None, **filters: Any) -> list[BDINode]:
+    def list(self, agent_id: str, kind: NodeKind | str | None = None, **filters: Any) -> builtins.list[BDINode]:
         """Nodes visible to the agent (``scope``, ``owner``, ``status``, ``limit`` filters)."""
         parsed = node_kind(kind) if isinstance(kind, str) else kind
         scopes = self.policy.narrow(agent_id, filters.get("scope"))
@@ -103,12 +106,12 @@ class BDIService:
                                     "target_uid": target_uid})  # fmt: skip
         return self.store.relations.link(relation)
 
-    def relations(self, agent_id: str, uid: str) -> list[Relation]:
+    def relations(self, agent_id: str, uid: str) -> builtins.list[Relation]:
         """Edges touching a visible node."""
         return self.store.relations.relations(uid, scopes=self.policy.readable(agent_id))
 
-    def paths(self, agent_id: str, kinds: list[str], *, start_uid: str | None = None,
-              relation: str | None = None, limit: int = 100) -> list[GraphPath]:  # fmt: skip
+    def paths(self, agent_id: str, kinds: builtins.list[str], *, start_uid: str | None = None,
+              relation: str | None = None, limit: int = 100) -> builtins.list[GraphPath]:  # fmt: skip
         """Paths through visible nodes whose kinds follow ``kinds`` (e.g. belief, goal, plan)."""
         if not 1 <= limit <= 10_000:
             raise InputError("limit", "must be between 1 and 10000")

@@ -36,41 +36,64 @@ PREFIXES: dict[str, str] = {
     "event": "V",
 }
 
-ID_PATTERN = re.compile(r"^[A-Z]{1,3}-[0-9A-HJKMNP-TV-Z]{26}$")
+ID_PATTERN = re.compile(r"^[A-Z]{1,3}-[0-9A-HJKMNP-TV-Z]{26}\Z")  # \Z: "$" would accept a trailing newline
 
-_lock = threading.Lock()
-_last_ms = -1
-_last_rand = 0
+# Two base32 digits per 10-bit chunk: 8 table look-ups for the 80 random bits.
+_PAIRS = [_ALPHABET[i >> 5] + _ALPHABET[i & 31] for i in range(1024)]
+_SHIFTS = tuple(range(70, -1, -10))
+
+
+def _encode_time(ms: int) -> str:
+    """48-bit milliseconds -> 10 Crockford digits (the first carries 3 bits)."""
+    return "".join(_ALPHABET[(ms >> shift) & 31] for shift in range(45, -1, -5))
 
 
 def _encode(value: int) -> str:
-    chars = []
-    for _ in range(26):
-        chars.append(_ALPHABET[value & 31])
-        value >>= 5
-    return "".join(reversed(chars))
+    """128-bit value -> 26 Crockford base32 digits: 10 for the time, 16 for the 80 random bits."""
+    return _encode_time(value >> _RANDOM_BITS) + _encode_random(value & _RANDOM_MAX)
 
 
-def _next_value(now_ms: int) -> int:
-    global _last_ms, _last_rand
-    with _lock:
-        if now_ms <= _last_ms:
-            # Same (or an earlier, after a clock step back) millisecond: keep order by incrementing.
-            now_ms = _last_ms
-            _last_rand += 1
-            if _last_rand > _RANDOM_MAX:  # 2^80 ids in one ms cannot happen; move to the next ms
-                now_ms += 1
-                _last_rand = int.from_bytes(os.urandom(10), "big") >> 1
-        else:
-            _last_rand = int.from_bytes(os.urandom(10), "big") >> 1  # headroom for increments
-        _last_ms = now_ms
-        return (now_ms << _RANDOM_BITS) | _last_rand
+def _encode_random(rand: int) -> str:
+    pairs = _PAIRS
+    return "".join([pairs[(rand >> shift) & 1023] for shift in _SHIFTS])
+
+
+class _Generator:
+    """Process-wide id state: the last millisecond, its encoded digits and its random counter."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.last_ms = -1
+        self.rand = 0
+        self.prefix = ""
+
+    def next(self) -> str:
+        now_ms = time.time_ns() // 1_000_000
+        with self.lock:
+            if now_ms <= self.last_ms:
+                # Same (or an earlier, after a clock step back) millisecond: keep order by incrementing.
+                self.rand += 1
+                if self.rand > _RANDOM_MAX:  # cannot happen in practice (2^79 ids in one ms); move on
+                    self._start(self.last_ms + 1)
+            else:
+                self._start(now_ms)
+            return self.prefix + _encode_random(self.rand)
+
+    def _start(self, ms: int) -> None:
+        self.last_ms, self.rand, self.prefix = ms, _fresh_random(), _encode_time(ms)
+
+
+_generator = _Generator()
 
 
 def new_id(kind: str) -> str:
     """Return a new id for a record kind, e.g. ``new_id("fact") -> "F-01J..."``."""
-    prefix = PREFIXES[kind]
-    return f"{prefix}-{_encode(_next_value(time.time_ns() // 1_000_000))}"
+    return f"{PREFIXES[kind]}-{_generator.next()}"
+
+
+def _fresh_random() -> int:
+    """80 random bits with the top bit clear, leaving room for increments within a millisecond."""
+    return int.from_bytes(os.urandom(10), "big") >> 1
 
 
 def is_id(value: str, kind: str | None = None) -> bool:

@@ -19,7 +19,7 @@ import math
 import re
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, NamedTuple, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -40,9 +40,10 @@ from kg.ids import PREFIXES, new_id
 # Scalars
 # --------------------------------------------------------------------------------------------
 
-AGENT_ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+# \Z, not $: "$" also matches before a trailing newline, which would let "abc\n" through.
+AGENT_ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}\Z")
 SCOPE_NAME_RE = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}"
-SCOPE_RE = re.compile(rf"^(global|agent:[a-z0-9][a-z0-9_-]{{0,63}}|(project|user|custom):{SCOPE_NAME_RE})$")
+SCOPE_RE = re.compile(rf"^(global|agent:[a-z0-9][a-z0-9_-]{{0,63}}|(project|user|custom):{SCOPE_NAME_RE})\Z")
 
 MAX_CONTENT = 65_536  # characters of free text (memory content, beliefs, goals ...)
 MAX_TERM = 1_024  # characters of a fact subject or predicate
@@ -53,15 +54,20 @@ MAX_LIST = 1_000
 
 
 def format_ts(value: datetime) -> str:
-    """Render an aware datetime as fixed-width ISO-8601 UTC (``...ffffffZ``)."""
-    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """Render a datetime (naive means UTC) as fixed-width ISO-8601 UTC (``...ffffffZ``)."""
+    utc = to_utc(value)
+    # %Y is not zero-padded below year 1000 on glibc: pad it so the text stays fixed-width and parseable.
+    return f"{utc.year:04d}" + utc.strftime("-%m-%dT%H:%M:%S.%fZ")
 
 
 def to_utc(value: datetime) -> datetime:
     """Read naive datetimes as UTC and convert aware ones to UTC."""
     if value.tzinfo is None:
         return value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:  # e.g. 0001-01-01T00:00+01:00: a ValueError so that parse() reports the field
+        raise ValueError("must lie between 0001-01-01 and 9999-12-31 once converted to UTC") from None
 
 
 def _parse_ts(value: Any) -> Any:
@@ -72,7 +78,7 @@ def _parse_ts(value: Any) -> Any:
         try:
             return datetime.fromisoformat(text)
         except ValueError:
-            raise ValueError(f"must be an ISO-8601 timestamp such as 2024-05-01T12:00:00Z, got {value!r}")
+            raise ValueError(f"must be an ISO-8601 timestamp such as 2024-05-01T12:00:00Z, got {value!r}") from None
     return value
 
 
@@ -302,7 +308,10 @@ RELATION_SPECS: dict[RelationKind, RelationSpec] = {
         target_kinds=("goal",),
     ),
     RelationKind.DERIVED_FROM: RelationSpec(
-        source_role="derived", source_kinds=("fact", "memory"), target_role="source", target_kinds=("fact", "memory")
+        source_role="derived",
+        source_kinds=("fact", "memory"),
+        target_role="source",
+        target_kinds=("fact", "memory"),
     ),
     RelationKind.CASE_USED_PLAN: RelationSpec(
         source_role="case", source_kinds=("case",), target_role="plan", target_kinds=("plan",)
@@ -421,14 +430,21 @@ class FactInput(Model):
     derived_from: list[RecordId] = Field(default_factory=list, max_length=MAX_LIST)
     rule_id: RecordId | None = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _defaults(cls, data: Any) -> Any:
+        # Filled before validation (not by assignment afterwards, which would validate twice).
+        if isinstance(data, dict):
+            if data.get("object_kind") is None and isinstance(data.get("object"), str):
+                data = {**data, "object_kind": infer_object_kind(data["object"])}
+            if data.get("scope") is None and isinstance(data.get("agent_id"), str):
+                data = {**data, "scope": agent_scope(data["agent_id"])}
+        return data
+
     @model_validator(mode="after")
     def _check(self) -> FactInput:
         if self.valid_from and self.valid_until and self.valid_until <= self.valid_from:
             raise ValueError("valid_until: must be later than valid_from")
-        if self.object_kind is None:
-            self.object_kind = infer_object_kind(self.object)
-        if self.scope is None:
-            self.scope = agent_scope(self.agent_id)
         return self
 
 
@@ -464,10 +480,10 @@ class AssertStatus(StrEnum):
     UNCHANGED = "unchanged"
 
 
-class AssertOutcome(Model):
-    """Result of one assert in a batch."""
+class AssertOutcome(NamedTuple):
+    """Result of one assert in a batch (a tuple: bulk loads make hundreds of thousands)."""
 
-    uid: RecordId
+    uid: str
     status: AssertStatus
 
 
@@ -536,8 +552,8 @@ class Rule(Record):
         if self.type is RuleType.INFERENCE and self.conclusion is None:
             raise ValueError("conclusion: an inference rule needs a conclusion")
         if self.conclusion is not None:
-            bound = {t for c in self.conditions for t in (c.subject, c.object) if _is_var(t)}
-            for term in (self.conclusion.subject, self.conclusion.object):
+            bound = {t for c in self.conditions for t in (c.subject, c.predicate, c.object) if _is_var(t)}
+            for term in (self.conclusion.subject, self.conclusion.predicate, self.conclusion.object):
                 if _is_var(term) and term not in bound:
                     raise ValueError(f"conclusion: variable {term} is not bound by any condition")
         return self
@@ -610,7 +626,9 @@ class BDINode(Record):
     def _status_known(self) -> BDINode:
         allowed = NODE_STATUSES[self.kind]
         if self.status not in allowed:
-            raise ValueError(f"status: a {self.kind.value} status must be one of {', '.join(allowed)}; got {self.status!r}")
+            raise ValueError(
+                f"status: a {self.kind.value} status must be one of {', '.join(allowed)}; got {self.status!r}"
+            )
         return self
 
 
@@ -685,7 +703,17 @@ NODE_MODELS: dict[NodeKind, type[BDINode]] = {
 
 #: Fields of a node that ``update`` may change.
 NODE_MUTABLE_FIELDS = frozenset(
-    {"content", "status", "certainty", "priority", "urgency", "progress", "deadline", "hierarchy_level", "sequence"}
+    {
+        "content",
+        "status",
+        "certainty",
+        "priority",
+        "urgency",
+        "progress",
+        "deadline",
+        "hierarchy_level",
+        "sequence",
+    }
 )
 
 
@@ -771,7 +799,6 @@ class OutboxEvent(Model):
     """A change waiting to be replayed to the shared graph (written with the change itself)."""
 
     seq: int
-    event_uid: RecordId
     aggregate: str
     op: str
     record_uid: str

@@ -10,6 +10,7 @@ asks which backend it is talking to.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -53,7 +54,7 @@ class AgentStore(Protocol):
         """The agent with this id, or :class:`~kg.errors.NotFoundError`."""
         ...
 
-    def list(self) -> list[Agent]:
+    def list(self) -> builtins.list[Agent]:
         """Every agent, ordered by id."""
         ...
 
@@ -73,7 +74,7 @@ class ScopeStore(Protocol):
         """Remove a grant; whether one existed."""
         ...
 
-    def grants(self, agent_id: str) -> list[Grant]:
+    def grants(self, agent_id: str) -> builtins.list[Grant]:
         """Grants held by an agent, ordered by scope."""
         ...
 
@@ -81,7 +82,7 @@ class ScopeStore(Protocol):
 class FactStore(Protocol):
     """Facts with world-time validity, system-time history and lineage."""
 
-    def assert_many(self, facts: Sequence[FactInput], *, asserted_by: str) -> list[AssertOutcome]:
+    def assert_many(self, facts: Sequence[FactInput], *, asserted_by: str) -> builtins.list[AssertOutcome]:
         """Upsert facts in one transaction: an identical live (scope, s, p, o) is updated."""
         ...
 
@@ -93,11 +94,11 @@ class FactStore(Protocol):
         uids: Sequence[str] = (),
         subject: str | None = None,
         predicate: str | None = None,
-    ) -> list[str]:
+    ) -> builtins.list[str]:
         """Mark matching live facts retracted (never deleted); return their uids."""
         ...
 
-    def query(self, query: FactQuery) -> list[Fact]:
+    def query(self, query: FactQuery) -> builtins.list[Fact]:
         """Facts matching a pattern, ordered by (created_at, uid)."""
         ...
 
@@ -105,7 +106,7 @@ class FactStore(Protocol):
         """Facts by uid (any scope; the caller filters), as they were at ``as_of`` when given."""
         ...
 
-    def search(self, text: str, *, scopes: Sequence[str], limit: int = 20) -> list[Fact]:
+    def search(self, text: str, *, scopes: Sequence[str], limit: int = 20) -> builtins.list[Fact]:
         """Full-text search over live facts (FTS5 where available)."""
         ...
 
@@ -129,7 +130,7 @@ class BDIStore(Protocol):
         agent_id: str | None = None,
         status: str | None = None,
         limit: int = 1000,
-    ) -> list[BDINode]:
+    ) -> builtins.list[BDINode]:
         """Nodes in the given scopes, ordered by (created_at, uid)."""
         ...
 
@@ -149,7 +150,7 @@ class RelationStore(Protocol):
         """Remove an edge."""
         ...
 
-    def relations(self, uid: str, *, scopes: Sequence[str]) -> list[Relation]:
+    def relations(self, uid: str, *, scopes: Sequence[str]) -> builtins.list[Relation]:
         """Edges touching a node, in visible scopes."""
         ...
 
@@ -165,7 +166,7 @@ class RelationStore(Protocol):
         start_uid: str | None = None,
         relation: RelationKind | None = None,
         limit: int = 100,
-    ) -> list[GraphPath]:
+    ) -> builtins.list[GraphPath]:
         """Paths whose nodes have ``kinds`` in order (edges followed in either direction)."""
         ...
 
@@ -173,7 +174,7 @@ class RelationStore(Protocol):
 class OutboxStore(Protocol):
     """Change events written with each mutation, waiting to be replayed."""
 
-    def pending(self, *, limit: int = 500, after_seq: int = 0) -> list[OutboxEvent]:
+    def pending(self, *, limit: int = 500, after_seq: int = 0) -> builtins.list[OutboxEvent]:
         """Unacknowledged events in order."""
         ...
 
@@ -189,13 +190,40 @@ class OutboxStore(Protocol):
 class GraphStore(Protocol):
     """One backend: its ports plus life cycle and statistics."""
 
-    capabilities: Capabilities
-    agents: AgentStore
-    scopes: ScopeStore
-    facts: FactStore
-    bdi: BDIStore
-    relations: RelationStore
-    outbox: OutboxStore
+    @property
+    def capabilities(self) -> Capabilities:
+        """What this backend supports."""
+        ...
+
+    @property
+    def agents(self) -> AgentStore:
+        """Agents."""
+        ...
+
+    @property
+    def scopes(self) -> ScopeStore:
+        """Scope grants."""
+        ...
+
+    @property
+    def facts(self) -> FactStore:
+        """Facts."""
+        ...
+
+    @property
+    def bdi(self) -> BDIStore:
+        """BDI nodes."""
+        ...
+
+    @property
+    def relations(self) -> RelationStore:
+        """Typed edges and traversals."""
+        ...
+
+    @property
+    def outbox(self) -> OutboxStore:
+        """Outbox events."""
+        ...
 
     def stats(self) -> dict[str, Any]:
         """Counts and backend facts for ``mabos status``."""

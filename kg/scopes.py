@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from kg.clock import Clock
 from kg.errors import InputError, NotFoundError, ScopeError
-from kg.models import SCOPE_RE, Grant, agent_scope, parse
+from kg.models import AGENT_ID_RE, SCOPE_RE, Grant, agent_scope, parse
 from kg.ports import GraphStore
 
 
@@ -21,8 +21,6 @@ class ScopePolicy:
 
     def require_agent(self, agent_id: str) -> None:
         """Raise a clear error for a malformed or unknown agent id."""
-        from kg.models import AGENT_ID_RE  # local: keeps the public surface of this module small
-
         if not AGENT_ID_RE.match(agent_id or ""):
             raise InputError("agent", f"must match [a-z0-9][a-z0-9_-]{{0,63}}, got {agent_id[:80]!r}")
         if not self.store.agents.exists(agent_id):

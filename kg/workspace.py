@@ -65,7 +65,7 @@ def _render_config(config: WorkspaceConfig) -> str:
         f'created_at = "{config.created_at}"',
         "",
         "[typedb]",
-        "# address = \"localhost:1729\"   # or set MABOS_TYPEDB_ADDRESS; credentials come from the environment",
+        '# address = "localhost:1729"   # or set MABOS_TYPEDB_ADDRESS; credentials come from the environment',
     ]
     if config.typedb.address:
         lines.append(f'address = "{config.typedb.address}"')
@@ -124,7 +124,9 @@ def init_workspace(path: Path | str | None = None, *, name: str | None = None, c
     if root.exists() and not root.is_dir():
         raise WorkspaceError(f"workspace: {root} exists and is not a directory")
     if not (root / CONFIG_FILE).exists():
-        config = WorkspaceConfig(name=name or workspace_name(root), created_at=format_ts((clock or SystemClock()).now()))
+        config = WorkspaceConfig(
+            name=name or workspace_name(root), created_at=format_ts((clock or SystemClock()).now())
+        )
         root.mkdir(parents=True, exist_ok=True)
         tmp = root / f".{CONFIG_FILE}.tmp"
         tmp.write_text(_render_config(config), encoding="utf-8")

@@ -37,7 +37,9 @@ class SqliteGraphStore:
             "SELECT COUNT(*) AS total, COUNT(retracted_at) AS retracted, "
             "SUM(CASE WHEN retracted_at IS NULL AND derived = 1 THEN 1 ELSE 0 END) AS derived FROM facts"
         )[0]
-        kinds = {r["kind"]: int(r["n"]) for r in self.db.read("SELECT kind, COUNT(*) AS n FROM bdi_nodes GROUP BY kind")}
+        kinds = {
+            r["kind"]: int(r["n"]) for r in self.db.read("SELECT kind, COUNT(*) AS n FROM bdi_nodes GROUP BY kind")
+        }
         size = self.db.path.stat().st_size if self.db.path and self.db.path.exists() else 0
         return {
             "backend": "sqlite",

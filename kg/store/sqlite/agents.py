@@ -60,11 +60,14 @@ class SqliteScopeStore:
         """Record a grant; granting twice keeps the first."""
         data = grant.model_dump(mode="json")
         with self.db.write() as conn:
-            cur = conn.execute(
-                "INSERT OR IGNORE INTO grants(agent_id, scope, granted_by, created_at) "
-                "VALUES (:agent_id, :scope, :granted_by, :created_at)",
-                data,
-            )
+            try:
+                cur = conn.execute(
+                    "INSERT OR IGNORE INTO grants(agent_id, scope, granted_by, created_at) "
+                    "VALUES (:agent_id, :scope, :granted_by, :created_at)",
+                    data,
+                )
+            except sqlite3.IntegrityError as exc:  # OR IGNORE does not cover the agent foreign key
+                raise NotFoundError(f"agent_id: no agent {grant.agent_id!r}") from exc
             if cur.rowcount:
                 self.db.outbox(
                     conn, aggregate="grant", op="upsert", record_uid=f"{grant.agent_id}|{grant.scope}",

@@ -24,7 +24,6 @@ from typing import Any, TypeVar
 
 from kg.clock import Clock, SystemClock
 from kg.errors import BackendUnavailableError, StoreBusyError, WorkspaceError
-from kg.ids import new_id
 from kg.models import format_ts
 
 T = TypeVar("T")
@@ -190,9 +189,7 @@ class Database:
             except sqlite3.OperationalError as exc:
                 if not _is_busy(exc) or attempt == RETRIES:
                     if _is_busy(exc):
-                        raise StoreBusyError(
-                            f"store: {self.path} stayed locked by another writer; try again"
-                        ) from exc
+                        raise StoreBusyError(f"store: {self.path} stayed locked by another writer; try again") from exc
                     raise
                 time.sleep(delay * (1 + random.random()))  # noqa: S311 - jitter, not security
                 delay = min(delay * 2, 1.0)
@@ -241,11 +238,11 @@ class Database:
         scope: str | None,
         payload: dict[str, Any],
     ) -> None:
-        """Append an outbox event inside the current write transaction."""
+        """Append one outbox event inside the current write transaction."""
         conn.execute(
-            "INSERT INTO outbox(event_uid, aggregate, op, record_uid, agent_id, scope, payload, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (new_id("event"), aggregate, op, record_uid, agent_id, scope, json.dumps(payload), self.now()),
+            "INSERT INTO outbox(aggregate, op, record_uid, agent_id, scope, payload, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (aggregate, op, record_uid, agent_id, scope, json.dumps(payload), self.now()),
         )
 
     def integrity_ok(self) -> bool:

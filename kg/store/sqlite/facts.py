@@ -17,10 +17,16 @@ _COLUMNS = (
     "valid_until, created_at, updated_at, updated_by, retracted_at, retracted_by, rule_id"
 )
 
-_UPSERT = f"""
-INSERT INTO facts(uid, agent_id, scope, subject, predicate, object, object_kind, confidence, source,
-                  valid_from, valid_until, created_at, updated_at, updated_by, rule_id, derived)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+_INSERT_FIELDS = (
+    "uid", "agent_id", "scope", "subject", "predicate", "object", "object_kind", "confidence", "source",
+    "valid_from", "valid_until", "created_at", "updated_at", "updated_by", "rule_id", "derived",
+)  # fmt: skip
+_INSERT = f"INSERT INTO facts({', '.join(_INSERT_FIELDS)}) VALUES ({', '.join('?' * len(_INSERT_FIELDS))})"
+_INSERT_NEW = _INSERT + " ON CONFLICT(scope, subject, predicate, object) WHERE retracted_at IS NULL DO NOTHING"
+_INSERT_LINEAGE = "INSERT OR IGNORE INTO lineage(child_uid, parent_uid, position) VALUES (?, ?, ?)"
+_UPSERT = (
+    _INSERT
+    + """
 ON CONFLICT(scope, subject, predicate, object) WHERE retracted_at IS NULL DO UPDATE SET
     confidence = excluded.confidence, source = excluded.source, object_kind = excluded.object_kind,
     valid_from = excluded.valid_from, valid_until = excluded.valid_until,
@@ -30,7 +36,23 @@ WHERE facts.confidence IS NOT excluded.confidence OR facts.source IS NOT exclude
    OR facts.valid_from IS NOT excluded.valid_from OR facts.valid_until IS NOT excluded.valid_until
    OR facts.object_kind IS NOT excluded.object_kind
    OR (excluded.rule_id IS NOT NULL AND facts.rule_id IS NOT excluded.rule_id)
-RETURNING {_COLUMNS}
+RETURNING uid
+"""
+)
+
+# One outbox event per selected fact, its payload the fact's JSON (Fact fields) built in SQL.
+_FACT_EVENTS = """
+INSERT INTO outbox(aggregate, op, record_uid, agent_id, scope, payload, created_at)
+SELECT 'fact', 'upsert', f.uid, ?, f.scope, json_object(
+    'uid', f.uid, 'agent_id', f.agent_id, 'scope', f.scope, 'subject', f.subject, 'predicate', f.predicate,
+    'object', f.object, 'object_kind', f.object_kind, 'confidence', f.confidence, 'source', f.source,
+    'valid_from', f.valid_from, 'valid_until', f.valid_until, 'created_at', f.created_at,
+    'updated_at', f.updated_at, 'updated_by', f.updated_by, 'retracted_at', f.retracted_at,
+    'retracted_by', f.retracted_by, 'rule_id', f.rule_id,
+    'derived_from', json(COALESCE((SELECT json_group_array(parent_uid) FROM
+        (SELECT parent_uid FROM lineage WHERE child_uid = f.uid ORDER BY position)), '[]'))
+), ?
+FROM facts f WHERE {where}
 """
 
 
@@ -54,53 +76,71 @@ class SqliteFactStore:
     # ------------------------------------------------------------------ writes
 
     def assert_many(self, facts: Sequence[FactInput], *, asserted_by: str) -> list[AssertOutcome]:
-        """Upsert ``facts`` in one transaction (with their outbox events)."""
+        """Upsert ``facts`` in one transaction (with their outbox events).
+
+        Same result as asserting them one by one: rows whose (scope, s, p, o) is not live yet go in
+        with one ``executemany``; the others (already live, or repeated inside the batch) then take the
+        per-row upsert path in their original order, after the creation events.
+        """
         with self.db.write() as conn:
             now = self.db.now()
-            return [self._assert_one(conn, fact, asserted_by, now) for fact in facts]
-
-    def _assert_one(self, conn: sqlite3.Connection, fact: FactInput, asserted_by: str, now: str) -> AssertOutcome:
-        uid = new_id("fact")
-        assert fact.object_kind is not None and fact.scope is not None  # filled by FactInput
-        derived = bool(fact.rule_id or fact.derived_from)
-        row = conn.execute(
-            _UPSERT,
-            (
-                uid, fact.agent_id, fact.scope, fact.subject, fact.predicate, fact.object,
-                fact.object_kind.value, fact.confidence, fact.source, _ts(fact.valid_from),
-                _ts(fact.valid_until), now, now, asserted_by, fact.rule_id, int(derived),
-            ),
-        ).fetchone()  # fmt: skip
-        if row is None:  # identical live fact with identical values: nothing to change
-            existing = conn.execute(
-                "SELECT uid FROM facts WHERE scope = ? AND subject = ? AND predicate = ? AND object = ? "
-                "AND retracted_at IS NULL",
-                (fact.scope, fact.subject, fact.predicate, fact.object),
-            ).fetchone()
-            self._write_lineage(conn, existing["uid"], fact.derived_from)
-            return AssertOutcome(uid=existing["uid"], status=AssertStatus.UNCHANGED)
-        status = AssertStatus.CREATED if row["uid"] == uid else AssertStatus.UPDATED
-        self._write_lineage(conn, row["uid"], fact.derived_from)
-        payload = dict(row)
-        payload["derived_from"] = list(fact.derived_from)
-        self.db.outbox(
-            conn,
-            aggregate="fact",
-            op="upsert",
-            record_uid=row["uid"],
-            agent_id=asserted_by,
-            scope=fact.scope,
-            payload=payload,
-        )
-        return AssertOutcome(uid=row["uid"], status=status)
+            last_seq = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM facts").fetchone()[0]
+            rows = [self._row(fact, asserted_by, now) for fact in facts]
+            conn.executemany(_INSERT_NEW, rows)
+            inserted = {r[0] for r in conn.execute("SELECT uid FROM facts WHERE seq > ?", (last_seq,))}
+            conn.executemany(
+                _INSERT_LINEAGE,
+                [(row[0], parent, n) for fact, row in zip(facts, rows, strict=True) if row[0] in inserted
+                 for n, parent in enumerate(fact.derived_from)],
+            )  # fmt: skip
+            conn.execute(_FACT_EVENTS.format(where="f.seq > ? ORDER BY f.seq"), (asserted_by, now, last_seq))
+            outcomes = [
+                AssertOutcome(row[0], AssertStatus.CREATED) if row[0] in inserted
+                else self._upsert_one(conn, fact, row, asserted_by, now)
+                for fact, row in zip(facts, rows, strict=True)
+            ]  # fmt: skip
+            # Full-text index the new rows in one statement (rows are never re-texted after insert).
+            conn.execute(
+                "INSERT INTO facts_fts(rowid, subject, predicate, object) "
+                "SELECT seq, subject, predicate, object FROM facts WHERE seq > ?",
+                (last_seq,),
+            )
+            return outcomes
 
     @staticmethod
-    def _write_lineage(conn: sqlite3.Connection, uid: str, parents: Sequence[str]) -> None:
-        if parents:
-            conn.executemany(
-                "INSERT OR IGNORE INTO lineage(child_uid, parent_uid, position) VALUES (?, ?, ?)",
-                [(uid, parent, i) for i, parent in enumerate(parents)],
-            )
+    def _row(fact: FactInput, asserted_by: str, now: str) -> tuple[Any, ...]:
+        if fact.object_kind is None or fact.scope is None:  # FactInput fills both; a bare model_construct may not
+            raise InputError("fact", "object_kind and scope must be set")
+        return (
+            new_id("fact"), fact.agent_id, fact.scope, fact.subject, fact.predicate, fact.object,
+            fact.object_kind.value, fact.confidence, fact.source, _ts(fact.valid_from), _ts(fact.valid_until),
+            now, now, asserted_by, fact.rule_id, int(bool(fact.rule_id or fact.derived_from)),
+        )  # fmt: skip
+
+    def _upsert_one(
+        self, conn: sqlite3.Connection, fact: FactInput, row: tuple[Any, ...], asserted_by: str, now: str
+    ) -> AssertOutcome:
+        updated = conn.execute(_UPSERT, row).fetchone()
+        status = AssertStatus.UPDATED if updated is not None else AssertStatus.UNCHANGED
+        uid = updated[0] if updated is not None else conn.execute(
+            "SELECT uid FROM facts WHERE scope = ? AND subject = ? AND predicate = ? AND object = ? "
+            "AND retracted_at IS NULL",
+            (fact.scope, fact.subject, fact.predicate, fact.object),
+        ).fetchone()[0]  # fmt: skip
+        added_lineage = self._write_lineage(conn, uid, fact.derived_from)
+        if updated is not None or added_lineage:
+            status = AssertStatus.UPDATED
+            conn.execute(_FACT_EVENTS.format(where="f.uid = ?"), (asserted_by, now, uid))
+        return AssertOutcome(uid, status)
+
+    @staticmethod
+    def _write_lineage(conn: sqlite3.Connection, uid: str, parents: Sequence[str]) -> int:
+        """Add lineage links not yet recorded; return how many were new."""
+        if not parents:
+            return 0
+        before = conn.total_changes
+        conn.executemany(_INSERT_LINEAGE, [(uid, parent, i) for i, parent in enumerate(parents)])
+        return conn.total_changes - before
 
     def retract(
         self,
@@ -168,7 +208,11 @@ class SqliteFactStore:
     def query(self, query: FactQuery) -> list[Fact]:
         """Facts matching ``query``, ordered by (created_at, uid)."""
         where, params = self._scope_clause(query.scopes, "f.scope")
-        for column, pattern in (("subject", query.subject), ("predicate", query.predicate), ("object", query.object)):
+        for column, pattern in (
+            ("subject", query.subject),
+            ("predicate", query.predicate),
+            ("object", query.object),
+        ):
             glob = glob_pattern(pattern)
             if glob is None:
                 continue
@@ -202,7 +246,7 @@ class SqliteFactStore:
     @staticmethod
     def _as_of_source(at: str) -> tuple[str, list[Any]]:
         """A subquery giving every fact as it stood at system time ``at``."""
-        sql = f"""(
+        sql = """(
             SELECT f.uid, f.agent_id, f.scope, f.subject, f.predicate, f.object, f.object_kind,
                    COALESCE(h.confidence, f.confidence) AS confidence, COALESCE(h.source, f.source) AS source,
                    CASE WHEN h.uid IS NULL THEN f.valid_from ELSE h.valid_from END AS valid_from,
@@ -214,7 +258,7 @@ class SqliteFactStore:
             FROM facts f
             LEFT JOIN fact_history h ON h.uid = f.uid AND f.updated_at > ? AND h.sys_from <= ? AND h.sys_to > ?
             WHERE f.created_at <= ? AND (f.retracted_at IS NULL OR f.retracted_at > ?)
-        )"""  # noqa: S608 - fixed text, values are parameters
+        )"""
         return sql, [at, at, at, at, at]
 
     def get_many(self, uids: Iterable[str], *, as_of: datetime | None = None) -> dict[str, Fact]:

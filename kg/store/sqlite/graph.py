@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from kg.errors import ConflictError, InputError, NotFoundError
+from kg.errors import ConflictError, InputError, MabosError, NotFoundError
 from kg.models import (
     MAX_NAME,
     NODE_MODELS,
@@ -35,6 +36,13 @@ def _in(column: str, values: Sequence[str]) -> tuple[str, list[Any]]:
     return f"{column} IN ({','.join('?' * len(values))})", list(values)
 
 
+def _integrity_error(exc: sqlite3.IntegrityError, agent_id: str, uid: str) -> MabosError:
+    """Translate a constraint failure of an insert at the adapter boundary."""
+    if "FOREIGN KEY" in str(exc):
+        return NotFoundError(f"agent_id: no agent {agent_id!r}")
+    return ConflictError(f"uid: a record {uid!r} already exists")
+
+
 def _node(row: Any) -> BDINode:
     data = {k: row[k] for k in _NODE_COLUMNS}
     return NODE_MODELS[NodeKind(data["kind"])].model_validate(data)
@@ -50,11 +58,14 @@ class SqliteBDIStore:
         """Insert a node and its outbox event."""
         data = node.model_dump(mode="json")
         with self.db.write() as conn:
-            conn.execute(
-                f"INSERT INTO bdi_nodes({', '.join(_NODE_COLUMNS)}, updated_by) "
-                f"VALUES ({', '.join(':' + c for c in _NODE_COLUMNS)}, :agent_id)",
-                data,
-            )
+            try:
+                conn.execute(
+                    f"INSERT INTO bdi_nodes({', '.join(_NODE_COLUMNS)}, updated_by) "
+                    f"VALUES ({', '.join(':' + c for c in _NODE_COLUMNS)}, :agent_id)",
+                    data,
+                )
+            except sqlite3.IntegrityError as exc:
+                raise _integrity_error(exc, node.agent_id, node.uid) from exc
             self.db.outbox(
                 conn, aggregate=node.kind.value, op="upsert", record_uid=node.uid, agent_id=node.agent_id,
                 scope=node.scope, payload=data,
@@ -80,12 +91,17 @@ class SqliteBDIStore:
         """Nodes in ``scopes`` filtered by kind, owner and status."""
         clause, params = _in("scope", scopes)
         where = [clause]
-        for column, value in (("kind", kind.value if kind else None), ("agent_id", agent_id), ("status", status)):
+        for column, value in (
+            ("kind", kind.value if kind else None),
+            ("agent_id", agent_id),
+            ("status", status),
+        ):
             if value is not None:
                 where.append(f"{column} = ?")
                 params.append(value)
         rows = self.db.read(
-            f"SELECT * FROM bdi_nodes WHERE {' AND '.join(where)} ORDER BY created_at, uid LIMIT ?", [*params, limit]
+            f"SELECT * FROM bdi_nodes WHERE {' AND '.join(where)} ORDER BY created_at, uid LIMIT ?",
+            [*params, limit],
         )
         return [_node(r) for r in rows]
 
@@ -148,12 +164,17 @@ class SqliteRelationStore:
                 "SELECT 1 FROM relations WHERE kind = ? AND source_uid = ? AND target_uid = ?",
                 (relation.kind.value, relation.source_uid, relation.target_uid),
             ).fetchone():
-                raise ConflictError(f"relation: {relation.source_uid} {relation.kind.value} {relation.target_uid} exists")
-            conn.execute(
-                "INSERT INTO relations(uid, kind, source_uid, target_uid, agent_id, scope, created_at) "
-                "VALUES (:uid, :kind, :source_uid, :target_uid, :agent_id, :scope, :created_at)",
-                data,
-            )
+                raise ConflictError(
+                    f"relation: {relation.source_uid} {relation.kind.value} {relation.target_uid} exists"
+                )
+            try:
+                conn.execute(
+                    "INSERT INTO relations(uid, kind, source_uid, target_uid, agent_id, scope, created_at) "
+                    "VALUES (:uid, :kind, :source_uid, :target_uid, :agent_id, :scope, :created_at)",
+                    data,
+                )
+            except sqlite3.IntegrityError as exc:
+                raise _integrity_error(exc, relation.agent_id, relation.uid) from exc
             self.db.outbox(
                 conn, aggregate="relation", op="upsert", record_uid=relation.uid, agent_id=relation.agent_id,
                 scope=relation.scope, payload=data,
@@ -221,10 +242,10 @@ class SqliteRelationStore:
               AND NOT EXISTS (SELECT 1 FROM relations r WHERE r.kind = a.kind
                     AND ((r.source_uid = walk.uid AND r.target_uid = n.uid)
                       OR (r.source_uid = n.uid AND r.target_uid = walk.uid))
-                    AND r.scope NOT IN ({','.join('?' * len(scopes))}))
+                    AND r.scope NOT IN ({",".join("?" * len(scopes))}))
           )
         SELECT nodes, rels, kinds, labels FROM walk WHERE depth = ? ORDER BY nodes, rels LIMIT ?
-        """  # noqa: S608 - fixed text, values are parameters
+        """
         params: list[Any] = [x for i, k in enumerate(kinds) for x in (i, k)]
         params += scope_params + ([start_uid] if start_uid else [])
         params += ([relation.value] if relation is not None else []) + scope_params + list(scopes)
@@ -232,8 +253,10 @@ class SqliteRelationStore:
         rows = self.db.read(sql, params)
         return [
             GraphPath(
-                nodes=json.loads(r["nodes"]), relations=json.loads(r["rels"]),
-                kinds=json.loads(r["kinds"]), labels=json.loads(r["labels"]),
-            )  # fmt: skip
+                nodes=json.loads(r["nodes"]),
+                relations=json.loads(r["rels"]),
+                kinds=json.loads(r["kinds"]),
+                labels=json.loads(r["labels"]),
+            )
             for r in rows
         ]

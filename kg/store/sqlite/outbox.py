@@ -40,7 +40,5 @@ class SqliteOutboxStore:
 
     def counts(self) -> dict[str, int]:
         """How many events wait and how many were acknowledged."""
-        row = self.db.read(
-            "SELECT COUNT(*) - COUNT(acked_at) AS pending, COUNT(acked_at) AS acked FROM outbox"
-        )[0]
+        row = self.db.read("SELECT COUNT(*) - COUNT(acked_at) AS pending, COUNT(acked_at) AS acked FROM outbox")[0]
         return {"pending": int(row["pending"]), "acked": int(row["acked"])}
