@@ -138,6 +138,8 @@ class Database:
         """Apply pending migrations, each in its own transaction; return the versions applied."""
         migrations = load_migrations() if migrations is None else migrations
         known = {m.version: m for m in migrations}
+        if self._up_to_date(known):  # the common case: no write lock needed just to open the store
+            return []
         applied: list[int] = []
         with self._lock:
             self._retry(lambda: self.conn.execute("BEGIN IMMEDIATE"))
@@ -174,6 +176,14 @@ class Database:
                 self.conn.execute("ROLLBACK")
                 raise
         return applied
+
+    def _up_to_date(self, known: dict[int, Migration]) -> bool:
+        if not self.schema_version():
+            return not known
+        done = {
+            int(r["version"]): str(r["checksum"]) for r in self.read("SELECT version, checksum FROM schema_migrations")
+        }
+        return done.keys() == known.keys() and all(known[v].checksum == c for v, c in done.items())
 
     # ---------------------------------------------------------------- transactions
 
