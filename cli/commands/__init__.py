@@ -1,0 +1,16 @@
+"""The command groups of ``mabos``, in the order ``mabos --help`` lists them."""
+
+from __future__ import annotations
+
+import click
+
+from cli.commands.agents import agent
+from cli.commands.bdi import GROUPS as BDI_GROUPS
+from cli.commands.facts import fact
+from cli.commands.graph import graph
+from cli.commands.scopes import scope
+from cli.commands.workspace import demo, init, status
+
+COMMANDS: list[click.Command] = [init, status, demo, agent, fact, *BDI_GROUPS, graph, scope]
+
+__all__ = ["COMMANDS"]

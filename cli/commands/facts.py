@@ -1,0 +1,170 @@
+"""``mabos fact assert|retract|query|explain``."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import click
+
+from cli import render
+from cli.common import ISO_DATETIME, Session, agent_option, mabos_options, scope_option
+from kg.models import ObjectKind
+
+
+@click.group("fact")
+def fact() -> None:
+    """Assert, retract, query and explain facts.
+
+    A fact is a (subject, predicate, object) statement with a confidence and a source.
+    """
+
+
+@fact.command("assert")
+@agent_option
+@click.argument("subject")
+@click.argument("predicate")
+@click.argument("obj", metavar="OBJECT")
+@click.option("--confidence", type=float, default=None, help="0..1 (default 1).")
+@click.option("--source", default=None, help="Where the fact comes from (default 'agent').")
+@scope_option
+@click.option("--object-kind", type=click.Choice([k.value for k in ObjectKind]), default=None,
+              help="Whether OBJECT names an entity or is a literal (guessed when omitted).")  # fmt: skip
+@click.option("--valid-from", type=ISO_DATETIME, default=None, help="World time it starts to hold (ISO-8601).")
+@click.option("--valid-until", type=ISO_DATETIME, default=None, help="World time it stops holding (ISO-8601).")
+@click.option("--derived-from", "derived_from", multiple=True, metavar="F-...", help="A supporting fact (repeatable).")
+@click.option("--rule-id", default=None, metavar="R-...", help="The rule that derived this fact.")
+@mabos_options
+def assert_(
+    out: Session,
+    *,
+    agent: str,
+    subject: str,
+    predicate: str,
+    obj: str,
+    confidence: float | None,
+    source: str | None,
+    scope: str | None,
+    object_kind: str | None,
+    valid_from: datetime | None,
+    valid_until: datetime | None,
+    derived_from: tuple[str, ...],
+    rule_id: str | None,
+) -> None:
+    """Assert a fact (an upsert).
+
+    The same subject, predicate and object in the same scope is updated, never duplicated.
+
+    Prints the fact's uid and whether it was created, updated or unchanged.
+
+    Example:
+
+    \b
+      mabos fact assert --agent sales-agent acme hasRevenue "$50000" --confidence 0.9 --source cfo-report
+    """
+    stored, status = out.workspace().facts.assert_fact(
+        agent, subject, predicate, obj, confidence=confidence, source=source, scope=scope,
+        object_kind=object_kind, valid_from=valid_from, valid_until=valid_until,
+        derived_from=list(derived_from) or None, rule_id=rule_id,
+    )  # fmt: skip
+    text = render.done(f"{stored.uid} {status}")
+    text.append(f"  {render.fact_text(stored)}  [{stored.scope}]", style="")
+    out.emit({"uid": stored.uid, "status": status, "fact": stored}, text)
+
+
+@fact.command("retract")
+@agent_option
+@click.argument("fact_ids", nargs=-1, metavar="[FACT_ID]...")
+@click.option("--subject", default=None, help="Retract live facts with this subject.")
+@click.option("--predicate", default=None, help="Retract live facts with this predicate.")
+@scope_option
+@mabos_options
+def retract(
+    out: Session,
+    *,
+    agent: str,
+    fact_ids: tuple[str, ...],
+    subject: str | None,
+    predicate: str | None,
+    scope: str | None,
+) -> None:
+    """Retract facts by id, subject and/or predicate.
+
+    Retraction keeps history: query --as-of still finds the fact.
+
+    Example:
+
+    \b
+      mabos fact retract --agent sales-agent --subject acme
+      mabos fact retract --agent sales-agent F-01J0000000000000000000000
+    """
+    uids = out.workspace().facts.retract(agent, uids=fact_ids, subject=subject, predicate=predicate, scope=scope)
+    lines = [render.done(f"Retracted {len(uids)} fact{'' if len(uids) == 1 else 's'}")]
+    lines += [render.note(f"  {uid}") for uid in uids]
+    out.emit({"retracted": uids, "count": len(uids)}, *lines)
+
+
+@fact.command("query")
+@agent_option
+@click.option("--subject", default=None, help="Subject; '*' is a wildcard (acme*, *corp).")
+@click.option("--predicate", default=None, help="Predicate; '*' is a wildcard.")
+@click.option("--object", "obj", default=None, help="Object; '*' is a wildcard.")
+@click.option("--min-confidence", type=float, default=None, help="Only facts at least this confident (0..1).")
+@click.option("--valid-at", type=ISO_DATETIME, default=None, help="Only facts holding at this world time.")
+@click.option("--as-of", type=ISO_DATETIME, default=None, help="The store as it stood at this system time.")
+@click.option("--derived/--no-derived", "include_derived", default=True, help="Include derived facts (default yes).")
+@click.option("--only-derived", is_flag=True, default=False, help="Only derived facts.")
+@click.option("--include-retracted", is_flag=True, default=False, help="Include retracted facts.")
+@scope_option
+@click.option("--limit", type=int, default=100, show_default=True, help="At most this many facts.")
+@mabos_options
+def query(
+    out: Session,
+    *,
+    agent: str,
+    subject: str | None,
+    predicate: str | None,
+    obj: str | None,
+    min_confidence: float | None,
+    valid_at: datetime | None,
+    as_of: datetime | None,
+    include_derived: bool,
+    only_derived: bool,
+    include_retracted: bool,
+    scope: str | None,
+    limit: int,
+) -> None:
+    """Find facts visible to the agent.
+
+    JSON output is a list of fact objects.
+
+    Example:
+
+    \b
+      mabos fact query --agent sales-agent --subject acme --json
+      mabos fact query --agent sales-agent --predicate 'has*' --as-of 2024-05-01T12:00:00Z
+    """
+    facts = out.workspace().facts.query(
+        agent, subject=subject, predicate=predicate, object=obj, min_confidence=min_confidence,
+        valid_at=valid_at, as_of=as_of, include_derived=include_derived, only_derived=only_derived,
+        include_retracted=include_retracted, scope=scope, limit=limit,
+    )  # fmt: skip
+    out.emit(facts, render.facts_table(facts), render.count(facts, "fact", limit))
+
+
+@fact.command("explain")
+@agent_option
+@click.argument("fact_id", metavar="FACT_ID")
+@click.option("--depth", type=int, default=2, show_default=True, help="How many levels of supports to follow (0..10).")
+@mabos_options
+def explain(out: Session, *, agent: str, fact_id: str, depth: int) -> None:
+    """Explain why a fact holds.
+
+    Shows the rule that derived it and the facts it was derived from, as a tree.
+
+    Example:
+
+    \b
+      mabos fact explain --agent sales-agent F-01J0000000000000000000000 --depth 3
+    """
+    explanation = out.workspace().facts.explain(agent, fact_id, depth=depth)
+    out.emit(explanation, render.explanation_tree(explanation))

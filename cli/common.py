@@ -1,0 +1,159 @@
+"""What every command shares: the ``--workspace`` and ``--json`` options, the session, output.
+
+A command body asks the :class:`Session` for the workspace, makes one service call and hands the
+result to :meth:`Session.emit`, which prints JSON (``--json``) or the human rendering.
+
+``--workspace`` is accepted on the root group and on every leaf command; both store the path in
+``ctx.meta`` (shared by the whole context chain) and the leaf's callback runs last, so it wins.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sys
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Concatenate, ParamSpec, TypeVar
+
+import click
+from pydantic import BaseModel
+from rich.console import Console, RenderableType
+
+from kg.models import to_utc
+from kg.workspace import Workspace, default_path, open_workspace
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+WORKSPACE_KEY = "mabos.workspace"
+JSON_KEY = "mabos.json"
+PIPE_WIDTH = 160  # rich's width when stdout is not a terminal (so ids are never cut)
+
+
+class IsoDatetime(click.ParamType[datetime]):
+    """An ISO-8601 date or timestamp; a naive value means UTC. Returns an aware UTC datetime."""
+
+    name = "iso-datetime"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> datetime:
+        """Parse ``2024-05-01``, ``2024-05-01T12:00:00Z`` or ``2024-05-01T12:00:00+02:00``."""
+        if isinstance(value, datetime):
+            return to_utc(value)
+        try:
+            return to_utc(datetime.fromisoformat(str(value).strip()))
+        except ValueError:
+            self.fail(f"{value!r} is not an ISO-8601 date or timestamp (e.g. 2024-05-01T12:00:00Z)", param, ctx)
+
+
+ISO_DATETIME = IsoDatetime()
+
+
+def _remember(key: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
+    def callback(ctx: click.Context, _param: click.Parameter, value: Any) -> Any:
+        if value not in (None, False):
+            ctx.meta[key] = value
+        return value
+
+    return callback
+
+
+workspace_option = click.option(
+    "--workspace",
+    type=click.Path(path_type=Path),
+    default=None,
+    expose_value=False,
+    callback=_remember(WORKSPACE_KEY),
+    help="Workspace directory [env MABOS_WORKSPACE; default ./mabos-workspace].",
+)
+json_option = click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    expose_value=False,
+    callback=_remember(JSON_KEY),
+    help="Print machine-readable JSON on stdout (and nothing else).",
+)
+agent_option = click.option("--agent", "-a", required=True, metavar="AGENT", help="The acting agent's id.")
+scope_option = click.option("--scope", default=None, help="Scope such as global, agent:<id> or project:<name>.")
+
+
+def jsonable(value: Any) -> Any:
+    """Models and containers of models as plain JSON data."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, list | tuple):
+        return [jsonable(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): jsonable(item) for key, item in value.items()}
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+class Session:
+    """One command run: where the workspace is, whether to print JSON, and the output."""
+
+    def __init__(self, ctx: click.Context) -> None:
+        self.ctx = ctx
+        self._workspace: Workspace | None = None
+
+    @property
+    def as_json(self) -> bool:
+        """Whether ``--json`` was given."""
+        return bool(self.ctx.meta.get(JSON_KEY))
+
+    @property
+    def explicit_path(self) -> Path | None:
+        """The ``--workspace`` given on the command line, if any."""
+        value = self.ctx.meta.get(WORKSPACE_KEY)
+        return Path(value) if value is not None else None
+
+    @property
+    def path(self) -> Path:
+        """``--workspace``, else ``$MABOS_WORKSPACE``, else ``./mabos-workspace``."""
+        return self.explicit_path or default_path()
+
+    def workspace(self) -> Workspace:
+        """The open workspace (closed when the command ends)."""
+        if self._workspace is None:
+            self._workspace = self.ctx.with_resource(open_workspace(self.path))
+        return self._workspace
+
+    def adopt(self, workspace: Workspace) -> Workspace:
+        """Take over a workspace opened elsewhere (``init``) so it is closed with the command."""
+        self._workspace = self.ctx.with_resource(workspace)
+        return self._workspace
+
+    def emit(self, data: Any, *human: RenderableType) -> None:
+        """Print ``data`` as JSON with ``--json``, else the human renderables, one after another."""
+        if self.as_json:
+            click.echo(json.dumps(jsonable(data), indent=2, ensure_ascii=False))
+            return
+        console = make_console()
+        for item in human:
+            console.print(item)
+
+
+def make_console() -> Console:
+    """A console on the current stdout: no markup, emoji or highlighting of user text."""
+    width = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else PIPE_WIDTH
+    return Console(file=sys.stdout, markup=False, emoji=False, highlight=False, width=width, soft_wrap=True)
+
+
+def mabos_options(func: Callable[Concatenate[Session, P], R]) -> Callable[P, R]:
+    """Give a command ``--workspace`` and ``--json`` and pass it a :class:`Session` first."""
+
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        return func(Session(click.get_current_context()), *args, **kwargs)
+
+    return json_option(workspace_option(wrapper))
+
+
+def example(text: str, *commands: str) -> str:
+    """A help text ending in an ``Example`` block that click prints unwrapped."""
+    lines = "\n".join(f"  {command}" for command in commands)
+    return f"{text}\n\nExample:\n\n\b\n{lines}\n"

@@ -1,0 +1,197 @@
+"""Human renderings of mabos records: rich tables, trees and one-line summaries.
+
+User text is always wrapped in :class:`rich.text.Text`, never parsed as markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from rich import box
+from rich.table import Table
+from rich.text import Text
+from rich.tree import Tree
+
+from kg.facts import Explanation
+from kg.models import Agent, BDINode, Fact, Grant, GraphPath, Relation, format_ts
+
+NODE_COLUMNS = ("certainty", "priority", "urgency", "progress", "hierarchy_level", "sequence", "deadline")
+
+
+def cell(value: Any) -> Text:
+    """A table cell: ``-`` for missing values, timestamps in ISO-8601, enums by value."""
+    if value is None or value == "":
+        return Text("-", style="dim")
+    if hasattr(value, "isoformat"):
+        return Text(format_ts(value))
+    return Text(str(getattr(value, "value", value)))
+
+
+def table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> Table:
+    """A table whose ``uid``-like first column never wraps."""
+    result = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
+                   header_style="bold")  # fmt: skip
+    for i, name in enumerate(columns):
+        result.add_column(name, no_wrap=i == 0)
+    for row in rows:
+        result.add_row(*(cell(value) for value in row))
+    return result
+
+
+def note(text: str) -> Text:
+    """A dim remark (counts, hints)."""
+    return Text(text, style="dim")
+
+
+def done(text: str) -> Text:
+    """A success line."""
+    return Text(text, style="green")
+
+
+def count(items: Sequence[Any], noun: str, limit: int | None = None) -> Text:
+    """``3 facts`` (and a hint when a limit cut the list)."""
+    text = f"{len(items)} {noun}{'' if len(items) == 1 else 's'}"
+    if limit is not None and len(items) >= limit:
+        text += f" (limit {limit} reached; raise --limit to see more)"
+    return note(text)
+
+
+def key_values(title: str, pairs: Iterable[tuple[str, Any]]) -> Table:
+    """A two-column key/value table."""
+    result = Table(title=title, title_justify="left", show_header=False, show_edge=False, box=None)
+    result.add_column(style="bold")
+    result.add_column()
+    for key, value in pairs:
+        result.add_row(Text(key), cell(value))
+    return result
+
+
+# ------------------------------------------------------------------------------------- agents
+
+
+def agents_table(agents: Sequence[Agent]) -> Table:
+    """Agents, one per row."""
+    rows = [(a.agent_id, a.name, a.role, a.department, a.commitment_strategy) for a in agents]
+    return table("Agents", ("agent", "name", "role", "department", "commitment"), rows)
+
+
+def agent_detail(agent: Agent) -> Table:
+    """Every field of one agent."""
+    fields = ("agent_id", "name", "role", "department", "commitment_strategy", "scope", "uid", "created_at")
+    return key_values(f"Agent {agent.agent_id}", ((f, getattr(agent, f)) for f in fields))
+
+
+# ------------------------------------------------------------------------------------- facts
+
+
+def fact_text(fact: Fact) -> str:
+    """``acme hasRevenue "$50000"`` (literal objects quoted)."""
+    obj = fact.object if fact.object_kind.value == "entity" else f'"{fact.object}"'
+    return f"{fact.subject} {fact.predicate} {obj}"
+
+
+def facts_table(facts: Sequence[Fact]) -> Table:
+    """Facts, one per row."""
+    rows = [(f.uid, f.subject, f.predicate, f.object, f"{f.confidence:g}", f.source, f.scope, fact_state(f))
+            for f in facts]  # fmt: skip
+    return table("Facts", ("uid", "subject", "predicate", "object", "conf", "source", "scope", "state"), rows)
+
+
+def fact_state(fact: Fact) -> str:
+    """``asserted`` or ``derived``, with ``, retracted`` when it no longer holds."""
+    state = "derived" if fact.derived else "asserted"
+    return f"{state}, retracted" if fact.retracted_at else state
+
+
+def _explanation_label(node: Explanation) -> Text:
+    if not node.visible:
+        return Text(f"{node.uid} (not visible to this agent)", style="dim")
+    label = Text(node.uid, style="bold")
+    if node.fact is not None:
+        details = [f"confidence {node.fact.confidence:g}", f"source {node.fact.source}"]
+        if node.rule_id:
+            details.append(f"rule {node.rule_id}")
+        if node.fact.retracted_at:
+            details.append(f"retracted {format_ts(node.fact.retracted_at)}")
+        label.append(f"  {fact_text(node.fact)}  ({', '.join(details)})", style="")
+    if node.cycle:
+        label.append("  (cycle: already on this branch)", style="yellow")
+    if node.truncated:
+        label.append("  (more supports below; raise --depth)", style="dim")
+    return label
+
+
+def explanation_tree(root: Explanation) -> Tree:
+    """Why a fact holds, as an indented tree of its supports."""
+    tree = Tree(_explanation_label(root), guide_style="dim")
+    pending = [(tree, root)]
+    while pending:
+        branch, node = pending.pop()
+        for support in node.supports:
+            pending.append((branch.add(_explanation_label(support)), support))
+    return tree
+
+
+# ------------------------------------------------------------------------------------- BDI graph
+
+
+def nodes_table(title: str, nodes: Sequence[BDINode]) -> Table:
+    """Nodes, one per row, with the optional columns some node has a value for."""
+    extra = [c for c in NODE_COLUMNS if any(getattr(n, c) is not None for n in nodes)]
+    rows = [(n.uid, n.content, n.status, *(getattr(n, c) for c in extra), n.scope) for n in nodes]
+    headers = ("uid", "content", "status", *(c.replace("hierarchy_level", "level") for c in extra), "scope")
+    return table(title, headers, rows)
+
+
+def node_line(verb: str, node: BDINode) -> Text:
+    """``Created goal G-... "Grow revenue" (strategic, priority 8)``."""
+    details = [f"{c.replace('hierarchy_level', 'level')} {cell(getattr(node, c))}" for c in NODE_COLUMNS
+               if getattr(node, c) is not None]  # fmt: skip
+    kind = node.kind.value.replace("plan_step", "step")
+    text = done(f"{verb} {kind} {node.uid}")
+    text.append(f' "{node.content}" [{node.status}{", " if details else ""}{", ".join(details)}]', style="")
+    return text
+
+
+def relations_table(relations: Sequence[Relation]) -> Table:
+    """Edges, one per row."""
+    rows = [(r.uid, r.source_uid, r.kind, r.target_uid, r.scope) for r in relations]
+    return table("Relations", ("uid", "source", "relation", "target", "scope"), rows)
+
+
+def path_text(path: GraphPath) -> Text:
+    """``label (kind) -[rel]-> label (kind) ...``."""
+    text = Text(f"{path.labels[0]} ({path.kinds[0]})")
+    for relation, label, kind in zip(path.relations, path.labels[1:], path.kinds[1:], strict=True):
+        text.append(f" -[{relation}]-> ", style="cyan")
+        text.append(f"{label} ({kind})")
+    return text
+
+
+# ------------------------------------------------------------------------------------- scopes, status
+
+
+def grants_table(agent_id: str, grants: Sequence[Grant]) -> Table:
+    """Grants held by one agent."""
+    rows = [(g.scope, g.granted_by, g.created_at) for g in grants]
+    return table(f"Grants of {agent_id}", ("scope", "granted by", "granted at"), rows)
+
+
+def status_table(status: dict[str, Any]) -> Table:
+    """Counts of a workspace."""
+    store = status["store"]
+    facts, bdi, outbox = store["facts"], store["bdi"], store["outbox"]
+    pairs = [
+        ("workspace", status["workspace"]),
+        ("name", status["name"]),
+        ("store", f"{store['backend']} (schema {store['schema_version']}, {store['size_bytes']} bytes)"),
+        ("agents", store["agents"]),
+        ("grants", store["grants"]),
+        ("facts", f"{facts['live']} live, {facts['retracted']} retracted, {facts['derived']} derived"),
+        ("bdi nodes", ", ".join(f"{n} {k.replace('plan_step', 'step')}" for k, n in bdi.items())),
+        ("relations", store["relations"]),
+        ("memory items", store["memory_items"]),
+        ("outbox", f"{outbox['pending']} pending, {outbox['acked']} acked"),
+    ]
+    return key_values("Workspace status", pairs)

@@ -1,0 +1,125 @@
+"""Fixtures for CLI tests: a runner bound to a fresh workspace path, a populated graph, store digests.
+
+Every test runs against a real workspace (embedded SQLite) under ``tmp_path``; nothing is mocked.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import click
+import pytest
+from click.testing import CliRunner, Result
+
+import kg
+from cli.main import cli
+from kg.ids import new_id
+
+SALES = "sales-agent"
+FINANCE = "finance-agent"
+
+
+@dataclass
+class Mabos:
+    """Runs ``mabos --workspace <workspace> ...`` in-process."""
+
+    runner: CliRunner
+    workspace: Path
+
+    def __call__(self, *args: str, env: dict[str, str | None] | None = None) -> Result:
+        """Invoke with the workspace given before the subcommand."""
+        return self.raw("--workspace", str(self.workspace), *args, env=env)
+
+    def raw(self, *args: str, env: dict[str, str | None] | None = None) -> Result:
+        """Invoke with exactly these arguments."""
+        return self.runner.invoke(cli, list(args), env=env)
+
+    def ok(self, *args: str) -> Result:
+        """Invoke and require exit code 0."""
+        result = self(*args)
+        assert result.exit_code == 0, f"exit {result.exit_code}\nstdout: {result.stdout}\nstderr: {result.stderr}"
+        return result
+
+    def json(self, *args: str) -> Any:
+        """Invoke with ``--json``, require success, an empty stderr and JSON on stdout."""
+        result = self.ok(*args, "--json")
+        assert result.stderr == ""
+        return json.loads(result.stdout)
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No stray environment, and a scratch working directory for default paths."""
+    monkeypatch.delenv("MABOS_WORKSPACE", raising=False)
+    monkeypatch.delenv("MABOS_DEBUG", raising=False)
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture
+def mabos(tmp_path: Path) -> Mabos:
+    """A runner for a workspace at ``tmp_path / "ws"`` (not created yet)."""
+    return Mabos(CliRunner(), tmp_path / "ws")
+
+
+@pytest.fixture
+def ready(mabos: Mabos) -> Mabos:
+    """A workspace with the agents sales-agent and finance-agent."""
+    with kg.init_workspace(mabos.workspace) as ws:
+        ws.agents.add(SALES, name="Sales", role="seller")
+        ws.agents.add(FINANCE, name="Finance")
+    return mabos
+
+
+@pytest.fixture
+def populated(ready: Mabos) -> dict[str, str]:
+    """Facts (one derived) and a small BDI graph; returns their uids by name."""
+    with kg.open_workspace(ready.workspace) as ws:
+        revenue, _ = ws.facts.assert_fact(SALES, "acme", "hasRevenue", "$50000", confidence=0.9)
+        industry, _ = ws.facts.assert_fact(SALES, "acme", "hasIndustry", "saas")
+        derived, _ = ws.facts.assert_fact(
+            SALES, "acme", "isTarget", "true", derived_from=[revenue.uid, industry.uid], rule_id=new_id("rule")
+        )
+        belief = ws.bdi.add("belief", SALES, "Acme is growing", certainty=0.8)
+        goal = ws.bdi.add("goal", SALES, "Grow revenue", hierarchy_level="strategic", priority=8)
+        plan = ws.bdi.add("plan", SALES, "Outbound campaign")
+        desire = ws.bdi.add("desire", SALES, "Lead the SaaS market", priority=9)
+        intention = ws.bdi.add("intention", SALES, "Close the Acme deal")
+        step = ws.bdi.add("step", SALES, "Build the lead list", sequence=1)
+        for relation, source, target in (
+            ("belief-supports-goal", belief, goal),
+            ("goal-requires-plan", goal, plan),
+            ("plan-contains-step", plan, step),
+        ):
+            ws.bdi.link(SALES, relation, source.uid, target.uid)
+        ws.scopes.grant(FINANCE, "project:q3", granted_by="admin")
+    return {
+        "revenue": revenue.uid, "industry": industry.uid, "derived": derived.uid, "belief": belief.uid,
+        "goal": goal.uid, "plan": plan.uid, "step": step.uid, "desire": desire.uid, "intention": intention.uid,
+    }  # fmt: skip
+
+
+def iter_leaves(group: click.Group, prefix: tuple[str, ...] = ()) -> Iterator[tuple[str, click.Command]]:
+    """Every leaf command as (``"fact assert"``, command)."""
+    for name, command in sorted(group.commands.items()):
+        path = (*prefix, name)
+        if isinstance(command, click.Group):
+            yield from iter_leaves(command, path)
+        else:
+            yield " ".join(path), command
+
+
+@pytest.fixture
+def digest(mabos: Mabos, snapshot: Callable[[Any], dict[str, str]]) -> Callable[[], dict[str, str]]:
+    """Digests of the test workspace's store and files (``snapshot`` of tests/conftest.py): compare before/after."""
+    return lambda: snapshot(SimpleNamespace(path=mabos.workspace))
+
+
+@pytest.fixture(scope="session")
+def leaves() -> list[tuple[str, click.Command]]:
+    """Every leaf command of ``mabos``."""
+    return list(iter_leaves(cli))

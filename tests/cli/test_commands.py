@@ -1,0 +1,83 @@
+"""Every command: --json and --workspace options, an Example in its help, a docs entry, JSON-only stdout."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+import pytest
+
+if TYPE_CHECKING:
+    from conftest import Mabos
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
+A = ("--agent", "sales-agent")
+
+#: Arguments that make each leaf command succeed in the ``populated`` workspace ({name} = a uid).
+RUNS: dict[str, tuple[str, ...]] = {
+    "init": (),
+    "status": (),
+    "demo": ("--workspace", "{tmp}/demo"),
+    "agent add": ("new-agent", "--name", "New", "--commitment-strategy", "cautious"),
+    "agent list": (),
+    "agent show": ("sales-agent",),
+    "fact assert": (*A, "globex", "hasIndustry", "retail", "--valid-from", "2024-01-01"),
+    "fact retract": (*A, "{industry}"),
+    "fact query": (*A, "--subject", "acme", "--predicate", "has*"),
+    "fact explain": (*A, "{derived}", "--depth", "3"),
+    "belief add": (*A, "Globex is shrinking", "--certainty", "0.6"),
+    "belief list": (*A,),
+    "belief update": (*A, "{belief}", "--status", "revised"),
+    "desire add": (*A, "Lead the market", "--priority", "9", "--urgency", "0.5"),
+    "desire list": (*A, "--status", "active"),
+    "desire update": (*A, "{desire}", "--priority", "3"),
+    "goal add": (*A, "Win 10 customers", "--level", "tactical", "--deadline", "2025-12-31T17:00:00+02:00"),
+    "goal list": (*A, "--owner", "sales-agent"),
+    "goal update": (*A, "{goal}", "--status", "active", "--progress", "0.5"),
+    "intention add": (*A, "Close the Acme deal", "--priority", "7"),
+    "intention list": (*A,),
+    "intention update": (*A, "{intention}", "--status", "completed"),
+    "plan add": (*A, "Partner programme", "--status", "active", "--level", "tactical"),
+    "plan list": (*A, "--limit", "5"),
+    "plan update": (*A, "{plan}", "--status", "active"),
+    "step add": (*A, "Send the emails", "--sequence", "2"),
+    "step list": (*A, "--scope", "agent:sales-agent"),
+    "step update": (*A, "{step}", "--status", "done"),
+    "graph link": (*A, "desire-motivates-goal", "{desire}", "{goal}"),
+    "graph relations": (*A, "{goal}"),
+    "graph path": (*A, "belief", "goal", "plan", "step"),
+    "scope grant": ("sales-agent", "project:q3", "--by", "admin"),
+    "scope revoke": ("finance-agent", "project:q3", "--by", "admin"),
+    "scope list": ("finance-agent",),
+}
+
+
+def test_every_leaf_has_json_workspace_and_an_example(leaves: list[tuple[str, click.Command]]) -> None:
+    assert len(leaves) >= 30
+    for name, command in leaves:
+        options = {opt for param in command.params for opt in getattr(param, "opts", [])}
+        assert {"--json", "--workspace"} <= options, name
+        assert "Example" in (command.help or ""), f"{name} has no example in its help"
+        assert f"mabos {name}" in (command.help or ""), f"{name}'s example does not show the command"
+
+
+def test_every_leaf_is_in_the_docs(leaves: list[tuple[str, click.Command]]) -> None:
+    docs = DOCS.read_text(encoding="utf-8")
+    missing = [name for name, _ in leaves if f"### `mabos {name}`" not in docs]
+    assert not missing, f"no '### `mabos <command>`' section in docs/cli.md for: {missing}"
+
+
+def test_the_json_table_covers_every_leaf(leaves: list[tuple[str, click.Command]]) -> None:
+    assert sorted(RUNS) == sorted(name for name, _ in leaves)
+
+
+@pytest.mark.parametrize("name", sorted(RUNS))
+def test_json_output_is_only_json(populated: dict[str, str], ready: Mabos, tmp_path: Path, name: str) -> None:
+    args = [a.format(tmp=tmp_path, **populated) for a in RUNS[name]]
+    result = ready(*name.split(), *args, "--json")
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""
+    data = json.loads(result.stdout)
+    assert isinstance(data, dict | list)

@@ -1,0 +1,60 @@
+"""``mabos demo``: builds, rebuilds its own workspace, refuses anything else."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from conftest import Mabos
+
+HEADINGS = ["Agents", "Facts", "BDI graph", "Scopes", "Status"]
+
+
+def test_demo_runs_and_reruns_on_the_same_path(mabos: Mabos, tmp_path: Path) -> None:
+    started = time.perf_counter()
+    first = mabos.raw("demo")
+    assert first.exit_code == 0, first.output
+    assert time.perf_counter() - started < 5
+    demo = tmp_path / "mabos-demo"
+    assert (demo / ".mabos" / "demo").is_file()
+    for heading in HEADINGS:
+        assert f"== {heading} ==" in first.stdout
+    for shown in ("updated (an upsert", "query acme has*", "as of before the retraction 1", "derived by rule",
+                  "goal hierarchy", "-[goal-requires-plan]->", "without a grant: refused", "outbox:"):  # fmt: skip
+        assert shown in first.stdout, shown
+    assert f"Demo workspace: {demo.resolve()}" in first.stdout
+    assert "mabos --workspace mabos-demo graph path" in first.stdout
+
+    second = mabos.raw("demo", "--json")
+    assert second.exit_code == 0, second.output
+    report = json.loads(second.stdout)
+    assert [s["title"] for s in report["sections"]] == HEADINGS
+    status = mabos.raw("status", "--workspace", str(demo), "--json")
+    assert json.loads(status.stdout)["store"]["agents"] == 2  # rebuilt, not added to
+
+
+def test_demo_refuses_a_real_workspace(mabos: Mabos) -> None:
+    mabos.ok("init")
+    mabos.ok("agent", "add", "keep-me")
+    result = mabos.raw("--workspace", str(mabos.workspace), "demo")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: workspace: ") and "not made by 'mabos demo'" in result.stderr
+    assert [a["agent_id"] for a in mabos.json("agent", "list")] == ["keep-me"]
+
+
+def test_demo_refuses_a_non_empty_directory_and_a_file(mabos: Mabos, tmp_path: Path) -> None:
+    folder = tmp_path / "stuff"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine", encoding="utf-8")
+    result = mabos.raw("demo", "--workspace", str(folder))
+    assert result.exit_code == 1 and "non-empty directory" in result.stderr
+    assert [p.name for p in folder.iterdir()] == ["notes.txt"]
+    assert mabos.raw("demo", "--workspace", str(folder / "notes.txt")).exit_code == 1
+
+
+def test_demo_uses_an_empty_directory(mabos: Mabos, tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    assert mabos.raw("demo", "--workspace", str(tmp_path / "empty")).exit_code == 0
