@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+import kg
+import kg.errors
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ["kg", "reasoning", "sync", "cli"]
 
@@ -48,9 +51,6 @@ def test_import_layers_hold() -> None:
 
 
 def test_public_api_is_small_and_sorted() -> None:
-    import kg
-    import kg.errors
-
     for module in (kg, kg.errors):
         assert list(module.__all__) == sorted(module.__all__)
         for name in module.__all__:
