@@ -9,6 +9,7 @@ from kg.clock import Clock
 from kg.errors import InputError, NotFoundError
 from kg.ids import new_id
 from kg.models import (
+    GRAPH_NODE_KINDS,
     NODE_MODELS,
     BDINode,
     GraphPath,
@@ -76,7 +77,8 @@ class BDIService:
         """Nodes visible to the agent (``scope``, ``owner``, ``status``, ``limit`` filters)."""
         parsed = node_kind(kind) if isinstance(kind, str) else kind
         scopes = self.policy.narrow(agent_id, filters.get("scope"))
-        limit = filters.get("limit") or 1000
+        limit = filters.get("limit")
+        limit = 1000 if limit is None else limit  # not `or`: a limit of 0 is refused, not read as "default"
         if not 1 <= limit <= 100_000:
             raise InputError("limit", "must be between 1 and 100000")
         return self.store.bdi.list(scopes=scopes, kind=parsed, agent_id=filters.get("owner"),
@@ -117,5 +119,8 @@ class BDIService:
             raise InputError("limit", "must be between 1 and 10000")
         rel = relation_kind(relation) if relation else None
         kinds = [{"step": "plan_step", "plan-step": "plan_step"}.get(k, k) for k in kinds]
+        for kind in kinds:
+            if kind not in GRAPH_NODE_KINDS:
+                raise InputError("kinds", f"unknown node kind {kind!r}; known: {', '.join(GRAPH_NODE_KINDS)}")
         return self.store.relations.paths(kinds, scopes=self.policy.readable(agent_id), start_uid=start_uid,
                                           relation=rel, limit=limit)  # fmt: skip

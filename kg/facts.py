@@ -122,6 +122,8 @@ class FactService:
 
     def query(self, agent_id: str, **criteria: Any) -> list[Fact]:
         """Facts visible to the agent matching ``criteria`` (fields of :class:`FactQuery`, plus ``scope``)."""
+        if "scopes" in criteria:  # the readable scopes come from the policy, never from the caller
+            raise InputError("scopes", "cannot be given; narrow with scope=<one readable scope>")
         scopes = self.policy.narrow(agent_id, criteria.pop("scope", None))
         query = parse(FactQuery, {"scopes": scopes, **{k: v for k, v in criteria.items() if v is not None}})
         return self.store.facts.query(query)

@@ -319,6 +319,17 @@ RELATION_SPECS: dict[RelationKind, RelationSpec] = {
 }
 
 
+#: Every kind a graph node can have (``memory`` alone matches every memory type).
+GRAPH_NODE_KINDS: tuple[str, ...] = (
+    "agent",
+    *(k.value for k in NodeKind),
+    "fact",
+    "case",
+    "memory",
+    *(f"memory:{t.value}" for t in MemoryType),
+)
+
+
 def kind_matches(node_kind: str, allowed: tuple[str, ...]) -> bool:
     """Whether a node kind (``goal``, ``memory:skill`` ...) is one of ``allowed``."""
     return node_kind in allowed or node_kind.split(":", 1)[0] in allowed

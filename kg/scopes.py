@@ -64,7 +64,10 @@ class ScopePolicy:
     def revoke(self, agent_id: str, scope: str, *, revoked_by: str) -> bool:
         """Withdraw a grant; whether there was one."""
         self.require_agent(agent_id)
-        return self.store.scopes.revoke(agent_id, scope, revoked_by=revoked_by)
+        grant = parse(
+            Grant, {"agent_id": agent_id, "scope": scope, "granted_by": revoked_by, "created_at": self.clock.now()}
+        )
+        return self.store.scopes.revoke(agent_id, grant.scope, revoked_by=grant.granted_by)
 
     def grants(self, agent_id: str) -> list[Grant]:
         """Grants held by an agent."""

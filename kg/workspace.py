@@ -19,7 +19,7 @@ from kg.bdi import BDIService
 from kg.clock import Clock, SystemClock
 from kg.errors import WorkspaceError
 from kg.facts import FactService
-from kg.models import Model, describe_validation_error, format_ts
+from kg.models import Model, describe_validation_error, format_ts, parse
 from kg.scopes import ScopePolicy
 from kg.store.sqlite import SqliteGraphStore
 
@@ -124,9 +124,8 @@ def init_workspace(path: Path | str | None = None, *, name: str | None = None, c
     if root.exists() and not root.is_dir():
         raise WorkspaceError(f"workspace: {root} exists and is not a directory")
     if not (root / CONFIG_FILE).exists():
-        config = WorkspaceConfig(
-            name=name or workspace_name(root), created_at=format_ts((clock or SystemClock()).now())
-        )
+        created = format_ts((clock or SystemClock()).now())
+        config = parse(WorkspaceConfig, {"name": name or workspace_name(root), "created_at": created})
         root.mkdir(parents=True, exist_ok=True)
         tmp = root / f".{CONFIG_FILE}.tmp"
         tmp.write_text(_render_config(config), encoding="utf-8")

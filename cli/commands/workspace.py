@@ -14,8 +14,9 @@ from kg.workspace import CONFIG_FILE, init_workspace
 
 
 @click.command("init")
+@click.option("--name", default=None, help="Workspace name (lowercase, digits, - and _); default: from the folder.")
 @mabos_options
-def init(out: Session) -> None:
+def init(out: Session, name: str | None) -> None:
     """Create a workspace and say where it is.
 
     Idempotent: an existing workspace is left as it is.
@@ -25,10 +26,10 @@ def init(out: Session) -> None:
     Example:
 
     \b
-      mabos init --workspace ./my-workspace
+      mabos init --workspace ./my-workspace --name sales-team
     """
     existed = (out.path / CONFIG_FILE).exists()
-    ws = out.adopt(init_workspace(out.path))
+    ws = out.adopt(init_workspace(out.path, name=name))
     where = str(ws.path.resolve())
     name = ws.config.name
     said = f"Workspace '{name}' already exists at {where}" if existed else f"Created workspace '{name}' at {where}"

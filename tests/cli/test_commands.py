@@ -8,6 +8,9 @@ from typing import TYPE_CHECKING
 
 import click
 import pytest
+from click.testing import CliRunner
+
+from cli.main import cli
 
 if TYPE_CHECKING:
     from conftest import Mabos
@@ -81,3 +84,16 @@ def test_json_output_is_only_json(populated: dict[str, str], ready: Mabos, tmp_p
     assert result.stderr == ""
     data = json.loads(result.stdout)
     assert isinstance(data, dict | list)
+
+
+def test_init_name_is_validated_and_nothing_is_created(tmp_path: Path) -> None:
+    runner = CliRunner()
+    target = tmp_path / "ws"
+    bad = runner.invoke(cli, ["init", "--workspace", str(target), "--name", "Bad Name"])
+    assert bad.exit_code == 1
+    assert bad.stderr.startswith("error: name:") and "Traceback" not in bad.output
+    assert not target.exists()
+    good = runner.invoke(cli, ["init", "--workspace", str(target), "--name", "team-a", "--json"])
+    assert good.exit_code == 0, good.output
+    assert json.loads(good.stdout)["name"] == "team-a"
+    assert 'name = "team-a"' in (target / "mabos.toml").read_text()

@@ -106,9 +106,18 @@ class Database:
         except sqlite3.Error as exc:
             raise BackendUnavailableError(f"store: cannot open {path}: {exc}") from exc
         self.conn.row_factory = sqlite3.Row
-        self._pragmas()
-        if migrate:
-            self.migrate()
+        try:
+            self._pragmas()
+            if migrate:
+                self.migrate()
+        except sqlite3.DatabaseError as exc:
+            self.conn.close()
+            if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc):
+                raise StoreBusyError(f"store: {path} stayed locked by another writer; try again") from exc
+            raise WorkspaceError(f"store: {path} is not a usable mabos database ({exc})") from exc
+        except BaseException:
+            self.conn.close()
+            raise
 
     def _pragmas(self) -> None:
         self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")

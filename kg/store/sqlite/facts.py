@@ -195,7 +195,7 @@ class SqliteFactStore:
         for uid in uids:
             row = found.get(uid)
             if row is None or row["scope"] not in scopes:
-                raise NotFoundError(f"fact {uid}: no such fact visible to this agent")
+                raise NotFoundError(f"uids: no fact {uid!r} visible to this agent")
 
     # ------------------------------------------------------------------ reads
 
