@@ -498,8 +498,28 @@ class AssertOutcome(NamedTuple):
     status: AssertStatus
 
 
+def pattern_parts(pattern: str) -> tuple[str, ...]:
+    """Literal segments of a query pattern, split at its wildcards.
+
+    ``*`` matches any run of characters; ``\\*`` is a literal star and ``\\\\`` a literal backslash.
+    ``"acme"`` -> ``("acme",)`` (exact), ``"ac*e"`` -> ``("ac", "e")``, ``"*"`` -> ``("", "")`` (anything).
+    """
+    parts, current, chars = [], [], iter(pattern)
+    for ch in chars:
+        if ch == "\\":
+            nxt = next(chars, "")
+            current.append(nxt if nxt in ("*", "\\") else ch + nxt)
+        elif ch == "*":
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+    parts.append("".join(current))
+    return tuple(parts)
+
+
 class FactQuery(Model):
-    """A fact pattern query. ``*`` in subject/predicate/object is a wildcard."""
+    """A fact pattern query: ``*`` in subject/predicate/object is a wildcard (``\\*`` a literal star)."""
 
     scopes: list[Scope] = Field(min_length=1)
     subject: Annotated[str, Field(max_length=MAX_TERM)] = "*"

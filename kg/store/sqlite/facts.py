@@ -9,7 +9,7 @@ from typing import Any
 
 from kg.errors import InputError, NotFoundError
 from kg.ids import new_id
-from kg.models import AssertOutcome, AssertStatus, Fact, FactInput, FactQuery, format_ts
+from kg.models import AssertOutcome, AssertStatus, Fact, FactInput, FactQuery, format_ts, pattern_parts
 from kg.store.sqlite.db import Database
 
 _COLUMNS = (
@@ -36,6 +36,7 @@ WHERE facts.confidence IS NOT excluded.confidence OR facts.source IS NOT exclude
    OR facts.valid_from IS NOT excluded.valid_from OR facts.valid_until IS NOT excluded.valid_until
    OR facts.object_kind IS NOT excluded.object_kind
    OR (excluded.rule_id IS NOT NULL AND facts.rule_id IS NOT excluded.rule_id)
+   OR excluded.derived > facts.derived
 RETURNING uid
 """
 )
@@ -56,11 +57,16 @@ FROM facts f WHERE {where}
 """
 
 
-def glob_pattern(pattern: str) -> str | None:
-    """Translate a user pattern (``*`` wildcard) to SQLite GLOB; None when it matches everything."""
-    if pattern in ("", "*"):
+def pattern_clause(column: str, pattern: str) -> tuple[str, str] | None:
+    """SQL condition and parameter for a query pattern; None when it matches everything."""
+    parts = pattern_parts(pattern)
+    if len(parts) == 1:
+        return (f"{column} = ?", parts[0]) if parts[0] else None
+    if not any(parts):
         return None
-    return "".join(f"[{ch}]" if ch in "?[" else ch for ch in pattern)
+    # GLOB specials other than the wildcard are matched literally through one-character classes.
+    escaped = ("".join(f"[{ch}]" if ch in "*?[" else ch for ch in part) for part in parts)
+    return f"{column} GLOB ?", "*".join(escaped)
 
 
 def _ts(value: datetime | None) -> str | None:
@@ -83,6 +89,7 @@ class SqliteFactStore:
         per-row upsert path in their original order, after the creation events.
         """
         with self.db.write() as conn:
+            self._check_agents(conn, {fact.agent_id for fact in facts})
             now = self.db.now()
             last_seq = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM facts").fetchone()[0]
             rows = [self._row(fact, asserted_by, now) for fact in facts]
@@ -106,6 +113,20 @@ class SqliteFactStore:
                 (last_seq,),
             )
             return outcomes
+
+    @staticmethod
+    def _check_agents(conn: sqlite3.Connection, agent_ids: set[str]) -> None:
+        """NotFoundError for an unknown owner (instead of a foreign-key failure mid-batch)."""
+        wanted = sorted(agent_ids)
+        found = {
+            r[0]
+            for r in conn.execute(
+                f"SELECT agent_id FROM agents WHERE agent_id IN ({','.join('?' * len(wanted))})", wanted
+            )
+        }
+        missing = [a for a in wanted if a not in found]
+        if missing:
+            raise NotFoundError(f"agent_id: no agent {missing[0]!r}")
 
     @staticmethod
     def _row(fact: FactInput, asserted_by: str, now: str) -> tuple[Any, ...]:
@@ -138,8 +159,11 @@ class SqliteFactStore:
         """Add lineage links not yet recorded; return how many were new."""
         if not parents:
             return 0
+        start = conn.execute(
+            "SELECT COALESCE(MAX(position) + 1, 0) FROM lineage WHERE child_uid = ?", (uid,)
+        ).fetchone()[0]
         before = conn.total_changes
-        conn.executemany(_INSERT_LINEAGE, [(uid, parent, i) for i, parent in enumerate(parents)])
+        conn.executemany(_INSERT_LINEAGE, [(uid, parent, start + i) for i, parent in enumerate(parents)])
         return conn.total_changes - before
 
     def retract(
@@ -213,15 +237,10 @@ class SqliteFactStore:
             ("predicate", query.predicate),
             ("object", query.object),
         ):
-            glob = glob_pattern(pattern)
-            if glob is None:
-                continue
-            if "*" in pattern:
-                where.append(f"f.{column} GLOB ?")
-                params.append(glob)
-            else:
-                where.append(f"f.{column} = ?")
-                params.append(pattern)
+            clause = pattern_clause(f"f.{column}", pattern)
+            if clause is not None:
+                where.append(clause[0])
+                params.append(clause[1])
         if not query.include_derived:
             where.append("f.derived = 0")
         if query.only_derived:

@@ -1,0 +1,131 @@
+"""Shared fixtures: every enabled store backend, a workspace on a fixed clock, store snapshots.
+
+``graph_store`` runs a test once per backend registered in :data:`BACKENDS`. To add a backend
+(TypeDB), register a factory there with its marks; a factory that cannot reach its server calls
+``pytest.skip`` with a reason, so plain ``pytest`` stays offline and fast.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import kg
+from kg.clock import FixedClock
+from kg.ports import GraphStore
+from kg.store.sqlite import SqliteGraphStore
+from kg.workspace import DB_FILE, STATE_DIR, Workspace
+
+#: The instant every fixed clock starts at.
+T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
+
+BackendFactory = Callable[[Path, FixedClock], GraphStore]
+
+
+@dataclass(frozen=True)
+class Backend:
+    """How to build one store backend for a test, and the marks its tests carry."""
+
+    factory: BackendFactory
+    marks: tuple[pytest.MarkDecorator, ...] = field(default_factory=tuple)
+
+
+def _sqlite_store(tmp_path: Path, clock: FixedClock) -> GraphStore:
+    return SqliteGraphStore(tmp_path / "kg.sqlite", clock=clock)
+
+
+#: Backend name -> factory. The TypeDB adapter registers here, e.g.
+#: ``BACKENDS["typedb"] = Backend(_typedb_store, marks=(pytest.mark.typedb,))`` where
+#: ``_typedb_store`` imports ``kg.store.typedb`` lazily and skips when no server is reachable.
+BACKENDS: dict[str, Backend] = {
+    "sqlite": Backend(_sqlite_store),
+}
+
+
+@pytest.fixture
+def clock() -> FixedClock:
+    """A clock frozen at :data:`T0`; tests move it with ``advance``/``set``."""
+    return FixedClock(T0)
+
+
+@pytest.fixture(params=[pytest.param(name, marks=b.marks, id=name) for name, b in BACKENDS.items()])
+def graph_store(request: pytest.FixtureRequest, tmp_path: Path, clock: FixedClock) -> Iterator[GraphStore]:
+    """A fresh, empty store of each enabled backend, on the ``clock`` fixture."""
+    store = BACKENDS[request.param].factory(tmp_path, clock)
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, clock: FixedClock) -> Iterator[Workspace]:
+    """A fresh workspace at ``tmp_path/ws``; its clock (``workspace.clock``) is the ``clock`` fixture."""
+    ws = kg.init_workspace(tmp_path / "ws", clock=clock)
+    yield ws
+    ws.close()
+
+
+# ------------------------------------------------------------------------------------------ snapshots
+
+
+def sqlite_digest(db_path: Path) -> str:
+    """SHA-256 over the schema and every table's rows, read through a separate connection.
+
+    Tables are taken by name and rows sorted, so the digest depends on content only, not on page
+    layout, WAL checkpoints or row order on disk.
+    """
+    digest = hashlib.sha256()
+    conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    try:
+        tables = conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table' ORDER BY name").fetchall()
+        for name, sql in tables:
+            digest.update(f"\x00table {name}\x00{sql}\x00".encode())
+            rows = conn.execute(f'SELECT * FROM "{name}"').fetchall()
+            for row in sorted(repr(r) for r in rows):
+                digest.update(row.encode())
+                digest.update(b"\x00")
+        for (sql,) in conn.execute(
+            "SELECT sql FROM sqlite_master WHERE type != 'table' AND sql IS NOT NULL ORDER BY name"
+        ):
+            digest.update(f"\x00schema {sql}".encode())
+    finally:
+        conn.close()
+    return digest.hexdigest()
+
+
+def tree_digest(root: Path, *, skip: Callable[[Path], bool] = lambda p: False) -> str:
+    """SHA-256 over every path (files and directories) under ``root`` and each file's bytes."""
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if skip(rel):
+            continue
+        digest.update(f"\x00{rel.as_posix()}\x00{'d' if path.is_dir() else 'f'}".encode())
+        if path.is_file():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _is_db_file(rel: Path) -> bool:
+    # The database files change bytes on checkpoints; their content is covered by sqlite_digest.
+    return rel.parent == Path(STATE_DIR) and rel.name.startswith(DB_FILE)
+
+
+def snapshot_workspace(ws: Workspace) -> dict[str, str]:
+    """Digests of the workspace's store content and of its file tree (database files aside)."""
+    return {
+        "store": sqlite_digest(ws.path / STATE_DIR / DB_FILE),
+        "files": tree_digest(ws.path, skip=_is_db_file),
+    }
+
+
+@pytest.fixture
+def snapshot() -> Callable[[Any], dict[str, str]]:
+    """``snapshot(workspace)`` -> digests to compare for "nothing changed" assertions."""
+    return snapshot_workspace
