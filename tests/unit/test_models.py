@@ -43,6 +43,11 @@ def agent(agent_id: Any, **over: Any) -> Agent:
     )
 
 
+def belief(**over: Any) -> Belief:
+    base = {"uid": new_id("belief"), "agent_id": "a", "content": "c", "created_at": NOW, "updated_at": NOW}
+    return parse(Belief, {**base, **over})
+
+
 def memory(**over: Any) -> MemoryItem:
     return parse(
         MemoryItem, {"uid": new_id("memory"), "agent_id": "a", "content": "met the bank", "created_at": NOW, **over}
@@ -79,20 +84,7 @@ def refused(build: Any, field: str) -> InputError:
 def test_unit_interval_accepts_its_bounds(value):
     assert fact(confidence=value).confidence == value
     assert memory(importance=value, confidence=value).importance == value
-    assert (
-        parse(
-            Belief,
-            {
-                "uid": new_id("belief"),
-                "agent_id": "a",
-                "content": "c",
-                "created_at": NOW,
-                "updated_at": NOW,
-                "certainty": value,
-            },
-        ).certainty
-        == value
-    )
+    assert belief(certainty=value).certainty == value
 
 
 @pytest.mark.parametrize("value", [-0.01, 1.01, 2, -1, float("nan"), float("inf"), float("-inf"), "nan", "inf"])
@@ -101,17 +93,7 @@ def test_unit_interval_refuses_out_of_range_and_non_finite(value):
     refused(lambda: memory(importance=value), "importance")
     refused(lambda: memory(confidence=value), "confidence")
     refused(
-        lambda: parse(
-            Belief,
-            {
-                "uid": new_id("belief"),
-                "agent_id": "a",
-                "content": "c",
-                "created_at": NOW,
-                "updated_at": NOW,
-                "certainty": value,
-            },
-        ),
+        lambda: belief(certainty=value),
         "certainty",
     )
 

@@ -12,9 +12,9 @@ from kg.ids import new_id
 
 
 @pytest.fixture
-def ws(workspace):
-    workspace.agents.add("a")
-    workspace.agents.add("b")
+def ws(ws):
+    """The two-agent workspace with a fact, a belief, a goal and a plan of agent a."""
+    workspace = ws
     fact, _ = workspace.facts.assert_fact("a", "acme", "hasCEO", "bob")
     belief = workspace.bdi.add("belief", "a", "acme grows")
     goal = workspace.bdi.add("goal", "a", "buy acme")

@@ -8,13 +8,6 @@ from kg.errors import InputError, ScopeError
 from kg.models import FactInput, parse
 
 
-@pytest.fixture
-def ws(workspace):
-    workspace.agents.add("a")
-    workspace.agents.add("b")
-    return workspace
-
-
 def rows(n, start=0, **extra):
     return [
         {"subject": f"item-{i}", "predicate": "hasIndex", "object": str(i), **extra} for i in range(start, start + n)

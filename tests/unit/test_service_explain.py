@@ -9,13 +9,6 @@ from kg.ids import new_id
 
 
 @pytest.fixture
-def ws(workspace):
-    workspace.agents.add("a")
-    workspace.agents.add("b")
-    return workspace
-
-
-@pytest.fixture
 def chain(ws):
     """f0 <- f1 <- f2 <- f3: each fact derived from the one before."""
     facts = [ws.facts.assert_fact("a", "acme", "level", "0")[0]]

@@ -8,13 +8,6 @@ from kg.errors import InputError, NotFoundError, ScopeError
 
 
 @pytest.fixture
-def ws(workspace):
-    workspace.agents.add("a")
-    workspace.agents.add("b")
-    return workspace
-
-
-@pytest.fixture
 def private(ws):
     """Agent a's private fact and BDI nodes."""
     fact, _ = ws.facts.assert_fact("a", "acme", "hasSecret", "plan-x")
