@@ -66,14 +66,18 @@ class FactService:
         batch_size: int = DEFAULT_BATCH,
         keep_uids: bool = False,
     ) -> BulkResult:
-        """Assert many facts, one transaction per batch; every fact is validated before its batch is written."""
+        """Assert many facts, one transaction per batch (facts are streamed, not all held in memory).
+
+        Each batch is validated whole before it is written. A bad item raises :class:`InputError` naming it
+        (``facts[1234].confidence``): its batch and every later one are not written, earlier batches stay
+        committed (re-asserting them is harmless: identical facts come back ``unchanged``).
+        """
         if not 1 <= batch_size <= 100_000:
             raise InputError("batch_size", "must be between 1 and 100000")
-        self.policy.require_agent(agent_id)
-        writable = set(self.policy.readable(agent_id))
+        writable = set(self.policy.readable(agent_id))  # also refuses an unknown agent
         result = BulkResult()
-        for batch in _batches(facts, batch_size):
-            inputs = [self._coerce(agent_id, item, writable) for item in batch]
+        for number, batch in enumerate(_batches(facts, batch_size)):
+            inputs = [self._item(agent_id, item, writable, number * batch_size + i) for i, item in enumerate(batch)]
             outcomes: list[AssertOutcome] = self.store.facts.assert_many(inputs, asserted_by=agent_id)
             for outcome in outcomes:
                 if outcome.status is AssertStatus.CREATED:
@@ -85,6 +89,12 @@ class FactService:
                 if keep_uids:
                     result.uids.append(outcome.uid)
         return result
+
+    def _item(self, agent_id: str, item: FactInput | dict[str, Any], writable: set[str], index: int) -> FactInput:
+        try:
+            return self._coerce(agent_id, item, writable)
+        except InputError as exc:
+            raise InputError(f"facts[{index}].{exc.field}", exc.rule) from None
 
     def _coerce(self, agent_id: str, item: FactInput | dict[str, Any], writable: set[str]) -> FactInput:
         fact = item if isinstance(item, FactInput) else parse(FactInput, {"agent_id": agent_id, **item})

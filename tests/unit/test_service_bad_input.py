@@ -61,7 +61,7 @@ def _calls(ws):
                 "a", [{"subject": "x", "predicate": "p", "object": "o"}, {"subject": "y", "predicate": "p"}]
             ),
             InputError,
-            "object",
+            "facts[1].object",
         ),
         "retract nothing": (lambda: facts.retract("a"), InputError, "retract"),
         "retract blank": (lambda: facts.retract("a", subject="  "), InputError, "subject"),

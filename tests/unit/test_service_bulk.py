@@ -54,7 +54,7 @@ def test_a_bad_item_stops_its_batch_but_not_earlier_ones(ws):
     with pytest.raises(InputError) as err:
         ws.facts.assert_many("a", [*items, *rows(1, start=5)], batch_size=3)
 
-    assert err.value.field == "confidence"
+    assert err.value.field == "facts[4].confidence"  # the index counts across batches
     assert "less than or equal to 1" in err.value.rule
     assert subjects(ws) == ["item-0", "item-1", "item-2"]  # the first batch was committed; none of the second
 
@@ -66,7 +66,7 @@ def test_a_bad_item_in_a_single_batch_writes_nothing(ws):
     with pytest.raises(InputError) as err:
         ws.facts.assert_many("a", items)
 
-    assert err.value.field == "subject"
+    assert err.value.field == "facts[3].subject"
     assert subjects(ws) == []
     assert ws.store.outbox.counts() == before
 
@@ -85,7 +85,7 @@ def test_a_bad_item_in_a_single_batch_writes_nothing(ws):
 def test_bad_items_name_the_field(ws, bad, field):
     with pytest.raises(InputError) as err:
         ws.facts.assert_many("a", [*rows(2), bad])
-    assert err.value.field == field
+    assert err.value.field == f"facts[2].{field}"
     assert subjects(ws) == []
 
 
