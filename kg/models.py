@@ -410,6 +410,22 @@ class MemoryItem(Record):
     updated_at: UtcDatetime | None = None
 
 
+class MemoryQuery(Model):
+    """Filters over memory items (the text of a search is passed separately)."""
+
+    scopes: list[Scope] = Field(min_length=1)
+    agent_id: AgentId | None = None
+    types: list[MemoryType] = Field(default_factory=list)
+    stores: list[MemoryStoreKind] = Field(default_factory=list)
+    tags: list[Tag] = Field(default_factory=list, max_length=MAX_TAGS)
+    min_importance: Unit = 0.0
+    created_after: UtcDatetime | None = None
+    include_archived: bool = False
+    only_archived: bool = False
+    order: Literal["created", "importance"] = "created"  # importance: most important, then newest
+    limit: int = Field(default=1_000, ge=1, le=1_000_000)
+
+
 # --------------------------------------------------------------------------------------------
 # Facts
 # --------------------------------------------------------------------------------------------

@@ -25,6 +25,8 @@ from kg.models import (
     FactQuery,
     Grant,
     GraphPath,
+    MemoryItem,
+    MemoryQuery,
     NodeKind,
     OutboxEvent,
     Relation,
@@ -187,6 +189,69 @@ class OutboxStore(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class StoreLimits:
+    """Capacity rules the memory store applies in the same transaction as an insert."""
+
+    working_capacity: int = 7
+    short_term_capacity: int = 200
+    short_term_ttl_seconds: int = 7_200
+
+
+@dataclass(frozen=True)
+class MemoryWriteResult:
+    """What a memory write did besides inserting: items moved or archived by the capacity rules."""
+
+    demoted: tuple[str, ...] = ()
+    archived: tuple[str, ...] = ()
+
+
+class MemoryStore(Protocol):
+    """Memory items in the working, short-term and long-term stores."""
+
+    def add(
+        self,
+        items: Sequence[MemoryItem],
+        *,
+        limits: StoreLimits,
+        now: datetime,
+        updates: Sequence[tuple[str, dict[str, Any]]] = (),
+    ) -> MemoryWriteResult:
+        """Insert items and apply ``updates`` (see :meth:`update`), then in the same transaction, per
+        owning agent: archive expired short-term items,
+        demote the oldest working items past capacity to short-term (with a fresh TTL), and archive the
+        lowest-importance short-term items past capacity (never deleting anything)."""
+        ...
+
+    def update(self, changes: Sequence[tuple[str, dict[str, Any]]], *, now: datetime) -> None:
+        """Apply field changes (store, tier, importance, expires_at, archived_at ...) in one transaction."""
+        ...
+
+    def get_many(self, uids: Iterable[str]) -> dict[str, MemoryItem]:
+        """Items by uid (any scope; callers filter)."""
+        ...
+
+    def list(self, query: MemoryQuery) -> builtins.list[MemoryItem]:
+        """Items matching the filters, ordered by (created_at, uid)."""
+        ...
+
+    def search(self, text: str, query: MemoryQuery) -> builtins.list[tuple[MemoryItem, float]]:
+        """Full-text matches (any term) with their BM25 score (lower is better), best first."""
+        ...
+
+    def archive_expired(self, agent_id: str, *, now: datetime) -> builtins.list[str]:
+        """Archive the agent's short-term items whose TTL has passed; return their uids."""
+        ...
+
+    def touch(self, uids: Sequence[str], *, now: datetime) -> None:
+        """Count an access (local usage statistics: not replicated through the outbox)."""
+        ...
+
+    def counts(self, agent_id: str) -> dict[str, dict[str, int]]:
+        """``{store: {"active": n, "archived": m}}`` for an agent's own items."""
+        ...
+
+
 class GraphStore(Protocol):
     """One backend: its ports plus life cycle and statistics."""
 
@@ -218,6 +283,11 @@ class GraphStore(Protocol):
     @property
     def relations(self) -> RelationStore:
         """Typed edges and traversals."""
+        ...
+
+    @property
+    def memory(self) -> MemoryStore:
+        """Memory items."""
         ...
 
     @property

@@ -35,6 +35,7 @@ class ScopePolicy:
 
     def check_write(self, agent_id: str, scope: str | None) -> str:
         """The scope to write (default: the agent's own); ScopeError if not allowed."""
+        self.require_agent(agent_id)  # a bad agent id is reported as such, not as a bad derived scope
         target = scope or agent_scope(agent_id)
         if not SCOPE_RE.match(target):
             raise InputError("scope", f"must be global, agent:<id>, project:<name>, user:<name> or custom:<name>, "

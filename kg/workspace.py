@@ -19,6 +19,7 @@ from kg.bdi import BDIService
 from kg.clock import Clock, SystemClock
 from kg.errors import WorkspaceError
 from kg.facts import FactService
+from kg.memory.service import MemoryService
 from kg.models import Model, describe_validation_error, format_ts, parse
 from kg.scopes import ScopePolicy
 from kg.store.sqlite import SqliteGraphStore
@@ -102,6 +103,7 @@ class Workspace:
         self.agents = AgentService(self.store, self.clock, path / "agents")
         self.facts = FactService(self.store, self.scopes)
         self.bdi = BDIService(self.store, self.scopes, self.clock)
+        self.memory = MemoryService(self.store, self.scopes, self.clock, path)
 
     def status(self) -> dict[str, Any]:
         """Workspace facts and store statistics."""

@@ -8,9 +8,10 @@ from cli.commands.agents import agent
 from cli.commands.bdi import GROUPS as BDI_GROUPS
 from cli.commands.facts import fact
 from cli.commands.graph import graph
+from cli.commands.memory import memory
 from cli.commands.scopes import scope
 from cli.commands.workspace import demo, init, status
 
-COMMANDS: list[click.Command] = [init, status, demo, agent, fact, *BDI_GROUPS, graph, scope]
+COMMANDS: list[click.Command] = [init, status, demo, agent, fact, *BDI_GROUPS, graph, scope, memory]
 
 __all__ = ["COMMANDS"]

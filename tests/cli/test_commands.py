@@ -54,6 +54,10 @@ RUNS: dict[str, tuple[str, ...]] = {
     "scope grant": ("sales-agent", "project:q3", "--by", "admin"),
     "scope revoke": ("finance-agent", "project:q3", "--by", "admin"),
     "scope list": ("finance-agent",),
+    "memory store": (*A, "JWT uses RS256", "--type", "decision", "--tags", "auth,jwt", "--store", "working"),
+    "memory recall": (*A, "acme", "--depth", "1", "--limit", "5"),
+    "memory consolidate": (*A, "--dry-run"),
+    "memory status": (*A,),
 }
 
 

@@ -11,6 +11,7 @@ from kg.store.sqlite.agents import SqliteAgentStore, SqliteScopeStore
 from kg.store.sqlite.db import Database
 from kg.store.sqlite.facts import SqliteFactStore
 from kg.store.sqlite.graph import SqliteBDIStore, SqliteRelationStore
+from kg.store.sqlite.memory import SqliteMemoryStore
 from kg.store.sqlite.outbox import SqliteOutboxStore
 
 _COUNTED_TABLES = ("agents", "grants", "bdi_nodes", "relations", "memory_items", "lineage")
@@ -28,6 +29,7 @@ class SqliteGraphStore:
         self.facts = SqliteFactStore(self.db)
         self.bdi = SqliteBDIStore(self.db)
         self.relations = SqliteRelationStore(self.db)
+        self.memory = SqliteMemoryStore(self.db)
         self.outbox = SqliteOutboxStore(self.db)
 
     def stats(self) -> dict[str, Any]:

@@ -1,0 +1,152 @@
+"""``mabos memory store|recall|consolidate|status`` (and the file commands attached in __init__)."""
+
+from __future__ import annotations
+
+import click
+from rich.table import Table
+
+from cli import render
+from cli.common import Session, agent_option, mabos_options, scope_option
+from kg.memory.consolidation import Consolidator
+from kg.memory.service import MAX_DEPTH, RecallHit
+from kg.models import MemoryStoreKind, MemoryType
+
+_TYPES = click.Choice([t.value for t in MemoryType])
+_STORES = click.Choice([s.value for s in MemoryStoreKind])
+
+
+def _tags(value: str | None) -> list[str] | None:
+    return [t.strip() for t in value.split(",") if t.strip()] if value else None
+
+
+@click.group("memory")
+def memory() -> None:
+    """Store, recall and consolidate an agent's memories (working, short-term, long-term)."""
+
+
+@memory.command("store")
+@agent_option
+@click.argument("content")
+@click.option("--type", "type_", type=_TYPES, default=None, help="Memory type (default observation).")
+@click.option("--importance", type=float, default=None, help="0..1 (default: by type, e.g. decision 0.75).")
+@click.option("--confidence", type=float, default=None, help="0..1 (default 1).")
+@click.option("--tags", default=None, help="Comma-separated tags, e.g. auth,jwt.")
+@click.option("--store", "store_", type=_STORES, default=None, help="Which store (default short_term).")
+@click.option("--source", default=None, help="Where it comes from (default 'agent').")
+@scope_option
+@mabos_options
+def store(out: Session, *, agent: str, content: str, type_: str | None, importance: float | None,
+          confidence: float | None, tags: str | None, store_: str | None, source: str | None,
+          scope: str | None) -> None:  # fmt: skip
+    """Store a memory item and append it to today's daily log.
+
+    Working memory keeps 7 items (the oldest moves to short-term); short-term keeps 200 for 2 hours
+    (then they are archived, never deleted).
+
+    Example:
+
+    \b
+      mabos memory store --agent A "JWT uses RS256" --type decision --importance 0.8 --tags auth,jwt
+    """
+    result = out.workspace().memory.store_item(
+        agent, content, type=type_, importance=importance, confidence=confidence, tags=_tags(tags),
+        store=store_, source=source, scope=scope,
+    )  # fmt: skip
+    item = result.item
+    text = render.done(f"{item.uid} stored in {item.store.value} ({item.type.value}, importance {item.importance:.2f})")
+    for uid in result.demoted:
+        text.append(f"\n  moved to short-term: {uid}", style="")
+    for uid in result.archived:
+        text.append(f"\n  archived: {uid}", style="")
+    out.emit(result, text)
+
+
+@memory.command("recall")
+@agent_option
+@click.argument("query", default="")
+@click.option("--depth", type=click.IntRange(0, None), default=0, help=f"Recursive search depth 0..{MAX_DEPTH}.")
+@click.option("--type", "types", type=_TYPES, multiple=True, help="Only this type (repeatable).")
+@click.option("--store", "stores", type=_STORES, multiple=True, help="Only this store (repeatable).")
+@click.option("--tags", default=None, help="Comma-separated tags that must all be present.")
+@click.option("--min-importance", type=float, default=None, help="0..1.")
+@click.option("--max-age", default=None, help="Only items newer than this: 90m, 36h, 7d, 2w.")
+@click.option("--include-archived", is_flag=True, help="Also recall archived items.")
+@click.option("--limit", type=int, default=20, show_default=True, help="At most this many per level (1..100).")
+@scope_option
+@mabos_options
+def recall(out: Session, *, agent: str, query: str, depth: int, types: tuple[str, ...], stores: tuple[str, ...],
+           tags: str | None, min_importance: float | None, max_age: str | None, include_archived: bool,
+           limit: int, scope: str | None) -> None:  # fmt: skip
+    """Recall memories, best first (relevance blended with importance).
+
+    With --depth N the search is repeated with the most frequent new terms of the results; each hit
+    then says which depth found it.
+
+    Example:
+
+    \b
+      mabos memory recall --agent A "authentication" --depth 2 --type decision --limit 10 --json
+    """
+    hits = out.workspace().memory.recall(
+        agent, query, limit=limit, depth=depth, types=list(types) or None, stores=list(stores) or None,
+        tags=_tags(tags), min_importance=min_importance, max_age=max_age, include_archived=include_archived,
+        scope=scope,
+    )  # fmt: skip
+    out.emit(hits, render.count(hits, "recalled item", None), _hits_table(hits))
+
+
+def _hits_table(hits: list[RecallHit]) -> Table:
+    return render.table(
+        "recall",
+        ["score", "depth", "uid", "type", "store", "importance", "content"],
+        [(f"{h.score:.3f}", "" if h.depth is None else h.depth, h.item.uid, h.item.type.value, h.item.store.value,
+          f"{h.item.importance:.2f}", h.item.content) for h in hits],
+    )  # fmt: skip
+
+
+@memory.command("consolidate")
+@agent_option
+@click.option("--dry-run", is_flag=True, help="Only show what would happen.")
+@click.option("--no-summarize", is_flag=True, help="Promote every candidate one-to-one (no merging).")
+@click.option("--min-importance", type=float, default=None, help="Candidate threshold (default 0.6).")
+@click.option("--min-access-count", type=int, default=None, help="Short-term access threshold (default 2).")
+@mabos_options
+def consolidate(out: Session, *, agent: str, dry_run: bool, no_summarize: bool, min_importance: float | None,
+                min_access_count: int | None) -> None:  # fmt: skip
+    """Promote important memories to long-term, merging ones with similar tags; rewrite MEMORY.md.
+
+    Example:
+
+    \b
+      mabos memory consolidate --agent A --dry-run --json
+    """
+    ws = out.workspace()
+    ws.scopes.require_agent(agent)
+    result = Consolidator(ws.memory).run(agent, dry_run=dry_run, summarize=not no_summarize,
+                                         min_importance=min_importance, min_access_count=min_access_count)  # fmt: skip
+    verb = "would" if dry_run else "did"
+    text = render.done(
+        f"{result.candidates} candidates: {verb} merge {len(result.groups)} groups "
+        f"({len(result.archived)} memories) and promote {len(result.promoted)} as they are"
+    )
+    for group in result.groups:
+        text.append(f"\n  {group.consolidated_uid or '(new)'} <- {', '.join(group.members)}", style="")
+    out.emit(result, text)
+
+
+@memory.command("status")
+@agent_option
+@mabos_options
+def status(out: Session, *, agent: str) -> None:
+    """Counts per store (active and archived) and the capacities.
+
+    Example:
+
+    \b
+      mabos memory status --agent A --json
+    """
+    data = out.workspace().memory.status(agent)
+    rows = [
+        (name, c["active"], c["archived"], data["capacity"][name] or "unbounded") for name, c in data["stores"].items()
+    ]
+    out.emit(data, render.table(f"memory of {agent}", ["store", "active", "archived", "capacity"], rows))

@@ -1,0 +1,113 @@
+"""Where an agent's Markdown files live, and how they are written (atomically: temp file + rename).
+
+Layout under ``<workspace>/agents/<agent_id>/`` (design §3, the OpenClaw-MABOS layout)::
+
+    memory/YYYY-MM-DD.md                 daily log (one entry per stored memory item)
+    memory/weekly/YYYY-Www.md            weekly summary (ISO week)
+    memory/monthly/YYYY-MM.md            monthly summary
+    memory/quarterly/YYYY-Qq.md          quarterly summary
+    memory/checkpoints/YYYY-MM-DD-HHmm.md
+    memory/bdi-conflicts/YYYY-MM-DD.md   conflict reports of the BDI cycle
+    memory/mabos-memory-items.md         materialized memory items
+    mabos-facts.md, mabos-beliefs.md     materialized facts and beliefs
+    MEMORY.md                            long-term memory overview (written by consolidation)
+    Beliefs.md, Desires.md, Goals.md, Intentions.md, Plans.md, Learnings.md   cognitive files
+
+A reader never sees a half-written file: every write goes to a temporary file in the same directory,
+is flushed to disk, then renamed over the target.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from datetime import date, datetime
+from pathlib import Path
+
+from kg.errors import InputError
+from kg.models import AGENT_ID_RE
+
+DAILY_LOG_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\.md$")
+
+
+def agent_dir(workspace: Path, agent_id: str) -> Path:
+    """``<workspace>/agents/<agent_id>`` (the id is validated: it must never escape the workspace)."""
+    if not AGENT_ID_RE.match(agent_id):
+        raise InputError("agent", f"must match [a-z0-9][a-z0-9_-]{{0,63}}, got {agent_id[:80]!r}")
+    return workspace / "agents" / agent_id
+
+
+def memory_dir(workspace: Path, agent_id: str) -> Path:
+    """``agents/<id>/memory``."""
+    return agent_dir(workspace, agent_id) / "memory"
+
+
+def daily_log_path(workspace: Path, agent_id: str, day: date) -> Path:
+    """``agents/<id>/memory/YYYY-MM-DD.md``."""
+    return memory_dir(workspace, agent_id) / f"{day.isoformat()}.md"
+
+
+def daily_logs(workspace: Path, agent_id: str) -> dict[date, Path]:
+    """Existing daily logs by date (files whose names are not real dates are ignored)."""
+    found: dict[date, Path] = {}
+    directory = memory_dir(workspace, agent_id)
+    if not directory.is_dir():
+        return found
+    for path in directory.iterdir():
+        match = DAILY_LOG_RE.match(path.name)
+        if match and path.is_file():
+            try:
+                found[date(int(match[1]), int(match[2]), int(match[3]))] = path
+            except ValueError:
+                continue
+    return dict(sorted(found.items()))
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` so that readers see the old or the new file, never a mix."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def atomic_append(path: Path, text: str) -> None:
+    """Append ``text`` to ``path`` atomically (rewrite + rename: daily logs stay small)."""
+    existing = path.read_text(encoding="utf-8") if path.exists() else ""
+    atomic_write(path, existing + text)
+
+
+def daily_log_entry(*, when: datetime, uid: str, type_: str, importance: float, store: str,
+                    tags: list[str], content: str) -> str:  # fmt: skip
+    """One daily-log entry; parsers rely on this shape::
+
+    ## 14:03 decision M-01J... (importance 0.80, store working)
+    tags: auth, jwt
+
+    JWT uses RS256
+
+    """
+    tag_line = f"tags: {', '.join(tags)}\n" if tags else ""
+    return (
+        f"## {when:%H:%M} {type_} {uid} (importance {importance:.2f}, store {store})\n{tag_line}\n{content.strip()}\n\n"
+    )
+
+
+def daily_log_header(day: date) -> str:
+    """First line of a new daily log."""
+    return f"# Daily log {day.isoformat()}\n\n"
+
+
+DAILY_ENTRY_RE = re.compile(
+    r"^## (?P<time>\d{2}:\d{2}) (?P<type>\w+) (?P<uid>[A-Z]-[0-9A-Z]{26}) "
+    r"\(importance (?P<importance>[\d.]+), store (?P<store>\w+)\)$",
+    re.M,
+)

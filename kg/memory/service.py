@@ -1,0 +1,241 @@
+"""Memory service: the seed tools memory_store_item, memory_recall (with recursive search R4) and
+memory_status over the three stores.
+
+Stores: working (7 items; overflow demotes the oldest to short-term), short-term (200 items, 2-hour
+TTL; expired items are archived on access, overflow archives the lowest importance), long-term
+(unbounded). Nothing is deleted: archived items stay recallable with ``include_archived``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import re
+from collections import Counter
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from kg.clock import Clock
+from kg.errors import InputError, NotFoundError
+from kg.ids import new_id
+from kg.memory.files import atomic_append, daily_log_entry, daily_log_header, daily_log_path
+from kg.models import (
+    MemoryItem,
+    MemoryQuery,
+    MemoryStoreKind,
+    MemoryType,
+    Model,
+    parse,
+)
+from kg.ports import GraphStore, StoreLimits
+from kg.scopes import ScopePolicy
+
+#: Importance of a new item when the caller gives none (the seed's table; others 0.5).
+DEFAULT_IMPORTANCE: dict[MemoryType, float] = {
+    MemoryType.IDENTITY: 0.9,
+    MemoryType.GOAL: 0.8,
+    MemoryType.DECISION: 0.75,
+    MemoryType.PREFERENCE: 0.7,
+    MemoryType.LESSON: 0.65,
+    MemoryType.SKILL: 0.6,
+    MemoryType.FACT: 0.5,
+    MemoryType.EVENT: 0.4,
+}
+FALLBACK_IMPORTANCE = 0.5
+MAX_RECALL_LIMIT = 100
+MAX_DEPTH = 3
+#: Weight of the lexical score against importance in the blended recall score.
+LEXICAL_WEIGHT = 0.7
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhdw])$")
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800}
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+class RecallHit(Model):
+    """One recalled item with its score breakdown; ``depth`` is set only for recursive searches."""
+
+    item: MemoryItem
+    score: float
+    lexical: float
+    importance: float
+    depth: int | None = None
+    query: str
+
+
+class StoreResult(Model):
+    """A stored item and what the capacity rules did around it."""
+
+    item: MemoryItem
+    demoted: builtins.list[str] = Field(default_factory=list)
+    archived: builtins.list[str] = Field(default_factory=list)
+    daily_log: str
+
+
+def parse_max_age(value: str | float | timedelta | None) -> timedelta | None:
+    """``"7d"``, ``"36h"``, ``"90m"``, ``"2w"`` or a number of days -> timedelta."""
+    if value is None or isinstance(value, timedelta):
+        return value
+    if isinstance(value, int | float):
+        if value <= 0:
+            raise InputError("max_age", "must be positive")
+        return timedelta(days=float(value))
+    match = _DURATION.match(value.strip().lower())
+    if not match or float(match[1]) <= 0:
+        raise InputError("max_age", f"must look like 90m, 36h, 7d or 2w, got {value!r}")
+    return timedelta(seconds=float(match[1]) * _UNITS[match[2]])
+
+
+def new_terms(hits: builtins.list[RecallHit], known: set[str], *, limit: int = 5) -> builtins.list[str]:
+    """The most frequent words (longer than 3 characters) and tags of ``hits`` not yet searched for."""
+    counts: Counter[str] = Counter()
+    for hit in hits:
+        counts.update(w for w in (m.lower() for m in _WORD.findall(hit.item.content)) if len(w) > 3)
+        counts.update(tag.lower() for tag in hit.item.tags)
+    ranked = sorted(((n, term) for term, n in counts.items() if term not in known), key=lambda p: (-p[0], p[1]))
+    return [term for _, term in ranked[:limit]]
+
+
+class MemoryService:
+    """Memory items of a workspace's agents."""
+
+    def __init__(self, store: GraphStore, policy: ScopePolicy, clock: Clock, workspace: Path | None,
+                 limits: StoreLimits | None = None) -> None:  # fmt: skip
+        self.store = store
+        self.policy = policy
+        self.clock = clock
+        self.workspace = workspace
+        self.limits = limits or StoreLimits()
+
+    # ------------------------------------------------------------------ writes
+
+    def store_item(self, agent_id: str, content: str, **fields: Any) -> StoreResult:
+        """Store one item (default store short-term; importance from its type when not given)."""
+        fields = {k: v for k, v in fields.items() if v is not None}
+        scope = self.policy.check_write(agent_id, fields.pop("scope", None))
+        now = self.clock.now()
+        data: dict[str, Any] = {"uid": new_id("memory"), "agent_id": agent_id, "scope": scope, "content": content,
+                                "created_at": now, "updated_at": now, **fields}  # fmt: skip
+        item = parse(MemoryItem, data)
+        if "importance" not in fields:
+            item.importance = DEFAULT_IMPORTANCE.get(item.type, FALLBACK_IMPORTANCE)
+        if item.store is MemoryStoreKind.SHORT_TERM and item.expires_at is None:
+            item.expires_at = now + timedelta(seconds=self.limits.short_term_ttl_seconds)
+        elif item.store is not MemoryStoreKind.SHORT_TERM:
+            item.expires_at = None
+        result = self.store.memory.add([item], limits=self.limits, now=now)
+        log = self._log(item)
+        return StoreResult(item=item, demoted=list(result.demoted), archived=list(result.archived), daily_log=log)
+
+    def _log(self, item: MemoryItem) -> str:
+        if self.workspace is None:
+            return ""
+        path = daily_log_path(self.workspace, item.agent_id, item.created_at.date())
+        entry = daily_log_entry(when=item.created_at, uid=item.uid, type_=item.type.value, importance=item.importance,
+                                store=item.store.value, tags=item.tags, content=item.content)  # fmt: skip
+        atomic_append(path, entry if path.exists() else daily_log_header(item.created_at.date()) + entry)
+        return str(path)
+
+    def prune_expired(self, agent_id: str) -> builtins.list[str]:
+        """Archive the agent's expired short-term items (done on every access); return their uids."""
+        self.policy.require_agent(agent_id)
+        return self.store.memory.archive_expired(agent_id, now=self.clock.now())
+
+    def update(self, agent_id: str, uid: str, **changes: Any) -> MemoryItem:
+        """Change an item the agent may write (store, tier, importance, tags, type, archived_at ...)."""
+        item = self.get(agent_id, uid)
+        self.policy.check_write(agent_id, item.scope)
+        merged = parse(MemoryItem, {**item.model_dump(), **changes})
+        fields = {k: getattr(merged, k) for k in changes}
+        self.store.memory.update([(uid, fields)], now=self.clock.now())
+        return self.get(agent_id, uid)
+
+    # ------------------------------------------------------------------ reads
+
+    def get(self, agent_id: str, uid: str) -> MemoryItem:
+        """One item visible to the agent."""
+        scopes = self.policy.readable(agent_id)
+        item = self.store.memory.get_many([uid]).get(uid)
+        if item is None or item.scope not in scopes:
+            raise NotFoundError(f"uid: no memory item {uid!r} visible to {agent_id!r}")
+        return item
+
+    def list_items(self, agent_id: str, *, include_archived: bool = True, limit: int | None = None,
+                   **filters: Any) -> builtins.list[MemoryItem]:  # fmt: skip
+        """The agent's own items (any store), ordered by (created_at, uid)."""
+        query = self._query(agent_id, include_archived=include_archived, limit=limit or 1_000_000,
+                            owner=agent_id, **filters)  # fmt: skip
+        return self.store.memory.list(query)
+
+    def _query(self, agent_id: str, *, owner: str | None = None, **filters: Any) -> MemoryQuery:
+        scopes = self.policy.narrow(agent_id, filters.pop("scope", None))
+        max_age = parse_max_age(filters.pop("max_age", None))
+        if max_age is not None:
+            filters["created_after"] = self.clock.now() - max_age
+        data = {"scopes": scopes, "agent_id": owner, **{k: v for k, v in filters.items() if v is not None}}
+        return parse(MemoryQuery, data)
+
+    def recall(self, agent_id: str, query: str = "", *, limit: int = 20, depth: int = 0,
+               **filters: Any) -> builtins.list[RecallHit]:  # fmt: skip
+        """Items visible to the agent, best first: BM25 relevance blended with importance.
+
+        Filters: ``types``, ``stores``, ``tags`` (all must be present), ``min_importance``, ``max_age``
+        (``"7d"``), ``scope``, ``include_archived``. ``depth`` 1..3 searches again with the most frequent
+        new terms of each level's results (R4); hits then carry the depth that found them. Returned items
+        have their access count and time updated.
+        """
+        if not 1 <= limit <= MAX_RECALL_LIMIT:
+            raise InputError("limit", f"must be between 1 and {MAX_RECALL_LIMIT}")
+        if not 0 <= depth <= MAX_DEPTH:
+            raise InputError("depth", f"must be between 0 and {MAX_DEPTH}")
+        self.prune_expired(agent_id)
+        base = self._query(agent_id, limit=max(20, 4 * limit), **filters)
+        hits = self._search(query, base, limit, depth=0 if depth else None)
+        seen = {h.item.uid for h in hits}
+        known = {w.lower() for w in _WORD.findall(query)}
+        level = hits
+        for d in range(1, depth + 1):
+            terms = new_terms(level, known)
+            if not terms:
+                break
+            known.update(terms)
+            level = [h for h in self._search(" ".join(terms), base, limit, depth=d) if h.item.uid not in seen]
+            seen.update(h.item.uid for h in level)
+            hits += level
+        self.store.memory.touch([h.item.uid for h in hits], now=self.clock.now())
+        return hits
+
+    def _search(self, text: str, base: MemoryQuery, limit: int, *, depth: int | None) -> builtins.list[RecallHit]:
+        if not text.strip():  # no query: the most important, then the newest
+            items = self.store.memory.list(base.model_copy(update={"order": "importance"}))
+            return [RecallHit(item=i, score=round((1 - LEXICAL_WEIGHT) * i.importance, 6), lexical=0.0,
+                              importance=i.importance, depth=depth, query=text) for i in items[:limit]]  # fmt: skip
+        found = self.store.memory.search(text, base)
+        if not found:
+            return []
+        best = min(rank for _, rank in found)  # BM25: more negative is better
+        hits = []
+        for item, rank in found:
+            lexical = rank / best if best < 0 else 0.0
+            score = LEXICAL_WEIGHT * lexical + (1 - LEXICAL_WEIGHT) * item.importance
+            hits.append(RecallHit(item=item, score=round(score, 6), lexical=round(lexical, 6),
+                                  importance=item.importance, depth=depth, query=text))  # fmt: skip
+        hits.sort(key=lambda h: (-h.score, h.item.uid))
+        return hits[:limit]
+
+    def status(self, agent_id: str) -> dict[str, Any]:
+        """Counts per store, capacities and the daily log of today."""
+        self.prune_expired(agent_id)
+        counts = self.store.memory.counts(agent_id)
+        return {
+            "agent_id": agent_id,
+            "stores": counts,
+            "capacity": {
+                "working": self.limits.working_capacity,
+                "short_term": self.limits.short_term_capacity,
+                "long_term": None,
+            },
+            "short_term_ttl_seconds": self.limits.short_term_ttl_seconds,
+            "total": sum(c["active"] + c["archived"] for c in counts.values()),
+        }

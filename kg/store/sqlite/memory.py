@@ -1,0 +1,279 @@
+"""SQLite adapter of the memory port: inserts with capacity rules, updates, filters, FTS5 search."""
+
+from __future__ import annotations
+
+import builtins
+import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from kg.errors import InputError, NotFoundError
+from kg.models import MemoryItem, MemoryQuery, format_ts
+from kg.ports import MemoryWriteResult, StoreLimits
+from kg.store.sqlite.db import Database
+
+_FIELDS = (
+    "uid", "agent_id", "scope", "content", "type", "store", "importance", "confidence", "source", "tags", "tier",
+    "access_count", "accessed_at", "expires_at", "archived_at", "created_at", "updated_at",
+)  # fmt: skip
+_COLUMNS = ", ".join(f"m.{f}" for f in _FIELDS)
+_UPDATABLE = frozenset({"store", "tier", "importance", "confidence", "expires_at", "archived_at", "tags", "type"})
+
+# One outbox event per selected item, its payload the item's JSON built in SQL.
+_MEMORY_EVENTS = """
+INSERT INTO outbox(aggregate, op, record_uid, agent_id, scope, payload, created_at)
+SELECT 'memory', 'upsert', m.uid, m.agent_id, m.scope, json_object(
+    'uid', m.uid, 'agent_id', m.agent_id, 'scope', m.scope, 'content', m.content, 'type', m.type,
+    'store', m.store, 'importance', m.importance, 'confidence', m.confidence, 'source', m.source,
+    'tags', json(m.tags), 'tier', m.tier, 'expires_at', m.expires_at, 'archived_at', m.archived_at,
+    'created_at', m.created_at, 'updated_at', m.updated_at,
+    'derived_from', json(COALESCE((SELECT json_group_array(parent_uid) FROM
+        (SELECT parent_uid FROM lineage WHERE child_uid = m.uid ORDER BY position)), '[]'))
+), ?
+FROM memory_items m WHERE m.uid IN ({marks})
+"""
+
+
+def _ts(value: datetime | None) -> str | None:
+    return format_ts(value) if value is not None else None
+
+
+def _marks(values: Sequence[Any]) -> str:
+    return ",".join("?" * len(values))
+
+
+class SqliteMemoryStore:
+    """Memory items in the embedded store."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # ------------------------------------------------------------------ writes
+
+    def add(
+        self,
+        items: Sequence[MemoryItem],
+        *,
+        limits: StoreLimits,
+        now: datetime,
+        updates: Sequence[tuple[str, dict[str, Any]]] = (),
+    ) -> MemoryWriteResult:
+        """Insert items, apply ``updates`` and the capacity rules for the owners, in one transaction."""
+        if not items and not updates:
+            return MemoryWriteResult()
+        rows = [self._row(item) for item in items]
+        with self.db.write() as conn:
+            agents = sorted({item.agent_id for item in items})
+            known = {
+                r[0] for r in conn.execute(f"SELECT agent_id FROM agents WHERE agent_id IN ({_marks(agents)})", agents)
+            }
+            missing = [a for a in agents if a not in known]
+            if missing:
+                raise NotFoundError(f"agent_id: no agent {missing[0]!r}")
+            conn.executemany(
+                f"INSERT INTO memory_items({', '.join(_FIELDS)}) VALUES ({_marks(_FIELDS)})",
+                rows,
+            )
+            conn.executemany(
+                "INSERT OR IGNORE INTO lineage(child_uid, parent_uid, position) VALUES (?, ?, ?)",
+                [(item.uid, parent, i) for item in items for i, parent in enumerate(item.derived_from)],
+            )
+            stamp = format_ts(now)
+            self._apply(conn, updates, stamp)
+            demoted: list[str] = []
+            archived: list[str] = []
+            for agent_id in agents:
+                archived += self._archive_expired(conn, agent_id, stamp)
+                demoted += self._demote_working(conn, agent_id, limits, now)
+                archived += self._evict_short_term(conn, agent_id, limits, stamp)
+            changed = sorted({*(i.uid for i in items), *(uid for uid, _ in updates), *demoted, *archived})
+            self._events(conn, changed, stamp)
+        return MemoryWriteResult(demoted=tuple(demoted), archived=tuple(archived))
+
+    @staticmethod
+    def _row(item: MemoryItem) -> tuple[Any, ...]:
+        data = item.model_dump(mode="json")
+        data["tags"] = json.dumps(item.tags)
+        data["updated_at"] = data["updated_at"] or data["created_at"]
+        return tuple(data[f] for f in _FIELDS)
+
+    @staticmethod
+    def _archive_expired(conn: sqlite3.Connection, agent_id: str, stamp: str) -> list[str]:
+        rows = conn.execute(
+            "UPDATE memory_items SET archived_at = ?, updated_at = ? WHERE agent_id = ? AND store = 'short_term' "
+            "AND archived_at IS NULL AND expires_at IS NOT NULL AND expires_at <= ? RETURNING uid",
+            (stamp, stamp, agent_id, stamp),
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    @staticmethod
+    def _demote_working(conn: sqlite3.Connection, agent_id: str, limits: StoreLimits, now: datetime) -> list[str]:
+        expires = format_ts(now + timedelta(seconds=limits.short_term_ttl_seconds))
+        rows = conn.execute(
+            "UPDATE memory_items SET store = 'short_term', expires_at = ?, updated_at = ? WHERE uid IN ("
+            " SELECT uid FROM memory_items WHERE agent_id = ? AND store = 'working' AND archived_at IS NULL"
+            " ORDER BY created_at DESC, uid DESC LIMIT -1 OFFSET ?) RETURNING uid",
+            (expires, format_ts(now), agent_id, limits.working_capacity),
+        ).fetchall()
+        return sorted(r[0] for r in rows)
+
+    @staticmethod
+    def _evict_short_term(conn: sqlite3.Connection, agent_id: str, limits: StoreLimits, stamp: str) -> list[str]:
+        rows = conn.execute(
+            "UPDATE memory_items SET archived_at = ?, updated_at = ? WHERE uid IN ("
+            " SELECT uid FROM memory_items WHERE agent_id = ? AND store = 'short_term' AND archived_at IS NULL"
+            " ORDER BY importance DESC, created_at DESC, uid DESC LIMIT -1 OFFSET ?) RETURNING uid",
+            (stamp, stamp, agent_id, limits.short_term_capacity),
+        ).fetchall()
+        return sorted(r[0] for r in rows)
+
+    def _events(self, conn: sqlite3.Connection, uids: Sequence[str], stamp: str) -> None:
+        for start in range(0, len(uids), 900):
+            chunk = list(uids[start : start + 900])
+            conn.execute(_MEMORY_EVENTS.format(marks=_marks(chunk)), [stamp, *chunk])
+
+    def update(self, changes: Sequence[tuple[str, dict[str, Any]]], *, now: datetime) -> None:
+        """Apply validated field changes to items (one transaction, one outbox event per item)."""
+        if not changes:
+            return
+        stamp = format_ts(now)
+        with self.db.write() as conn:
+            self._apply(conn, changes, stamp)
+            self._events(conn, [uid for uid, _ in changes], stamp)
+
+    @staticmethod
+    def _apply(conn: sqlite3.Connection, changes: Sequence[tuple[str, dict[str, Any]]], stamp: str) -> None:
+        for uid, fields in changes:
+            unknown = sorted(set(fields) - _UPDATABLE)
+            if unknown:
+                raise InputError(unknown[0], f"cannot be changed (changeable: {', '.join(sorted(_UPDATABLE))})")
+            values = {k: (json.dumps(v) if k == "tags" else _ts(v) if isinstance(v, datetime) else v)
+                      for k, v in fields.items()}  # fmt: skip
+            sets = "".join(f"{k} = :{k}, " for k in sorted(values))
+            cur = conn.execute(
+                f"UPDATE memory_items SET {sets}updated_at = :updated_at_ WHERE uid = :uid_",
+                {**values, "updated_at_": stamp, "uid_": uid},
+            )
+            if cur.rowcount != 1:
+                raise NotFoundError(f"uid: no memory item {uid!r}")
+
+    def archive_expired(self, agent_id: str, *, now: datetime) -> list[str]:
+        """Archive expired short-term items of one agent (with their outbox events)."""
+        stamp = format_ts(now)
+        with self.db.write() as conn:
+            archived = self._archive_expired(conn, agent_id, stamp)
+            self._events(conn, archived, stamp)
+        return archived
+
+    def touch(self, uids: Sequence[str], *, now: datetime) -> None:
+        """Increment access counts (no outbox event: usage statistics stay local)."""
+        if not uids:
+            return
+        stamp = format_ts(now)
+        with self.db.write() as conn:
+            conn.execute(
+                "UPDATE memory_items SET access_count = access_count + 1, accessed_at = ? "
+                f"WHERE uid IN ({_marks(uids)})",
+                [stamp, *uids],
+            )
+
+    # ------------------------------------------------------------------ reads
+
+    @staticmethod
+    def _where(query: MemoryQuery) -> tuple[list[str], list[Any]]:
+        where = [f"m.scope IN ({_marks(query.scopes)})"]
+        params: list[Any] = list(query.scopes)
+        if query.agent_id is not None:
+            where.append("m.agent_id = ?")
+            params.append(query.agent_id)
+        for column, values in (("type", query.types), ("store", query.stores)):
+            if values:
+                where.append(f"m.{column} IN ({_marks(values)})")
+                params.extend(v.value for v in values)
+        for tag in query.tags:  # every given tag must be present
+            where.append("EXISTS (SELECT 1 FROM json_each(m.tags) WHERE json_each.value = ?)")
+            params.append(tag)
+        if query.min_importance > 0:
+            where.append("m.importance >= ?")
+            params.append(query.min_importance)
+        if query.created_after is not None:
+            where.append("m.created_at >= ?")
+            params.append(format_ts(query.created_after))
+        if query.only_archived:
+            where.append("m.archived_at IS NOT NULL")
+        elif not query.include_archived:
+            where.append("m.archived_at IS NULL")
+        return where, params
+
+    def list(self, query: MemoryQuery) -> builtins.list[MemoryItem]:
+        """Items matching ``query`` in creation order."""
+        where, params = self._where(query)
+        order = "m.created_at, m.uid" if query.order == "created" else "m.importance DESC, m.created_at DESC, m.uid"
+        rows = self.db.read(
+            f"SELECT {_COLUMNS} FROM memory_items m WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ?",
+            [*params, query.limit],
+        )
+        return self._to_items(rows)
+
+    def search(self, text: str, query: MemoryQuery) -> builtins.list[tuple[MemoryItem, float]]:
+        """Items whose content or tags contain any term of ``text``, best BM25 first."""
+        terms = [t for t in "".join(ch if ch.isalnum() else " " for ch in text).split() if t]
+        if not terms:
+            return []
+        match = " OR ".join(f'"{t}"' for t in dict.fromkeys(terms))
+        where, params = self._where(query)
+        rows = self.db.read(
+            f"SELECT {_COLUMNS}, bm25(memory_fts) AS rank FROM memory_fts "
+            f"JOIN memory_items m ON m.seq = memory_fts.rowid WHERE memory_fts MATCH ? AND {' AND '.join(where)} "
+            "ORDER BY rank, m.uid LIMIT ?",
+            [match, *params, query.limit],
+        )
+        items = self._to_items(rows)
+        return [(item, float(row["rank"])) for item, row in zip(items, rows, strict=True)]
+
+    def get_many(self, uids: Iterable[str]) -> dict[str, MemoryItem]:
+        """Items by uid."""
+        wanted = list(dict.fromkeys(uids))
+        found: dict[str, MemoryItem] = {}
+        for start in range(0, len(wanted), 900):
+            chunk = wanted[start : start + 900]
+            rows = self.db.read(f"SELECT {_COLUMNS} FROM memory_items m WHERE m.uid IN ({_marks(chunk)})", chunk)
+            found.update((item.uid, item) for item in self._to_items(rows))
+        return found
+
+    def counts(self, agent_id: str) -> dict[str, dict[str, int]]:
+        """Active and archived items per store for one agent."""
+        result = {s: {"active": 0, "archived": 0} for s in ("working", "short_term", "long_term")}
+        for row in self.db.read(
+            "SELECT store, COUNT(*) - COUNT(archived_at) AS active, COUNT(archived_at) AS archived "
+            "FROM memory_items WHERE agent_id = ? GROUP BY store",
+            (agent_id,),
+        ):
+            result[row["store"]] = {"active": int(row["active"]), "archived": int(row["archived"])}
+        return result
+
+    def _to_items(self, rows: builtins.list[sqlite3.Row]) -> builtins.list[MemoryItem]:
+        if not rows:
+            return []
+        uids = [r["uid"] for r in rows]
+        lineage: dict[str, builtins.list[str]] = {}
+        for start in range(0, len(uids), 900):
+            chunk = uids[start : start + 900]
+            for link in self.db.read(
+                f"SELECT child_uid, parent_uid FROM lineage WHERE child_uid IN ({_marks(chunk)}) "
+                "ORDER BY child_uid, position",
+                chunk,
+            ):
+                lineage.setdefault(link["child_uid"], []).append(link["parent_uid"])
+        return [
+            MemoryItem.model_validate(
+                {
+                    **{f: row[f] for f in _FIELDS},
+                    "tags": json.loads(row["tags"]),
+                    "derived_from": lineage.get(row["uid"], []),
+                }
+            )
+            for row in rows
+        ]
