@@ -15,8 +15,10 @@ are. ``summarize=False`` moves every candidate one-to-one; ``dry_run`` only repo
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Sequence
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -62,10 +64,17 @@ class ConsolidationOptions(Model):
     threshold: Unit = JACCARD_THRESHOLD
 
 
+def similar(a: frozenset[str], b: frozenset[str], threshold: float) -> bool:
+    """``jaccard(a, b) > threshold`` without the division (both groupings use this test)."""
+    shared = len(a & b)
+    return shared > threshold * (len(a) + len(b) - shared) and shared > 0
+
+
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     """Size of the intersection over size of the union (0 for two empty sets)."""
-    union = len(a | b)
-    return len(a & b) / union if union else 0.0
+    shared = len(a & b)
+    union = len(a) + len(b) - shared
+    return shared / union if union else 0.0
 
 
 def _ordered(items: Sequence[MemoryItem]) -> list[MemoryItem]:
@@ -81,18 +90,25 @@ def group_by_tags(items: Sequence[MemoryItem], threshold: float = JACCARD_THRESH
         for tag in item_tags:
             index[tag].append(position)
     grouped = [False] * len(ordered)
+    checked = [-1] * len(ordered)  # the seed that last examined each item: each pair is scored once
     groups = []
     for seed, seed_tags in enumerate(tags):
         if grouped[seed]:
             continue
         grouped[seed] = True
-        partners = sorted({p for tag in seed_tags for p in index[tag] if p > seed and not grouped[p]})
         members = [seed]
-        for p in partners:
-            if jaccard(seed_tags, tags[p]) > threshold:
-                grouped[p] = True
-                members.append(p)
-        groups.append([ordered[m] for m in members])
+        # Whether a partner joins depends only on the seed's tags and on earlier seeds, not on the order
+        # partners are examined in, so buckets are scanned as they come (past the seed) and members sorted.
+        for tag in seed_tags:
+            bucket = index[tag]
+            for p in islice(bucket, bisect_right(bucket, seed), None):
+                if grouped[p] or checked[p] == seed:
+                    continue
+                checked[p] = seed
+                if similar(seed_tags, tags[p], threshold):
+                    grouped[p] = True
+                    members.append(p)
+        groups.append([ordered[m] for m in sorted(members)])
     return groups
 
 
@@ -108,7 +124,7 @@ def group_naive(items: Sequence[MemoryItem], threshold: float = JACCARD_THRESHOL
         grouped[seed] = True
         members = [seed]
         for other in range(seed + 1, len(ordered)):
-            if not grouped[other] and jaccard(tags[seed], tags[other]) > threshold:
+            if not grouped[other] and similar(tags[seed], tags[other], threshold):
                 grouped[other] = True
                 members.append(other)
         groups.append([ordered[m] for m in members])
@@ -146,27 +162,32 @@ class Consolidator:
         self.memory.prune_expired(agent_id)
         found = self.candidates(agent_id, opts)
         groups = group_by_tags(found, opts.threshold) if summarize else [[i] for i in _ordered(found)]
-        result = ConsolidationResult(agent_id=agent_id, dry_run=dry_run, summarize=summarize, candidates=len(found))
         new_items: list[MemoryItem] = []
         updates: list[tuple[str, dict[str, Any]]] = []
+        planned: list[ConsolidationGroup] = []
+        promoted: list[str] = []
+        archived: list[str] = []  # with dry_run: what would be archived
         now = self.memory.clock.now()
         for members in groups:
             if len(members) == 1:
-                result.promoted.append(members[0].uid)
+                promoted.append(members[0].uid)
                 updates.append((members[0].uid, {"store": MemoryStoreKind.LONG_TERM, "expires_at": None}))
                 continue
             merged = self._merge(agent_id, members, now)
+            archived += (m.uid for m in members)
             group = ConsolidationGroup(members=[m.uid for m in members], content=merged.content, tags=merged.tags)
-            result.archived += group.members  # with dry_run: what would be archived
+            planned.append(group if dry_run else group.model_copy(update={"consolidated_uid": merged.uid}))
             if not dry_run:
-                group.consolidated_uid = merged.uid
                 new_items.append(merged)
                 updates += [(m.uid, {"archived_at": now}) for m in members]
-            result.groups.append(group)
+        memory_file = None
         if not dry_run:
             self.memory.store.memory.add(new_items, limits=self.memory.limits, now=now, updates=updates)
-            result.memory_file = self.write_memory_file(agent_id)
-        return result
+            memory_file = self.write_memory_file(agent_id)
+        return ConsolidationResult(
+            agent_id=agent_id, dry_run=dry_run, summarize=summarize, candidates=len(found), groups=planned,
+            promoted=promoted, archived=archived, memory_file=memory_file,
+        )  # fmt: skip
 
     @staticmethod
     def _merge(agent_id: str, members: Sequence[MemoryItem], now: Any) -> MemoryItem:

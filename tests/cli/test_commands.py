@@ -58,6 +58,7 @@ RUNS: dict[str, tuple[str, ...]] = {
     "memory recall": (*A, "acme", "--depth", "1", "--limit", "5"),
     "memory consolidate": (*A, "--dry-run"),
     "memory status": (*A,),
+    "bdi cycle": (*A,),
 }
 
 
