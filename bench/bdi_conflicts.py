@@ -73,22 +73,26 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--skip-naive", action="store_true", help="do not run the all-pairs loop")
     args = parser.parse_args()
+    print(json.dumps(run(args.beliefs, args.subjects, args.seed, skip_naive=args.skip_naive)))
 
+
+def run(n_beliefs: int, subjects: int, seed: int, *, skip_naive: bool = False) -> dict[str, Any]:
+    """Build ``n_beliefs`` beliefs in a temporary workspace and time conflict detection and the cycle."""
     root = Path(tempfile.mkdtemp(prefix="mabos-bench-bdi-"))
     try:
         with kg.init_workspace(root / "ws") as ws:
             ws.agents.add(AGENT)
-            rows = synthetic_beliefs(args.beliefs, subjects=args.subjects, seed=args.seed)
+            rows = synthetic_beliefs(n_beliefs, subjects=subjects, seed=seed)
             _, build_s = timed(lambda: [ws.bdi.add(NodeKind.BELIEF, AGENT, c, certainty=p) for c, p in rows])
             beliefs, load_s = timed(ws.bdi.list, AGENT, NodeKind.BELIEF, owner=AGENT, status="active", limit=100_000)
             conflicts, detect_s = timed(detect_belief_conflicts, beliefs)
             result, cycle_s = timed(run_cycle, ws, AGENT)
-            naive, naive_s = (None, None) if args.skip_naive else timed(naive_pairs, beliefs)
+            naive, naive_s = (None, None) if skip_naive else timed(naive_pairs, beliefs)
         pairs = sum(c.pairs for c in conflicts)
         report: dict[str, Any] = {
             "benchmark": "bdi_conflicts",
             "beliefs": len(beliefs),
-            "subjects": args.subjects,
+            "subjects": subjects,
             "conflict_groups": len(conflicts),
             "conflict_pairs": pairs,
             "chunks": result.chunks_processed,
@@ -103,7 +107,7 @@ def main() -> None:
             "python": platform.python_version(),
             "machine": platform.machine(),
         }
-        print(json.dumps(report))
+        return report
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

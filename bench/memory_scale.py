@@ -23,6 +23,10 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bdi_conflicts  # the conflict-detection benchmark (also runnable alone)
+import hierarchy  # the time-hierarchy benchmark (also runnable alone)
 
 import kg
 from kg.clock import FixedClock
@@ -87,12 +91,19 @@ def consolidation(root: Path, n: int, seed: int) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--candidates", type=int, default=10_000)
+    parser.add_argument("--beliefs", type=int, default=10_000)
+    parser.add_argument("--days", type=int, default=365, help="days of daily logs for the hierarchy build")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--dir", type=Path, default=None, help="where to build workspaces (default: a temp dir)")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="mabos-memory-bench-", dir=args.dir))
     try:
-        report = {"benchmark": "memory_scale", "consolidation": consolidation(root, args.candidates, args.seed)}
+        report = {
+            "benchmark": "memory_scale",
+            "consolidation": consolidation(root, args.candidates, args.seed),
+            "conflicts": bdi_conflicts.run(args.beliefs, max(1, args.beliefs // 4), args.seed),
+            "hierarchy": hierarchy.run(args.days, 20, args.seed),
+        }
         report["python"] = platform.python_version()
         print(json.dumps(report))
     finally:

@@ -6,6 +6,7 @@ import click
 from rich.table import Table
 
 from cli import render
+from cli.commands.memory_files import checkpoint, hierarchy
 from cli.common import Session, agent_option, mabos_options, scope_option
 from kg.memory.consolidation import Consolidator
 from kg.memory.service import MAX_DEPTH, RecallHit
@@ -150,3 +151,7 @@ def status(out: Session, *, agent: str) -> None:
         (name, c["active"], c["archived"], data["capacity"][name] or "unbounded") for name, c in data["stores"].items()
     ]
     out.emit(data, render.table(f"memory of {agent}", ["store", "active", "archived", "capacity"], rows))
+
+
+memory.add_command(checkpoint)
+memory.add_command(hierarchy)

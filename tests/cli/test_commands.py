@@ -59,6 +59,9 @@ RUNS: dict[str, tuple[str, ...]] = {
     "memory consolidate": (*A, "--dry-run"),
     "memory status": (*A,),
     "bdi cycle": (*A,),
+    "memory checkpoint": (*A, "--context", "Closing the Acme deal", "--decision", "Annual plan"),
+    "memory hierarchy build": (*A,),
+    "memory hierarchy search": (*A, "acme", "--level", "daily"),
 }
 
 
