@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cli import demo_memory
 from kg.errors import ScopeError, WorkspaceError
 from kg.ids import new_id
 from kg.models import BDINode, Fact, GraphPath
@@ -86,12 +87,16 @@ def build_demo(path: Path) -> DemoReport:
         _facts(ws, report.section("Facts"))
         _bdi(ws, report.section("BDI graph"))
         _scopes(ws, report.section("Scopes"))
+        demo_memory.memory(ws, SALES, report.section("Memory"))
+        demo_memory.bdi_cycle(ws, SALES, report.section("BDI maintenance"))
         _status(ws, report.section("Status"))
     where = f"mabos --workspace {path}"
     report.try_commands = [
         f"{where} fact query --agent {SALES} --subject acme",
         f"{where} graph path --agent {SALES} belief goal plan",
         f"{where} goal list --agent {SALES} --json",
+        f'{where} memory recall --agent {SALES} "acme security" --depth 2',
+        f"{where} bdi cycle --agent {SALES} --json",
     ]
     return report
 

@@ -6,6 +6,7 @@ import click
 from rich.table import Table
 
 from cli import render
+from cli.commands.memory_export import COMMANDS as EXPORT_COMMANDS
 from cli.commands.memory_files import checkpoint, hierarchy
 from cli.common import Session, agent_option, mabos_options, scope_option
 from kg.memory.consolidation import Consolidator
@@ -155,3 +156,5 @@ def status(out: Session, *, agent: str) -> None:
 
 memory.add_command(checkpoint)
 memory.add_command(hierarchy)
+for _command in EXPORT_COMMANDS:
+    memory.add_command(_command)

@@ -200,7 +200,9 @@ class MemoryService:
             if not terms:
                 break
             known.update(terms)
-            level = [h for h in self._search(" ".join(terms), base, limit, depth=d) if h.item.uid not in seen]
+            # ask for enough to still have `limit` new hits after dropping the ones already found
+            found = self._search(" ".join(terms), base, limit + len(seen), depth=d)
+            level = [h for h in found if h.item.uid not in seen][:limit]
             seen.update(h.item.uid for h in level)
             hits += level
         self.store.memory.touch([h.item.uid for h in hits], now=self.clock.now())

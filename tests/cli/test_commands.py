@@ -62,6 +62,9 @@ RUNS: dict[str, tuple[str, ...]] = {
     "memory checkpoint": (*A, "--context", "Closing the Acme deal", "--decision", "Annual plan"),
     "memory hierarchy build": (*A,),
     "memory hierarchy search": (*A, "acme", "--level", "daily"),
+    "memory materialize": (*A,),
+    "memory export": (*A, "--kind", "all"),
+    "memory import": (*A,),
 }
 
 

@@ -223,3 +223,13 @@ def test_status_counts(memories):
     }
     assert status["capacity"] == {"working": 7, "short_term": 200, "long_term": None}
     assert MemoryStoreKind.SHORT_TERM.value in status["stores"]
+
+
+def test_deeper_levels_still_find_new_items_when_their_best_matches_were_already_found(ws):
+    # depth 0 finds the two "alpha" items; their shared new term "beta" ranks them first again at depth 1,
+    # so with limit 2 a level that cut before de-duplicating would find nothing new
+    ws.memory.store_item("a", "alpha beta beta beta", importance=0.9)
+    ws.memory.store_item("a", "alpha beta beta beta beta", importance=0.9)
+    ws.memory.store_item("a", "beta only here", importance=0.1)
+    hits = ws.memory.recall("a", "alpha", limit=2, depth=1)
+    assert [(h.item.content, h.depth) for h in hits][-1] == ("beta only here", 1)
