@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from kg.clock import FixedClock
 from kg.memory.checkpoints import latest_checkpoint, write_checkpoint
 from kg.memory.cognitive import export_cognitive
-from kg.memory.consolidation import Consolidator
+from kg.memory.consolidation import consolidate
 from kg.memory.hierarchy import build_hierarchy, search_hierarchy
 from kg.memory.materialize import materialize
 from kg.workspace import Workspace, open_workspace
@@ -63,7 +63,7 @@ def memory(ws: Workspace, agent_id: str, out: Section) -> None:
     deeper = [h for h in ws.memory.recall(agent_id, "JWT tokens", limit=3, depth=2) if h.depth]
     out.say(f"recall with --depth 2 adds {len(deeper)} more via the terms of the first hits, e.g. "
             + "; ".join(f"{h.item.content} (depth {h.depth})" for h in deeper[:2]))  # fmt: skip
-    result = Consolidator(ws.memory).run(agent_id)
+    result = consolidate(ws, agent_id)
     out.say(f"consolidate: {result.candidates} candidates, {len(result.groups)} merged group(s), "
             f"{len(result.promoted)} promoted as they are; MEMORY.md rewritten")  # fmt: skip
     for group in result.groups[:1]:

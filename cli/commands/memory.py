@@ -9,7 +9,7 @@ from cli import render
 from cli.commands.memory_export import COMMANDS as EXPORT_COMMANDS
 from cli.commands.memory_files import checkpoint, hierarchy
 from cli.common import Session, agent_option, mabos_options, scope_option
-from kg.memory.consolidation import Consolidator
+from kg.memory import consolidation
 from kg.memory.service import MAX_DEPTH, RecallHit
 from kg.models import MemoryStoreKind, MemoryType
 
@@ -115,7 +115,9 @@ def _hits_table(hits: list[RecallHit]) -> Table:
 @mabos_options
 def consolidate(out: Session, *, agent: str, dry_run: bool, no_summarize: bool, min_importance: float | None,
                 min_access_count: int | None) -> None:  # fmt: skip
-    """Promote important memories to long-term, merging ones with similar tags; rewrite MEMORY.md.
+    """Promote important memories to long-term, merging ones with similar tags.
+
+    Rewrites MEMORY.md and the materialized files (mabos-memory-items.md, mabos-facts.md, mabos-beliefs.md).
 
     Example:
 
@@ -124,8 +126,10 @@ def consolidate(out: Session, *, agent: str, dry_run: bool, no_summarize: bool, 
     """
     ws = out.workspace()
     ws.scopes.require_agent(agent)
-    result = Consolidator(ws.memory).run(agent, dry_run=dry_run, summarize=not no_summarize,
-                                         min_importance=min_importance, min_access_count=min_access_count)  # fmt: skip
+    result = consolidation.consolidate(
+        ws, agent, dry_run=dry_run, summarize=not no_summarize, min_importance=min_importance,
+        min_access_count=min_access_count,
+    )  # fmt: skip
     verb = "would" if dry_run else "did"
     text = render.done(
         f"{result.candidates} candidates: {verb} merge {len(result.groups)} groups "

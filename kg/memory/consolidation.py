@@ -20,15 +20,19 @@ from collections import defaultdict
 from collections.abc import Sequence
 from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
 from kg.errors import InputError
 from kg.ids import new_id
 from kg.memory.files import agent_dir, atomic_write
+from kg.memory.materialize import materialize
 from kg.memory.service import MemoryService
 from kg.models import MAX_CONTENT, MemoryItem, MemoryStoreKind, Model, Unit, parse
+
+if TYPE_CHECKING:
+    from kg.workspace import Workspace
 
 JACCARD_THRESHOLD = 0.3
 SEPARATOR = " | "
@@ -54,6 +58,7 @@ class ConsolidationResult(Model):
     promoted: list[str] = Field(default_factory=list)
     archived: list[str] = Field(default_factory=list)
     memory_file: str | None = None
+    materialized: list[str] = Field(default_factory=list)
 
 
 class ConsolidationOptions(Model):
@@ -65,16 +70,15 @@ class ConsolidationOptions(Model):
 
 
 def similar(a: frozenset[str], b: frozenset[str], threshold: float) -> bool:
-    """``jaccard(a, b) > threshold`` without the division (both groupings use this test)."""
+    """``jaccard(a, b) > threshold`` without building the union or dividing."""
     shared = len(a & b)
     return shared > threshold * (len(a) + len(b) - shared) and shared > 0
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     """Size of the intersection over size of the union (0 for two empty sets)."""
-    shared = len(a & b)
-    union = len(a) + len(b) - shared
-    return shared / union if union else 0.0
+    union = len(a | b)
+    return len(a & b) / union if union else 0.0
 
 
 def _ordered(items: Sequence[MemoryItem]) -> list[MemoryItem]:
@@ -113,7 +117,7 @@ def group_by_tags(items: Sequence[MemoryItem], threshold: float = JACCARD_THRESH
 
 
 def group_naive(items: Sequence[MemoryItem], threshold: float = JACCARD_THRESHOLD) -> list[list[MemoryItem]]:
-    """The seed's all-pairs greedy grouping (for equivalence tests and the benchmark)."""
+    """All-pairs greedy grouping with the textbook Jaccard per pair (the baseline for tests and the benchmark)."""
     ordered = _ordered(items)
     tags = [frozenset(t.lower() for t in item.tags) for item in ordered]
     grouped = [False] * len(ordered)
@@ -124,7 +128,7 @@ def group_naive(items: Sequence[MemoryItem], threshold: float = JACCARD_THRESHOL
         grouped[seed] = True
         members = [seed]
         for other in range(seed + 1, len(ordered)):
-            if not grouped[other] and similar(tags[seed], tags[other], threshold):
+            if not grouped[other] and jaccard(tags[seed], tags[other]) > threshold:
                 grouped[other] = True
                 members.append(other)
         groups.append([ordered[m] for m in members])
@@ -211,6 +215,17 @@ class Consolidator:
         path = agent_dir(workspace, agent_id) / "MEMORY.md"
         atomic_write(path, render_memory_file(agent_id, items))
         return str(path)
+
+
+def consolidate(ws: Workspace, agent_id: str, *, dry_run: bool = False, summarize: bool = True,
+                **options: Any) -> ConsolidationResult:  # fmt: skip
+    """The tool memory_consolidate: run R1, then (unless ``dry_run``) rewrite MEMORY.md and the
+    materialized files (``mabos-memory-items.md``, ``mabos-facts.md``, ``mabos-beliefs.md``)."""
+    result = Consolidator(ws.memory).run(agent_id, dry_run=dry_run, summarize=summarize, **options)
+    if dry_run:
+        return result
+    files = [f.path for f in materialize(ws, agent_id).files]
+    return result.model_copy(update={"materialized": files})
 
 
 def render_memory_file(agent_id: str, items: Sequence[MemoryItem]) -> str:

@@ -107,7 +107,8 @@ CREATE TABLE memory_items (
     expires_at   TEXT,
     archived_at  TEXT,
     created_at   TEXT NOT NULL,
-    updated_at   TEXT NOT NULL
+    updated_at   TEXT NOT NULL,
+    derived      INTEGER NOT NULL DEFAULT 0  -- has lineage rows (saves a probe per read for the rest)
 ) STRICT;
 CREATE INDEX memory_items_agent_store ON memory_items(agent_id, store, created_at);
 

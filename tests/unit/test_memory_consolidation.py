@@ -12,6 +12,7 @@ from kg.ids import new_id
 from kg.memory.consolidation import (
     ConsolidationOptions,
     Consolidator,
+    consolidate,
     group_by_tags,
     group_naive,
     jaccard,
@@ -132,3 +133,15 @@ def test_running_twice_adds_nothing_new(seeded):
     Consolidator(seeded.memory).run("a")
     again = Consolidator(seeded.memory).run("a")
     assert again.candidates == 0 and again.groups == [] and again.promoted == []
+
+
+def test_the_tool_also_rewrites_the_materialized_files(seeded):
+    result = consolidate(seeded, "a")
+    assert sorted(result.materialized) == [
+        "agents/a/mabos-beliefs.md",
+        "agents/a/mabos-facts.md",
+        "agents/a/memory/mabos-memory-items.md",
+    ]
+    items = (seeded.path / "agents" / "a" / "memory" / "mabos-memory-items.md").read_text()
+    assert "[Consolidated from 2 memories]" in items
+    assert consolidate(seeded, "a", dry_run=True).materialized == []

@@ -19,10 +19,11 @@ _FIELDS = (
     "access_count", "accessed_at", "expires_at", "archived_at", "created_at", "updated_at",
 )  # fmt: skip
 # Every read also takes the item's lineage (one index probe per row, ordered by position).
-_COLUMNS = ", ".join(f"m.{f}" for f in _FIELDS) + (
-    ", (SELECT json_group_array(parent_uid) FROM (SELECT parent_uid FROM lineage WHERE child_uid = m.uid "
-    "ORDER BY position)) AS derived_from"
+_LINEAGE = (
+    "CASE WHEN m.derived THEN (SELECT json_group_array(parent_uid) FROM (SELECT parent_uid FROM lineage "
+    "WHERE child_uid = m.uid ORDER BY position)) ELSE '[]' END"
 )
+_COLUMNS = ", ".join(f"m.{f}" for f in _FIELDS) + f", {_LINEAGE} AS derived_from"
 _UPDATABLE = frozenset({"store", "tier", "importance", "confidence", "expires_at", "archived_at", "tags", "type"})
 
 # One outbox event per selected item, its payload the item's JSON built in SQL.
@@ -33,8 +34,7 @@ SELECT 'memory', 'upsert', m.uid, m.agent_id, m.scope, json_object(
     'store', m.store, 'importance', m.importance, 'confidence', m.confidence, 'source', m.source,
     'tags', json(m.tags), 'tier', m.tier, 'expires_at', m.expires_at, 'archived_at', m.archived_at,
     'created_at', m.created_at, 'updated_at', m.updated_at,
-    'derived_from', json(COALESCE((SELECT json_group_array(parent_uid) FROM
-        (SELECT parent_uid FROM lineage WHERE child_uid = m.uid ORDER BY position)), '[]'))
+    'derived_from', json({lineage})
 ), ?
 FROM memory_items m WHERE m.uid IN ({marks})
 """
@@ -77,8 +77,8 @@ class SqliteMemoryStore:
             if missing:
                 raise NotFoundError(f"agent_id: no agent {missing[0]!r}")
             conn.executemany(
-                f"INSERT INTO memory_items({', '.join(_FIELDS)}) VALUES ({_marks(_FIELDS)})",
-                rows,
+                f"INSERT INTO memory_items({', '.join(_FIELDS)}, derived) VALUES ({_marks(_FIELDS)}, ?)",
+                [(*row, int(bool(item.derived_from))) for row, item in zip(rows, items, strict=True)],
             )
             conn.executemany(
                 "INSERT OR IGNORE INTO lineage(child_uid, parent_uid, position) VALUES (?, ?, ?)",
@@ -136,7 +136,7 @@ class SqliteMemoryStore:
     def _events(self, conn: sqlite3.Connection, uids: Sequence[str], stamp: str) -> None:
         for start in range(0, len(uids), 900):
             chunk = list(uids[start : start + 900])
-            conn.execute(_MEMORY_EVENTS.format(marks=_marks(chunk)), [stamp, *chunk])
+            conn.execute(_MEMORY_EVENTS.format(marks=_marks(chunk), lineage=_LINEAGE), [stamp, *chunk])
 
     def update(self, changes: Sequence[tuple[str, dict[str, Any]]], *, now: datetime) -> None:
         """Apply validated field changes to items (one transaction, one outbox event per item)."""
@@ -266,6 +266,11 @@ class SqliteMemoryStore:
         return [_item(row, [] if row["derived_from"] == "[]" else json.loads(row["derived_from"])) for row in rows]
 
 
+_TYPES = {t.value: t for t in MemoryType}
+_STORES = {s.value: s for s in MemoryStoreKind}
+_TIERS = {t.value: t for t in Tier}
+
+
 def _dt(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value) if value is not None else None
 
@@ -278,9 +283,9 @@ def _item(row: sqlite3.Row, derived_from: builtins.list[str]) -> MemoryItem:
     """
     return MemoryItem.model_construct(
         uid=row["uid"], agent_id=row["agent_id"], scope=row["scope"], content=row["content"],
-        type=MemoryType(row["type"]), store=MemoryStoreKind(row["store"]), importance=row["importance"],
+        type=_TYPES[row["type"]], store=_STORES[row["store"]], importance=row["importance"],
         confidence=row["confidence"], source=row["source"], tags=json.loads(row["tags"]),
         accessed_at=_dt(row["accessed_at"]), access_count=row["access_count"], derived_from=derived_from,
-        tier=Tier(row["tier"]), expires_at=_dt(row["expires_at"]), archived_at=_dt(row["archived_at"]),
+        tier=_TIERS[row["tier"]], expires_at=_dt(row["expires_at"]), archived_at=_dt(row["archived_at"]),
         created_at=datetime.fromisoformat(row["created_at"]), updated_at=_dt(row["updated_at"]),
     )  # fmt: skip
