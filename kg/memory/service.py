@@ -21,6 +21,7 @@ from kg.clock import Clock
 from kg.errors import InputError, NotFoundError
 from kg.ids import new_id
 from kg.memory.files import atomic_append, daily_log_entry, daily_log_header, daily_log_path
+from kg.memory.tiers import TierChange, TierPolicy, plan_tier_changes
 from kg.models import (
     MemoryItem,
     MemoryQuery,
@@ -225,6 +226,15 @@ class MemoryService:
                                   importance=item.importance, depth=depth, query=text))  # fmt: skip
         hits.sort(key=lambda h: (-h.score, h.item.uid))
         return hits[:limit]
+
+    def apply_tier_rules(self, agent_id: str, *, policy: TierPolicy | None = None,
+                         dry_run: bool = False) -> builtins.list[TierChange]:  # fmt: skip
+        """Promote and demote the agent's items between core/working/peripheral (the nightly job's step)."""
+        items = self.list_items(agent_id, include_archived=False)
+        changes = plan_tier_changes(items, now=self.clock.now(), policy=policy or TierPolicy())
+        if not dry_run:
+            self.store.memory.update([(c.uid, {"tier": c.new_tier}) for c in changes], now=self.clock.now())
+        return changes
 
     def status(self, agent_id: str) -> dict[str, Any]:
         """Counts per store, capacities and the daily log of today."""

@@ -233,3 +233,18 @@ def test_deeper_levels_still_find_new_items_when_their_best_matches_were_already
     ws.memory.store_item("a", "beta only here", importance=0.1)
     hits = ws.memory.recall("a", "alpha", limit=2, depth=1)
     assert [(h.item.content, h.depth) for h in hits][-1] == ("beta only here", 1)
+
+
+def test_tier_rules_are_applied_to_the_store(ws):
+    hot = ws.memory.store_item("a", "used all the time", store="long_term", importance=0.9).item
+    cold = ws.memory.store_item("a", "never looked at", store="long_term", importance=0.2).item
+    for _ in range(10):
+        ws.memory.recall("a", "used")
+    assert ws.memory.apply_tier_rules("a", dry_run=True)[0].uid == hot.uid
+    assert ws.memory.get("a", hot.uid).tier.value == "working"  # dry run changed nothing
+    changes = ws.memory.apply_tier_rules("a")
+    assert [(c.uid, c.new_tier.value) for c in changes] == [(hot.uid, "core")]
+    ws.clock.advance(timedelta(days=61))
+    later = {c.uid: c.new_tier.value for c in ws.memory.apply_tier_rules("a")}
+    assert later == {hot.uid: "working", cold.uid: "peripheral"}
+    assert ws.memory.get("a", cold.uid).tier.value == "peripheral"
