@@ -31,9 +31,7 @@ Hand-written checkpoints without the first line still parse: the time comes from
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import tempfile
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -103,7 +101,7 @@ def write_checkpoint(workspace: Path, agent_id: str, *, context: str, decisions:
     stem = f"{checkpoint.created_at:%Y-%m-%d-%H%M}"
     for n in range(1, MAX_SUFFIX + 1):
         path = directory / (f"{stem}.md" if n == 1 else f"{stem}-{n}.md")
-        if not path.exists() and _create_new(path, text):
+        if not path.exists() and files.create_new(path, text):
             return path
     raise InputError("checkpoint", f"more than {MAX_SUFFIX} checkpoints in the minute {stem}")
 
@@ -129,32 +127,6 @@ def _clean(value: object, name: str) -> str:
     if not text:
         raise InputError(name, "must not be empty or only whitespace")
     return text
-
-
-def _create_new(path: Path, text: str) -> bool:
-    """Write ``path`` only if it does not exist: temp file, fsync, then a hard link (atomic, no overwrite).
-
-    ``files.atomic_write`` renames over an existing file; a checkpoint must never replace another one,
-    even when two processes pick the same name in the same instant.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            return False
-        except OSError:  # no hard links on this file system: check, then rename (a tiny race remains)
-            if path.exists():
-                return False
-            os.replace(tmp, path)
-        return True
-    finally:
-        Path(tmp).unlink(missing_ok=True)
 
 
 def render_checkpoint(checkpoint: Checkpoint) -> str:

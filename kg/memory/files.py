@@ -64,8 +64,8 @@ def daily_logs(workspace: Path, agent_id: str) -> dict[date, Path]:
     return dict(sorted(found.items()))
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` so that readers see the old or the new file, never a mix."""
+def _durable_temp(path: Path, text: str) -> Path:
+    """``text`` in a temporary file next to ``path``, flushed to disk."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -73,10 +73,41 @@ def atomic_write(path: Path, text: str) -> None:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return Path(tmp)
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` so that readers see the old or the new file, never a mix."""
+    tmp = _durable_temp(path, text)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def create_new(path: Path, text: str) -> bool:
+    """Write ``path`` only if it does not exist yet (atomically, never replacing a file); whether it did.
+
+    The temp file is hard-linked to the name, which fails if the name exists, even when another process
+    takes it at the same instant. Where hard links are unsupported: check, then rename (a tiny race remains).
+    """
+    tmp = _durable_temp(path, text)
+    try:
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+        except OSError:
+            if path.exists():
+                return False
+            os.replace(tmp, path)
+        return True
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def atomic_append(path: Path, text: str) -> None:
