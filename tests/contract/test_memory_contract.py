@@ -207,3 +207,18 @@ def test_every_change_writes_one_outbox_event_with_the_item(store, clock):
     demoted = next(e for e in events if e.payload["store"] == "short_term")
     assert MemoryItem.model_validate({**demoted.payload, "access_count": 0}).content in {"w0", "w1", "w2", "w3"}
     assert all(e.payload["type"] == MemoryType.OBSERVATION.value for e in events)
+
+
+def test_items_read_from_the_store_equal_validated_ones_in_every_field(store, clock):
+    full = item(clock, "all fields set", type="lesson", importance=0.61, confidence=0.4, tags=["a", "b"],
+                source="cli", tier="core", derived_from=[new_id("memory")], access_count=0)  # fmt: skip
+    add(store, clock, full)
+    clock.advance(timedelta(minutes=1))
+    store.memory.touch([full.uid], now=clock.now())
+    read = store.memory.get_many([full.uid])[full.uid]
+    validated = MemoryItem.model_validate(read.model_dump())
+    assert read == validated and read.model_dump_json() == validated.model_dump_json()
+    assert read.model_fields_set == validated.model_fields_set
+    assert (read.access_count, read.accessed_at, read.derived_from) == (1, clock.now(), full.derived_from)
+    with pytest.raises(ValueError, match="importance"):  # still a pydantic model: assignments validate
+        read.importance = 2
