@@ -11,7 +11,7 @@ asks which backend it is talking to.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
@@ -272,6 +272,22 @@ class Embedder(Protocol):
         ...
 
 
+class EmbeddingCache(Protocol):
+    """Stored vectors keyed by (model, content hash); implemented by each store adapter."""
+
+    def get_many(self, model: str, hashes: Iterable[str]) -> dict[str, builtins.list[float]]:
+        """Cached vectors of ``model`` for those hashes that have one."""
+        ...
+
+    def put_many(self, model: str, vectors: Mapping[str, Sequence[float]]) -> None:
+        """Store (or replace) vectors by content hash, as float32."""
+        ...
+
+    def count(self, model: str | None = None) -> int:
+        """How many vectors are cached (for one model, or all)."""
+        ...
+
+
 class VectorIndex(Protocol):
     """Nearest neighbours by inner product over unit vectors, keyed by record uid."""
 
@@ -329,6 +345,11 @@ class GraphStore(Protocol):
     @property
     def memory(self) -> MemoryStore:
         """Memory items."""
+        ...
+
+    @property
+    def embeddings(self) -> EmbeddingCache:
+        """Cached embedding vectors."""
         ...
 
     @property

@@ -9,6 +9,7 @@ from kg.clock import Clock
 from kg.ports import Capabilities
 from kg.store.sqlite.agents import SqliteAgentStore, SqliteScopeStore
 from kg.store.sqlite.db import Database
+from kg.store.sqlite.embeddings import SqliteEmbeddingCache
 from kg.store.sqlite.facts import SqliteFactStore
 from kg.store.sqlite.graph import SqliteBDIStore, SqliteRelationStore
 from kg.store.sqlite.memory import SqliteMemoryStore
@@ -30,6 +31,7 @@ class SqliteGraphStore:
         self.bdi = SqliteBDIStore(self.db)
         self.relations = SqliteRelationStore(self.db)
         self.memory = SqliteMemoryStore(self.db)
+        self.embeddings = SqliteEmbeddingCache(self.db)
         self.outbox = SqliteOutboxStore(self.db)
 
     def stats(self) -> dict[str, Any]:

@@ -1,0 +1,95 @@
+"""Embeddings cached by (model, SHA-256 of the text): each text is embedded once per model.
+
+:class:`CachedEmbedder` wraps any :class:`~kg.ports.Embedder` and is one itself. It looks every text up
+in an :class:`EmbeddingCache` (the store's ``embeddings`` table), embeds only the missing ones in one
+call, stores them, and returns the vectors in input order. Vectors are kept as float32, and fresh
+vectors are rounded to float32 too, so a text gets the same vector whether it was cached or not.
+
+The cache is derived data (local, not replicated through the outbox): if the store cannot be read or
+written right now, the cache is skipped with a warning and the embedder still answers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from array import array
+from collections.abc import Sequence
+
+from kg.errors import BackendUnavailableError
+from kg.ports import Embedder, EmbeddingCache
+
+log = logging.getLogger(__name__)
+
+
+def content_hash(text: str) -> str:
+    """Hex SHA-256 of the UTF-8 text: the cache key next to the model."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def as_float32(vector: Sequence[float]) -> list[float]:
+    """The vector rounded to float32, as it reads back from the cache."""
+    return array("f", vector).tolist()
+
+
+class CachedEmbedder:
+    """An :class:`~kg.ports.Embedder` that consults an :class:`EmbeddingCache` first.
+
+    Example:
+        >>> embedder = CachedEmbedder(SentenceTransformerEmbedder(), store.embeddings)  # doctest: +SKIP
+        >>> embedder.embed(["a", "b", "a"], batch=True)  # embeds "a" and "b" once, stores both  # doctest: +SKIP
+    """
+
+    def __init__(self, embedder: Embedder, cache: EmbeddingCache) -> None:
+        self.embedder = embedder
+        self.cache = cache
+
+    @property
+    def model(self) -> str:
+        """The wrapped embedder's model."""
+        return self.embedder.model
+
+    @property
+    def dimension(self) -> int:
+        """The wrapped embedder's vector length."""
+        return self.embedder.dimension
+
+    def embed(self, texts: Sequence[str], *, batch: bool = False) -> list[list[float]]:
+        """One float32-exact unit vector per text, in order; only uncached texts reach the embedder.
+
+        Raises:
+            BackendUnavailableError: some text is not cached and the embedder cannot run.
+        """
+        if not texts:
+            return []
+        hashes = [content_hash(t) for t in texts]
+        found = self._cached(hashes)
+        missing = {h: t for h, t in zip(hashes, texts, strict=True) if h not in found}
+        if missing:
+            fresh = self.embedder.embed(list(missing.values()), batch=batch)
+            new = {h: as_float32(v) for h, v in zip(missing, fresh, strict=True)}
+            self._store(new)
+            found.update(new)
+        return [list(found[h]) for h in hashes]
+
+    def _cached(self, hashes: list[str]) -> dict[str, list[float]]:
+        try:
+            found = self.cache.get_many(self.model, dict.fromkeys(hashes))
+        except BackendUnavailableError as exc:
+            log.warning("embedding cache unreadable, embedding everything: %s", exc)
+            return {}
+        try:
+            dimension = self.embedder.dimension
+        except BackendUnavailableError:  # an HTTP embedder that has not answered yet: trust the cache
+            return found
+        # A vector of another length (the model changed under the same name) is recomputed and replaced.
+        return {h: v for h, v in found.items() if len(v) == dimension}
+
+    def _store(self, vectors: dict[str, list[float]]) -> None:
+        try:
+            self.cache.put_many(self.model, vectors)
+        except BackendUnavailableError as exc:
+            log.warning("embedding cache not written (%d vectors): %s", len(vectors), exc)
+
+
+__all__ = ["CachedEmbedder", "EmbeddingCache", "as_float32", "content_hash"]
