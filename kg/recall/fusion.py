@@ -1,0 +1,413 @@
+"""Fusion pipeline of hybrid recall (design.md §4): BM25 + vector candidates -> one ranked, explained list.
+
+Pure and deterministic: no I/O, no store; the recall engine fetches candidates and items and calls
+:func:`rank`. Stages, in order (docs/recall-scoring.md has worked examples):
+
+1. **Normalise.** BM25 scores come as SQLite FTS5 returns them: *lower is better* (negative, the
+   best hit most negative). ``bm25_norm = raw / best`` with ``best`` the lowest raw score, clamped
+   to 0..1 (1.0 for the best hit; all 0 when no score is negative). A higher-is-better scorer
+   (e.g. bm25s) passes ``-score``. Cosine similarities (-1..1) map to ``vector_norm = clamp(cos, 0, 1)``:
+   a negative cosine says "unrelated", like not being found at all.
+2. **Fuse.** A uid found by one branch only gets 0 from the other.
+
+   * ``weighted``: ``fused = (wv * vector_norm + wb * bm25_norm) / (wv + wb)`` (0.7 / 0.3), then the
+     floor for strong exact keyword hits: if ``bm25_norm >= 0.75``, ``fused = max(fused, 0.92 * bm25_norm)``.
+     A branch with no candidates at all (BM25-only mode, or no keyword match) has weight 0, so the
+     other branch gets the whole weight.
+   * ``rrf``: ``rrf = sum over branches of 1 / (k + rank)``, ranks 1-based per branch (best first,
+     ties by uid), ``k`` = 60. Scaled to 0..1 as ``fused = rrf * (k + 1) / n`` with ``n`` the number
+     of branches that have candidates: 1.0 means first in every branch, 0.5 first in one of two.
+3. **Importance blend** (as the lexical recall it replaces): ``blend = 0.7 * fused + 0.3 * importance``.
+4. **Decay**: ``decayed = blend * boost`` with the boost of :mod:`kg.recall.decay` (0.3..1).
+5. **MMR** (optional, lambda 0.7): greedy; each step picks the candidate maximising
+   ``lambda * decayed - (1 - lambda) * max_sim`` with ``max_sim`` its highest cosine (clamped to
+   0..1) to the items already picked; a candidate without a vector has similarity 0 to every other.
+   ``mmr_penalty = (1 - lambda) / lambda * max_sim`` and ``final = decayed - mmr_penalty`` (the
+   MMR objective divided by lambda, so the first pick keeps its score and finals never increase
+   down the list). Without MMR ``final = decayed``.
+6. **min score and top-k**: results with ``final >= min_score``, best first, ties by uid, at most
+   ``limit``.
+
+Ranges: every component lies in 0..1 and so does ``final`` without MMR; with MMR ``final`` lies in
+``[-(1 - lambda) / lambda, 1]`` (only candidates with ``final >= min_score`` are returned).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal, NamedTuple, Self
+
+import numpy as np
+import numpy.typing as npt
+from pydantic import ConfigDict, Field, model_validator
+
+from kg.errors import InputError
+from kg.models import Model, Unit
+from kg.recall.decay import DecayComponents, DecaySettings, MemoryLike, check_unit, decay_boost
+
+FusionMethod = Literal["weighted", "rrf"]
+FUSION_METHODS: tuple[FusionMethod, ...] = ("weighted", "rrf")
+
+
+class FusionSettings(Model):
+    """Parameters of fusion, importance blend and MMR (frozen).
+
+    Attributes:
+        vector_weight: Weight of the vector branch in weighted fusion (0.7).
+        bm25_weight: Weight of the BM25 branch in weighted fusion (0.3).
+        floor_threshold: ``bm25_norm`` from which the keyword floor applies, inclusive (0.75).
+        floor_factor: The floor: ``fused >= floor_factor * bm25_norm`` (0.92).
+        rrf_k: The ``k`` of reciprocal rank fusion (60).
+        importance_weight: ``blend = (1 - w) * fused + w * importance`` (0.3).
+        mmr_lambda: Relevance against diversity in MMR, in (0, 1]; 1 means no diversity (0.7).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    vector_weight: Unit = 0.7
+    bm25_weight: Unit = 0.3
+    floor_threshold: Unit = 0.75
+    floor_factor: Unit = 0.92
+    rrf_k: int = Field(default=60, ge=0, le=1_000_000)
+    importance_weight: Unit = 0.3
+    mmr_lambda: float = Field(default=0.7, gt=0, le=1)
+
+    @model_validator(mode="after")
+    def _some_weight(self) -> Self:
+        if self.vector_weight + self.bm25_weight <= 0:
+            raise ValueError("vector_weight + bm25_weight must be positive")
+        return self
+
+
+class ScoreBreakdown(Model):
+    """Every component of one result's score (``--explain``); see the module docstring for the formulas.
+
+    ``bm25_raw``/``vector_sim`` and the ranks are ``None`` when that branch did not find the uid
+    (its normalised score is then 0). ``rrf`` is the unscaled RRF sum, ``None`` in weighted fusion.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    uid: str
+    fusion: FusionMethod
+    bm25_raw: float | None
+    bm25_norm: float
+    bm25_rank: int | None
+    vector_sim: float | None
+    vector_norm: float
+    vector_rank: int | None
+    rrf: float | None
+    fused: float
+    floor_applied: bool
+    importance: float
+    importance_blend: float
+    tier: str
+    age_days: float
+    half_life_days: float
+    recency_raw: float
+    recency: float
+    frequency: float
+    importance_confidence: float
+    decay_boost: float
+    decayed: float
+    mmr_penalty: float
+    final: float
+
+
+class Ranked(Model):
+    """One ranked candidate: its uid, final score and breakdown."""
+
+    model_config = ConfigDict(frozen=True)
+
+    uid: str
+    score: float
+    breakdown: ScoreBreakdown
+
+
+DEFAULT_FUSION = FusionSettings()
+DEFAULT_DECAY = DecaySettings()
+
+
+# -------------------------------------------------------------------------------------- stages
+
+
+def best_scores(hits: Iterable[tuple[str, float]], *, lower_is_better: bool, field: str) -> dict[str, float]:
+    """One score per uid (the best of duplicates); :class:`InputError` on a non-finite score."""
+    best: dict[str, float] = {}
+    for uid, score in hits:
+        if not math.isfinite(score):
+            raise InputError(field, f"score of {uid!r} must be a finite number, got {score!r}")
+        old = best.get(uid)
+        if old is None or (score < old if lower_is_better else score > old):
+            best[uid] = float(score)
+    return best
+
+
+def normalize_bm25(raw: Mapping[str, float]) -> dict[str, float]:
+    """FTS5 BM25 (lower is better) -> 0..1 relative to the best hit: ``clamp(raw / min(raw), 0, 1)``."""
+    best = min(raw.values(), default=0.0)
+    if best >= 0:
+        return dict.fromkeys(raw, 0.0)
+    return {uid: min(1.0, max(0.0, score / best)) for uid, score in raw.items()}
+
+
+def normalize_vector(similarity: float) -> float:
+    """Cosine similarity (-1..1) -> 0..1: ``clamp(cos, 0, 1)``."""
+    return min(1.0, max(0.0, similarity))
+
+
+def fuse_weighted(
+    bm25_norm: float,
+    vector_norm: float,
+    settings: FusionSettings = DEFAULT_FUSION,
+    *,
+    bm25_present: bool = True,
+    vector_present: bool = True,
+) -> tuple[float, bool]:
+    """``(fused, floor_applied)`` of weighted fusion with the keyword floor.
+
+    ``*_present`` says whether that branch has any candidates; an absent branch's weight is 0.
+    ``floor_applied`` is true when the floor raised the score.
+    """
+    wb = settings.bm25_weight if bm25_present else 0.0
+    wv = settings.vector_weight if vector_present else 0.0
+    # min(1, ...): rounding must not push a perfect match past 1
+    weighted = min(1.0, (wb * bm25_norm + wv * vector_norm) / (wb + wv)) if wb + wv > 0 else 0.0
+    floor = settings.floor_factor * bm25_norm if bm25_norm >= settings.floor_threshold else 0.0
+    return max(weighted, floor), floor > weighted
+
+
+def ranks(scores: Mapping[str, float], *, lower_is_better: bool) -> dict[str, int]:
+    """1-based rank per uid, best first, ties by uid."""
+    sign = 1.0 if lower_is_better else -1.0
+    ordered = sorted(scores, key=lambda uid: (sign * scores[uid], uid))
+    return {uid: position for position, uid in enumerate(ordered, start=1)}
+
+
+def rrf(branch_ranks: Iterable[int | None], k: int) -> float:
+    """Reciprocal rank fusion: ``sum(1 / (k + rank))`` over the branches that found the uid."""
+    return sum(1.0 / (k + r) for r in branch_ranks if r is not None)
+
+
+def scale_rrf(score: float, k: int, branches: int) -> float:
+    """RRF sum -> 0..1: ``score * (k + 1) / branches`` (1.0 = first in every branch)."""
+    return min(1.0, score * (k + 1) / branches) if branches else 0.0
+
+
+def blend_importance(relevance: float, importance: float, settings: FusionSettings = DEFAULT_FUSION) -> float:
+    """``(1 - importance_weight) * relevance + importance_weight * importance``."""
+    w = settings.importance_weight
+    return min(1.0, (1.0 - w) * relevance + w * importance)
+
+
+def _unit_rows(uids: Sequence[str], vectors: Mapping[str, npt.ArrayLike]) -> npt.NDArray[np.float64]:
+    """Unit-length vectors of ``uids`` as rows; a uid without a (non-zero) vector gets a zero row."""
+    arrays: dict[int, npt.NDArray[np.float64]] = {}
+    for i, uid in enumerate(uids):
+        if uid in vectors:
+            array = np.asarray(vectors[uid], dtype=np.float64).ravel()
+            if not np.all(np.isfinite(array)):
+                raise InputError("vectors", f"vector of {uid!r} must hold finite numbers")
+            arrays[i] = array
+    dims = {a.size for a in arrays.values()}
+    if len(dims) > 1:
+        raise InputError("vectors", f"all vectors must have the same dimension, got {sorted(dims)}")
+    rows = np.zeros((len(uids), dims.pop() if dims else 0), dtype=np.float64)
+    for i, array in arrays.items():
+        norm = float(np.linalg.norm(array))
+        if norm > 0:
+            rows[i] = array / norm
+    return rows
+
+
+def mmr_select(
+    scores: Mapping[str, float],
+    vectors: Mapping[str, npt.ArrayLike],
+    *,
+    lambda_: float,
+    limit: int,
+    min_score: float = -math.inf,
+) -> list[tuple[str, float, float]]:
+    """Maximal marginal relevance: ``(uid, final, mmr_penalty)`` in picking order.
+
+    Each step picks the uid maximising ``score - (1 - lambda_) / lambda_ * max_sim`` (ties by uid),
+    ``max_sim`` being its highest cosine (clamped to 0..1) to the uids already picked; uids without
+    a vector have similarity 0. Stops after ``limit`` picks or when the best remaining value is
+    below ``min_score`` (values never increase from one pick to the next).
+    """
+    uids = sorted(scores)
+    rows = _unit_rows(uids, vectors)
+    base = np.array([scores[u] for u in uids], dtype=np.float64)
+    max_sim = np.zeros(len(uids), dtype=np.float64)
+    open_ = np.ones(len(uids), dtype=bool)
+    weight = (1.0 - lambda_) / lambda_
+    picked: list[tuple[str, float, float]] = []
+    while len(picked) < limit and open_.any():
+        value = np.where(open_, base - weight * max_sim, -np.inf)
+        j = int(np.argmax(value))  # first maximum = smallest uid, as uids are sorted
+        if value[j] < min_score:
+            break
+        penalty = weight * float(max_sim[j])
+        picked.append((uids[j], float(base[j]) - penalty, penalty))
+        open_[j] = False
+        np.maximum(max_sim, np.clip(rows @ rows[j], 0.0, 1.0), out=max_sim)
+    return picked
+
+
+# -------------------------------------------------------------------------------------- pipeline
+
+
+@dataclass(frozen=True, slots=True)
+class _Branches:
+    """The two candidate lists restricted to the admissible uids, with their normal forms and ranks."""
+
+    bm25_raw: dict[str, float]
+    vector_raw: dict[str, float]
+    bm25_norm: dict[str, float]
+    bm25_rank: dict[str, int]
+    vector_rank: dict[str, int]
+
+    @classmethod
+    def of(
+        cls, bm25: Iterable[tuple[str, float]], vector: Iterable[tuple[str, float]], admissible: Mapping[str, object]
+    ) -> _Branches:
+        """Deduplicate both lists, drop uids not in ``admissible``, normalise and rank."""
+        b = {u: s for u, s in best_scores(bm25, lower_is_better=True, field="bm25").items() if u in admissible}
+        v = {u: s for u, s in best_scores(vector, lower_is_better=False, field="vector").items() if u in admissible}
+        return cls(b, v, normalize_bm25(b), ranks(b, lower_is_better=True), ranks(v, lower_is_better=False))
+
+    def fuse(self, uid: str, fusion: FusionMethod, settings: FusionSettings) -> tuple[float, float | None, bool]:
+        """``(fused, rrf sum or None, floor_applied)`` of one uid."""
+        if fusion == "rrf":
+            total = rrf((self.bm25_rank.get(uid), self.vector_rank.get(uid)), settings.rrf_k)
+            branches = int(bool(self.bm25_raw)) + int(bool(self.vector_raw))
+            return scale_rrf(total, settings.rrf_k, branches), total, False
+        fused, floored = fuse_weighted(
+            self.bm25_norm.get(uid, 0.0),
+            normalize_vector(self.vector_raw.get(uid, 0.0)),
+            settings,
+            bm25_present=bool(self.bm25_raw),
+            vector_present=bool(self.vector_raw),
+        )
+        return fused, None, floored
+
+
+class _Scored(NamedTuple):
+    """Stages 2-4 of one candidate; a :class:`ScoreBreakdown` is built only for the returned ones."""
+
+    uid: str
+    item: MemoryLike
+    fused: float
+    rrf: float | None
+    floor_applied: bool
+    blend: float
+    decay: DecayComponents
+    decayed: float
+
+
+def _score(uid: str, item: MemoryLike, branches: _Branches, *, fusion: FusionMethod, settings: FusionSettings,
+           decay: DecaySettings, now: datetime) -> _Scored:  # fmt: skip
+    fused, rrf_sum, floored = branches.fuse(uid, fusion, settings)
+    blend = blend_importance(fused, check_unit("importance", item.importance), settings)
+    d = decay_boost(item, now, decay)
+    return _Scored(uid, item, fused, rrf_sum, floored, blend, d, blend * d.boost)
+
+
+def _breakdown(
+    s: _Scored, branches: _Branches, fusion: FusionMethod, *, penalty: float, final: float
+) -> ScoreBreakdown:
+    uid, d = s.uid, s.decay
+    # model_construct: every value was computed here from validated inputs
+    return ScoreBreakdown.model_construct(
+        uid=uid, fusion=fusion, bm25_raw=branches.bm25_raw.get(uid), bm25_norm=branches.bm25_norm.get(uid, 0.0),
+        bm25_rank=branches.bm25_rank.get(uid), vector_sim=branches.vector_raw.get(uid),
+        vector_norm=normalize_vector(branches.vector_raw.get(uid, 0.0)), vector_rank=branches.vector_rank.get(uid),
+        rrf=s.rrf, fused=s.fused, floor_applied=s.floor_applied, importance=float(s.item.importance),
+        importance_blend=s.blend, tier=str(s.item.tier), age_days=d.age_days, half_life_days=d.half_life_days,
+        recency_raw=d.recency_raw, recency=d.recency, frequency=d.frequency,
+        importance_confidence=d.importance_confidence, decay_boost=d.boost, decayed=s.decayed,
+        mmr_penalty=penalty, final=final,
+    )  # fmt: skip
+
+
+def rank(
+    bm25: Iterable[tuple[str, float]],
+    vector: Iterable[tuple[str, float]],
+    items: Mapping[str, MemoryLike],
+    *,
+    now: datetime,
+    limit: int,
+    fusion: FusionMethod = "weighted",
+    settings: FusionSettings = DEFAULT_FUSION,
+    decay: DecaySettings = DEFAULT_DECAY,
+    mmr: bool = False,
+    vectors: Mapping[str, npt.ArrayLike] | None = None,
+    min_score: float = 0.0,
+) -> list[Ranked]:
+    """Fuse BM25 and vector candidates, blend importance, apply decay, MMR, min score and top-k.
+
+    Args:
+        bm25: ``(uid, raw FTS5 BM25)``, lower is better.
+        vector: ``(uid, cosine similarity)``, -1..1.
+        items: The admissible candidates (filters already applied): a uid missing here is dropped
+            before normalising and ranking. Markdown chunks use :class:`kg.recall.decay.ChunkMeta`.
+        now: The time decay is measured at.
+        limit: Most results returned (>= 1).
+        fusion: ``"weighted"`` or ``"rrf"``.
+        settings: Fusion, blend and MMR parameters.
+        decay: Decay boost parameters.
+        mmr: Re-rank for diversity with ``vectors`` (uid -> embedding; missing = similarity 0).
+        vectors: Embeddings of the candidates, used by MMR only.
+        min_score: Lowest ``final`` score returned (inclusive).
+
+    Returns:
+        At most ``limit`` results, best first (MMR picking order with ``mmr``), ties by uid.
+
+    Raises:
+        InputError: bad ``limit``, ``fusion`` or ``min_score``, a non-finite score, importance or
+            confidence outside 0..1, an unknown tier, or vectors of different dimensions.
+    """
+    if limit < 1:
+        raise InputError("limit", f"must be at least 1, got {limit}")
+    if fusion not in FUSION_METHODS:
+        raise InputError("fusion", f"must be weighted or rrf, got {fusion!r}")
+    if not math.isfinite(min_score):
+        raise InputError("min_score", f"must be a finite number, got {min_score!r}")
+    branches = _Branches.of(bm25, vector, items)
+    uids = sorted(branches.bm25_raw.keys() | branches.vector_raw.keys())
+    scored = {u: _score(u, items[u], branches, fusion=fusion, settings=settings, decay=decay, now=now) for u in uids}
+    if mmr:
+        eligible = {uid: s.decayed for uid, s in scored.items() if s.decayed >= min_score}
+        order = mmr_select(eligible, vectors or {}, lambda_=settings.mmr_lambda, limit=limit, min_score=min_score)
+    else:
+        best = sorted((s for s in scored.values() if s.decayed >= min_score), key=lambda s: (-s.decayed, s.uid))
+        order = [(s.uid, s.decayed, 0.0) for s in best[:limit]]
+    results = []
+    for uid, final, penalty in order:
+        breakdown = _breakdown(scored[uid], branches, fusion, penalty=penalty, final=final)
+        results.append(Ranked.model_construct(uid=uid, score=final, breakdown=breakdown))
+    return results
+
+
+__all__ = [
+    "DEFAULT_DECAY",
+    "DEFAULT_FUSION",
+    "FUSION_METHODS",
+    "FusionMethod",
+    "FusionSettings",
+    "Ranked",
+    "ScoreBreakdown",
+    "best_scores",
+    "blend_importance",
+    "fuse_weighted",
+    "mmr_select",
+    "normalize_bm25",
+    "normalize_vector",
+    "rank",
+    "ranks",
+    "rrf",
+    "scale_rrf",
+]
