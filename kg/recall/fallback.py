@@ -28,17 +28,9 @@ log = logging.getLogger("mabos.recall")
 FallbackMethod = Literal["bm25", "substring"]
 
 
-class FallbackHit(Model):
+class FallbackHit(MarkdownHit):
     """A hit of the file fallback: a span of an agent's Markdown file (``path`` relative to the workspace)."""
 
-    path: str
-    line_start: int
-    line_end: int
-    heading: str
-    text: str
-    score: float
-    agent_id: str
-    chunk_id: str
     method: FallbackMethod
     reason: str
     fallback: Literal[True] = True
