@@ -54,7 +54,6 @@ class BDIService:
     def add(self, kind: NodeKind | str, agent_id: str, content: str, **fields: Any) -> BDINode:
         """Create a node of ``kind`` owned by ``agent_id``."""
         kind = node_kind(kind) if isinstance(kind, str) else kind
-        self.policy.require_agent(agent_id)
         scope = self.policy.check_write(agent_id, fields.pop("scope", None))
         now = self.clock.now()
         data = {"uid": new_id(_ID_KIND.get(kind, kind.value)), "agent_id": agent_id, "scope": scope,

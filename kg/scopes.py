@@ -35,12 +35,12 @@ class ScopePolicy:
 
     def check_write(self, agent_id: str, scope: str | None) -> str:
         """The scope to write (default: the agent's own); ScopeError if not allowed."""
-        self.require_agent(agent_id)  # a bad agent id is reported as such, not as a bad derived scope
+        readable = self.readable(agent_id)  # first: a bad agent id is reported as such, not as a bad scope
         target = scope or agent_scope(agent_id)
         if not SCOPE_RE.match(target):
             raise InputError("scope", f"must be global, agent:<id>, project:<name>, user:<name> or custom:<name>, "
                                       f"got {target[:80]!r}")  # fmt: skip
-        if target not in self.readable(agent_id):
+        if target not in readable:
             raise ScopeError(f"scope: agent {agent_id!r} may not write {target!r} (not its own, global or granted)")
         return target
 
