@@ -212,7 +212,7 @@ class Consolidator:
         if workspace is None:
             return None
         items = self.memory.list_items(agent_id, include_archived=False, stores=[MemoryStoreKind.LONG_TERM])
-        path = agent_dir(workspace, agent_id) / "MEMORY.md"
+        path = memory_file_path(workspace, agent_id)
         atomic_write(path, render_memory_file(agent_id, items))
         return str(path)
 
@@ -236,7 +236,7 @@ def render_memory_file(agent_id: str, items: Sequence[MemoryItem]) -> str:
         by_type[item.type.value].append(item)
     for type_name in sorted(by_type):
         lines += [f"## {type_name}", ""]
-        for item in sorted(by_type[type_name], key=lambda i: (-i.importance, i.created_at, i.uid)):
+        for item in _ordered(by_type[type_name]):
             first = item.content.strip().splitlines()[0] if item.content.strip() else ""
             tags = f" [{', '.join(item.tags)}]" if item.tags else ""
             lines.append(f"- {first} (importance {item.importance:.2f}, {item.uid}){tags}")

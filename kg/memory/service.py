@@ -119,12 +119,14 @@ class MemoryService:
         data: dict[str, Any] = {"uid": new_id("memory"), "agent_id": agent_id, "scope": scope, "content": content,
                                 "created_at": now, "updated_at": now, **fields}  # fmt: skip
         item = parse(MemoryItem, data)
+        defaults: dict[str, Any] = {}  # valid by construction: set without re-validating the whole item
         if "importance" not in fields:
-            item.importance = DEFAULT_IMPORTANCE.get(item.type, FALLBACK_IMPORTANCE)
+            defaults["importance"] = DEFAULT_IMPORTANCE.get(item.type, FALLBACK_IMPORTANCE)
         if item.store is MemoryStoreKind.SHORT_TERM and item.expires_at is None:
-            item.expires_at = now + timedelta(seconds=self.limits.short_term_ttl_seconds)
+            defaults["expires_at"] = now + timedelta(seconds=self.limits.short_term_ttl_seconds)
         elif item.store is not MemoryStoreKind.SHORT_TERM:
-            item.expires_at = None
+            defaults["expires_at"] = None
+        item = item.model_copy(update=defaults)
         result = self.store.memory.add([item], limits=self.limits, now=now)
         log = self._log(item)
         return StoreResult(item=item, demoted=list(result.demoted), archived=list(result.archived), daily_log=log)
