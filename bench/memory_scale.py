@@ -17,7 +17,6 @@ import random
 import shutil
 import sys
 import tempfile
-import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bdi_conflicts  # the conflict-detection benchmark (also runnable alone)
 import hierarchy  # the time-hierarchy benchmark (also runnable alone)
+from hierarchy import timed
 
 import kg
 from kg.clock import FixedClock
@@ -56,12 +56,6 @@ def candidate_items(n: int, seed: int) -> list[MemoryItem]:
         )
         for i in range(n)
     ]
-
-
-def timed(action: Any) -> tuple[Any, float]:
-    start = time.perf_counter()
-    value = action()
-    return value, time.perf_counter() - start
 
 
 def consolidation(root: Path, n: int, seed: int) -> dict[str, Any]:
