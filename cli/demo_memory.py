@@ -7,6 +7,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cli.recall_view import explain_line
 from kg.clock import FixedClock
 from kg.memory.checkpoints import latest_checkpoint, write_checkpoint
 from kg.memory.cognitive import export_cognitive
@@ -58,9 +59,15 @@ def memory(ws: Workspace, agent_id: str, out: Section) -> None:
         ws.memory.store_item(agent_id, content, type="fact", importance=0.7, tags=tags)
     stored = ws.memory.store_item(agent_id, "JWT keys rotate every 90 days", type="decision", tags=["auth", "jwt"])
     out.say(f"a decision without --importance gets its type's default: {stored.item.importance}")
-    hits = ws.memory.recall(agent_id, "JWT tokens", limit=3)
-    out.say("recall 'JWT tokens': " + "; ".join(f"{h.item.content} ({h.score:.2f})" for h in hits))
-    deeper = [h for h in ws.memory.recall(agent_id, "JWT tokens", limit=3, depth=2) if h.depth]
+    found = ws.memory.recall(agent_id, "how often do signing keys change", limit=3, explain=True)
+    out.say(f"hybrid recall 'how often do signing keys change' (mode {found.mode}): "
+            + "; ".join(f"{h.item.content} ({h.score:.2f}: bm25 {h.bm25:.2f}, vector {h.vector:.2f})"
+                        for h in found.hits))  # fmt: skip
+    for note in found.notes:
+        out.say(f"  note: {note}")
+    if found.hits and found.hits[0].explain is not None:
+        out.say(f"  --explain of the first: {explain_line(found.hits[0].explain)}")
+    deeper = [h for h in ws.memory.recall(agent_id, "JWT tokens", limit=3, depth=2).hits if h.depth]
     out.say(f"recall with --depth 2 adds {len(deeper)} more via the terms of the first hits, e.g. "
             + "; ".join(f"{h.item.content} (depth {h.depth})" for h in deeper[:2]))  # fmt: skip
     result = consolidate(ws, agent_id)
@@ -80,8 +87,8 @@ def memory(ws: Workspace, agent_id: str, out: Section) -> None:
     names = ", ".join(Path(f.path).name for f in exported.files)
     out.say(f"Markdown views: {', '.join(Path(f.path).name for f in files)}")
     out.say(f"cognitive files (edit them and 'mabos memory import' them back): {names}")
-    found = search_hierarchy(ws.path, agent_id, "security questionnaire", level="weekly", limit=1)
-    where = f"{found[0].period}, lines {found[0].line_start}-{found[0].line_end}" if found else "nothing"
+    weekly = search_hierarchy(ws.path, agent_id, "security questionnaire", level="weekly", limit=1)
+    where = f"{weekly[0].period}, lines {weekly[0].line_start}-{weekly[0].line_end}" if weekly else "nothing"
     out.say(f"weekly search 'security questionnaire': {where}")
 
 

@@ -49,6 +49,10 @@ class WorkspaceError(MabosError):
     """The workspace is missing, its configuration is unreadable, or its schema is too new."""
 
 
+class CorruptStoreError(WorkspaceError):
+    """The workspace's database file exists but is not a readable mabos database."""
+
+
 class BackendUnavailableError(MabosError):
     """A store or server cannot be reached right now."""
 
@@ -62,6 +66,7 @@ class StoreBusyError(BackendUnavailableError):
 __all__ = [
     "BackendUnavailableError",
     "ConflictError",
+    "CorruptStoreError",
     "InputError",
     "MabosError",
     "NotFoundError",

@@ -420,6 +420,7 @@ class MemoryQuery(Model):
     tags: list[Tag] = Field(default_factory=list, max_length=MAX_TAGS)
     min_importance: Unit = 0.0
     created_after: UtcDatetime | None = None
+    valid_at: UtcDatetime | None = None  # existed then and not yet archived (archived items included)
     include_archived: bool = False
     only_archived: bool = False
     order: Literal["created", "importance"] = "created"  # importance: most important, then newest

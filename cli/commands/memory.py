@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import click
-from rich.table import Table
 
 from cli import render
 from cli.commands.memory_export import COMMANDS as EXPORT_COMMANDS
 from cli.commands.memory_files import checkpoint, hierarchy
-from cli.common import Session, agent_option, mabos_options, scope_option
+from cli.common import ISO_DATETIME, Session, agent_option, mabos_options, scope_option
+from cli.recall_view import recall_view
+from kg.errors import BackendUnavailableError, CorruptStoreError
 from kg.memory import consolidation
-from kg.memory.service import MAX_DEPTH, RecallHit
+from kg.memory.service import MAX_DEPTH, RecallResult
 from kg.models import MemoryStoreKind, MemoryType
+from kg.recall.engine import RECALL_MODES, check_mode
+from kg.recall.fallback import fallback_recall
+from kg.recall.fusion import FUSION_METHODS, check_fusion
 
 _TYPES = click.Choice([t.value for t in MemoryType])
 _STORES = click.Choice([s.value for s in MemoryStoreKind])
@@ -66,44 +72,78 @@ def store(out: Session, *, agent: str, content: str, type_: str | None, importan
 @memory.command("recall")
 @agent_option
 @click.argument("query", default="")
+@click.option(
+    "--mode",
+    type=click.Choice(RECALL_MODES),
+    default="hybrid",
+    show_default=True,
+    help="hybrid (BM25 + vectors), bm25 or vector; bm25 is used when no embedder can load.",
+)
+@click.option(
+    "--fusion",
+    type=click.Choice(FUSION_METHODS),
+    default="weighted",
+    show_default=True,
+    help="weighted (0.7 vector / 0.3 BM25 with a keyword floor) or rrf (reciprocal rank fusion).",
+)
+@click.option("--mmr", is_flag=True, help="Re-rank for diversity (maximal marginal relevance, lambda 0.7).")
+@click.option("--explain", is_flag=True, help="Show every component of every score.")
+@click.option("--min-score", type=float, default=0.0, show_default=True, help="Drop results scoring below this.")
+@click.option(
+    "--source",
+    type=click.Choice(["items", "files"]),
+    default="items",
+    show_default=True,
+    help="Search memory items, or the agent's Markdown files (cited by file and lines).",
+)
 @click.option("--depth", type=click.IntRange(0, None), default=0, help=f"Recursive search depth 0..{MAX_DEPTH}.")
 @click.option("--type", "types", type=_TYPES, multiple=True, help="Only this type (repeatable).")
 @click.option("--store", "stores", type=_STORES, multiple=True, help="Only this store (repeatable).")
 @click.option("--tags", default=None, help="Comma-separated tags that must all be present.")
 @click.option("--min-importance", type=float, default=None, help="0..1.")
 @click.option("--max-age", default=None, help="Only items newer than this: 90m, 36h, 7d, 2w.")
+@click.option(
+    "--valid-at",
+    type=ISO_DATETIME,
+    default=None,
+    help="Only items that existed then and were not yet archived (ISO-8601).",
+)
 @click.option("--include-archived", is_flag=True, help="Also recall archived items.")
 @click.option("--limit", type=int, default=20, show_default=True, help="At most this many per level (1..100).")
 @scope_option
 @mabos_options
-def recall(out: Session, *, agent: str, query: str, depth: int, types: tuple[str, ...], stores: tuple[str, ...],
-           tags: str | None, min_importance: float | None, max_age: str | None, include_archived: bool,
-           limit: int, scope: str | None) -> None:  # fmt: skip
-    """Recall memories, best first (relevance blended with importance).
+def recall(out: Session, *, agent: str, query: str, mode: str, fusion: str, mmr: bool, explain: bool,
+           min_score: float, source: str, depth: int, types: tuple[str, ...], stores: tuple[str, ...],
+           tags: str | None, min_importance: float | None, max_age: str | None, valid_at: datetime | None,
+           include_archived: bool, limit: int, scope: str | None) -> None:  # fmt: skip
+    """Recall memories, best first: BM25 and vector similarity fused, blended with importance and decay.
 
     With --depth N the search is repeated with the most frequent new terms of the results; each hit
-    then says which depth found it.
+    then says which depth found it. If the database or the vector index cannot be used, the agent's
+    Markdown files answer instead and the result says "fallback": true and why.
 
     Example:
 
     \b
-      mabos memory recall --agent A "authentication" --depth 2 --type decision --limit 10 --json
+      mabos memory recall --agent A "how do we sign tokens" --explain --limit 5
+      mabos memory recall --agent A "authentication" --mode bm25 --fusion rrf --depth 2 --json
     """
-    hits = out.workspace().memory.recall(
-        agent, query, limit=limit, depth=depth, types=list(types) or None, stores=list(stores) or None,
-        tags=_tags(tags), min_importance=min_importance, max_age=max_age, include_archived=include_archived,
-        scope=scope,
-    )  # fmt: skip
-    out.emit(hits, render.count(hits, "recalled item", None), _hits_table(hits))
-
-
-def _hits_table(hits: list[RecallHit]) -> Table:
-    return render.table(
-        "recall",
-        ["score", "depth", "uid", "type", "store", "importance", "content"],
-        [(f"{h.score:.3f}", "" if h.depth is None else h.depth, h.item.uid, h.item.type.value, h.item.store.value,
-          f"{h.item.importance:.2f}", h.item.content) for h in hits],
-    )  # fmt: skip
+    try:
+        ws = out.workspace()
+    except (CorruptStoreError, BackendUnavailableError) as exc:
+        answer = fallback_recall(out.path, agent, query, limit=limit, reason=str(exc))
+        result = RecallResult(agent_id=agent, query=query, mode="bm25", requested_mode=check_mode(mode),
+                              fusion=check_fusion(fusion), mmr=mmr, files=answer.hits, fallback=True,
+                              reason=str(exc))  # fmt: skip
+    else:
+        result = ws.memory.recall(
+            agent, query, limit=limit, depth=depth, mode=mode, fusion=fusion, mmr=mmr, explain=explain,
+            min_score=min_score, source=source, types=list(types) or None, stores=list(stores) or None,
+            tags=_tags(tags), min_importance=min_importance, max_age=max_age,
+            valid_at=valid_at,
+            include_archived=include_archived, scope=scope,
+        )  # fmt: skip
+    out.emit(result, *recall_view(result, explain=explain))
 
 
 @memory.command("consolidate")

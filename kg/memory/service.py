@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -31,6 +31,12 @@ from kg.models import (
     parse,
 )
 from kg.ports import GraphStore, StoreLimits
+from kg.recall.engine import RecallEngine, RecallMode, check_mode
+from kg.recall.fallback import FileHit, fallback_recall
+from kg.recall.file_search import search_files
+from kg.recall.fusion import FusionMethod, ScoreBreakdown, check_fusion
+from kg.recall.markdown_index import MarkdownIndex
+from kg.recall.sidecar import IndexUnavailableError
 from kg.scopes import ScopePolicy
 
 #: Importance of a new item when the caller gives none (the seed's table; others 0.5).
@@ -47,22 +53,54 @@ DEFAULT_IMPORTANCE: dict[MemoryType, float] = {
 FALLBACK_IMPORTANCE = 0.5
 MAX_RECALL_LIMIT = 100
 MAX_DEPTH = 3
-#: Weight of the lexical score against importance in the blended recall score.
-LEXICAL_WEIGHT = 0.7
+#: Weight of importance in the score of an empty-query recall (the fusion blend's weight).
+IMPORTANCE_WEIGHT = 0.3
+HitMode = Literal["hybrid", "bm25", "vector", "importance"]
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhdw])$")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800}
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 class RecallHit(Model):
-    """One recalled item with its score breakdown; ``depth`` is set only for recursive searches."""
+    """One recalled item: its final score, the main components and (with ``explain``) every component.
+
+    ``mode`` is the search that ran (``bm25`` when no embedder could load, ``importance`` for an empty
+    query); ``bm25`` and ``vector`` are the normalised branch scores (0 when that branch did not find it);
+    ``depth`` is set only for recursive searches.
+    """
 
     item: MemoryItem
     score: float
-    lexical: float
+    mode: HitMode
+    bm25: float
+    vector: float
     importance: float
+    decay: float
     depth: int | None = None
     query: str
+    explain: ScoreBreakdown | None = None
+
+
+class RecallResult(Model):
+    """What a recall found, how, and anything the caller should know.
+
+    ``fallback`` is true when the database or vector index could not answer and ``files`` holds spans of
+    the agent's Markdown files instead of ``hits`` (``reason`` says why). ``backlog`` counts items not
+    yet in the vector index (found by BM25 only until the next indexing pass).
+    """
+
+    agent_id: str
+    query: str
+    mode: HitMode
+    requested_mode: RecallMode
+    fusion: FusionMethod
+    mmr: bool
+    hits: builtins.list[RecallHit] = Field(default_factory=list)
+    files: builtins.list[FileHit] = Field(default_factory=list)
+    fallback: bool = False
+    reason: str | None = None
+    backlog: int = 0
+    notes: builtins.list[str] = Field(default_factory=list)
 
 
 class StoreResult(Model):
@@ -101,13 +139,14 @@ def new_terms(hits: builtins.list[RecallHit], known: set[str], *, limit: int = 5
 class MemoryService:
     """Memory items of a workspace's agents."""
 
-    def __init__(self, store: GraphStore, policy: ScopePolicy, clock: Clock, workspace: Path | None,
-                 limits: StoreLimits | None = None) -> None:  # fmt: skip
+    def __init__(self, store: GraphStore, policy: ScopePolicy, clock: Clock, workspace: Path | None, *,
+                 limits: StoreLimits | None = None, engine: RecallEngine | None = None) -> None:  # fmt: skip
         self.store = store
         self.policy = policy
         self.clock = clock
         self.workspace = workspace
         self.limits = limits or StoreLimits()
+        self.engine = engine or RecallEngine(store, None, None)
 
     # ------------------------------------------------------------------ writes
 
@@ -179,55 +218,74 @@ class MemoryService:
         data = {"scopes": scopes, "agent_id": owner, **{k: v for k, v in filters.items() if v is not None}}
         return parse(MemoryQuery, data)
 
-    def recall(self, agent_id: str, query: str = "", *, limit: int = 20, depth: int = 0,
-               **filters: Any) -> builtins.list[RecallHit]:  # fmt: skip
-        """Items visible to the agent, best first: BM25 relevance blended with importance.
+    def recall(self, agent_id: str, query: str = "", *, limit: int = 20, depth: int = 0, mode: str = "hybrid",
+               fusion: str = "weighted", mmr: bool = False, explain: bool = False, min_score: float = 0.0,
+               source: str = "items", **filters: Any) -> RecallResult:  # fmt: skip
+        """Items visible to the agent, best first, by the hybrid engine (:mod:`kg.recall.engine`).
 
-        Filters: ``types``, ``stores``, ``tags`` (all must be present), ``min_importance``, ``max_age``
-        (``"7d"``), ``scope``, ``include_archived``. ``depth`` 1..3 searches again with the most frequent
-        new terms of each level's results (R4); hits then carry the depth that found them. Returned items
-        have their access count and time updated.
+        ``mode`` hybrid|bm25|vector, ``fusion`` weighted|rrf, ``mmr`` for diversity, ``min_score``, and
+        ``explain`` for every component of every score. Filters: ``types``, ``stores``, ``tags`` (all must
+        be present), ``min_importance``, ``max_age`` (``"7d"``), ``valid_at`` (items that existed and were
+        not archived then), ``scope``, ``include_archived``. ``depth`` 1..3 searches again with the most
+        frequent new terms of each level's results (R4); hits then carry the depth that found them.
+        ``source="files"`` searches the agent's Markdown files instead (``files`` in the result). Returned
+        items have their access count and time updated. If the vector index is unusable and too large to
+        rebuild inline, the Markdown files answer (``fallback``).
         """
         if not 1 <= limit <= MAX_RECALL_LIMIT:
             raise InputError("limit", f"must be between 1 and {MAX_RECALL_LIMIT}")
         if not 0 <= depth <= MAX_DEPTH:
             raise InputError("depth", f"must be between 0 and {MAX_DEPTH}")
+        if source not in ("items", "files"):
+            raise InputError("source", f"must be items or files, got {source!r}")
+        requested = check_mode(mode)
+        method = check_fusion(fusion)
+        result = RecallResult(agent_id=agent_id, query=query, mode=requested, requested_mode=requested,
+                              fusion=method, mmr=mmr)  # fmt: skip
         self.prune_expired(agent_id)
+        if source == "files":
+            return self._recall_files(result, limit=limit, explain=explain, min_score=min_score)
         base = self._query(agent_id, limit=max(20, 4 * limit), **filters)
-        hits = self._search(query, base, limit, depth=0 if depth else None)
-        seen = {h.item.uid for h in hits}
-        known = {w.lower() for w in _WORD.findall(query)}
-        level = hits
-        for d in range(1, depth + 1):
-            terms = new_terms(level, known)
-            if not terms:
-                break
-            known.update(terms)
-            # ask for enough to still have `limit` new hits after dropping the ones already found
-            found = self._search(" ".join(terms), base, limit + len(seen), depth=d)
-            level = [h for h in found if h.item.uid not in seen][:limit]
-            seen.update(h.item.uid for h in level)
-            hits += level
+        search = _Search(self, result, mode=requested, fusion=method, mmr=mmr, explain=explain, min_score=min_score)
+        try:
+            hits = search.run(query, base, limit, depth=0 if depth else None)
+            seen = {h.item.uid for h in hits}
+            known = {w.lower() for w in _WORD.findall(query)}
+            level = hits
+            for d in range(1, depth + 1):
+                terms = new_terms(level, known)
+                if not terms:
+                    break
+                known.update(terms)
+                # ask for enough to still have `limit` new hits after dropping the ones already found
+                found = search.run(" ".join(terms), base, min(limit + len(seen), MAX_RECALL_LIMIT), depth=d)
+                level = [h for h in found if h.item.uid not in seen][:limit]
+                seen.update(h.item.uid for h in level)
+                hits += level
+        except IndexUnavailableError as exc:
+            return self._fallback(result, limit, str(exc))
         self.store.memory.touch([h.item.uid for h in hits], now=self.clock.now())
-        return hits
+        result.hits = hits
+        return result
 
-    def _search(self, text: str, base: MemoryQuery, limit: int, *, depth: int | None) -> builtins.list[RecallHit]:
-        if not text.strip():  # no query: the most important, then the newest
-            items = self.store.memory.list(base.model_copy(update={"order": "importance"}))
-            return [RecallHit(item=i, score=round((1 - LEXICAL_WEIGHT) * i.importance, 6), lexical=0.0,
-                              importance=i.importance, depth=depth, query=text) for i in items[:limit]]  # fmt: skip
-        found = self.store.memory.search(text, base)
-        if not found:
-            return []
-        best = min(rank for _, rank in found)  # BM25: more negative is better
-        hits = []
-        for item, rank in found:
-            lexical = rank / best if best < 0 else 0.0
-            score = LEXICAL_WEIGHT * lexical + (1 - LEXICAL_WEIGHT) * item.importance
-            hits.append(RecallHit(item=item, score=round(score, 6), lexical=round(lexical, 6),
-                                  importance=item.importance, depth=depth, query=text))  # fmt: skip
-        hits.sort(key=lambda h: (-h.score, h.item.uid))
-        return hits[:limit]
+    def _recall_files(self, result: RecallResult, *, limit: int, explain: bool, min_score: float) -> RecallResult:
+        if self.workspace is None:
+            raise InputError("source", "files need a workspace on disk")
+        self.policy.require_agent(result.agent_id)
+        found, used, notes = search_files(
+            MarkdownIndex(self.workspace), result.agent_id, result.query, embedder=self.engine.embedder, limit=limit,
+            now=self.clock.now(), mode=result.requested_mode, fusion=result.fusion, mmr=result.mmr,
+            min_score=min_score, explain=explain, settings=self.engine.settings,
+        )  # fmt: skip
+        result.files, result.mode, result.notes = found, used, notes
+        return result
+
+    def _fallback(self, result: RecallResult, limit: int, reason: str) -> RecallResult:
+        if self.workspace is None:
+            raise IndexUnavailableError(reason)
+        answer = fallback_recall(self.workspace, result.agent_id, result.query, limit=limit, reason=reason)
+        result.fallback, result.reason, result.files, result.mode = True, reason, answer.hits, "bm25"
+        return result
 
     def apply_tier_rules(self, agent_id: str, *, policy: TierPolicy | None = None,
                          dry_run: bool = False) -> builtins.list[TierChange]:  # fmt: skip
@@ -253,3 +311,33 @@ class MemoryService:
             "short_term_ttl_seconds": self.limits.short_term_ttl_seconds,
             "total": sum(c["active"] + c["archived"] for c in counts.values()),
         }
+
+
+class _Search:
+    """One recall's searches (one per depth) with the settings they share."""
+
+    def __init__(self, service: MemoryService, result: RecallResult, *, mode: RecallMode, fusion: FusionMethod,
+                 mmr: bool, explain: bool, min_score: float) -> None:  # fmt: skip
+        self.service, self.mode, self.fusion, self.mmr = service, mode, fusion, mmr
+        self.explain, self.min_score, self.result = explain, min_score, result
+
+    def run(self, text: str, base: MemoryQuery, limit: int, *, depth: int | None) -> builtins.list[RecallHit]:
+        memory = self.service.store.memory
+        if not text.strip():  # no query: the most important, then the newest
+            self.result.mode = "importance"
+            items = memory.list(base.model_copy(update={"order": "importance"}))
+            return [RecallHit(item=i, score=round(IMPORTANCE_WEIGHT * i.importance, 6), mode="importance", bm25=0.0,
+                              vector=0.0, importance=i.importance, decay=1.0, depth=depth, query=text)
+                    for i in items[:limit] if IMPORTANCE_WEIGHT * i.importance >= self.min_score]  # fmt: skip
+        found = self.service.engine.search(text, base, limit=limit, now=self.service.clock.now(), mode=self.mode,
+                                           fusion=self.fusion, mmr=self.mmr, min_score=self.min_score)  # fmt: skip
+        self.result.mode = found.mode
+        self.result.backlog = found.backlog
+        self.result.notes.extend(n for n in found.notes if n not in self.result.notes)
+        return [
+            RecallHit(item=item, score=round(r.score, 6), mode=found.mode, bm25=round(r.breakdown.bm25_norm, 6),
+                      vector=round(r.breakdown.vector_norm, 6), importance=item.importance,
+                      decay=round(r.breakdown.decay_boost, 6), depth=depth, query=text,
+                      explain=r.breakdown if self.explain else None)
+            for item, r in found.hits
+        ]  # fmt: skip

@@ -21,19 +21,26 @@ from typing import Literal
 
 from kg.memory import files
 from kg.models import Model
+from kg.recall.fusion import ScoreBreakdown
 from kg.recall.markdown_index import MarkdownHit, MarkdownIndex
 
 log = logging.getLogger("mabos.recall")
 
 FallbackMethod = Literal["bm25", "substring"]
+FileMethod = Literal["hybrid", "bm25", "vector", "substring"]
 
 
-class FallbackHit(MarkdownHit):
-    """A hit of the file fallback: a span of an agent's Markdown file (``path`` relative to the workspace)."""
+class FileHit(MarkdownHit):
+    """A span of an agent's Markdown file (``path`` relative to the workspace) found by recall.
 
-    method: FallbackMethod
-    reason: str
-    fallback: Literal[True] = True
+    ``fallback`` is true when the files answered because the database or vector index could not
+    (``reason`` says why); ``explain`` holds the score breakdown when asked for.
+    """
+
+    method: FileMethod
+    fallback: bool = False
+    reason: str | None = None
+    explain: ScoreBreakdown | None = None
 
 
 class FallbackResult(Model):
@@ -43,7 +50,7 @@ class FallbackResult(Model):
     query: str
     reason: str
     method: FallbackMethod | None
-    hits: list[FallbackHit]
+    hits: list[FileHit]
     files: int
     chunks: int
     fallback: Literal[True] = True
@@ -77,8 +84,8 @@ def fallback_recall(workspace_path: Path | str, agent_id: str, query: str, *, li
                           chunks=stats.chunks)  # fmt: skip
 
 
-def _mark(hit: MarkdownHit, method: FallbackMethod, reason: str) -> FallbackHit:
-    return FallbackHit(**hit.model_dump(), method=method, reason=reason)
+def _mark(hit: MarkdownHit, method: FallbackMethod, reason: str) -> FileHit:
+    return FileHit(**hit.model_dump(), method=method, fallback=True, reason=reason)
 
 
-__all__ = ["FallbackHit", "FallbackMethod", "FallbackResult", "fallback_recall"]
+__all__ = ["FallbackMethod", "FallbackResult", "FileHit", "FileMethod", "fallback_recall"]

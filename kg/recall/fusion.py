@@ -50,6 +50,14 @@ from kg.recall.decay import DecayComponents, DecaySettings, MemoryLike, check_un
 
 FusionMethod = Literal["weighted", "rrf"]
 FUSION_METHODS: tuple[FusionMethod, ...] = ("weighted", "rrf")
+_METHODS: dict[str, FusionMethod] = {m: m for m in FUSION_METHODS}
+
+
+def check_fusion(fusion: str) -> FusionMethod:
+    """``fusion`` if it is weighted or rrf; InputError otherwise."""
+    if fusion in _METHODS:
+        return _METHODS[fusion]
+    raise InputError("fusion", f"must be weighted or rrf, got {fusion!r}")
 
 
 class FusionSettings(Model):
@@ -402,6 +410,7 @@ __all__ = [
     "ScoreBreakdown",
     "best_scores",
     "blend_importance",
+    "check_fusion",
     "fuse_weighted",
     "mmr_select",
     "normalize_bm25",

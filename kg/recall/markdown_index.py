@@ -467,7 +467,7 @@ class MarkdownIndex:
         if model is None:
             import bm25s  # noqa: PLC0415  (scipy makes it slow to import: only when searching)
 
-            corpus = [search_terms(_searchable(c)) for c in chunks]
+            corpus = [search_terms(searchable_text(c)) for c in chunks]
             if not any(corpus):
                 return None  # only punctuation and stopwords: bm25s would divide by a zero average length
             model = bm25s.BM25(k1=1.5, b=0.75, method="lucene")
@@ -479,7 +479,7 @@ class MarkdownIndex:
         return model
 
 
-def _searchable(chunk: Chunk) -> str:
+def searchable_text(chunk: Chunk) -> str:
     """Heading path and text: a chunk that starts at its heading already holds the last title."""
     titles = chunk.heading.split(" > ") if chunk.heading else []
     if chunk.starts_at_heading:
@@ -509,4 +509,5 @@ __all__ = [
     "agent_files",
     "light_stem",
     "search_terms",
+    "searchable_text",
 ]

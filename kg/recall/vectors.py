@@ -146,8 +146,11 @@ class FaissVectorIndex:
                     return sorted(hits, key=lambda hit: (-hit[1], hit[0]))[:k]
                 fetch = min(rows, fetch * 4)
 
-    def save(self, *, store_checksum: str | None = None, now: datetime | None = None) -> Path:
-        """Write index, id map and manifest (last) atomically; return the manifest's path."""
+    def save(self, *, store_checksum: str | None = None, now: datetime | None = None,
+             extra: dict[str, Any] | None = None) -> Path:  # fmt: skip
+        """Write index, id map and manifest (last) atomically; return the manifest's path.
+
+        ``extra`` adds the caller's keys to the manifest (they cannot replace the index's own)."""
         with self._lock:
             if store_checksum is not None:
                 self.store_checksum = store_checksum
@@ -156,7 +159,7 @@ class FaissVectorIndex:
                 "index": self._write_file("index", ".faiss", lambda p: faiss.write_index(self._index, str(p))),
                 "ids": self._write_file("ids", ".json", lambda p: p.write_bytes(self._map_bytes())),
             }
-            manifest = {
+            manifest = (extra or {}) | {
                 "format_version": FORMAT_VERSION, "model": self.model, "dimension": self.dimension,
                 "count": len(self), "kind": self._kind, "store_checksum": self.store_checksum,
                 "created_at": (now or datetime.now(UTC)).isoformat(), "tombstones": len(self._tombstones),
@@ -172,14 +175,22 @@ class FaissVectorIndex:
              config: VectorIndexConfig | None = None) -> FaissVectorIndex | None:  # fmt: skip
         """The saved index, or None (logged, never raised) when files are missing, damaged or do not match
         ``model``, ``dimension``, ``store_checksum`` (and ``count`` when given): the caller rebuilds."""
+        return cls.try_load(directory, model=model, dimension=dimension, store_checksum=store_checksum, count=count,
+                            config=config)[0]  # fmt: skip
+
+    @classmethod
+    def try_load(cls, directory: Path, *, model: str, dimension: int, store_checksum: str, count: int | None = None,
+                 config: VectorIndexConfig | None = None) -> tuple[FaissVectorIndex | None, str]:  # fmt: skip
+        """Like :meth:`load`, with the reason when it is None (``""`` when loaded)."""
         try:
             return cls._load(Path(directory), model=model, dimension=dimension, store_checksum=store_checksum,
-                             count=count, config=config)  # fmt: skip
+                             count=count, config=config), ""  # fmt: skip
         except _Unusable as exc:
             logger.info("vector index in %s not used: %s", directory, exc)
+            return None, str(exc)
         except Exception as exc:
             logger.warning("vector index in %s unreadable: %s: %s", directory, type(exc).__name__, exc)
-        return None
+            return None, f"unreadable ({type(exc).__name__}: {exc})"
 
     def status(self, *, store_checksum: str | None = None) -> dict[str, Any]:
         """Counts, kind, file sizes; ``stale`` when the saved files do not describe this index built for

@@ -55,7 +55,7 @@ RUNS: dict[str, tuple[str, ...]] = {
     "scope revoke": ("finance-agent", "project:q3", "--by", "admin"),
     "scope list": ("finance-agent",),
     "memory store": (*A, "JWT uses RS256", "--type", "decision", "--tags", "auth,jwt", "--store", "working"),
-    "memory recall": (*A, "acme", "--depth", "1", "--limit", "5"),
+    "memory recall": (*A, "acme", "--depth", "1", "--limit", "5", "--fusion", "rrf", "--mmr", "--explain"),
     "memory consolidate": (*A, "--dry-run"),
     "memory status": (*A,),
     "bdi cycle": (*A,),
@@ -65,6 +65,9 @@ RUNS: dict[str, tuple[str, ...]] = {
     "memory materialize": (*A,),
     "memory export": (*A, "--kind", "all"),
     "memory import": (*A,),
+    "index rebuild": ("--all",),
+    "index update": (),
+    "index status": (),
 }
 
 

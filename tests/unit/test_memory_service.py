@@ -56,6 +56,12 @@ def contents(hits: list[RecallHit]) -> list[str]:
     return [h.item.content for h in hits]
 
 
+def lexical(ws, agent, *args, **kwargs) -> list[RecallHit]:
+    """Recall in BM25 mode: these tests pin down filters, depth and access rules on exact keyword matches
+    (hybrid recall, which also returns semantic neighbours, is tested in test_recall_engine.py)."""
+    return ws.memory.recall(agent, *args, mode=kwargs.pop("mode", "bm25"), **kwargs).hits
+
+
 @pytest.fixture
 def memories(ws):
     ws.memory.store_item("a", "JWT tokens are signed with RS256", type="decision", tags=["auth", "jwt"])
@@ -69,12 +75,13 @@ def memories(ws):
 
 
 def test_recall_ranks_relevance_blended_with_importance(memories):
-    hits = memories.memory.recall("a", "tokens")
+    hits = lexical(memories, "a", "tokens")
     assert contents(hits)[0] in {"JWT tokens are signed with RS256", "OAuth2 refresh tokens rotate weekly"}
     assert all(h.depth is None for h in hits)  # depth 0: no annotation
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
-    for h in hits:
-        assert h.score == pytest.approx(0.7 * h.lexical + 0.3 * h.importance, abs=1e-6)
+    for h in hits:  # BM25 only: fused = bm25_norm, blended with importance, times the decay boost
+        assert h.mode == "bm25" and h.vector == 0.0
+        assert h.score == pytest.approx((0.7 * h.bm25 + 0.3 * h.importance) * h.decay, abs=1e-5)
 
 
 @pytest.mark.parametrize(
@@ -87,12 +94,12 @@ def test_recall_ranks_relevance_blended_with_importance(memories):
     ],
 )
 def test_recall_filters(memories, filters, expected):
-    assert set(contents(memories.memory.recall("a", "tokens", **filters))) == expected
+    assert set(contents(lexical(memories, "a", "tokens", **filters))) == expected
 
 
 def test_recall_without_query_gives_the_most_important_first(memories):
     # the two decisions tie at their default 0.75: the newer one comes first
-    assert contents(memories.memory.recall("a", limit=3)) == [
+    assert contents(lexical(memories, "a", limit=3)) == [
         "Authentication uses OAuth2 flows",
         "The database is Postgres 16",
         "JWT tokens are signed with RS256",
@@ -101,11 +108,11 @@ def test_recall_without_query_gives_the_most_important_first(memories):
 
 def test_max_age(memories):
     memories.clock.advance(timedelta(minutes=30))  # now = +33 min; the OAuth2 items were stored at +1 and +3
-    assert contents(memories.memory.recall("a", "oauth2", max_age="32m")) == [
+    assert contents(lexical(memories, "a", "oauth2", max_age="32m")) == [
         "Authentication uses OAuth2 flows",
         "OAuth2 refresh tokens rotate weekly",
     ]
-    assert contents(memories.memory.recall("a", "oauth2", max_age="31m")) == ["OAuth2 refresh tokens rotate weekly"]
+    assert contents(lexical(memories, "a", "oauth2", max_age="31m")) == ["OAuth2 refresh tokens rotate weekly"]
 
 
 @pytest.mark.parametrize(("text", "seconds"), [("90m", 5400), ("36h", 129600), ("7d", 604800), ("2w", 1209600)])
@@ -120,15 +127,15 @@ def test_bad_max_age(bad):
 
 
 def test_recall_updates_access_statistics(memories):
-    hit = memories.memory.recall("a", "postgres")[0]
+    hit = lexical(memories, "a", "postgres")[0]
     memories.clock.advance(timedelta(minutes=5))
-    memories.memory.recall("a", "postgres")
+    lexical(memories, "a", "postgres")
     item = memories.memory.get("a", hit.item.uid)
     assert (item.access_count, item.accessed_at) == (2, memories.clock.now())
 
 
 def test_recursive_search_follows_new_terms_and_annotates_depth(memories):
-    hits = memories.memory.recall("a", "JWT", depth=2)
+    hits = lexical(memories, "a", "JWT", depth=2)
     by_content = {h.item.content: h.depth for h in hits}
     assert by_content["JWT tokens are signed with RS256"] == 0
     # "tokens" (and the tag "auth") come from the depth-0 hit and find the rest one level down
@@ -138,11 +145,11 @@ def test_recursive_search_follows_new_terms_and_annotates_depth(memories):
 
 
 def test_empty_depth_zero_results_end_the_recursion(memories):
-    assert memories.memory.recall("a", "kubernetes", depth=3) == []
+    assert lexical(memories, "a", "kubernetes", depth=3) == []
 
 
 def test_new_terms_prefers_frequent_long_words_and_tags(memories):
-    hits = memories.memory.recall("a", "tokens")
+    hits = lexical(memories, "a", "tokens")
     assert "tokens" not in new_terms(hits, {"tokens"})
     assert all(len(t) > 3 or t in {"jwt", "db"} for t in new_terms(hits, set()))
 
@@ -151,31 +158,31 @@ def test_new_terms_prefers_frequent_long_words_and_tags(memories):
                                                ("limit", {"limit": 0}), ("limit", {"limit": 101})])  # fmt: skip
 def test_recall_bounds(memories, field, kwargs):
     with pytest.raises(InputError, match=field):
-        memories.memory.recall("a", "x", **kwargs)
+        lexical(memories, "a", "x", **kwargs)
 
 
 def test_expired_items_are_archived_on_access_and_still_recallable(memories):
     memories.clock.advance(timedelta(hours=3))
-    assert "JWT tokens are signed with RS256" not in contents(memories.memory.recall("a", "tokens"))
-    archived = memories.memory.recall("a", "tokens", include_archived=True)
+    assert "JWT tokens are signed with RS256" not in contents(lexical(memories, "a", "tokens"))
+    archived = lexical(memories, "a", "tokens", include_archived=True)
     assert "JWT tokens are signed with RS256" in contents(archived)
     assert memories.memory.status("a")["stores"]["short_term"] == {"active": 0, "archived": 3}
 
 
 def test_agents_do_not_see_each_others_private_memories(memories):
-    assert memories.memory.recall("b", "tokens") == []
-    assert memories.memory.recall("b", depth=3) == []
-    uid = memories.memory.recall("a", "postgres")[0].item.uid
+    assert lexical(memories, "b", "tokens") == []
+    assert lexical(memories, "b", depth=3) == []
+    uid = lexical(memories, "a", "postgres")[0].item.uid
     with pytest.raises(NotFoundError):
         memories.memory.get("b", uid)
     with pytest.raises(ScopeError):
-        memories.memory.recall("b", "tokens", scope="agent:a")
+        lexical(memories, "b", "tokens", scope="agent:a")
     shared = memories.memory.store_item("a", "tokens policy for everyone", scope="global").item
-    assert shared.uid in {h.item.uid for h in memories.memory.recall("b", "tokens")}
+    assert shared.uid in {h.item.uid for h in lexical(memories, "b", "tokens")}
 
 
 def test_update_validates(memories):
-    uid = memories.memory.recall("a", "postgres")[0].item.uid
+    uid = lexical(memories, "a", "postgres")[0].item.uid
     assert memories.memory.update("a", uid, tier="core").tier.value == "core"
     with pytest.raises(InputError, match="importance"):
         memories.memory.update("a", uid, importance=2)
@@ -231,7 +238,7 @@ def test_deeper_levels_still_find_new_items_when_their_best_matches_were_already
     ws.memory.store_item("a", "alpha beta beta beta", importance=0.9)
     ws.memory.store_item("a", "alpha beta beta beta beta", importance=0.9)
     ws.memory.store_item("a", "beta only here", importance=0.1)
-    hits = ws.memory.recall("a", "alpha", limit=2, depth=1)
+    hits = lexical(ws, "a", "alpha", limit=2, depth=1)
     assert [(h.item.content, h.depth) for h in hits][-1] == ("beta only here", 1)
 
 
@@ -239,7 +246,7 @@ def test_tier_rules_are_applied_to_the_store(ws):
     hot = ws.memory.store_item("a", "used all the time", store="long_term", importance=0.9).item
     cold = ws.memory.store_item("a", "never looked at", store="long_term", importance=0.2).item
     for _ in range(10):
-        ws.memory.recall("a", "used")
+        lexical(ws, "a", "used")
     assert ws.memory.apply_tier_rules("a", dry_run=True)[0].uid == hot.uid
     assert ws.memory.get("a", hot.uid).tier.value == "working"  # dry run changed nothing
     changes = ws.memory.apply_tier_rules("a")

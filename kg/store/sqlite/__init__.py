@@ -12,6 +12,7 @@ from kg.store.sqlite.db import Database
 from kg.store.sqlite.embeddings import SqliteEmbeddingCache
 from kg.store.sqlite.facts import SqliteFactStore
 from kg.store.sqlite.graph import SqliteBDIStore, SqliteRelationStore
+from kg.store.sqlite.index_queue import SqliteIndexQueue
 from kg.store.sqlite.memory import SqliteMemoryStore
 from kg.store.sqlite.outbox import SqliteOutboxStore
 
@@ -32,6 +33,7 @@ class SqliteGraphStore:
         self.relations = SqliteRelationStore(self.db)
         self.memory = SqliteMemoryStore(self.db)
         self.embeddings = SqliteEmbeddingCache(self.db)
+        self.index_queue = SqliteIndexQueue(self.db)
         self.outbox = SqliteOutboxStore(self.db)
 
     def stats(self) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from kg.clock import Clock, SystemClock
-from kg.errors import BackendUnavailableError, StoreBusyError, WorkspaceError
+from kg.errors import BackendUnavailableError, CorruptStoreError, StoreBusyError, WorkspaceError
 from kg.models import format_ts
 
 T = TypeVar("T")
@@ -114,7 +114,7 @@ class Database:
             self.conn.close()
             if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc):
                 raise StoreBusyError(f"store: {path} stayed locked by another writer; try again") from exc
-            raise WorkspaceError(f"store: {path} is not a usable mabos database ({exc})") from exc
+            raise CorruptStoreError(f"store: {path} is not a usable mabos database ({exc})") from exc
         except BaseException:
             self.conn.close()
             raise

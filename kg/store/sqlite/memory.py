@@ -208,9 +208,13 @@ class SqliteMemoryStore:
         if query.created_after is not None:
             where.append("m.created_at >= ?")
             params.append(format_ts(query.created_after))
+        if query.valid_at is not None:
+            stamp = format_ts(query.valid_at)
+            where.append("m.created_at <= ? AND (m.archived_at IS NULL OR m.archived_at > ?)")
+            params.extend((stamp, stamp))
         if query.only_archived:
             where.append("m.archived_at IS NOT NULL")
-        elif not query.include_archived:
+        elif not query.include_archived and query.valid_at is None:
             where.append("m.archived_at IS NULL")
         return where, params
 
@@ -239,6 +243,26 @@ class SqliteMemoryStore:
         )
         items = self._to_items(rows)
         return [(item, float(row["rank"])) for item, row in zip(items, rows, strict=True)]
+
+    def scan(self, after: int, limit: int) -> builtins.list[tuple[int, MemoryItem]]:
+        """Up to ``limit`` items in insertion order after position ``after`` (0: from the start), with positions."""
+        sql = f"SELECT m.seq AS pos, {_COLUMNS} FROM memory_items m WHERE m.seq > ? ORDER BY m.seq LIMIT ?"
+        rows = self.db.read(sql, (after, limit))
+        return list(zip((int(r["pos"]) for r in rows), self._to_items(rows), strict=True))
+
+    def filter_uids(self, uids: Iterable[str], query: MemoryQuery) -> set[str]:
+        """Those of ``uids`` that match ``query``'s filters (its text, order and limit are ignored)."""
+        wanted = list(dict.fromkeys(uids))
+        where, params = self._where(query)
+        found: set[str] = set()
+        for start in range(0, len(wanted), 900):
+            chunk = wanted[start : start + 900]
+            rows = self.db.read(
+                f"SELECT m.uid FROM memory_items m WHERE m.uid IN ({_marks(chunk)}) AND {' AND '.join(where)}",
+                [*chunk, *params],
+            )
+            found.update(str(r["uid"]) for r in rows)
+        return found
 
     def get_many(self, uids: Iterable[str]) -> dict[str, MemoryItem]:
         """Items by uid."""

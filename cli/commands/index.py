@@ -1,0 +1,127 @@
+"""``mabos index rebuild|update|status``: the vector index and the Markdown index of a workspace."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from cli import render
+from cli.common import Session, example, mabos_options
+from kg.errors import BackendUnavailableError
+from kg.recall.markdown_index import MarkdownIndex
+from kg.recall.sidecar import VectorSidecar
+from kg.workspace import Workspace
+
+
+@click.group("index")
+def index() -> None:
+    """Build and inspect the recall indexes (.mabos/vectors/ and .mabos/mdindex/)."""
+
+
+@contextmanager
+def _progress(label: str) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar on stderr (hidden when stderr is not a terminal)."""
+    console = Console(stderr=True)
+    with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=console,
+                  transient=True, disable=not console.is_terminal) as bar:  # fmt: skip
+        task = bar.add_task(label, total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update
+
+
+def _sidecar(ws: Workspace) -> VectorSidecar:
+    if ws.vectors is None:
+        raise BackendUnavailableError("embedder: none configured (recall.embedder or MABOS_EMBEDDER is 'none')")
+    return ws.vectors
+
+
+@index.command(
+    "rebuild",
+    help=example(
+        "Rebuild the vector index from the store and the Markdown index from the files.\n\n"
+        "With --agent only that agent's items are embedded again and its Markdown index rebuilt; "
+        "with --all (the default) the whole vector index is rebuilt and every agent's Markdown index. "
+        "Embeddings come from the cache when the text was embedded before.",
+        "mabos index rebuild --all",
+        "mabos index rebuild --agent sales-agent --json",
+    ),
+)
+@click.option("--agent", default=None, help="Only this agent's items and files.")
+@click.option("--all", "all_", is_flag=True, help="Everything (the default).")
+@mabos_options
+def rebuild(out: Session, *, agent: str | None, all_: bool) -> None:
+    if agent and all_:
+        raise click.UsageError("give --agent or --all, not both")
+    ws = out.workspace()
+    markdown = MarkdownIndex(ws.path)
+    if agent:
+        ws.scopes.require_agent(agent)
+        agents = [agent]
+    else:
+        agents = markdown.agents()
+    with _progress("embedding") as progress:
+        sidecar = _sidecar(ws)
+        vectors = sidecar.reindex_agent(agent, progress=progress) if agent else sidecar.rebuild(progress=progress)
+    files = []
+    for name in agents:
+        markdown.sidecar_path(name).unlink(missing_ok=True)
+        files.append(markdown.refresh(name))
+    data: dict[str, Any] = {"vectors": vectors, "markdown": files}
+    text = render.done(f"vector index: {vectors.indexed} items embedded ({vectors.backlog} waiting); "
+                       f"Markdown index: {sum(f.chunks for f in files)} chunks of {sum(f.files for f in files)} "
+                       f"files for {len(files)} agents")  # fmt: skip
+    out.emit(data, text)
+
+
+@index.command(
+    "update",
+    help=example(
+        "Embed the items waiting for the vector index (the backlog) and save it; refresh the Markdown index.\n\n"
+        "Recall does this by itself for up to 500 items; run this after a bulk import or from a nightly job.",
+        "mabos index update --json",
+    ),
+)
+@mabos_options
+def update(out: Session) -> None:
+    ws = out.workspace()
+    with _progress("embedding") as progress:
+        report = _sidecar(ws).sync(save=True, progress=progress)
+    files = MarkdownIndex(ws.path).refresh_all()
+    if not report.usable:
+        raise BackendUnavailableError(report.reason)
+    rebuilt = f" (rebuilt: {report.reason})" if report.rebuilt else ""
+    text = render.done(f"vector index: {report.indexed} items added{rebuilt}, {report.backlog} waiting; "
+                       f"Markdown index: {sum(f.chunks for f in files)} chunks")  # fmt: skip
+    out.emit({"vectors": report, "markdown": files}, text)
+
+
+@index.command(
+    "status",
+    help=example(
+        "Show the vector index (model, count, kind, backlog, whether it is usable) and the Markdown index.",
+        "mabos index status --json",
+    ),
+)
+@mabos_options
+def status(out: Session) -> None:
+    ws = out.workspace()
+    vectors: dict[str, Any] = ws.vectors.status() if ws.vectors is not None else {"state": "disabled"}
+    markdown = MarkdownIndex(ws.path)
+    files = []
+    for name in markdown.agents():
+        chunks = markdown.chunks(name, refresh=False) if markdown.sidecar_path(name).exists() else []
+        files.append({"agent_id": name, "indexed": markdown.sidecar_path(name).exists(), "chunks": len(chunks),
+                      "files": len({c.path for c in chunks})})  # fmt: skip
+    data = {"vectors": vectors, "markdown": files}
+    pairs = [(k, vectors.get(k)) for k in ("state", "reason", "model", "items", "indexed", "backlog", "kind")]
+    out.emit(data, render.key_values("vector index", pairs),
+             render.table("Markdown index", ["agent", "indexed", "files", "chunks"],
+                          [(f["agent_id"], f["indexed"], f["files"], f["chunks"]) for f in files]))  # fmt: skip

@@ -1,0 +1,276 @@
+"""The workspace's vector index (``.mabos/vectors/``) kept in step with the store.
+
+The store is the source of truth; the index is derived data. Every insert, content change or delete of a
+memory item appends a row to the store's index queue in the same transaction (migration 3), so what the
+saved index lacks is always known. :meth:`VectorSidecar.sync` embeds the queued items (through the
+embedding cache, so an item is embedded once per model), adds them to the in-memory index, and - once
+enough work has accumulated, or when asked - saves the index and forgets the queue rows it covered. A
+crash between the save and the forgetting only repeats work.
+
+The saved index is used only when its manifest names this store (``store_meta.store_id``), the same model
+and dimension, and its files match their hashes; otherwise it is rebuilt from the store (inline when the
+store is small, else by ``mabos index rebuild``) - never a wrong answer.
+
+One process writes at a time (an advisory lock file); a process that finds the saved index changed by
+another one reloads it before writing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from kg.errors import InputError
+from kg.models import MemoryItem, Model
+from kg.ports import Embedder, GraphStore
+from kg.recall.vectors import MANIFEST, FaissVectorIndex, VectorIndexConfig
+
+log = logging.getLogger("mabos.recall")
+
+VECTORS_DIR = Path(".mabos") / "vectors"
+LOCK_FILE = "index.lock"
+#: Items embedded per batch while indexing.
+BATCH = 256
+#: Without an explicit save, the index is saved once this many queue rows are covered (or when small).
+SAVE_EVERY = 1000
+SMALL_INDEX = 20_000
+#: Queue rows read per pass when there is no limit (a larger backlog takes several passes).
+PENDING_MAX = 1_000_000
+
+Progress = Callable[[int, int], None]
+
+
+def embedding_text(item: MemoryItem) -> str:
+    """What the vector of an item is computed from."""
+    return item.content
+
+
+class SyncReport(Model):
+    """What one indexing pass did."""
+
+    usable: bool
+    rebuilt: bool = False
+    indexed: int = 0
+    removed: int = 0
+    saved: bool = False
+    backlog: int = 0
+    reason: str = ""
+
+
+class IndexUnavailableError(Exception):
+    """The saved index cannot be used and is too large to rebuild inline; the message says why."""
+
+
+class VectorSidecar:
+    """The vector index of one store, in ``directory``; thread-safe, one writing process at a time."""
+
+    def __init__(self, directory: Path, store: GraphStore, embedder: Embedder, *,
+                 config: VectorIndexConfig | None = None, save_every: int = SAVE_EVERY) -> None:  # fmt: skip
+        self.directory = Path(directory)
+        self.store = store
+        self.embedder = embedder
+        self.config = config
+        self.save_every = save_every
+        self._lock = threading.RLock()
+        self._index: FaissVectorIndex | None = None
+        self._stamp: tuple[int, int, int] | None = None  # the manifest this in-memory index was loaded from
+        self._covered = 0  # queue position up to which the in-memory index is complete
+        self._unsaved = 0  # queue rows covered since the last save
+
+    # ------------------------------------------------------------------ reading
+
+    def index(self, *, inline_limit: int | None = None, progress: Progress | None = None) -> FaissVectorIndex:
+        """The index with (up to ``inline_limit``) pending items added; IndexUnavailableError when it
+        must be rebuilt from more than ``inline_limit`` items."""
+        report = self.sync(limit=inline_limit, progress=progress)
+        if not report.usable or self._index is None:
+            raise IndexUnavailableError(report.reason)
+        return self._index
+
+    def backlog(self) -> int:
+        """Items the in-memory index (or, before loading, the saved one) has not seen."""
+        with self._lock:
+            return self.store.index_queue.count(self._covered)
+
+    # ------------------------------------------------------------------ writing
+
+    def sync(
+        self, *, limit: int | None = None, save: bool | None = None, progress: Progress | None = None
+    ) -> SyncReport:
+        """Add up to ``limit`` pending items (None: all); rebuild first if the saved index is unusable and
+        the store holds at most ``limit`` items. ``save`` True/False forces/skips the save (default: when
+        enough was added or the index is small)."""
+        if limit is not None and limit < 0:
+            raise InputError("limit", f"must be >= 0, got {limit}")
+        with self._lock, self._file_lock():
+            reason = self._reload_if_changed()
+            if self._index is None:
+                total = self._item_count()
+                if limit is not None and total > limit:
+                    return SyncReport(usable=False, backlog=total, reason=f"vector index {reason}; {total} items "
+                                      "to index, run 'mabos index rebuild'")  # fmt: skip
+                return self._rebuild(progress, reason)
+            return self._catch_up(limit, save, progress)
+
+    def rebuild(self, *, progress: Progress | None = None) -> SyncReport:
+        """Drop the index and index every item of the store again."""
+        with self._lock, self._file_lock():
+            return self._rebuild(progress, "rebuilt on request")
+
+    def reindex_agent(self, agent_id: str, *, progress: Progress | None = None) -> SyncReport:
+        """Embed one agent's items again (the whole index is rebuilt if the saved one is unusable)."""
+        with self._lock, self._file_lock():
+            reason = self._reload_if_changed()
+            if self._index is None:
+                return self._rebuild(progress, reason)
+            items: list[MemoryItem] = []
+            after = 0
+            while batch := self.store.memory.scan(after, 4 * BATCH):
+                after = batch[-1][0]
+                items.extend(item for _, item in batch if item.agent_id == agent_id)
+            for start in range(0, len(items), BATCH):
+                chunk = items[start : start + BATCH]
+                self._index.add([i.uid for i in chunk], self.embedder.embed([embedding_text(i) for i in chunk],
+                                                                            batch=True))  # fmt: skip
+                if progress:
+                    progress(start + len(chunk), len(items))
+            self._unsaved += 1
+            self._save()
+            return SyncReport(usable=True, indexed=len(items), saved=True,
+                              backlog=self.store.index_queue.count(self._covered))  # fmt: skip
+
+    def save(self) -> bool:
+        """Save unsaved additions now; whether anything was written."""
+        if self._index is None or not self._unsaved:
+            return False
+        with self._lock, self._file_lock():
+            if self._index is None or not self._unsaved:
+                return False
+            self._save()
+            return True
+
+    def status(self) -> dict[str, Any]:
+        """Saved index facts, the backlog and whether the saved index is usable (no model load needed)."""
+        with self._lock:
+            store_id = self.store.index_queue.store_id()
+            index, reason = FaissVectorIndex.try_load(self.directory, model=self.embedder.model,
+                                                      dimension=self.embedder.dimension, store_checksum=store_id,
+                                                      config=self.config)  # fmt: skip
+            items = self._item_count()
+            saved = index.status() if index is not None else {}
+            return {
+                "directory": str(self.directory), "model": self.embedder.model, "dimension": self.embedder.dimension,
+                "state": "ready" if index is not None else ("missing" if reason == "no manifest" else "unusable"),
+                "reason": reason or None, "items": items, "indexed": len(index) if index is not None else 0,
+                "backlog": self.store.index_queue.count() if index is not None else items,
+                "kind": saved.get("kind"), "tombstones": saved.get("tombstones", 0), "files": saved.get("files", {}),
+                "store_id": store_id,
+            }  # fmt: skip
+
+    # ------------------------------------------------------------------ internals
+
+    @contextlib.contextmanager
+    def _file_lock(self) -> Iterator[None]:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        with (self.directory / LOCK_FILE).open("a") as handle:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+    def _manifest_stamp(self) -> tuple[int, int, int] | None:
+        try:
+            st = os.stat(self.directory / MANIFEST)
+        except OSError:
+            return None
+        return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+    def _reload_if_changed(self) -> str:
+        """(Re)load the saved index unless the in-memory one is current; the reason when unusable."""
+        stamp = self._manifest_stamp()
+        if self._index is not None and stamp == self._stamp:
+            return ""
+        self._index, self._covered, self._unsaved = None, 0, 0
+        if stamp is None:
+            return "missing"
+        store_id = self.store.index_queue.store_id()
+        try:
+            manifest = json.loads((self.directory / MANIFEST).read_text())
+            covered = int(manifest.get("queue_position", 0))
+        except (OSError, ValueError, TypeError, AttributeError) as exc:
+            return f"unusable (manifest: {exc})"
+        index, reason = FaissVectorIndex.try_load(self.directory, model=self.embedder.model,
+                                                  dimension=self.embedder.dimension, store_checksum=store_id,
+                                                  config=self.config)  # fmt: skip
+        if index is None:
+            return f"unusable ({reason})"
+        self._index, self._stamp, self._covered = index, stamp, covered
+        return ""
+
+    def _item_count(self) -> int:
+        return int(self.store.stats()["memory_items"])
+
+    def _rebuild(self, progress: Progress | None, reason: str) -> SyncReport:
+        log.info("rebuilding the vector index in %s (%s)", self.directory, reason)
+        queue = self.store.index_queue
+        upto = queue.last()  # items queued later are picked up by the next pass
+        index = FaissVectorIndex(self.directory, model=self.embedder.model, dimension=self.embedder.dimension,
+                                 store_checksum=queue.store_id(), config=self.config)  # fmt: skip
+        total, done, after = self._item_count(), 0, 0
+        while batch := self.store.memory.scan(after, BATCH):
+            after = batch[-1][0]
+            items = [item for _, item in batch]
+            vectors = self.embedder.embed([embedding_text(i) for i in items], batch=True)
+            index.add([i.uid for i in items], vectors)
+            done += len(items)
+            if progress:
+                progress(done, total)
+        self._index, self._covered, self._unsaved = index, upto, 1
+        self._save()
+        return SyncReport(usable=True, rebuilt=True, indexed=done, saved=True, backlog=queue.count(),
+                          reason=reason)  # fmt: skip
+
+    def _catch_up(self, limit: int | None, save: bool | None, progress: Progress | None) -> SyncReport:
+        if self._index is None:
+            raise IndexUnavailableError("vector index not loaded")
+        queue = self.store.index_queue
+        rows = queue.pending(self._covered, PENDING_MAX if limit is None else limit)
+        wanted = list(dict.fromkeys(uid for _, uid in rows))
+        indexed = removed = 0
+        for start in range(0, len(wanted), BATCH):
+            chunk = wanted[start : start + BATCH]
+            items = self.store.memory.get_many(chunk)
+            present = [items[u] for u in chunk if u in items]
+            if present:
+                self._index.add([i.uid for i in present], self.embedder.embed([embedding_text(i) for i in present],
+                                                                              batch=len(present) > 1))  # fmt: skip
+            removed += self._index.remove([u for u in chunk if u not in items])
+            indexed += len(present)
+            if progress:
+                progress(min(start + BATCH, len(wanted)), len(wanted))
+        if rows:
+            self._covered = max(self._covered, rows[-1][0])
+            self._unsaved += len(rows)
+        should_save = save if save is not None else (
+            self._unsaved >= self.save_every or (self._unsaved > 0 and len(self._index) <= SMALL_INDEX))  # fmt: skip
+        if should_save and self._unsaved:
+            self._save()
+        backlog = queue.count(self._covered)
+        return SyncReport(usable=True, indexed=indexed, removed=removed, saved=bool(should_save), backlog=backlog)
+
+    def _save(self) -> None:
+        if self._index is None:
+            raise IndexUnavailableError("vector index not loaded")
+        # the queue position rides in the manifest: what the saved files cover, for every process
+        store_id = self.store.index_queue.store_id()
+        self._index.save(store_checksum=store_id, extra={"queue_position": self._covered})
+        self.store.index_queue.done(self._covered)
+        self._stamp, self._unsaved = self._manifest_stamp(), 0
