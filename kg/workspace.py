@@ -23,9 +23,11 @@ from kg.facts import FactService
 from kg.memory.service import MemoryService
 from kg.models import Model, describe_validation_error, format_ts, parse
 from kg.ports import Embedder
+from kg.recall.decay import DecaySettings
 from kg.recall.embedder import DEFAULT_DIMENSION, DEFAULT_MODEL, SentenceTransformerEmbedder
 from kg.recall.embedding_cache import CachedEmbedder
 from kg.recall.engine import INLINE_INDEX_LIMIT, RecallEngine, RecallSettings
+from kg.recall.fusion import DEFAULT_DECAY, DEFAULT_FUSION, FusionSettings
 from kg.recall.http_embedder import HttpEmbedder
 from kg.recall.sidecar import VECTORS_DIR, VectorSidecar
 from kg.scopes import ScopePolicy
@@ -62,6 +64,9 @@ class RecallConfig(Model):
     embedder_dimension: int = Field(default=DEFAULT_DIMENSION, ge=1, le=65_536)
     embedder_api_key_env: str | None = None
     inline_index_limit: int = Field(default=INLINE_INDEX_LIMIT, ge=0)
+    vector_weight: float = Field(default=DEFAULT_FUSION.vector_weight, ge=0, le=1)
+    bm25_weight: float = Field(default=DEFAULT_FUSION.bm25_weight, ge=0, le=1)
+    decay: bool = True  # false for a timeless corpus (documents, transcripts): no recency preference
 
 
 class WorkspaceConfig(Model):
@@ -93,6 +98,13 @@ def make_embedder(config: RecallConfig, store: SqliteGraphStore) -> Embedder | N
     else:
         raise WorkspaceError(f"{ENV_EMBEDDER}: must be local, http or none, got {kind!r}")
     return CachedEmbedder(inner, store.embeddings)
+
+
+def recall_settings(config: RecallConfig) -> RecallSettings:
+    """The engine's settings from ``[recall]``."""
+    fusion = parse(FusionSettings, {"vector_weight": config.vector_weight, "bm25_weight": config.bm25_weight})
+    decay = DEFAULT_DECAY if config.decay else DecaySettings(boost_min=1.0)
+    return RecallSettings(inline_index_limit=config.inline_index_limit, fusion=fusion, decay=decay)
 
 
 def default_path() -> Path:
@@ -155,7 +167,7 @@ class Workspace:
         self.vectors = (
             VectorSidecar(path / VECTORS_DIR, self.store, self.embedder) if self.embedder is not None else None
         )
-        settings = RecallSettings(inline_index_limit=config.recall.inline_index_limit)
+        settings = recall_settings(config.recall)
         self.recall_engine = RecallEngine(self.store, self.embedder, self.vectors, settings)
         self.memory = MemoryService(self.store, self.scopes, self.clock, path, engine=self.recall_engine)
 

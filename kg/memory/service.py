@@ -220,7 +220,7 @@ class MemoryService:
 
     def recall(self, agent_id: str, query: str = "", *, limit: int = 20, depth: int = 0, mode: str = "hybrid",
                fusion: str = "weighted", mmr: bool = False, explain: bool = False, min_score: float = 0.0,
-               source: str = "items", **filters: Any) -> RecallResult:  # fmt: skip
+               source: str = "items", touch: bool = True, **filters: Any) -> RecallResult:  # fmt: skip
         """Items visible to the agent, best first, by the hybrid engine (:mod:`kg.recall.engine`).
 
         ``mode`` hybrid|bm25|vector, ``fusion`` weighted|rrf, ``mmr`` for diversity, ``min_score``, and
@@ -229,8 +229,8 @@ class MemoryService:
         not archived then), ``scope``, ``include_archived``. ``depth`` 1..3 searches again with the most
         frequent new terms of each level's results (R4); hits then carry the depth that found them.
         ``source="files"`` searches the agent's Markdown files instead (``files`` in the result). Returned
-        items have their access count and time updated. If the vector index is unusable and too large to
-        rebuild inline, the Markdown files answer (``fallback``).
+        items have their access count and time updated unless ``touch`` is false. If the vector index is
+        unusable and too large to rebuild inline, the Markdown files answer (``fallback``).
         """
         if not 1 <= limit <= MAX_RECALL_LIMIT:
             raise InputError("limit", f"must be between 1 and {MAX_RECALL_LIMIT}")
@@ -264,7 +264,8 @@ class MemoryService:
                 hits += level
         except IndexUnavailableError as exc:
             return self._fallback(result, limit, str(exc))
-        self.store.memory.touch([h.item.uid for h in hits], now=self.clock.now())
+        if touch:
+            self.store.memory.touch([h.item.uid for h in hits], now=self.clock.now())
         result.hits = hits
         return result
 

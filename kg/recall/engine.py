@@ -30,6 +30,7 @@ from kg.ports import Embedder, GraphStore
 from kg.recall.decay import DecaySettings
 from kg.recall.fusion import DEFAULT_DECAY, DEFAULT_FUSION, FusionMethod, FusionSettings, Ranked, rank
 from kg.recall.sidecar import VectorSidecar, embedding_text
+from kg.recall.stopwords import query_terms
 
 log = logging.getLogger("mabos.recall")
 
@@ -102,7 +103,8 @@ class RecallEngine:
                 log.warning("recall runs BM25-only: %s", exc)
         lexical: list[tuple[MemoryItem, float]] = []
         if used != "vector":
-            lexical = self.store.memory.search(text, query.model_copy(update={"limit": cand}))
+            terms = " ".join(query_terms(text))
+            lexical = self.store.memory.search(terms, query.model_copy(update={"limit": cand}))
         items = {item.uid: item for item, _ in lexical}
         missing = [uid for uid, _ in vector if uid not in items]
         items.update(self.store.memory.get_many(missing))

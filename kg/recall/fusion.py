@@ -64,8 +64,9 @@ class FusionSettings(Model):
     """Parameters of fusion, importance blend and MMR (frozen).
 
     Attributes:
-        vector_weight: Weight of the vector branch in weighted fusion (0.7).
-        bm25_weight: Weight of the BM25 branch in weighted fusion (0.3).
+        vector_weight: Weight of the vector branch in weighted fusion (0.4; measured on LoCoMo, see
+            docs/decisions/2026-11-22-hybrid-recall.md - design.md's 0.7 favours a weak embedder).
+        bm25_weight: Weight of the BM25 branch in weighted fusion (0.6).
         floor_threshold: ``bm25_norm`` from which the keyword floor applies, inclusive (0.75).
         floor_factor: The floor: ``fused >= floor_factor * bm25_norm`` (0.92).
         rrf_k: The ``k`` of reciprocal rank fusion (60).
@@ -75,8 +76,8 @@ class FusionSettings(Model):
 
     model_config = ConfigDict(frozen=True)
 
-    vector_weight: Unit = 0.7
-    bm25_weight: Unit = 0.3
+    vector_weight: Unit = 0.4
+    bm25_weight: Unit = 0.6
     floor_threshold: Unit = 0.75
     floor_factor: Unit = 0.92
     rrf_k: int = Field(default=60, ge=0, le=1_000_000)

@@ -147,12 +147,21 @@ class VectorSidecar:
                               backlog=self.store.index_queue.count(self._covered))  # fmt: skip
 
     def save(self) -> bool:
-        """Save unsaved additions now; whether anything was written."""
+        """Save unsaved additions now; whether anything was written.
+
+        If another process saved in the meantime, its files are loaded and the queue (which still holds
+        this process's unsaved rows) is applied to them instead: neither process's work is lost.
+        """
         if self._index is None or not self._unsaved:
             return False
         with self._lock, self._file_lock():
             if self._index is None or not self._unsaved:
                 return False
+            if self._manifest_stamp() != self._stamp:
+                self._reload_if_changed()
+                if self._index is None:
+                    return False  # unusable now: the queue keeps everything for the next pass
+                return self._catch_up(None, True, None).saved
             self._save()
             return True
 

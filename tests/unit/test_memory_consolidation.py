@@ -73,7 +73,7 @@ def seeded(ws):
     m.store_item("a", "Idle chatter", type="event", tags=["auth", "jwt"])  # 0.4, no accesses: not a candidate
     m.store_item("a", "Low but used", type="event", tags=["ops"])
     for _ in range(2):
-        m.recall("a", "used", mode="bm25")  # lexical: touches exactly the one item that says "used"
+        m.recall("a", "low", mode="bm25")  # lexical: touches the one item that says "low" (nothing stored after it)
     m.store_item("a", "Already long-term", store="long_term", tags=["auth", "jwt"])
     return ws
 

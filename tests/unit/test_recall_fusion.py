@@ -32,6 +32,9 @@ from kg.recall.fusion import (
     scale_rrf,
 )
 
+#: design.md's weights (0.7 vector / 0.3 BM25): the hand-checked numbers below use them; the shipped
+#: default (0.4 / 0.6, measured on LoCoMo) only changes the two weights, not the formulas.
+DESIGN_WEIGHTS = FusionSettings(vector_weight=0.7, bm25_weight=0.3)
 NOW = datetime(2025, 1, 31, 12, 0, tzinfo=UTC)
 DAY = timedelta(days=1)
 NO_DECAY = DecaySettings(boost_min=1.0)
@@ -81,7 +84,7 @@ def test_cosine_is_clamped_to_unit(cos: float, norm: float) -> None:
     ],
 )
 def test_weighted_fusion_and_keyword_floor(bm25: float, vector: float, fused: float, floored: bool) -> None:
-    got, got_floored = fuse_weighted(bm25, vector)
+    got, got_floored = fuse_weighted(bm25, vector, DESIGN_WEIGHTS)
     assert got == pytest.approx(fused)
     assert got_floored is floored
 
@@ -106,7 +109,7 @@ def test_rank_with_weighted_fusion() -> None:
     # fused: A max(0.65, 0.92) = 0.92; B max(0.225, 0.69) = 0.69; C 0.15 + 0.63 = 0.78; D 0.56
     # blend with importance 0.5: 0.7 * fused + 0.15 -> A 0.794, C 0.696, B 0.633, D 0.542
     results = rank([("A", -10.0), ("B", -7.5), ("C", -5.0)], [("A", 0.5), ("C", 0.9), ("D", 0.8)],
-                   chunks("A", "B", "C", "D"), now=NOW, limit=10, decay=NO_DECAY)  # fmt: skip
+                   chunks("A", "B", "C", "D"), now=NOW, limit=10, settings=DESIGN_WEIGHTS, decay=NO_DECAY)  # fmt: skip
     assert order(results) == ["A", "C", "B", "D"]
     assert scores(results) == pytest.approx([0.794, 0.696, 0.633, 0.542])
     fused = {r.uid: (r.breakdown.fused, r.breakdown.floor_applied) for r in results}
@@ -279,7 +282,7 @@ def test_explain_records_every_component() -> None:
     item = MemoryItem(uid=new_id("memory"), agent_id="a", content="x", created_at=NOW - 30 * DAY, importance=0.5,
                       confidence=0.8, access_count=5, accessed_at=NOW - 30 * DAY, tier=Tier.WORKING)  # fmt: skip
     items = {"A": item, "B": ChunkMeta(created_at=NOW)}
-    results = rank([("A", -10.0), ("B", -5.0)], [("A", 0.5)], items, now=NOW, limit=5)
+    results = rank([("A", -10.0), ("B", -5.0)], [("A", 0.5)], items, now=NOW, limit=5, settings=DESIGN_WEIGHTS)
     a, b = (r.breakdown for r in results)
     assert a.model_dump() == {
         "uid": "A", "fusion": "weighted", "bm25_raw": -10.0, "bm25_norm": 1.0, "bm25_rank": 1,

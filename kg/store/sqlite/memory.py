@@ -24,6 +24,13 @@ _LINEAGE = (
     "WHERE child_uid = m.uid ORDER BY position)) ELSE '[]' END"
 )
 _COLUMNS = ", ".join(f"m.{f}" for f in _FIELDS) + f", {_LINEAGE} AS derived_from"
+#: Earlier items of the same agent and scope that make up an item's context, and how close in time.
+CONTEXT_ITEMS = 2
+CONTEXT_WINDOW = timedelta(hours=1)
+CONTEXT_WEIGHT = 0.5  # of the context column in BM25, against 1.0 for content and tags
+#: Episodic items (what was said or happened) are read in their conversation's context; semantic ones
+#: (facts, decisions, preferences ...) stand alone and lend no context.
+EPISODIC = (MemoryType.OBSERVATION, MemoryType.EVENT)
 _UPDATABLE = frozenset({"store", "tier", "importance", "confidence", "expires_at", "archived_at", "tags", "type"})
 
 # One outbox event per selected item, its payload the item's JSON built in SQL.
@@ -67,7 +74,6 @@ class SqliteMemoryStore:
         """Insert items, apply ``updates`` and the capacity rules for the owners, in one transaction."""
         if not items and not updates:
             return MemoryWriteResult()
-        rows = [self._row(item) for item in items]
         with self.db.write() as conn:
             agents = sorted({item.agent_id for item in items})
             known = {
@@ -76,9 +82,13 @@ class SqliteMemoryStore:
             missing = [a for a in agents if a not in known]
             if missing:
                 raise NotFoundError(f"agent_id: no agent {missing[0]!r}")
+            contexts = self._contexts(conn, items)
             conn.executemany(
-                f"INSERT INTO memory_items({', '.join(_FIELDS)}, derived) VALUES ({_marks(_FIELDS)}, ?)",
-                [(*row, int(bool(item.derived_from))) for row, item in zip(rows, items, strict=True)],
+                f"INSERT INTO memory_items({', '.join(_FIELDS)}, derived, context) VALUES ({_marks(_FIELDS)}, ?, ?)",
+                [
+                    (*self._row(item), int(bool(item.derived_from)), ctx)
+                    for item, ctx in zip(items, contexts, strict=True)
+                ],
             )
             conn.executemany(
                 "INSERT OR IGNORE INTO lineage(child_uid, parent_uid, position) VALUES (?, ?, ?)",
@@ -95,6 +105,31 @@ class SqliteMemoryStore:
             changed = sorted({*(i.uid for i in items), *(uid for uid, _ in updates), *demoted, *archived})
             self._events(conn, changed, stamp)
         return MemoryWriteResult(demoted=tuple(demoted), archived=tuple(archived))
+
+    @staticmethod
+    def _contexts(conn: sqlite3.Connection, items: Sequence[MemoryItem]) -> builtins.list[str]:
+        """Each episodic item's context: the content of up to two episodic items stored just before it by
+        the same agent in the same scope, each within an hour of it (the batch's earlier items count)."""
+        recent: dict[tuple[str, str], builtins.list[tuple[datetime, str]]] = {}
+        contexts = []
+        for item in items:
+            if item.type not in EPISODIC:
+                contexts.append("")
+                continue
+            key = (item.agent_id, item.scope)
+            if key not in recent:
+                rows = conn.execute(
+                    "SELECT created_at, content FROM memory_items WHERE agent_id = ? AND scope = ? "
+                    f"AND type IN ({_marks(EPISODIC)}) ORDER BY seq DESC LIMIT ?",
+                    (*key, *(t.value for t in EPISODIC), CONTEXT_ITEMS),
+                ).fetchall()
+                recent[key] = [(datetime.fromisoformat(r[0]), r[1]) for r in reversed(rows)]
+            earlier = recent[key]
+            near = [text for at, text in earlier if abs(item.created_at - at) <= CONTEXT_WINDOW]
+            contexts.append(" ".join(near))
+            earlier.append((item.created_at, item.content))
+            del earlier[:-CONTEXT_ITEMS]
+        return contexts
 
     @staticmethod
     def _row(item: MemoryItem) -> tuple[Any, ...]:
@@ -229,14 +264,18 @@ class SqliteMemoryStore:
         return self._to_items(rows)
 
     def search(self, text: str, query: MemoryQuery) -> builtins.list[tuple[MemoryItem, float]]:
-        """Items whose content or tags contain any term of ``text``, best BM25 first."""
+        """Items whose content, tags or context contain any term of ``text``, best BM25 first.
+
+        Terms are stemmed by the index (Porter); the context column (earlier items of the same
+        conversation) counts half as much as the content and tags.
+        """
         terms = [t for t in "".join(ch if ch.isalnum() else " " for ch in text).split() if t]
         if not terms:
             return []
         match = " OR ".join(f'"{t}"' for t in dict.fromkeys(terms))
         where, params = self._where(query)
         rows = self.db.read(
-            f"SELECT {_COLUMNS}, bm25(memory_fts) AS rank FROM memory_fts "
+            f"SELECT {_COLUMNS}, bm25(memory_fts, 1.0, 1.0, {CONTEXT_WEIGHT}) AS rank FROM memory_fts "
             f"JOIN memory_items m ON m.seq = memory_fts.rowid WHERE memory_fts MATCH ? AND {' AND '.join(where)} "
             "ORDER BY rank, m.uid LIMIT ?",
             [match, *params, query.limit],

@@ -1,0 +1,189 @@
+"""Recall quality on LoCoMo (issue 4): recall@k of the evidence turns, per mode and per category.
+
+    python bench/locomo_recall.py --data ../shared/data/locomo/locomo-dev.json --k 5,10,25 --modes bm25,vector,hybrid
+    python bench/locomo_recall.py --fusion rrf --rrf-k 10            # another setting
+    python bench/locomo_recall.py --conversations 2 --modes hybrid   # a quick look
+
+For each conversation: a fresh workspace, one agent, every turn stored through ``MemoryService.store_item``
+as a long-term observation with content ``"speaker: text"`` and ``created_at`` = the session's date (turns
+one second apart, in order); then ``mabos index update`` (the vector index), then every QA item of
+categories 1-4 asked through ``MemoryService.recall`` (``limit`` = the largest k, ``touch=False`` so that
+one question's results do not change the next one's decay). Only turns and session dates are ingested.
+
+recall@k is the share of a question's evidence turns found in the top k, averaged over questions (the
+LoCoMo paper's measure); recall_any@k / recall_all@k: at least one / every evidence turn found. Evidence
+ids are normalised with ``D\\d+:\\d+`` and ids that do not exist are dropped; questions left without
+evidence are skipped. Progress goes to stderr; the last line on stdout is one JSON object whose
+``results`` hold one entry per mode (and fusion).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from kg.clock import FixedClock
+from kg.recall.decay import DecaySettings
+from kg.recall.engine import RecallSettings
+from kg.recall.fusion import FusionSettings
+from kg.workspace import init_workspace
+
+AGENT = "locomo"
+_EVIDENCE = re.compile(r"D(\d+):(\d+)")
+_SESSION = re.compile(r"^session_(\d+)$")
+
+
+def default_data() -> Path:
+    root = Path(os.environ.get("MABOS_BENCH_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
+    return root / "locomo" / "locomo-dev.json"
+
+
+def session_date(text: str) -> datetime:
+    """``"1:56 pm on 8 May, 2023"`` -> an aware datetime (UTC)."""
+    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+
+
+def turns(sample: dict[str, Any]) -> list[tuple[str, datetime, str]]:
+    """(dia_id, created_at, content) of every turn, in session and turn order."""
+    conv = sample["conversation"]
+    numbers = sorted(int(m[1]) for k in conv if (m := _SESSION.match(k)) and isinstance(conv[k], list))
+    found = []
+    for n in numbers:
+        start = session_date(conv[f"session_{n}_date_time"])
+        for i, turn in enumerate(conv[f"session_{n}"]):
+            found.append((turn["dia_id"], start + timedelta(seconds=i), f"{turn['speaker']}: {turn['text']}"))
+    return found
+
+
+def evidence(qa: dict[str, Any], known: set[str]) -> list[str]:
+    ids = [f"D{int(a)}:{int(b)}" for ev in qa.get("evidence", []) for a, b in _EVIDENCE.findall(str(ev))]
+    return [i for i in dict.fromkeys(ids) if i in known]
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else 0.0
+
+
+Scores = dict[tuple[str, str], list[tuple[int, dict[int, tuple[float, bool, bool]]]]]
+
+
+def ask(ws: Any, sample: dict[str, Any], dia_of: dict[str, str], *, runs: list[tuple[str, str]], ks: list[int],
+        args: argparse.Namespace, scores: Scores, latency: dict[tuple[str, str], list[float]]) -> None:  # fmt: skip
+    """Ask every question of categories 1-4 in every (mode, fusion) and record recall@k and latency."""
+    known = set(dia_of.values())
+    questions = [(qa, ev) for qa in sample["qa"] if qa.get("category") in (1, 2, 3, 4)
+                 if (ev := evidence(qa, known))]  # fmt: skip
+    for mode, fusion in runs:
+        for qa, ev in questions:
+            t0 = time.perf_counter()
+            result = ws.memory.recall(AGENT, qa["question"], limit=max(ks), mode=mode, fusion=fusion,
+                                      mmr=args.mmr, touch=False)  # fmt: skip
+            latency[(mode, fusion)].append(time.perf_counter() - t0)
+            found = [dia_of[h.item.uid] for h in result.hits]
+            per_k = {}
+            for k in ks:
+                hit = sum(1 for e in ev if e in found[:k])
+                per_k[k] = (hit / len(ev), hit > 0, hit == len(ev))
+            scores[(mode, fusion)].append((int(qa["category"]), per_k))
+            if result.mode != mode:
+                print(f"warning: asked {mode}, ran {result.mode}: {result.notes}", file=sys.stderr)
+    print(f"{sample['sample_id']}: {len(dia_of)} turns, {len(questions)} questions", file=sys.stderr)
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    data = json.loads(Path(args.data).read_text(encoding="utf-8"))[: args.conversations]
+    ks = sorted({int(k) for k in args.k.split(",")})
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    fusions = [f.strip() for f in args.fusion.split(",") if f.strip()]
+    settings = FusionSettings(vector_weight=args.vector_weight, bm25_weight=args.bm25_weight, rrf_k=args.rrf_k)
+    runs = [(m, f) for m in modes for f in (fusions if m == "hybrid" else ["weighted"])]
+    scores: Scores = defaultdict(list)
+    latency: dict[tuple[str, str], list[float]] = defaultdict(list)
+    ingest_s = index_s = 0.0
+    n_turns = 0
+    with tempfile.TemporaryDirectory(prefix="mabos-locomo-") as tmp:
+        for sample in data:
+            conv_turns = turns(sample)
+            clock = FixedClock(conv_turns[0][1])
+            ws = init_workspace(Path(tmp) / sample["sample_id"], clock=clock)
+            update: dict[str, Any] = {"fusion": settings, "min_similarity": args.min_similarity}
+            if args.no_decay:
+                update["decay"] = DecaySettings(boost_min=1.0)
+            ws.recall_engine.settings = ws.recall_engine.settings.model_copy(update=update)
+            ws.agents.add(AGENT)
+            dia_of: dict[str, str] = {}
+            started = time.perf_counter()
+            for dia_id, created, content in conv_turns:
+                clock.set(created)
+                stored = ws.memory.store_item(AGENT, content, store="long_term", type=args.type, source="locomo")
+                dia_of[stored.item.uid] = dia_id
+            ingest_s += time.perf_counter() - started
+            n_turns += len(conv_turns)
+            started = time.perf_counter()
+            if any(m != "bm25" for m in modes) and ws.vectors is not None:
+                ws.vectors.sync(save=True)
+            index_s += time.perf_counter() - started
+            clock.set(conv_turns[-1][1] + timedelta(days=1))
+            ask(ws, sample, dia_of, runs=runs, ks=ks, args=args, scores=scores, latency=latency)
+            ws.close()
+    results = []
+    for (mode, fusion), rows in scores.items():
+        entry: dict[str, Any] = {"mode": mode, "fusion": fusion if mode == "hybrid" else None, "questions": len(rows)}
+        for k in ks:
+            entry[f"recall@{k}"] = round(statistics.fmean(r[1][k][0] for r in rows), 4)
+            entry[f"recall_any@{k}"] = round(statistics.fmean(r[1][k][1] for r in rows), 4)
+            entry[f"recall_all@{k}"] = round(statistics.fmean(r[1][k][2] for r in rows), 4)
+        entry["by_category"] = {
+            str(c): {f"recall@{k}": round(statistics.fmean(r[1][k][0] for r in rows if r[0] == c), 4) for k in ks}
+            for c in sorted({r[0] for r in rows})
+        }
+        lat = latency[(mode, fusion)]
+        entry["p50_ms"] = round(percentile(lat, 0.5) * 1000, 2)
+        entry["p95_ms"] = round(percentile(lat, 0.95) * 1000, 2)
+        results.append(entry)
+    return {
+        "benchmark": "locomo_recall", "data": str(args.data), "conversations": len(data), "turns": n_turns,
+        "k": ks, "settings": {"vector_weight": args.vector_weight, "bm25_weight": args.bm25_weight,
+                              "rrf_k": args.rrf_k, "mmr": args.mmr, "type": args.type,
+                              "decay": not args.no_decay, "min_similarity": args.min_similarity},
+        "ingest_items_per_s": round(n_turns / ingest_s, 1) if ingest_s else None,
+        "index_items_per_s": round(n_turns / index_s, 1) if index_s > 0.01 else None,
+        "results": results, "python": platform.python_version(), "machine": platform.machine(),
+    }  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, default=default_data())
+    parser.add_argument("--k", default="5,10,25")
+    parser.add_argument("--modes", default="bm25,vector,hybrid")
+    parser.add_argument("--fusion", default="weighted", help="weighted, rrf or both (comma-separated); hybrid only")
+    defaults = FusionSettings()
+    parser.add_argument("--vector-weight", type=float, default=defaults.vector_weight)
+    parser.add_argument("--bm25-weight", type=float, default=defaults.bm25_weight)
+    parser.add_argument("--rrf-k", type=int, default=defaults.rrf_k)
+    parser.add_argument("--mmr", action="store_true")
+    parser.add_argument("--no-decay", action="store_true", help="boost 1 for every item (decay off)")
+    parser.add_argument("--min-similarity", type=float, default=RecallSettings().min_similarity)
+    parser.add_argument("--type", default="observation", help="memory type of the turns (fact: no context)")
+    parser.add_argument("--conversations", type=int, default=None, help="only the first N conversations")
+    args = parser.parse_args()
+    print(json.dumps(run(args)))
+
+
+if __name__ == "__main__":
+    main()
