@@ -13,6 +13,7 @@ from kg.errors import InputError, NotFoundError
 from kg.models import MemoryItem, MemoryQuery, MemoryStoreKind, MemoryType, Tier, format_ts
 from kg.ports import MemoryWriteResult, StoreLimits
 from kg.store.sqlite.db import Database
+from kg.store.sqlite.term_stats import ROW_WINDOW, TermStats
 
 _FIELDS = (
     "uid", "agent_id", "scope", "content", "type", "store", "importance", "confidence", "source", "tags", "tier",
@@ -60,6 +61,7 @@ class SqliteMemoryStore:
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        self.term_stats = TermStats(db)
 
     # ------------------------------------------------------------------ writes
 
@@ -269,15 +271,18 @@ class SqliteMemoryStore:
         Terms are stemmed by the index (Porter); the context column (earlier items of the same
         conversation) counts half as much as the content and tags.
         """
-        terms = [t for t in "".join(ch if ch.isalnum() else " " for ch in text).split() if t]
+        terms = list(dict.fromkeys(t for t in "".join(ch if ch.isalnum() else " " for ch in text).split() if t))
         if not terms:
             return []
-        match = " OR ".join(f'"{t}"' for t in dict.fromkeys(terms))
+        kept, matches = self.term_stats.plan(terms)  # common words cost most and weigh least
+        match = " OR ".join(f'"{t}"' for t in kept)
         where, params = self._where(query)
+        # the newest ROW_WINDOW matches only, when there are far more (see kg.store.sqlite.term_stats)
+        window = f"ORDER BY rowid DESC LIMIT {ROW_WINDOW}" if matches > ROW_WINDOW else ""
         rows = self.db.read(
-            f"SELECT {_COLUMNS}, bm25(memory_fts, 1.0, 1.0, {CONTEXT_WEIGHT}) AS rank FROM memory_fts "
-            f"JOIN memory_items m ON m.seq = memory_fts.rowid WHERE memory_fts MATCH ? AND {' AND '.join(where)} "
-            "ORDER BY rank, m.uid LIMIT ?",
+            f"SELECT {_COLUMNS}, f.rank AS rank FROM (SELECT rowid, bm25(memory_fts, 1.0, 1.0, {CONTEXT_WEIGHT}) "
+            f"AS rank FROM memory_fts WHERE memory_fts MATCH ? {window}) f JOIN memory_items m ON m.seq = f.rowid "
+            f"WHERE {' AND '.join(where)} ORDER BY f.rank, m.uid LIMIT ?",
             [match, *params, query.limit],
         )
         items = self._to_items(rows)
