@@ -26,7 +26,7 @@ ROW_BUDGET = 2_000
 #: When even the kept words match more rows than this, only the newest this many matches are scored.
 ROW_WINDOW = 2_000
 #: Stores up to this size keep every word but the >50% ones: scoring all their matches stays cheap.
-SMALL_STORE = 10_000
+SMALL_STORE = 2_000
 _MAX_CACHE = 100_000
 
 
