@@ -84,7 +84,7 @@ def store(out: Session, *, agent: str, content: str, type_: str | None, importan
     type=click.Choice(FUSION_METHODS),
     default="weighted",
     show_default=True,
-    help="weighted (0.7 vector / 0.3 BM25 with a keyword floor) or rrf (reciprocal rank fusion).",
+    help="weighted (0.4 vector / 0.6 BM25 with a keyword floor) or rrf (reciprocal rank fusion).",
 )
 @click.option("--mmr", is_flag=True, help="Re-rank for diversity (maximal marginal relevance, lambda 0.7).")
 @click.option("--explain", is_flag=True, help="Show every component of every score.")

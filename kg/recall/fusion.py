@@ -10,7 +10,7 @@ Pure and deterministic: no I/O, no store; the recall engine fetches candidates a
    a negative cosine says "unrelated", like not being found at all.
 2. **Fuse.** A uid found by one branch only gets 0 from the other.
 
-   * ``weighted``: ``fused = (wv * vector_norm + wb * bm25_norm) / (wv + wb)`` (0.7 / 0.3), then the
+   * ``weighted``: ``fused = (wv * vector_norm + wb * bm25_norm) / (wv + wb)`` (0.4 / 0.6), then the
      floor for strong exact keyword hits: if ``bm25_norm >= 0.75``, ``fused = max(fused, 0.92 * bm25_norm)``.
      A branch with no candidates at all (BM25-only mode, or no keyword match) has weight 0, so the
      other branch gets the whole weight.
