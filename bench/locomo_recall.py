@@ -34,6 +34,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from vector_index import percentile
 
 from kg.clock import FixedClock
 from kg.recall.decay import DecaySettings
@@ -71,11 +74,6 @@ def turns(sample: dict[str, Any]) -> list[tuple[str, datetime, str]]:
 def evidence(qa: dict[str, Any], known: set[str]) -> list[str]:
     ids = [f"D{int(a)}:{int(b)}" for ev in qa.get("evidence", []) for a, b in _EVIDENCE.findall(str(ev))]
     return [i for i in dict.fromkeys(ids) if i in known]
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else 0.0
 
 
 Scores = dict[tuple[str, str], list[tuple[int, dict[int, tuple[float, bool, bool]]]]]

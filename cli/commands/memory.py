@@ -13,10 +13,9 @@ from cli.common import ISO_DATETIME, Session, agent_option, mabos_options, scope
 from cli.recall_view import recall_view
 from kg.errors import BackendUnavailableError, CorruptStoreError
 from kg.memory import consolidation
-from kg.memory.service import MAX_DEPTH, RecallResult
+from kg.memory.service import MAX_DEPTH, RecallResult, answer_from_files
 from kg.models import MemoryStoreKind, MemoryType
 from kg.recall.engine import RECALL_MODES, check_mode
-from kg.recall.fallback import fallback_recall
 from kg.recall.fusion import FUSION_METHODS, check_fusion
 
 _TYPES = click.Choice([t.value for t in MemoryType])
@@ -131,10 +130,9 @@ def recall(out: Session, *, agent: str, query: str, mode: str, fusion: str, mmr:
     try:
         ws = out.workspace()
     except (CorruptStoreError, BackendUnavailableError) as exc:
-        answer = fallback_recall(out.path, agent, query, limit=limit, reason=str(exc))
-        result = RecallResult(agent_id=agent, query=query, mode="bm25", requested_mode=check_mode(mode),
-                              fusion=check_fusion(fusion), mmr=mmr, files=answer.hits, fallback=True,
-                              reason=str(exc))  # fmt: skip
+        asked = RecallResult(agent_id=agent, query=query, mode=check_mode(mode), requested_mode=check_mode(mode),
+                             fusion=check_fusion(fusion), mmr=mmr)  # fmt: skip
+        result = answer_from_files(out.path, asked, limit=limit, reason=str(exc))
     else:
         result = ws.memory.recall(
             agent, query, limit=limit, depth=depth, mode=mode, fusion=fusion, mmr=mmr, explain=explain,

@@ -284,9 +284,7 @@ class MemoryService:
     def _fallback(self, result: RecallResult, limit: int, reason: str) -> RecallResult:
         if self.workspace is None:
             raise IndexUnavailableError(reason)
-        answer = fallback_recall(self.workspace, result.agent_id, result.query, limit=limit, reason=reason)
-        result.fallback, result.reason, result.files, result.mode = True, reason, answer.hits, "bm25"
-        return result
+        return answer_from_files(self.workspace, result, limit=limit, reason=reason)
 
     def apply_tier_rules(self, agent_id: str, *, policy: TierPolicy | None = None,
                          dry_run: bool = False) -> builtins.list[TierChange]:  # fmt: skip
@@ -312,6 +310,13 @@ class MemoryService:
             "short_term_ttl_seconds": self.limits.short_term_ttl_seconds,
             "total": sum(c["active"] + c["archived"] for c in counts.values()),
         }
+
+
+def answer_from_files(workspace: Path, result: RecallResult, *, limit: int, reason: str) -> RecallResult:
+    """``result`` answered by the file fallback (the database or vector index cannot be used: ``reason``)."""
+    answer = fallback_recall(workspace, result.agent_id, result.query, limit=limit, reason=reason)
+    result.fallback, result.reason, result.files, result.mode = True, reason, answer.hits, "bm25"
+    return result
 
 
 class _Search:

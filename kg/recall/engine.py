@@ -122,8 +122,8 @@ class RecallEngine:
         if self.embedder is None or self.sidecar is None:
             raise BackendUnavailableError("embedder: none configured")
         [qvec] = self.embedder.embed([text])  # first: a model that cannot load must not cost an index pass
-        index = self.sidecar.index(inline_limit=self.settings.inline_index_limit)
-        backlog = self.sidecar.backlog()
+        report = self.sidecar.sync(limit=self.settings.inline_index_limit)
+        index, backlog = self.sidecar.loaded(report), report.backlog
         fetch, total = cand, len(index)
         while True:
             raw = index.search(qvec, min(fetch, total))

@@ -89,7 +89,10 @@ class VectorSidecar:
     def index(self, *, inline_limit: int | None = None, progress: Progress | None = None) -> FaissVectorIndex:
         """The index with (up to ``inline_limit``) pending items added; IndexUnavailableError when it
         must be rebuilt from more than ``inline_limit`` items."""
-        report = self.sync(limit=inline_limit, progress=progress)
+        return self.loaded(self.sync(limit=inline_limit, progress=progress))
+
+    def loaded(self, report: SyncReport) -> FaissVectorIndex:
+        """The in-memory index after ``report``'s pass; IndexUnavailableError with its reason if unusable."""
         if not report.usable or self._index is None:
             raise IndexUnavailableError(report.reason)
         return self._index
@@ -137,8 +140,7 @@ class VectorSidecar:
                 items.extend(item for _, item in batch if item.agent_id == agent_id)
             for start in range(0, len(items), BATCH):
                 chunk = items[start : start + BATCH]
-                self._index.add([i.uid for i in chunk], self.embedder.embed([embedding_text(i) for i in chunk],
-                                                                            batch=True))  # fmt: skip
+                self._embed_into(self._index, chunk, batch=True)
                 if progress:
                     progress(start + len(chunk), len(items))
             self._unsaved += 1
@@ -224,6 +226,9 @@ class VectorSidecar:
         self._index, self._stamp, self._covered = index, stamp, covered
         return ""
 
+    def _embed_into(self, index: FaissVectorIndex, items: list[MemoryItem], *, batch: bool) -> None:
+        index.add([i.uid for i in items], self.embedder.embed([embedding_text(i) for i in items], batch=batch))
+
     def _item_count(self) -> int:
         return int(self.store.stats()["memory_items"])
 
@@ -237,8 +242,7 @@ class VectorSidecar:
         while batch := self.store.memory.scan(after, BATCH):
             after = batch[-1][0]
             items = [item for _, item in batch]
-            vectors = self.embedder.embed([embedding_text(i) for i in items], batch=True)
-            index.add([i.uid for i in items], vectors)
+            self._embed_into(index, items, batch=True)
             done += len(items)
             if progress:
                 progress(done, total)
@@ -259,8 +263,7 @@ class VectorSidecar:
             items = self.store.memory.get_many(chunk)
             present = [items[u] for u in chunk if u in items]
             if present:
-                self._index.add([i.uid for i in present], self.embedder.embed([embedding_text(i) for i in present],
-                                                                              batch=len(present) > 1))  # fmt: skip
+                self._embed_into(self._index, present, batch=len(present) > 1)
             removed += self._index.remove([u for u in chunk if u not in items])
             indexed += len(present)
             if progress:
