@@ -243,8 +243,8 @@ class MemoryStore(Protocol):
         """Up to ``limit`` items in insertion order after position ``after`` (0: the start), with positions."""
         ...
 
-    def filter_uids(self, uids: Iterable[str], query: MemoryQuery) -> set[str]:
-        """Those of ``uids`` that match ``query``'s filters (text, order and limit ignored)."""
+    def filter_items(self, uids: Iterable[str], query: MemoryQuery) -> dict[str, MemoryItem]:
+        """The items of ``uids`` that match ``query``'s filters, by uid (text, order and limit ignored)."""
         ...
 
     def archive_expired(self, agent_id: str, *, now: datetime) -> builtins.list[str]:

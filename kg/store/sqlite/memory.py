@@ -204,8 +204,19 @@ class SqliteMemoryStore:
                 raise NotFoundError(f"uid: no memory item {(missing or ['?'])[0]!r}")
 
     def archive_expired(self, agent_id: str, *, now: datetime) -> list[str]:
-        """Archive expired short-term items of one agent (with their outbox events)."""
+        """Archive expired short-term items of one agent (with their outbox events).
+
+        Run before every read of the agent's memory, so it checks first without taking the write lock:
+        a recall does not wait for (or hold up) writers when nothing has expired.
+        """
         stamp = format_ts(now)
+        due = self.db.read(
+            "SELECT 1 FROM memory_items WHERE agent_id = ? AND store = 'short_term' AND archived_at IS NULL "
+            "AND expires_at IS NOT NULL AND expires_at <= ? LIMIT 1",
+            (agent_id, stamp),
+        )
+        if not due:
+            return []
         with self.db.write() as conn:
             archived = self._archive_expired(conn, agent_id, stamp)
             self._events(conn, archived, stamp)
@@ -294,29 +305,23 @@ class SqliteMemoryStore:
         rows = self.db.read(sql, (after, limit))
         return list(zip((int(r["pos"]) for r in rows), self._to_items(rows), strict=True))
 
-    def filter_uids(self, uids: Iterable[str], query: MemoryQuery) -> set[str]:
-        """Those of ``uids`` that match ``query``'s filters (its text, order and limit are ignored)."""
-        wanted = list(dict.fromkeys(uids))
+    def filter_items(self, uids: Iterable[str], query: MemoryQuery) -> dict[str, MemoryItem]:
+        """The items of ``uids`` that match ``query``'s filters, by uid (its text, order and limit are ignored)."""
         where, params = self._where(query)
-        found: set[str] = set()
-        for start in range(0, len(wanted), 900):
-            chunk = wanted[start : start + 900]
-            rows = self.db.read(
-                f"SELECT m.uid FROM memory_items m WHERE m.uid IN ({_marks(chunk)}) AND {' AND '.join(where)}",
-                [*chunk, *params],
-            )
-            found.update(str(r["uid"]) for r in rows)
-        return found
+        return self._by_uid(uids, " AND ".join(where), params)
 
     def get_many(self, uids: Iterable[str]) -> dict[str, MemoryItem]:
         """Items by uid."""
-        wanted = list(dict.fromkeys(uids))
-        found: dict[str, MemoryItem] = {}
-        for start in range(0, len(wanted), 900):
-            chunk = wanted[start : start + 900]
-            rows = self.db.read(f"SELECT {_COLUMNS} FROM memory_items m WHERE m.uid IN ({_marks(chunk)})", chunk)
-            found.update((item.uid, item) for item in self._to_items(rows))
-        return found
+        return self._by_uid(uids, "1", [])
+
+    def _by_uid(self, uids: Iterable[str], where: str, params: builtins.list[Any]) -> dict[str, MemoryItem]:
+        # The uid list drives the join (CROSS JOIN fixes the order): without statistics SQLite would
+        # otherwise scan the agent's (agent_id, scope) index - 40 ms instead of 0.3 at 100,000 items.
+        rows = self.db.read(
+            f"SELECT {_COLUMNS} FROM json_each(?) w CROSS JOIN memory_items m ON m.uid = w.value WHERE {where}",
+            [json.dumps(list(dict.fromkeys(uids))), *params],
+        )
+        return {item.uid: item for item in self._to_items(rows)}
 
     def counts(self, agent_id: str) -> dict[str, dict[str, int]]:
         """Active and archived items per store for one agent."""

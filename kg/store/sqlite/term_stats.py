@@ -7,9 +7,14 @@ words that matter: never one in more than half of the items (unless nothing else
 of more than ``SMALL_STORE`` items, rarest first only as many as fit in a budget of matching rows (the
 rarest word is always kept: the "max document frequency" cut of search engines). When the kept words still
 match more than ``ROW_WINDOW`` rows, the search scores only the newest ``ROW_WINDOW`` matches (the vector
-branch still sees every item). Together they keep a query within milliseconds at 100,000 items. Words are
-stemmed by the index's own tokenizer (a temporary FTS5 table with the same ``porter unicode61`` settings);
-stems and counts are cached per process, counts refreshed once the store has grown by a tenth.
+branch still sees every item). Together they keep a query within milliseconds at 100,000 items.
+
+Counting is bounded too: a word's matching rows are counted only up to the first that decides the plan
+(``ROW_BUDGET + 1`` in a large store, just over half the items in a small one), a few hundred microseconds
+even for a word in every item. Only when every word of a query reaches that bound are exact counts read
+(from the index's vocabulary, words stemmed by the index's own ``porter unicode61`` tokenizer in a
+temporary FTS5 table). Counts and stems are cached per process, counts refreshed once the store has grown
+by a tenth.
 """
 
 from __future__ import annotations
@@ -22,9 +27,9 @@ from kg.store.sqlite.db import Database
 #: A term in more than this share of the items scores ~0 in FTS5's bm25 (IDF clamped).
 COMMON_SHARE = 0.5
 #: Rows a search may have to score (the sum of its words' document frequencies), rarest word first.
-ROW_BUDGET = 2_000
+ROW_BUDGET = 1_000
 #: When even the kept words match more rows than this, only the newest this many matches are scored.
-ROW_WINDOW = 2_000
+ROW_WINDOW = 1_000
 #: Stores up to this size keep every word but the >50% ones: scoring all their matches stays cheap.
 SMALL_STORE = 2_000
 _MAX_CACHE = 100_000
@@ -38,7 +43,8 @@ class TermStats:
         self._lock = threading.Lock()
         self._ready = False
         self._stems: dict[str, str] = {}
-        self._docs: dict[str, tuple[int, int]] = {}  # term -> (items containing it, store size when counted)
+        # (kind, word or term) -> (items containing it, store size when counted, count bound)
+        self._docs: dict[tuple[str, str], tuple[int, int, int]] = {}
 
     def _setup(self) -> None:
         if not self._ready:
@@ -70,9 +76,12 @@ class TermStats:
             total = int(self.db.read("SELECT COALESCE(MAX(seq), 0) FROM memory_items")[0][0])
             if total < 100:
                 return list(words), total
-            self._setup()
-            stems = self._stem(words)
-            docs = {word: self._count(term, total) for word, term in stems.items()}
+            # counts at or above `bound` only say "too common": over the budget, or over half the items
+            bound = ROW_BUDGET + 1 if total > SMALL_STORE else int(COMMON_SHARE * total) + 1
+            docs = {word: self._count(word, total, bound) for word in words}
+            if all(n >= bound for n in docs.values()):  # only common words: rank them by exact counts
+                self._setup()
+                docs = {word: self._exact(term, total) for word, term in self._stem(words).items()}
         useful = sorted((w for w in words if docs[w] <= COMMON_SHARE * total), key=lambda w: (docs[w], w))
         kept: set[str] = set()
         rows = 0
@@ -85,12 +94,29 @@ class TermStats:
             kept = {min(words, key=lambda w: (docs[w], w))}
         return [w for w in words if w in kept], sum(docs[w] for w in kept)
 
-    def _count(self, term: str, total: int) -> int:
-        cached = self._docs.get(term)
+    def _count(self, word: str, total: int, bound: int) -> int:
+        """Items containing ``word``, counted up to ``bound`` (exact below it)."""
+        key = ("bounded", word.lower())
+        cached = self._docs.get(key)
+        if cached is None or cached[2] != bound or abs(total - cached[1]) > total // 10:
+            phrase = '"' + word.replace('"', '""') + '"'
+            row = self.db.read(
+                "SELECT count(*) FROM (SELECT 1 FROM memory_fts WHERE memory_fts MATCH ? LIMIT ?)", (phrase, bound)
+            )
+            cached = self._remember(key, (int(row[0][0]), total, bound))
+        return cached[0]
+
+    def _exact(self, term: str, total: int) -> int:
+        """Items containing the index term ``term`` (a full pass over its postings)."""
+        key = ("exact", term)
+        cached = self._docs.get(key)
         if cached is None or abs(total - cached[1]) > total // 10:
             row = self.db.read("SELECT doc FROM temp.mabos_memory_terms WHERE term = ?", (term,))
-            if len(self._docs) > _MAX_CACHE:
-                self._docs.clear()
-            cached = (int(row[0][0]) if row else 0, total)
-            self._docs[term] = cached
+            cached = self._remember(key, (int(row[0][0]) if row else 0, total, 0))
         return cached[0]
+
+    def _remember(self, key: tuple[str, str], value: tuple[int, int, int]) -> tuple[int, int, int]:
+        if len(self._docs) > _MAX_CACHE:
+            self._docs.clear()
+        self._docs[key] = value
+        return value
