@@ -62,6 +62,8 @@ def format_ts(value: datetime) -> str:
 
 def to_utc(value: datetime) -> datetime:
     """Read naive datetimes as UTC and convert aware ones to UTC."""
+    if value.tzinfo is UTC:
+        return value
     if value.tzinfo is None:
         return value.replace(tzinfo=UTC)
     try:

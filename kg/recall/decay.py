@@ -141,11 +141,13 @@ class DecaySettings(Model):
 
     def beta(self, tier: str) -> float:
         """Weibull shape of a tier."""
-        return {Tier.CORE: self.beta_core, Tier.WORKING: self.beta_working}.get(_tier(tier), self.beta_peripheral)
+        t = _tier(tier)
+        return self.beta_core if t is Tier.CORE else self.beta_working if t is Tier.WORKING else self.beta_peripheral
 
     def floor(self, tier: str) -> float:
         """Recency floor of a tier."""
-        return {Tier.CORE: self.floor_core, Tier.WORKING: self.floor_working}.get(_tier(tier), self.floor_peripheral)
+        t = _tier(tier)
+        return self.floor_core if t is Tier.CORE else self.floor_working if t is Tier.WORKING else self.floor_peripheral
 
 
 class DecayComponents(NamedTuple):
@@ -163,11 +165,14 @@ class DecayComponents(NamedTuple):
     boost: float
 
 
+_TIERS: dict[str, Tier] = {t.value: t for t in Tier}
+
+
 def _tier(value: str) -> Tier:
-    try:
-        return Tier(value)
-    except ValueError:
-        raise InputError("tier", f"must be core, working or peripheral, got {value!r}") from None
+    tier = _TIERS.get(value)  # a Tier is a str: found too
+    if tier is None:
+        raise InputError("tier", f"must be core, working or peripheral, got {value!r}")
+    return tier
 
 
 def check_unit(field: str, value: float) -> float:

@@ -163,13 +163,18 @@ class SentenceTransformerEmbedder:
         with _ENCODE_LOCK:
             torch.set_num_threads(threads)
             try:
-                vectors = self._loaded.encode(
-                    list(texts),
-                    batch_size=self.batch_size,
-                    normalize_embeddings=True,
-                    convert_to_numpy=True,
-                    show_progress_bar=False,
-                )
+                if batch or len(texts) > 1:
+                    vectors = self._loaded.encode(
+                        list(texts),
+                        batch_size=self.batch_size,
+                        normalize_embeddings=True,
+                        convert_to_numpy=True,
+                        show_progress_bar=False,
+                    )
+                else:  # one query: the model's own modules without encode()'s batching (~1.5 ms less)
+                    with torch.inference_mode():
+                        features = self._loaded(self._loaded.preprocess(list(texts)))["sentence_embedding"]
+                        vectors = torch.nn.functional.normalize(features, dim=1).numpy()
             except Exception as exc:  # translate whatever torch raises at the boundary
                 raise BackendUnavailableError(f"embedder: encoding failed ({type(exc).__name__}: {exc})") from exc
             finally:

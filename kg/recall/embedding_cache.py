@@ -5,6 +5,10 @@ in an :class:`EmbeddingCache` (the store's ``embeddings`` table), embeds only th
 call, stores them, and returns the vectors in input order. Vectors are kept as float32, and fresh
 vectors are rounded to float32 too, so a text gets the same vector whether it was cached or not.
 
+:meth:`CachedEmbedder.embed_later` does the lookups at once and hands the model's work to an executor,
+so a recall can run its BM25 search while the query is embedded; the store is only touched by the
+calling thread (the lookups now, the new vectors when the caller collects them).
+
 The cache is derived data (local, not replicated through the outbox): if the store cannot be read or
 written right now, the cache is skipped with a warning and the embedder still answers.
 """
@@ -14,7 +18,8 @@ from __future__ import annotations
 import hashlib
 import logging
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
 
 from kg.errors import BackendUnavailableError
 from kg.ports import Embedder, EmbeddingCache
@@ -60,17 +65,37 @@ class CachedEmbedder:
         Raises:
             BackendUnavailableError: some text is not cached and the embedder cannot run.
         """
+        return self.embed_later(texts, batch=batch)()
+
+    def embed_later(
+        self, texts: Sequence[str], *, batch: bool = False, executor: Executor | None = None, remember: bool = True
+    ) -> Callable[[], list[list[float]]]:
+        """Look ``texts`` up now and start embedding the missing ones on ``executor`` (inline without one).
+
+        Returns a call that waits for the model, stores the new vectors (unless ``remember`` is false: a
+        recall's query is not written to the store) and returns one vector per text, in order; it raises
+        :class:`BackendUnavailableError` if a missing text cannot be embedded. Only the wrapped embedder
+        runs on the executor: the cache is read and written by the calling thread.
+        """
         if not texts:
-            return []
+            return list
         hashes = [content_hash(t) for t in texts]
         found = self._cached(hashes)
         missing = {h: t for h, t in zip(hashes, texts, strict=True) if h not in found}
-        if missing:
-            fresh = self.embedder.embed(list(missing.values()), batch=batch)
-            new = {h: as_float32(v) for h, v in zip(missing, fresh, strict=True)}
-            self._store(new)
-            found.update(new)
-        return [list(found[h]) for h in hashes]
+        work = list(missing.values())
+        pending = executor.submit(self.embedder.embed, work, batch=batch) if work and executor else None
+
+        def collect() -> list[list[float]]:
+            if missing:
+                fresh = pending.result() if pending is not None else self.embedder.embed(work, batch=batch)
+                new = {h: as_float32(v) for h, v in zip(missing, fresh, strict=True)}
+                if remember:
+                    self._store(new)
+                found.update(new)
+                missing.clear()
+            return [list(found[h]) for h in hashes]
+
+        return collect
 
     def _cached(self, hashes: list[str]) -> dict[str, list[float]]:
         try:

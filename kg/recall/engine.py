@@ -4,7 +4,8 @@ One search, given the filters as a :class:`~kg.models.MemoryQuery`:
 
 1. **BM25 branch** (modes ``hybrid`` and ``bm25``): the store's full-text search over content and tags,
    ``max(20, 4 * limit)`` candidates, filters applied in SQL.
-2. **Vector branch** (modes ``hybrid`` and ``vector``): the query embedded on one thread, the
+2. **Vector branch** (modes ``hybrid`` and ``vector``): the query embedded on one torch thread - on a
+   worker thread, while this one runs the BM25 search, so a hybrid recall costs the slower of the two - the
    ``max(20, 4 * limit)`` nearest items that pass the same filters (the index over-fetches until enough
    pass). Before searching, up to ``inline_index_limit`` items waiting in the index queue are embedded
    and added, so a new item is found by vector at the next recall; the rest stay in the backlog
@@ -19,7 +20,10 @@ If no embedder can load, the search runs BM25-only and says ``mode: "bm25"`` (wi
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
@@ -28,6 +32,7 @@ from kg.errors import BackendUnavailableError, InputError
 from kg.models import MemoryItem, MemoryQuery, Model
 from kg.ports import Embedder, GraphStore
 from kg.recall.decay import DecaySettings
+from kg.recall.embedding_cache import CachedEmbedder
 from kg.recall.fusion import DEFAULT_DECAY, DEFAULT_FUSION, FusionMethod, FusionSettings, Ranked, rank
 from kg.recall.sidecar import VectorSidecar, embedding_text
 from kg.recall.stopwords import query_terms
@@ -39,6 +44,20 @@ RECALL_MODES: tuple[RecallMode, ...] = ("hybrid", "bm25", "vector")
 _MODES: dict[str, RecallMode] = {m: m for m in RECALL_MODES}
 #: Items embedded inline by a recall before it searches (the rest wait for ``mabos index``).
 INLINE_INDEX_LIMIT = 500
+#: Query vectors remembered per engine (a repeated query skips the model).
+QUERY_CACHE_SIZE = 1024
+
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _query_pool() -> ThreadPoolExecutor:
+    """One thread per process for query embeddings (the model itself runs one torch thread per query)."""
+    global _POOL  # noqa: PLW0603 - created on first use: most commands never embed
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mabos-query-embedding")
+        return _POOL
 
 
 class RecallSettings(Model):
@@ -83,6 +102,8 @@ class RecallEngine:
         self.embedder = embedder
         self.sidecar = sidecar
         self.settings = settings or RecallSettings()
+        self._queries: OrderedDict[str, list[float]] = OrderedDict()  # recent query vectors, oldest first
+        self._queries_lock = threading.Lock()
 
     def search(self, text: str, query: MemoryQuery, *, limit: int, now: datetime, mode: RecallMode = "hybrid",
                fusion: FusionMethod = "weighted", mmr: bool = False,
@@ -93,21 +114,26 @@ class RecallEngine:
         notes: list[str] = []
         used: RecallMode = mode
         vector: list[tuple[str, float]] = []
+        admitted: dict[str, MemoryItem] = {}
         backlog = 0
+        lexical: list[tuple[MemoryItem, float]] | None = None
         if mode != "bm25":
             try:
-                vector, backlog = self._vector_branch(text, query, cand)
+                # the model works on another thread while this one runs the BM25 search
+                query_vector = self._embed_later(text)
+                if mode == "hybrid":
+                    lexical = self._lexical(text, query, cand)
+                vector, admitted, backlog = self._vector_branch(query_vector(), query, cand)
             except BackendUnavailableError as exc:
                 used = "bm25"
                 notes.append(f"vector search unavailable, BM25 only: {exc}")
                 log.warning("recall runs BM25-only: %s", exc)
-        lexical: list[tuple[MemoryItem, float]] = []
-        if used != "vector":
-            terms = " ".join(query_terms(text))
-            lexical = self.store.memory.search(terms, query.model_copy(update={"limit": cand}))
+        if lexical is None and used != "vector":
+            lexical = self._lexical(text, query, cand)
+        lexical = lexical or []
         items = {item.uid: item for item, _ in lexical}
-        missing = [uid for uid, _ in vector if uid not in items]
-        items.update(self.store.memory.get_many(missing))
+        for uid, _ in vector:
+            items.setdefault(uid, admitted[uid])
         vectors = self._vectors(items) if mmr and used != "bm25" else None
         ranked = rank(
             [(item.uid, score) for item, score in lexical], vector, items, now=now, limit=limit, fusion=fusion,
@@ -118,19 +144,53 @@ class RecallEngine:
                          "run 'mabos index rebuild' or recall again")  # fmt: skip
         return EngineResult([(items[r.uid], r) for r in ranked], used, notes, backlog)
 
-    def _vector_branch(self, text: str, query: MemoryQuery, cand: int) -> tuple[list[tuple[str, float]], int]:
+    def _lexical(self, text: str, query: MemoryQuery, cand: int) -> list[tuple[MemoryItem, float]]:
+        terms = " ".join(query_terms(text))
+        return self.store.memory.search(terms, query.model_copy(update={"limit": cand}))
+
+    def _embed_later(self, text: str) -> Callable[[], list[float]]:
+        """Start embedding the query on the engine's thread; the returned call waits for the vector.
+
+        Query vectors are kept in a small in-process cache, not in the store: a recall writes nothing.
+        """
         if self.embedder is None or self.sidecar is None:
             raise BackendUnavailableError("embedder: none configured")
-        [qvec] = self.embedder.embed([text])  # first: a model that cannot load must not cost an index pass
-        report = self.sidecar.sync(limit=self.settings.inline_index_limit)
-        index, backlog = self.sidecar.loaded(report), report.backlog
+        with self._queries_lock:
+            known = self._queries.get(text)
+            if known is not None:
+                self._queries.move_to_end(text)
+        if known is not None:
+            return lambda: known
+        if isinstance(self.embedder, CachedEmbedder):  # the store's cache is read on this thread only
+            pending = self.embedder.embed_later([text], executor=_query_pool(), remember=False)
+        else:
+            pending = _query_pool().submit(self.embedder.embed, [text]).result
+
+        def collect() -> list[float]:
+            [vector] = pending()
+            with self._queries_lock:
+                self._queries[text] = vector
+                if len(self._queries) > QUERY_CACHE_SIZE:
+                    self._queries.popitem(last=False)
+            return vector
+
+        return collect
+
+    def _vector_branch(
+        self, qvec: list[float], query: MemoryQuery, cand: int
+    ) -> tuple[list[tuple[str, float]], dict[str, MemoryItem], int]:
+        """``(uid, similarity)`` of the nearest admitted items, those items by uid, and the index backlog."""
+        if self.sidecar is None:
+            raise BackendUnavailableError("vector index: none configured")
+        report = self.sidecar.sync(limit=self.settings.inline_index_limit)  # after the model: a model that
+        index, backlog = self.sidecar.loaded(report), report.backlog  # cannot load must not cost an index pass
         fetch, total = cand, len(index)
         while True:
             raw = index.search(qvec, min(fetch, total))
-            allowed = self.store.memory.filter_uids([u for u, _ in raw], query)
-            hits = [(u, s) for u, s in raw if u in allowed and s >= self.settings.min_similarity]
+            admitted = self.store.memory.filter_items([u for u, _ in raw], query)
+            hits = [(u, s) for u, s in raw if u in admitted and s >= self.settings.min_similarity]
             if len(hits) >= cand or fetch >= total or (raw and raw[-1][1] < self.settings.min_similarity):
-                return hits[:cand], backlog
+                return hits[:cand], admitted, backlog
             fetch *= 4
 
     def _vectors(self, items: dict[str, MemoryItem]) -> dict[str, Sequence[float]]:

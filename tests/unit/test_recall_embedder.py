@@ -58,7 +58,10 @@ def test_similar_sentences_are_closer_than_unrelated_ones(embedder):
 
 
 def test_batch_equals_single_queries_in_input_order(embedder):
-    texts = [JWT, CAT, SIGNING, "a much longer sentence about deploying the gateway to production on friday"]
+    # a single query takes the model's modules directly, a batch goes through encode(): same vectors,
+    # also for an empty text and one past the model's 256-token window (truncated alike)
+    long = "the gateway deploy failed again " * 120
+    texts = [JWT, CAT, SIGNING, "a much longer sentence about deploying the gateway to production on friday", "", long]
     singles = [embedder.embed([t])[0] for t in texts]
     batched = embedder.embed(texts, batch=True)
     np.testing.assert_allclose(np.array(batched), np.array(singles), atol=1e-5)

@@ -7,6 +7,7 @@ import sqlite3
 import struct
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -199,6 +200,33 @@ def test_a_cached_vector_equals_the_fresh_one_exactly(model, cache):
     assert fresh == again
     assert len(fresh[0]) == 384
     assert fresh[0] == as_float32(model.embed(["JWT tokens are signed with RS256"])[0])
+
+
+def test_embed_later_looks_up_now_and_embeds_the_rest_on_the_executor(model, cache):
+    inner = Recording(model)
+    cached = CachedEmbedder(inner, cache)
+    [known] = cached.embed(["known text"])
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        collect = cached.embed_later(["known text", "new text"], executor=pool)
+        assert collect() == [known, as_float32(model.embed(["new text"])[0])]
+    assert inner.calls == [(["known text"], False), (["new text"], False)]  # the known one never reached it
+    assert cache.count() == 2  # stored when collected
+
+
+def test_embed_later_without_remember_writes_nothing(model, cache):
+    cached = CachedEmbedder(Recording(model), cache)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        [vector] = cached.embed_later(["a recall's query"], executor=pool, remember=False)()
+    assert len(vector) == 384 and cache.count() == 0
+
+
+def test_embed_later_raises_when_collected(model, cache):
+    cached = CachedEmbedder(Unavailable(model), cache)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        collect = cached.embed_later(["anything"], executor=pool)  # starting never raises for the model
+        with pytest.raises(BackendUnavailableError, match="cannot load"):
+            collect()
+    assert cache.count() == 0
 
 
 def test_a_second_pass_reaches_no_model(model, cache):

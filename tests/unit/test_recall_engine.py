@@ -9,6 +9,7 @@ formulas of docs/recall-scoring.md worked out by hand from the breakdown's input
 from __future__ import annotations
 
 import shutil
+import sqlite3
 from datetime import timedelta
 from pathlib import Path
 
@@ -118,6 +119,38 @@ def test_the_vector_branch_over_fetches_past_other_agents_private_items(ws):
     assert uids(result) == [car.uid] and result.hits[0].explain.vector_rank == 1
     other = ws.memory.recall("b", BROKE_DOWN, mode="vector", limit=5)
     assert len(other.hits) == 5 and set(uids(other)) <= theirs  # and b never sees a's private car
+
+
+def test_a_query_vector_is_not_stored_and_a_repeated_query_skips_the_model(ws, three):
+    ws.memory.recall("a", CAR, touch=False)  # indexes (and caches) the three items
+    cached = ws.store.embeddings.count()
+    first = ws.memory.recall("a", BROKE_DOWN, touch=False)
+    assert cached == 3 and ws.store.embeddings.count() == cached  # the items only (CAR was found as one of them)
+    calls: list[list[str]] = []
+    real = ws.embedder.embedder.embed
+    ws.embedder.embedder.embed = lambda texts, batch=False: calls.append(list(texts)) or real(texts, batch=batch)
+    again = ws.memory.recall("a", BROKE_DOWN, touch=False)
+    assert calls == [] and uids(again) == uids(first)
+
+
+def test_a_recall_does_not_wait_for_a_writer(ws, three):
+    """Another connection holds the write lock: recall (no access statistics) still answers at once."""
+    ws.memory.recall("a", CAR, touch=False)  # the index is built and saved before the lock is taken
+    other = sqlite3.connect(ws.path / ".mabos" / "kg.sqlite", timeout=0)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        result = ws.memory.recall("a", CAR, touch=False)
+        assert uids(result)[0] == three["car"].uid
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+
+
+def test_filter_items_returns_the_admitted_items_themselves(ws, three):
+    put_b = ws.memory.store_item("b", "vehicle of agent b", type="fact").item
+    wanted = [three["car"].uid, put_b.uid, three["jwt"].uid, "M-00000000000000000000000000"]
+    admitted = ws.store.memory.filter_items(wanted, MemoryQuery(scopes=["agent:a"], types=["observation"]))
+    assert admitted == {three["car"].uid: ws.store.memory.get_many([three["car"].uid])[three["car"].uid]}
 
 
 # ------------------------------------------------------------------------------ 2. no embedder
