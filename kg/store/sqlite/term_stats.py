@@ -27,9 +27,9 @@ from kg.store.sqlite.db import Database
 #: A term in more than this share of the items scores ~0 in FTS5's bm25 (IDF clamped).
 COMMON_SHARE = 0.5
 #: Rows a search may have to score (the sum of its words' document frequencies), rarest word first.
-ROW_BUDGET = 1_000
+ROW_BUDGET = 500
 #: When even the kept words match more rows than this, only the newest this many matches are scored.
-ROW_WINDOW = 1_000
+ROW_WINDOW = 500
 #: Stores up to this size keep every word but the >50% ones: scoring all their matches stays cheap.
 SMALL_STORE = 2_000
 _MAX_CACHE = 100_000
