@@ -71,6 +71,7 @@ def seeded(ws):
     m.store_item("a", "Use Postgres 16", type="decision", tags=["db"])  # 0.75: promoted alone
     m.store_item("a", "Important scratch note", store="working", importance=0.9, tags=["misc"])
     m.store_item("a", "Idle chatter", type="event", tags=["auth", "jwt"])  # 0.4, no accesses: not a candidate
+    ws.clock.advance(timedelta(minutes=61))  # a new conversation: "Idle chatter" does not read "low" as its next turn
     m.store_item("a", "Low but used", type="event", tags=["ops"])
     for _ in range(2):
         m.recall("a", "low", mode="bm25")  # lexical: touches the one item that says "low" (nothing stored after it)

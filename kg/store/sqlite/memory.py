@@ -25,7 +25,8 @@ _LINEAGE = (
     "WHERE child_uid = m.uid ORDER BY position)) ELSE '[]' END"
 )
 _COLUMNS = ", ".join(f"m.{f}" for f in _FIELDS) + f", {_LINEAGE} AS derived_from"
-#: Earlier items of the same agent and scope that make up an item's context, and how close in time.
+#: Earlier items of the same agent and scope that make up an item's context (with the one just after it),
+#: and how close in time.
 CONTEXT_ITEMS = 2
 CONTEXT_WINDOW = timedelta(hours=1)
 CONTEXT_WEIGHT = 0.5  # of the context column in BM25, against 1.0 for content and tags
@@ -84,7 +85,9 @@ class SqliteMemoryStore:
             missing = [a for a in agents if a not in known]
             if missing:
                 raise NotFoundError(f"agent_id: no agent {missing[0]!r}")
-            contexts = self._contexts(conn, items)
+            contexts, appends = self._contexts(conn, items)
+            # derived text, like the context itself: no new updated_at, no outbox event
+            conn.executemany("UPDATE memory_items SET context = ltrim(context || ' ' || ?) WHERE seq = ?", appends)
             conn.executemany(
                 f"INSERT INTO memory_items({', '.join(_FIELDS)}, derived, context) VALUES ({_marks(_FIELDS)}, ?, ?)",
                 [
@@ -109,29 +112,45 @@ class SqliteMemoryStore:
         return MemoryWriteResult(demoted=tuple(demoted), archived=tuple(archived))
 
     @staticmethod
-    def _contexts(conn: sqlite3.Connection, items: Sequence[MemoryItem]) -> builtins.list[str]:
-        """Each episodic item's context: the content of up to two episodic items stored just before it by
-        the same agent in the same scope, each within an hour of it (the batch's earlier items count)."""
-        recent: dict[tuple[str, str], builtins.list[tuple[datetime, str]]] = {}
-        contexts = []
-        for item in items:
+    def _contexts(
+        conn: sqlite3.Connection, items: Sequence[MemoryItem]
+    ) -> tuple[builtins.list[str], builtins.list[tuple[str, int]]]:
+        """Each episodic item's context, and what to append to the contexts of stored items.
+
+        An episodic item's context is the content of up to two episodic items stored just before it by the
+        same agent in the same scope, each within an hour of it, followed by the content of the one stored
+        just after it (the batch's items count both ways). The item before a new one - in the batch or
+        already stored, returned as ``(text, seq)`` - gets the new one's content appended: the answer to a
+        question often lies in the turn after the one that shares its words.
+        """
+        # (agent, scope) -> the latest episodic items: (created_at, content, seq if stored else batch index)
+        recent: dict[tuple[str, str], builtins.list[tuple[datetime, str, int | None, int | None]]] = {}
+        contexts: builtins.list[str] = []
+        appends: builtins.list[tuple[str, int]] = []
+        for index, item in enumerate(items):
             if item.type not in EPISODIC:
                 contexts.append("")
                 continue
             key = (item.agent_id, item.scope)
             if key not in recent:
                 rows = conn.execute(
-                    "SELECT created_at, content FROM memory_items WHERE agent_id = ? AND scope = ? "
+                    "SELECT created_at, content, seq FROM memory_items WHERE agent_id = ? AND scope = ? "
                     f"AND type IN ({_marks(EPISODIC)}) ORDER BY seq DESC LIMIT ?",
                     (*key, *(t.value for t in EPISODIC), CONTEXT_ITEMS),
                 ).fetchall()
-                recent[key] = [(datetime.fromisoformat(r[0]), r[1]) for r in reversed(rows)]
+                recent[key] = [(datetime.fromisoformat(r[0]), r[1], int(r[2]), None) for r in reversed(rows)]
             earlier = recent[key]
-            near = [text for at, text in earlier if abs(item.created_at - at) <= CONTEXT_WINDOW]
-            contexts.append(" ".join(near))
-            earlier.append((item.created_at, item.content))
+            near = [e for e in earlier if abs(item.created_at - e[0]) <= CONTEXT_WINDOW]
+            contexts.append(" ".join(text for _, text, _, _ in near))
+            if near and near[-1] is earlier[-1]:  # the item just before this one, close enough: its next turn
+                _, _, seq, batch_index = near[-1]
+                if batch_index is not None:
+                    contexts[batch_index] = f"{contexts[batch_index]} {item.content}".lstrip()
+                elif seq is not None:
+                    appends.append((item.content, seq))
+            earlier.append((item.created_at, item.content, None, index))
             del earlier[:-CONTEXT_ITEMS]
-        return contexts
+        return contexts, appends
 
     @staticmethod
     def _row(item: MemoryItem) -> tuple[Any, ...]:
@@ -364,8 +383,9 @@ def _item(row: sqlite3.Row, derived_from: builtins.list[str]) -> MemoryItem:
         "uid": row["uid"], "agent_id": row["agent_id"], "scope": row["scope"], "created_at":
         datetime.fromisoformat(row["created_at"]), "content": row["content"], "type": _TYPES[row["type"]],
         "store": _STORES[row["store"]], "importance": row["importance"], "confidence": row["confidence"],
-        "source": row["source"], "tags": json.loads(row["tags"]), "accessed_at": _dt(row["accessed_at"]),
-        "access_count": row["access_count"], "derived_from": derived_from, "tier": _TIERS[row["tier"]],
+        "source": row["source"], "tags": [] if row["tags"] == "[]" else json.loads(row["tags"]),
+        "accessed_at": _dt(row["accessed_at"]), "access_count": row["access_count"], "derived_from": derived_from,
+        "tier": _TIERS[row["tier"]],
         "expires_at": _dt(row["expires_at"]), "archived_at": _dt(row["archived_at"]),
         "updated_at": _dt(row["updated_at"]),
     }  # fmt: skip
