@@ -517,6 +517,18 @@ class AssertOutcome(NamedTuple):
     status: AssertStatus
 
 
+class LiveTriple(NamedTuple):
+    """A live fact reduced to what reasoning over the whole store needs (a tuple: there may be millions)."""
+
+    uid: str
+    subject: str
+    predicate: str
+    object: str
+    confidence: float
+    rule_id: str | None
+    scope: str
+
+
 def pattern_parts(pattern: str) -> tuple[str, ...]:
     """Literal segments of a query pattern, split at its wildcards.
 

@@ -11,7 +11,7 @@ asks which backend it is talking to.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
@@ -20,17 +20,21 @@ from kg.models import (
     Agent,
     AssertOutcome,
     BDINode,
+    Case,
     Fact,
     FactInput,
     FactQuery,
     Grant,
     GraphPath,
+    LiveTriple,
     MemoryItem,
     MemoryQuery,
     NodeKind,
     OutboxEvent,
     Relation,
     RelationKind,
+    Rule,
+    RuleType,
 )
 
 
@@ -106,6 +110,12 @@ class FactStore(Protocol):
 
     def get_many(self, uids: Iterable[str], *, as_of: datetime | None = None) -> dict[str, Fact]:
         """Facts by uid (any scope; the caller filters), as they were at ``as_of`` when given."""
+        ...
+
+    def live_triples(
+        self, *, scopes: Sequence[str], valid_at: datetime, derived: bool | None = None, batch: int = 50_000
+    ) -> Iterator[LiveTriple]:
+        """Live facts of the scopes valid at ``valid_at`` (only asserted or only derived when asked), lightly."""
         ...
 
     def search(self, text: str, *, scopes: Sequence[str], limit: int = 20) -> builtins.list[Fact]:
@@ -341,6 +351,49 @@ class VectorIndex(Protocol):
         ...
 
 
+class RuleStore(Protocol):
+    """Inference, constraint and policy rules (stored whole)."""
+
+    def put(self, rule: Rule, *, now: datetime) -> Rule:
+        """Insert or replace (by uid, same agent and scope) with an outbox event."""
+        ...
+
+    def get_many(self, uids: Iterable[str]) -> dict[str, Rule]:
+        """Rules by uid (any scope; the caller filters)."""
+        ...
+
+    def list(
+        self, *, scopes: Sequence[str], type: RuleType | None = None, enabled: bool | None = None,
+        domain: str | None = None,
+    ) -> builtins.list[Rule]:  # fmt: skip
+        """Rules in the scopes, oldest first, optionally filtered."""
+        ...
+
+    def delete(self, uids: Sequence[str]) -> builtins.list[str]:
+        """Delete by uid; return the uids deleted."""
+        ...
+
+
+class CaseStore(Protocol):
+    """Past cases for case-based reasoning, one per situation and scope."""
+
+    def add(self, case: Case, *, situation_key: str) -> tuple[Case, bool]:
+        """Store unless the scope holds the same situation; the stored case and whether it is new."""
+        ...
+
+    def list(self, *, scopes: Sequence[str], limit: int | None = None) -> builtins.list[Case]:
+        """Cases in the scopes, oldest first."""
+        ...
+
+    def count(self, scope: str) -> int:
+        """Cases in one scope."""
+        ...
+
+    def delete(self, uids: Sequence[str]) -> builtins.list[str]:
+        """Delete by uid; return the uids deleted."""
+        ...
+
+
 class GraphStore(Protocol):
     """One backend: its ports plus life cycle and statistics."""
 
@@ -377,6 +430,16 @@ class GraphStore(Protocol):
     @property
     def memory(self) -> MemoryStore:
         """Memory items."""
+        ...
+
+    @property
+    def rules(self) -> RuleStore:
+        """Rules."""
+        ...
+
+    @property
+    def cases(self) -> CaseStore:
+        """Cases."""
         ...
 
     @property

@@ -15,8 +15,9 @@ from kg.store.sqlite.graph import SqliteBDIStore, SqliteRelationStore
 from kg.store.sqlite.index_queue import SqliteIndexQueue
 from kg.store.sqlite.memory import SqliteMemoryStore
 from kg.store.sqlite.outbox import SqliteOutboxStore
+from kg.store.sqlite.reasoning import SqliteCaseStore, SqliteRuleStore
 
-_COUNTED_TABLES = ("agents", "grants", "bdi_nodes", "relations", "memory_items", "lineage")
+_COUNTED_TABLES = ("agents", "grants", "bdi_nodes", "relations", "memory_items", "lineage", "rules", "cases")
 
 
 class SqliteGraphStore:
@@ -35,6 +36,8 @@ class SqliteGraphStore:
         self.embeddings = SqliteEmbeddingCache(self.db)
         self.index_queue = SqliteIndexQueue(self.db)
         self.outbox = SqliteOutboxStore(self.db)
+        self.rules = SqliteRuleStore(self.db)
+        self.cases = SqliteCaseStore(self.db)
 
     def stats(self) -> dict[str, Any]:
         """Counts of every aggregate, outbox state and file facts."""
@@ -62,6 +65,8 @@ class SqliteGraphStore:
             "bdi": {k.lower(): kinds.get(k, 0) for k in ("belief", "desire", "goal", "intention", "plan", "plan_step")},
             "relations": counts["relations"],
             "memory_items": counts["memory_items"],
+            "rules": counts["rules"],
+            "cases": counts["cases"],
             "outbox": self.outbox.counts(),
         }
 

@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
 from kg.errors import InputError, NotFoundError
 from kg.ids import new_id
-from kg.models import AssertOutcome, AssertStatus, Fact, FactInput, FactQuery, format_ts, pattern_parts
+from kg.models import (
+    AssertOutcome,
+    AssertStatus,
+    Fact,
+    FactInput,
+    FactQuery,
+    LiveTriple,
+    format_ts,
+    pattern_parts,
+)
 from kg.store.sqlite.db import Database
 
 _COLUMNS = (
@@ -279,6 +288,33 @@ class SqliteFactStore:
             WHERE f.created_at <= ? AND (f.retracted_at IS NULL OR f.retracted_at > ?)
         )"""
         return sql, [at, at, at, at, at]
+
+    def live_triples(
+        self, *, scopes: Sequence[str], valid_at: datetime, derived: bool | None = None, batch: int = 50_000
+    ) -> Iterator[LiveTriple]:
+        """Every live fact of ``scopes`` valid at ``valid_at``, lightly, in insertion order (for reasoning over
+        the whole store without building a model per fact); only asserted (``derived=False``) or only derived
+        (``True``) facts when asked. Read in batches by position, so a long pass holds no lock in between."""
+        where, params = self._scope_clause(scopes)
+        where.append("retracted_at IS NULL")
+        where.append("(valid_from IS NULL OR valid_from <= ?) AND (valid_until IS NULL OR valid_until > ?)")
+        at = format_ts(valid_at)
+        params += [at, at]
+        if derived is not None:
+            where.append("derived = ?")
+            params.append(int(derived))
+        after = 0
+        while True:
+            rows = self.db.read(
+                "SELECT seq, uid, subject, predicate, object, confidence, rule_id, scope FROM facts "
+                f"WHERE seq > ? AND {' AND '.join(where)} ORDER BY seq LIMIT ?",
+                [after, *params, batch],
+            )
+            for row in rows:
+                yield LiveTriple(row[1], row[2], row[3], row[4], float(row[5]), row[6], row[7])
+            if len(rows) < batch:
+                return
+            after = int(rows[-1][0])
 
     def get_many(self, uids: Iterable[str], *, as_of: datetime | None = None) -> dict[str, Fact]:
         """Facts by uid in any scope (callers filter by scope)."""
