@@ -527,6 +527,7 @@ class LiveTriple(NamedTuple):
     confidence: float
     rule_id: str | None
     scope: str
+    object_kind: str  # "entity" or "literal"
 
 
 def pattern_parts(pattern: str) -> tuple[str, ...]:

@@ -306,12 +306,12 @@ class SqliteFactStore:
         after = 0
         while True:
             rows = self.db.read(
-                "SELECT seq, uid, subject, predicate, object, confidence, rule_id, scope FROM facts "
+                "SELECT seq, uid, subject, predicate, object, confidence, rule_id, scope, object_kind FROM facts "
                 f"WHERE seq > ? AND {' AND '.join(where)} ORDER BY seq LIMIT ?",
                 [after, *params, batch],
             )
             for row in rows:
-                yield LiveTriple(row[1], row[2], row[3], row[4], float(row[5]), row[6], row[7])
+                yield LiveTriple(row[1], row[2], row[3], row[4], float(row[5]), row[6], row[7], row[8])
             if len(rows) < batch:
                 return
             after = int(rows[-1][0])
