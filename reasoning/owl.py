@@ -1,0 +1,442 @@
+"""OWL 2 RL over an agent's facts: the service behind ``mabos reason owl-rl``.
+
+The ontology files of the workspace and the agent's readable facts become one rdflib graph; owlrl
+computes its OWL 2 RL closure; the *new* class memberships (``rdf:type``) and property assertions come
+back as facts (source ``owl-rl``, derived). See ``docs/owl-rl.md``.
+
+Term mapping (fact term <-> RDF node), in order:
+
+1. in predicate position, the aliases of :data:`PREDICATE_ALIASES` (``type``, ``a``, ``isA``, ``rdf:type``,
+   ``subClassOf``, ...) -> their RDF/RDFS/OWL IRI; on the way back such an IRI in predicate position
+   becomes its short name (``type``, ``subClassOf``, ...);
+2. full IRIs (``http://``, ``https://``, ``urn:`` but not ``urn:mabos:``; without whitespace, controls or
+   characters IRIs forbid) -> themselves;
+3. CURIEs ``prefix:local`` whose prefix is bound in the ontology graph, or is rdf/rdfs/owl/xsd -> expanded,
+   and an IRI inside a bound namespace is compacted back to a CURIE;
+4. any other term -> ``urn:mabos:<term>`` with ``%``, whitespace, controls and the characters IRIs forbid
+   percent-encoded; it decodes back exactly.
+
+Objects of literal facts become :class:`rdflib.Literal` (``xsd:integer`` / ``xsd:decimal`` when the text is
+such a number in canonical form, a plain string otherwise) and come back as their lexical form. Within one
+run, an IRI that an input fact spelled in some way (a full IRI inside a bound namespace, say) comes back
+with that same spelling (:class:`TermMap` remembers it).
+
+owlrl records no provenance: the ``support`` of an :class:`Entailment` is the input facts that mention its
+subject or object (at most :data:`MAX_SUPPORT`), the facts about the same individuals, not a proof.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+import owlrl
+from pydantic import Field
+from rdflib import OWL, RDF, RDFS, XSD, BNode, Graph, Literal, URIRef
+from rdflib.term import Node
+
+from kg.errors import InputError
+from kg.models import MAX_OBJECT, MAX_TERM, LiveTriple, Model, agent_scope
+from kg.workspace import Workspace
+
+#: The source of facts written by :func:`run_owl_rl` (and the mark its truth maintenance looks for).
+OWL_RL_SOURCE = "owl-rl"
+#: Namespace of terms that are neither full IRIs nor CURIEs of a bound prefix.
+NAMESPACE = "urn:mabos:"
+#: At most this many supporting fact uids per entailment.
+MAX_SUPPORT = 50
+#: Entailments in these namespaces (as class, predicate or subject) are RDF/OWL bookkeeping, never facts.
+BUILTIN_NAMESPACES: tuple[str, ...] = (str(RDF), str(RDFS), str(OWL), str(XSD))
+#: Prefixes always understood in CURIEs, whatever the ontology binds.
+CORE_PREFIXES: dict[str, str] = {"rdf": str(RDF), "rdfs": str(RDFS), "owl": str(OWL), "xsd": str(XSD)}
+#: Predicate spellings read as RDF/RDFS/OWL vocabulary (predicate position only).
+PREDICATE_ALIASES: dict[str, URIRef] = {
+    "type": RDF.type, "a": RDF.type, "isA": RDF.type, "rdf:type": RDF.type,
+    "subClassOf": RDFS.subClassOf, "subPropertyOf": RDFS.subPropertyOf,
+    "domain": RDFS.domain, "range": RDFS.range,
+    "sameAs": OWL.sameAs, "inverseOf": OWL.inverseOf,
+    "equivalentClass": OWL.equivalentClass, "equivalentProperty": OWL.equivalentProperty,
+}  # fmt: skip
+#: The short name each aliased IRI comes back as (in predicate position).
+PREDICATE_NAMES: dict[URIRef, str] = {
+    RDF.type: "type", RDFS.subClassOf: "subClassOf", RDFS.subPropertyOf: "subPropertyOf",
+    RDFS.domain: "domain", RDFS.range: "range", OWL.sameAs: "sameAs", OWL.inverseOf: "inverseOf",
+    OWL.equivalentClass: "equivalentClass", OWL.equivalentProperty: "equivalentProperty",
+}  # fmt: skip
+#: Parser per file extension (``.jsonld`` files are the workspace's own ontologies).
+FORMATS: dict[str, str] = {".jsonld": "json-ld", ".json": "json-ld", ".ttl": "turtle", ".owl": "xml",
+                           ".rdf": "xml", ".nt": "nt", ".n3": "n3"}  # fmt: skip
+
+_SCHEMES = ("http://", "https://", "urn:")
+_IRI_SPECIALS = frozenset('<>"{}|\\^`')
+_PREFIX = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
+_INTEGER = re.compile(r"-?(0|[1-9][0-9]*)\Z")
+_DECIMAL = re.compile(r"-?(0|[1-9][0-9]*)\.[0-9]+\Z")
+_ERROR = URIRef("http://www.daml.org/2002/03/agents/agent-ont#error")  # where owlrl puts inconsistencies
+
+
+# --------------------------------------------------------------------------------------------- terms
+
+
+def _unsafe(ch: str) -> bool:
+    """Characters that may not appear raw in an IRI (``%`` is handled by the caller)."""
+    return ord(ch) <= 0x20 or 0x7F <= ord(ch) <= 0x9F or ch.isspace() or ch in _IRI_SPECIALS
+
+
+def _encode(term: str) -> str:
+    return "".join(
+        "".join(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass")) if ch == "%" or _unsafe(ch) else ch
+        for ch in term
+    )
+
+
+def _is_iri(term: str) -> bool:
+    return term.startswith(_SCHEMES) and not term.startswith(NAMESPACE) and not any(map(_unsafe, term))
+
+
+def _prefixes(graph: Graph) -> dict[str, str]:
+    """Usable prefix -> namespace bindings of a graph, rdf/rdfs/owl/xsd always included."""
+    bound = {p: str(ns) for p, ns in graph.namespaces() if _PREFIX.match(p) and p not in ("http", "https", "urn")}
+    return {**bound, **CORE_PREFIXES}
+
+
+def term_to_iri(term: str, prefixes: Mapping[str, str] = CORE_PREFIXES, *, predicate: bool = False) -> URIRef:
+    """The IRI of a fact term (see the module docstring for the rules)."""
+    if predicate and term in PREDICATE_ALIASES:
+        return PREDICATE_ALIASES[term]
+    if _is_iri(term):
+        return URIRef(term)
+    prefix, colon, local = term.partition(":")
+    if colon and prefix in prefixes and _PREFIX.match(prefix) and not any(map(_unsafe, local)):
+        return URIRef(prefixes[prefix] + local)
+    return URIRef(NAMESPACE + _encode(term))
+
+
+def iri_to_term(iri: str, prefixes: Mapping[str, str] = CORE_PREFIXES, *, predicate: bool = False) -> str:
+    """The fact term of an IRI: the inverse of :func:`term_to_iri` up to aliases and CURIE compaction."""
+    if iri.startswith(NAMESPACE):
+        return unquote(iri[len(NAMESPACE) :], errors="surrogatepass")
+    if predicate and iri in PREDICATE_NAMES:
+        return PREDICATE_NAMES[URIRef(iri)]
+    for prefix, ns in sorted(prefixes.items(), key=lambda item: (-len(item[1]), item[0])):
+        local = iri[len(ns) :]
+        if iri.startswith(ns) and not any(map(_unsafe, local)) and not _is_iri(curie := f"{prefix}:{local}"):
+            return curie
+    return iri
+
+
+def literal(text: str) -> Literal:
+    """A literal object: ``xsd:integer``/``xsd:decimal`` for canonical numbers, else a plain string."""
+    for pattern, datatype in ((_INTEGER, XSD.integer), (_DECIMAL, XSD.decimal)):
+        if pattern.match(text) and str(typed := Literal(text, datatype=datatype)) == text:
+            return typed
+    return Literal(text)
+
+
+class TermMap:
+    """Fact terms <-> RDF nodes for one closure, remembering how the input facts spelled each IRI."""
+
+    def __init__(self, prefixes: Mapping[str, str]) -> None:
+        self.prefixes = dict(prefixes)
+        self.spelling: dict[URIRef, str] = {}
+
+    def iri(self, term: str, *, predicate: bool = False) -> URIRef:
+        """The IRI of ``term``; remembered so that it comes back spelled the same way."""
+        iri = term_to_iri(term, self.prefixes, predicate=predicate)
+        if not (predicate and term in PREDICATE_ALIASES):
+            self.spelling.setdefault(iri, term)
+        return iri
+
+    def node(self, obj: str, object_kind: str) -> Node:
+        """The RDF object of a fact: a literal or an IRI."""
+        return literal(obj) if object_kind == "literal" else self.iri(obj)
+
+    def term(self, iri: URIRef, *, predicate: bool = False) -> str:
+        """The fact term of an IRI."""
+        if predicate and iri in PREDICATE_NAMES:
+            return PREDICATE_NAMES[iri]
+        return self.spelling.get(iri) or iri_to_term(iri, self.prefixes, predicate=predicate)
+
+
+# --------------------------------------------------------------------------------------------- ontology
+
+
+def _jsonld_prefixes(text: str) -> dict[str, str]:
+    """Prefixes declared in a JSON-LD document's top-level ``@context`` (rdflib binds many more itself)."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return {}
+    contexts: list[Any] = []
+    for item in data if isinstance(data, list) else [data]:
+        context = item.get("@context") if isinstance(item, dict) else None
+        contexts += context if isinstance(context, list) else [context]
+    declared = {
+        key: value.get("@id") if isinstance(value, dict) else value
+        for context in contexts
+        if isinstance(context, dict)
+        for key, value in context.items()
+        if not key.startswith("@")
+    }
+    return {key: iri for key, iri in declared.items() if isinstance(iri, str) and iri.startswith(_SCHEMES)}
+
+
+def _parse(path: Path) -> tuple[Graph, dict[str, str]]:
+    fmt = FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise InputError("ontology", f"{path}: unknown ontology format (use {', '.join(sorted(FORMATS))})")
+    try:
+        text = path.read_text(encoding="utf-8")
+        with warnings.catch_warnings():  # rdflib's own JSON-LD parser still builds a ConjunctiveGraph
+            warnings.filterwarnings("ignore", "ConjunctiveGraph is deprecated", DeprecationWarning)
+            graph = Graph(bind_namespaces="none").parse(data=text, format=fmt, publicID=path.resolve().as_uri())
+    except Exception as exc:  # rdflib's parsers raise many unrelated types; one clear line instead
+        reason = " ".join(str(exc).split())[:300] or type(exc).__name__
+        raise InputError("ontology", f"{path}: does not parse as {fmt}: {reason}") from exc
+    prefixes = _jsonld_prefixes(text) if fmt == "json-ld" else {p: str(ns) for p, ns in graph.namespaces()}
+    return graph, prefixes
+
+
+def load_ontology(workspace_path: Path, extra: Sequence[Path] = ()) -> Graph:
+    """Every ``ontologies/**/*.jsonld`` of the workspace plus the ``extra`` files, as one graph.
+
+    ``extra`` files are parsed by their extension (:data:`FORMATS`). Prefixes the files declare are bound in
+    the result (first declaration wins), next to rdf/rdfs/owl/xsd; they drive the CURIE mapping.
+
+    Raises:
+        InputError: a file is missing, has an unknown extension or does not parse (naming the file).
+    """
+    folder = workspace_path / "ontologies"
+    files = sorted(folder.rglob("*.jsonld")) if folder.is_dir() else []
+    ontology = Graph(bind_namespaces="core")
+    for path in [*files, *extra]:
+        if not path.is_file():
+            raise InputError("ontology", f"{path}: no such file")
+        graph, prefixes = _parse(path)
+        ontology += graph
+        bound = {p for p, _ in ontology.namespaces()}
+        for prefix, ns in prefixes.items():
+            if prefix and prefix not in bound:
+                ontology.bind(prefix, ns)
+    return ontology
+
+
+# --------------------------------------------------------------------------------------------- closure
+
+
+class Entailment(Model):
+    """A triple OWL 2 RL adds to the facts, as fact terms.
+
+    ``support`` is the uids of the input facts that mention the subject or object (at most
+    :data:`MAX_SUPPORT`): owlrl gives no provenance, so this is the facts about the same individuals, not a
+    proof. ``confidence`` is the lowest confidence among them; ``uid`` is set once the fact is written.
+    """
+
+    subject: str
+    predicate: str
+    object: str
+    object_kind: str
+    support: list[str]
+    confidence: float = 1.0
+    uid: str | None = None
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """(subject, predicate, object)."""
+        return self.subject, self.predicate, self.object
+
+
+@dataclass
+class Closure:
+    """What one owlrl run gave: the entailments and the size of the graph around it."""
+
+    entailments: list[Entailment]
+    triples_before: int
+    triples_after: int
+    inconsistencies: list[str] = field(default_factory=list)
+
+
+def _builtin(node: Node) -> bool:
+    return isinstance(node, URIRef) and str(node).startswith(BUILTIN_NAMESPACES)
+
+
+def _wanted(s: Node, p: Node, o: Node) -> bool:
+    """A class membership or property assertion between named resources, outside the RDF/OWL vocabulary."""
+    if not isinstance(s, URIRef) or isinstance(o, BNode) or _builtin(s):
+        return False
+    if p == RDF.type:
+        return isinstance(o, URIRef) and not _builtin(o)
+    return not _builtin(p)
+
+
+def _storable(subject: str, predicate: str, obj: str) -> bool:
+    terms = ((subject, MAX_TERM), (predicate, MAX_TERM), (obj, MAX_OBJECT))
+    return all(text.strip() and len(text) <= limit and "\x00" not in text for text, limit in terms)
+
+
+def compute_closure(facts: Sequence[LiveTriple], ontology: Graph) -> Closure:
+    """:func:`owl_rl_closure` with the graph sizes and owlrl's inconsistency messages."""
+    terms = TermMap(_prefixes(ontology))
+    graph = Graph(bind_namespaces="none")
+    graph += ontology
+    mentions: dict[Node, list[int]] = {}
+    for index, fact in enumerate(facts):
+        s, o = terms.iri(fact.subject), terms.node(fact.object, fact.object_kind)
+        graph.add((s, terms.iri(fact.predicate, predicate=True), o))
+        for node in {s, o}:
+            mentions.setdefault(node, []).append(index)
+    before = set(graph)
+    owlrl.DeductiveClosure(owlrl.OWLRL_Semantics).expand(graph)
+    entailments = [
+        entailment
+        for s, p, o in graph
+        if (s, p, o) not in before and _wanted(s, p, o)
+        for entailment in _entailment(terms, facts, mentions, (s, p, o))
+    ]
+    entailments.sort(key=lambda e: e.key)
+    errors = sorted(str(o) for _, _, o in graph.triples((None, _ERROR, None)))
+    return Closure(entailments, len(before), len(graph), errors)
+
+
+def _entailment(
+    terms: TermMap, facts: Sequence[LiveTriple], mentions: Mapping[Node, list[int]], triple: tuple[Node, Node, Node]
+) -> Iterable[Entailment]:
+    """Zero or one entailment: none when no input fact mentions it (pure ontology) or it cannot be a fact."""
+    s, p, o = triple
+    indexes = sorted({i for node in (s, o) for i in mentions.get(node, ())})[:MAX_SUPPORT]
+    subject, predicate = terms.term(URIRef(str(s))), terms.term(URIRef(str(p)), predicate=True)
+    obj = str(o) if isinstance(o, Literal) else terms.term(URIRef(str(o)))
+    if not indexes or not _storable(subject, predicate, obj):
+        return []
+    support = [facts[i] for i in indexes]
+    kind = "literal" if isinstance(o, Literal) else "entity"
+    return [Entailment(subject=subject, predicate=predicate, object=obj, object_kind=kind,
+                       support=[f.uid for f in support], confidence=min(f.confidence for f in support))]  # fmt: skip
+
+
+def owl_rl_closure(facts: Sequence[LiveTriple], ontology: Graph) -> list[Entailment]:
+    """The new class and property facts OWL 2 RL draws from ``ontology`` plus ``facts``.
+
+    Kept: ``rdf:type`` triples whose class lies outside rdf/rdfs/owl/xsd, and triples whose predicate lies
+    outside them; dropped: blank nodes, literal subjects, subjects in those namespaces, triples already in
+    the graph before the closure (so every input fact, compared as RDF), and triples no input fact mentions.
+    owlrl gives no provenance: ``support`` is the input facts about the same subject or object, not a proof.
+    ``ontology`` is not modified.
+    """
+    return compute_closure(facts, ontology).entailments
+
+
+# --------------------------------------------------------------------------------------------- service
+
+
+class OwlRlReport(Model):
+    """What ``reason owl-rl`` did (with ``dry_run``, what it would do: nothing is written or retracted)."""
+
+    agent_id: str
+    dry_run: bool
+    input_facts: int
+    ontology_triples: int
+    entailed: int
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    retracted: list[str] = Field(default_factory=list)
+    triples_before: int = 0
+    triples_after: int = 0
+    seconds: float = 0.0
+    inconsistencies: list[str] = Field(default_factory=list)
+    entailments: list[Entailment] = Field(default_factory=list)
+
+
+def _inputs(ws: Workspace, agent_id: str) -> tuple[list[LiveTriple], list[LiveTriple]]:
+    """The agent's readable live facts valid now except owl-rl's, and owl-rl's own facts in its scope."""
+    scopes, now = ws.scopes.readable(agent_id), ws.clock.now()
+    asserted = list(ws.store.facts.live_triples(scopes=scopes, valid_at=now, derived=False))
+    derived = list(ws.store.facts.live_triples(scopes=scopes, valid_at=now, derived=True))
+    ours: set[str] = set()
+    for start in range(0, len(derived), 500):
+        found = ws.store.facts.get_many(t.uid for t in derived[start : start + 500])
+        ours |= {uid for uid, fact in found.items() if fact.source == OWL_RL_SOURCE}
+    own = agent_scope(agent_id)
+    earlier = [t for t in derived if t.uid in ours and t.scope == own]
+    return asserted + [t for t in derived if t.uid not in ours], earlier
+
+
+def run_owl_rl(ws: Workspace, agent_id: str, *, ontology: Sequence[Path] = (), dry_run: bool = False) -> OwlRlReport:
+    """OWL 2 RL over the workspace ontology (plus ``ontology`` files) and the facts ``agent_id`` can read.
+
+    Input: the agent's readable live facts valid now, asserted and derived, except those owl-rl wrote
+    itself. Unless ``dry_run``, every entailment is written to the agent's own scope (source ``owl-rl``,
+    ``derived_from`` = its support, confidence = the lowest of the support) and earlier owl-rl facts of that
+    scope that no longer follow are retracted. A second run changes nothing.
+
+    Raises:
+        InputError: an ontology file is missing or does not parse (nothing is written).
+        NotFoundError: unknown agent.
+    """
+    started = time.perf_counter()
+    own = agent_scope(agent_id)
+    ws.scopes.check_write(agent_id, own)
+    graph = load_ontology(ws.path, ontology)
+    facts, earlier = _inputs(ws, agent_id)
+    closure = compute_closure(facts, graph)
+    report = OwlRlReport(agent_id=agent_id, dry_run=dry_run, input_facts=len(facts), ontology_triples=len(graph),
+                         entailed=len(closure.entailments), triples_before=closure.triples_before,
+                         triples_after=closure.triples_after, inconsistencies=closure.inconsistencies,
+                         entailments=closure.entailments)  # fmt: skip
+    keys = {e.key for e in closure.entailments}
+    stale = [t.uid for t in earlier if (t.subject, t.predicate, t.object) not in keys]
+    if dry_run:
+        existing = {(t.subject, t.predicate, t.object) for t in earlier}
+        report.unchanged = len(keys & existing)
+        report.created = len(keys) - report.unchanged
+        report.retracted = sorted(stale)
+    else:
+        _write(ws, agent_id, closure.entailments, report)
+        if stale:
+            report.retracted = ws.facts.retract(agent_id, uids=stale, scope=own)
+    report.seconds = round(time.perf_counter() - started, 3)
+    return report
+
+
+def _write(ws: Workspace, agent_id: str, entailments: Sequence[Entailment], report: OwlRlReport) -> None:
+    inputs = [
+        {"subject": e.subject, "predicate": e.predicate, "object": e.object, "object_kind": e.object_kind,
+         "confidence": e.confidence, "source": OWL_RL_SOURCE, "scope": agent_scope(agent_id),
+         "derived_from": e.support}
+        for e in entailments
+    ]  # fmt: skip
+    written = ws.facts.assert_many(agent_id, inputs, keep_uids=True)
+    report.created, report.updated, report.unchanged = written.created, written.updated, written.unchanged
+    for entailment, uid in zip(entailments, written.uids, strict=True):
+        entailment.uid = uid
+
+
+__all__ = [
+    "BUILTIN_NAMESPACES",
+    "CORE_PREFIXES",
+    "FORMATS",
+    "MAX_SUPPORT",
+    "NAMESPACE",
+    "OWL_RL_SOURCE",
+    "PREDICATE_ALIASES",
+    "PREDICATE_NAMES",
+    "Closure",
+    "Entailment",
+    "OwlRlReport",
+    "TermMap",
+    "compute_closure",
+    "iri_to_term",
+    "literal",
+    "load_ontology",
+    "owl_rl_closure",
+    "run_owl_rl",
+    "term_to_iri",
+]
