@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cli import demo_memory
+from cli import demo_memory, demo_reasoning
 from kg.errors import ScopeError, WorkspaceError
 from kg.ids import new_id
 from kg.models import BDINode, Fact, GraphPath
@@ -89,6 +89,7 @@ def build_demo(path: Path) -> DemoReport:
         _scopes(ws, report.section("Scopes"))
         demo_memory.memory(ws, SALES, report.section("Memory"))
         demo_memory.bdi_cycle(ws, SALES, report.section("BDI maintenance"))
+        demo_reasoning.reasoning(ws, SALES, report.section("Reasoning"))
         _status(ws, report.section("Status"))
     where = f"mabos --workspace {path}"
     report.try_commands = [
@@ -97,6 +98,8 @@ def build_demo(path: Path) -> DemoReport:
         f"{where} goal list --agent {SALES} --json",
         f'{where} memory recall --agent {SALES} "acme security" --depth 2',
         f"{where} bdi cycle --agent {SALES} --json",
+        f"{where} infer backward --agent {SALES} acme assignTo us-sales",
+        f'{where} knowledge explain --agent {SALES} "Is acme a target?"',
     ]
     return report
 

@@ -11,9 +11,25 @@ from cli.commands.facts import fact
 from cli.commands.graph import graph
 from cli.commands.index import index
 from cli.commands.memory import memory
+from cli.commands.reason import GROUPS as REASON_GROUPS
+from cli.commands.rules import GROUPS as RULE_GROUPS
 from cli.commands.scopes import scope
 from cli.commands.workspace import demo, init, status
 
-COMMANDS: list[click.Command] = [init, status, demo, agent, fact, *BDI_GROUPS, graph, scope, memory, index, bdi]
+COMMANDS: list[click.Command] = [
+    init,
+    status,
+    demo,
+    agent,
+    fact,
+    *BDI_GROUPS,
+    graph,
+    scope,
+    memory,
+    index,
+    bdi,
+    *RULE_GROUPS,
+    *REASON_GROUPS,
+]
 
 __all__ = ["COMMANDS"]

@@ -19,6 +19,7 @@ from click.testing import CliRunner, Result
 import kg
 from cli.main import cli
 from kg.ids import new_id
+from reasoning.service import RuleService
 
 SALES = "sales-agent"
 FINANCE = "finance-agent"
@@ -97,9 +98,29 @@ def populated(ready: Mabos) -> dict[str, str]:
         ):
             ws.bdi.link(SALES, relation, source.uid, target.uid)
         ws.scopes.grant(FINANCE, "project:q3", granted_by="admin")
+        rules = RuleService(ws.store, ws.scopes, ws.clock)
+        target = rules.create(SALES, name="saas-target", conditions=[{"subject": "?x", "predicate": "hasIndustry",
+                              "object": "saas"}], conclusion={"subject": "?x", "predicate": "isTarget",
+                              "object": "true"})  # fmt: skip
+        rules.create(
+            SALES,
+            name="revenue-floor",
+            type="constraint",
+            violation_message="?x earns too little",
+            conditions=[{"subject": "?x", "predicate": "hasRevenue", "object": "100000", "operator": "lt"}],
+        )
+        rules.create(
+            SALES,
+            name="big-order",
+            type="policy",
+            action="ask finance",
+            escalate=True,
+            conditions=[{"subject": "context", "predicate": "amount", "object": "10000", "operator": "gt"}],
+        )
     return {
         "revenue": revenue.uid, "industry": industry.uid, "derived": derived.uid, "belief": belief.uid,
         "goal": goal.uid, "plan": plan.uid, "step": step.uid, "desire": desire.uid, "intention": intention.uid,
+        "rule": target.uid,
     }  # fmt: skip
 
 

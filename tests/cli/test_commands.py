@@ -68,6 +68,22 @@ RUNS: dict[str, tuple[str, ...]] = {
     "index rebuild": ("--all",),
     "index update": (),
     "index status": (),
+    "rule create": (*A, "--name", "big", "--if", "?x hasRevenue gt 10000", "--then", "?x isBig true"),
+    "rule list": (*A, "--type", "inference"),
+    "rule toggle": (*A, "{rule}", "--off"),
+    "rule delete": (*A, "{rule}"),
+    "rule export": (*A, "--format", "yaml"),
+    "infer forward": (*A, "--persist"),
+    "infer backward": (*A, "acme", "isTarget", "true"),
+    "infer abduce": (*A, "globex", "isTarget", "true"),
+    "constraint check": (*A,),
+    "policy eval": (*A, "--context", "amount=12000"),
+    "knowledge explain": (*A, "Is acme a target?"),
+    "cbr store": (*A, "--beliefs", "price sensitive", "--desires", "grow", "--action", "discount", "--success"),
+    "cbr retrieve": (*A, "--beliefs", "price sensitive", "--desires", "grow"),
+    "reason run": (*A, "--method", "deductive", "--goal", "acme isTarget true"),
+    "reason methods": (),
+    "reason owl-rl": (*A, "--dry-run"),
 }
 
 

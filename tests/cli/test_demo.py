@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from conftest import Mabos
 
-HEADINGS = ["Agents", "Facts", "BDI graph", "Scopes", "Memory", "BDI maintenance", "Status"]
+HEADINGS = ["Agents", "Facts", "BDI graph", "Scopes", "Memory", "BDI maintenance", "Reasoning", "Status"]
 
 
 def test_demo_runs_and_reruns_on_the_same_path(mabos: Mabos, tmp_path: Path) -> None:
@@ -23,7 +23,11 @@ def test_demo_runs_and_reruns_on_the_same_path(mabos: Mabos, tmp_path: Path) -> 
                   "goal hierarchy", "-[goal-requires-plan]->", "without a grant: refused", "outbox:",
                   "2 oldest moved to short-term", "(depth 1)", "[Consolidated from 3 memories]",
                   "latest resolves to", "summaries", "Beliefs.md", "staleIntentionsPruned 1",
-                  "conflictsDetected 1", "bdi-conflicts/"):  # fmt: skip
+                  "conflictsDetected 1", "bdi-conflicts/", "2 derived in", "run again: 0 new (idempotent)",
+                  "acme assignTo us-sales  (confidence 0.729, by rule us-outreach)",
+                  "acme isTarget yes  (confidence 0.81, by rule saas-target)", "knowledge gaps: globex",
+                  "ask finance to approve acme", "deductive: acme assignTo us-sales: proved",
+                  "counterfactual: a prompt for your LLM"):  # fmt: skip
         assert shown in first.stdout, shown
     assert f"Demo workspace: {demo.resolve()}" in first.stdout
     assert "mabos --workspace mabos-demo graph path" in first.stdout

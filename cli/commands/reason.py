@@ -1,0 +1,237 @@
+"""``mabos cbr store|retrieve`` and ``mabos reason [run] | methods | owl-rl``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+import yaml
+
+from cli import render
+from cli.commands.rules import reasoner_of
+from cli.common import Session, agent_option, example, mabos_options, scope_option
+from kg.errors import InputError
+from kg.workspace import Workspace
+from reasoning.cases import CaseService, router_engines
+from reasoning.owl import run_owl_rl
+from reasoning.router import AUTO, Problem, ProblemProfile, list_methods, reason
+
+#: Short names accepted for the methods with an engine.
+ALIASES = {"bayesian": "bayesian_update", "bayes": "bayesian_update", "decision": "expected_utility",
+           "eu": "expected_utility", "cbr": "case_based", "case-based": "case_based"}  # fmt: skip
+LEVELS = click.Choice(["low", "medium", "high"])
+
+
+def cases_of(ws: Workspace) -> CaseService:
+    """The case service of a workspace."""
+    return CaseService(ws.store, ws.scopes, ws.clock, ws.embedder)
+
+
+def _read_mapping(path: Path, field: str) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise InputError(field, f"{path} is not readable JSON or YAML ({type(exc).__name__})") from None
+    if not isinstance(data, dict):
+        raise InputError(field, f"{path} must hold a JSON/YAML object")
+    return data
+
+
+def _csv(value: str | None) -> list[str]:
+    return [v.strip() for v in (value or "").split(",") if v.strip()]
+
+
+# ---------------------------------------------------------------------------------------------- cbr
+
+
+@click.group("cbr")
+def cbr() -> None:
+    """Case-based reasoning: store past cases, retrieve similar ones (S = 0.6 Sb + 0.4 Sd)."""
+
+
+@cbr.command("store", help=example(
+    "Store a case from a JSON/YAML file ({situation: {beliefs, desires, context}, solution: {plan_id, actions}, "
+    "outcome: {success, metrics, lessons}}) or from options. An identical situation is stored once; past the "
+    "capacity (10,000 per scope) the least useful cases (failed, then oldest) are dropped.",
+    "mabos cbr store --agent a --file case.json",
+    "mabos cbr store --agent a --beliefs B-1,B-2 --desires D-1 --action 'discount 10%' --success",
+))  # fmt: skip
+@agent_option
+@click.option("--file", "file", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None)
+@click.option("--beliefs", default=None, help="Comma-separated beliefs (uids or statements).")
+@click.option("--desires", default=None, help="Comma-separated desires (uids or statements).")
+@click.option("--context", default="", help="Free text describing the situation.")
+@click.option("--action", "actions", multiple=True, help="What was done (repeatable).")
+@click.option("--plan", "plan_id", default=None, metavar="P-...")
+@click.option("--success/--failure", "success", default=None, help="How it went (required without --file).")
+@click.option("--lesson", "lessons", multiple=True, help="A lesson learned (repeatable).")
+@scope_option
+@mabos_options
+def store(out: Session, *, agent: str, file: Path | None, beliefs: str | None, desires: str | None, context: str,
+          actions: tuple[str, ...], plan_id: str | None, success: bool | None, lessons: tuple[str, ...],
+          scope: str | None) -> None:  # fmt: skip
+    if file is not None:
+        data = _read_mapping(file, "file")
+    else:
+        if success is None:
+            raise InputError("success", "give --success or --failure (or --file)")
+        data = {"situation": {"beliefs": _csv(beliefs), "desires": _csv(desires), "context": context},
+                "solution": {"plan_id": plan_id, "actions": list(actions)},
+                "outcome": {"success": success, "lessons": list(lessons)}}  # fmt: skip
+    if scope is not None:
+        data["scope"] = scope
+    result = cases_of(out.workspace()).store_case(agent, **data)
+    what = "stored" if result.created else "already stored (identical situation)"
+    lines: list[Any] = [render.done(f"{result.case.uid} {what}")]
+    if result.pruned:
+        lines.append(render.note(f"pruned {len(result.pruned)} case(s) past the capacity"))
+    out.emit(result, *lines)
+
+
+@cbr.command("retrieve", help=example(
+    "The most similar past cases: S = 0.6 x belief overlap + 0.4 x desire overlap (Jaccard), blended with the "
+    "context's text similarity (weight 0.2) when --context is given and the embedder loads.",
+    "mabos cbr retrieve --agent a --beliefs B-1,B-2 --desires D-1 --context 'price-sensitive customer'",
+))  # fmt: skip
+@agent_option
+@click.option("--beliefs", default=None, help="Comma-separated beliefs.")
+@click.option("--desires", default=None, help="Comma-separated desires.")
+@click.option("--context", default="", help="Text compared with the cases' contexts.")
+@click.option("--k", "k", type=int, default=5, show_default=True)
+@click.option("--min-score", type=float, default=0.0, show_default=True)
+@mabos_options
+def retrieve_(out: Session, *, agent: str, beliefs: str | None, desires: str | None, context: str, k: int,
+              min_score: float) -> None:  # fmt: skip
+    result = cases_of(out.workspace()).retrieve(agent, beliefs=_csv(beliefs), desires=_csv(desires), context=context,
+                                                k=k, min_score=min_score)  # fmt: skip
+    rows = [(m.case_uid, round(m.score, 4), round(m.belief_similarity, 3), round(m.desire_similarity, 3),
+             "" if m.context_similarity is None else round(m.context_similarity, 3),
+             "; ".join(m.solution.actions), "success" if m.outcome.success else "failure")
+            for m in result.matches]  # fmt: skip
+    human: list[Any] = [render.table("Similar cases", ("uid", "score", "Sb", "Sd", "Sc", "solution", "outcome"), rows)
+                        if rows else render.note("no similar case")]  # fmt: skip
+    human += [render.note(n) for n in result.notes]
+    out.emit(result, *human)
+
+
+# ---------------------------------------------------------------------------------------------- reason
+
+
+class _ReasonGroup(click.Group):
+    """``mabos reason ...`` runs the router; ``reason methods`` and ``reason owl-rl`` are subcommands."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+            args = ["run", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group("reason", cls=_ReasonGroup)
+def reason_group() -> None:
+    """Reasoning methods: the router over 35 methods (`reason [run]`), the catalogue, OWL-RL."""
+
+
+@reason_group.command("run", help=example(
+    "Route a problem to a reasoning method and run it. Deductive, abductive, case-based, bayesian update and "
+    "expected utility compute; the other methods return a structured prompt for your own LLM "
+    "(kind 'llm_prompt'). --auto classifies the problem (or takes --uncertainty ... as given) and runs the "
+    "best-scored method(s); --methods runs several and reports agreements and disagreements. Method inputs "
+    "come from --inputs FILE ({method_id: {...}}) or --goal / --observation / --beliefs / --desires.",
+    "mabos reason --agent a --method deductive --goal 'acme isTaxable true'",
+    "mabos reason run --agent a --method bayesian_update --inputs evidence.json",
+    "mabos reason --agent a --auto --uncertainty high --stakes high 'Should we enter the German market?'",
+    "mabos reason --agent a --methods deductive,abductive --goal 'acme isTaxable true' "
+    "--observation 'acme isTaxable true'",
+))  # fmt: skip
+@agent_option
+@click.argument("problem", required=False, default="")
+@click.option("--method", default=None, help="One method id (see 'mabos reason methods'), e.g. bayesian_update.")
+@click.option("--auto", "auto", is_flag=True, default=False, help="Pick the method from the problem's profile.")
+@click.option("--methods", default=None, help="Several comma-separated method ids (multi-method fusion).")
+@click.option("--top", type=int, default=1, show_default=True, help="With --auto: how many methods to run.")
+@click.option("--uncertainty", type=LEVELS, default=None)
+@click.option("--complexity", type=LEVELS, default=None)
+@click.option(
+    "--domain", default=None, help="finance, operations, strategy, legal, technical, marketing, people, general"
+)
+@click.option("--data", "data_availability", type=LEVELS, default=None, help="Data availability.")
+@click.option("--stakes", type=LEVELS, default=None)
+@click.option("--inputs", "inputs_file", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None)
+@click.option("--goal", default=None, metavar="'S P O'", help="Deductive: prove this (backward chaining).")
+@click.option("--observation", default=None, metavar="'S P O'", help="Abductive: explain this.")
+@click.option("--beliefs", default=None, help="Case-based: comma-separated beliefs.")
+@click.option("--desires", default=None, help="Case-based: comma-separated desires.")
+@mabos_options
+def run_(out: Session, *, agent: str, problem: str, method: str | None, auto: bool, methods: str | None, top: int,
+         uncertainty: str | None, complexity: str | None, domain: str | None, data_availability: str | None,
+         stakes: str | None, inputs_file: Path | None, goal: str | None, observation: str | None,
+         beliefs: str | None, desires: str | None) -> None:  # fmt: skip
+    chosen = [x for x in (method, methods, AUTO if auto else None) if x]
+    if len(chosen) != 1:
+        raise InputError("method", "give exactly one of --method ID, --methods A,B or --auto")
+    inputs: dict[str, Any] = _read_mapping(inputs_file, "inputs") if inputs_file else {}
+    if goal:
+        inputs.setdefault("deductive", {})["goal"] = goal
+    if observation:
+        inputs.setdefault("abductive", {})["observation"] = observation
+    if beliefs or desires:
+        inputs.setdefault("case_based", {}).update(beliefs=_csv(beliefs), desires=_csv(desires))
+    given = {"uncertainty": uncertainty, "complexity": complexity, "domain": domain,
+             "data_availability": data_availability, "stakes": stakes}  # fmt: skip
+    profile = ProblemProfile.model_validate({k: v for k, v in given.items() if v}) if any(given.values()) else None
+    ws = out.workspace()
+    ws.scopes.require_agent(agent)
+    target: str | list[str] = AUTO if auto else (ALIASES.get(method, method) if method else
+                                                  [ALIASES.get(m, m) for m in _csv(methods)])  # fmt: skip
+    result = reason(Problem(text=problem, profile=profile, inputs=inputs), target, top=top,
+                    engines=router_engines(reasoner_of(ws), cases_of(ws), agent))  # fmt: skip
+    rows = [(r.method, r.kind, getattr(r, "answer", "") or "(prompt for your LLM)") for r in result.results]
+    human: list[Any] = [render.table(f"Reasoning ({result.mode})", ("method", "kind", "answer"), rows)]
+    if result.fusion is not None:
+        human.append(render.note(result.fusion.summary))
+    human += [render.note(n) for n in result.notes]
+    out.emit(result, *human)
+
+
+@reason_group.command(
+    "methods",
+    help=example(
+        "The catalogue of reasoning methods, with their ideal problem profiles and whether they compute.",
+        "mabos reason methods --category decision_making --json",
+    ),
+)
+@click.option("--category", default=None, help="Only one category.")
+@mabos_options
+def methods_(out: Session, *, category: str | None) -> None:
+    found = list_methods(category)
+    rows = [(m.id, m.category.value, m.engine or "prompt", m.description) for m in found]
+    out.emit(found, render.table("Reasoning methods", ("id", "category", "computes", "description"), rows))
+
+
+@reason_group.command("owl-rl", help=example(
+    "Run the OWL 2 RL closure (owlrl) over the workspace's ontologies/ and the agent's facts, and store the new "
+    "class and property facts as derived facts with source 'owl-rl' (stale ones are retracted).",
+    "mabos reason owl-rl --agent a",
+    "mabos reason owl-rl --agent a --ontology extra.ttl --dry-run",
+))  # fmt: skip
+@agent_option
+@click.option("--ontology", "ontology", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="An extra ontology file (JSON-LD, Turtle, RDF/XML; repeatable).")  # fmt: skip
+@click.option("--dry-run", is_flag=True, default=False, help="Report what would be written; write nothing.")
+@mabos_options
+def owl_rl(out: Session, *, agent: str, ontology: tuple[Path, ...], dry_run: bool) -> None:
+    report = run_owl_rl(out.workspace(), agent, ontology=list(ontology), dry_run=dry_run)
+    rows = [(e.subject, e.predicate, e.object, round(e.confidence, 4)) for e in report.entailments[:50]]
+    summary = (f"{report.entailed} entailed from {report.input_facts} facts and {report.ontology_triples} ontology "
+               f"triples in {report.seconds:.2f} s; created {report.created}, retracted {len(report.retracted)}"
+               f"{' (dry run: nothing written)' if dry_run else ''}")  # fmt: skip
+    out.emit(report, render.done(summary), render.table("Entailed", ("subject", "predicate", "object", "confidence"),
+                                                         rows))  # fmt: skip
+
+
+GROUPS = [cbr, reason_group]
+
+__all__ = ["GROUPS", "cases_of"]

@@ -1,0 +1,350 @@
+"""``mabos rule ...``, ``infer ...``, ``constraint check``, ``policy eval`` and ``knowledge explain``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.tree import Tree
+
+from cli import render
+from cli.common import Session, agent_option, example, mabos_options, scope_option
+from kg.errors import InputError
+from kg.models import Operator, Rule, RuleType, Severity
+from kg.workspace import Workspace
+from reasoning.service import Reasoner, RuleService
+
+_SYMBOLS = {"=": "eq", "==": "eq", "!=": "ne", ">": "gt", "<": "lt", ">=": "gte", "<=": "lte", "~": "contains"}
+_OPERATORS = {op.value for op in Operator}
+
+
+def rules_of(ws: Workspace) -> RuleService:
+    """The rule service of a workspace."""
+    return RuleService(ws.store, ws.scopes, ws.clock)
+
+
+def reasoner_of(ws: Workspace) -> Reasoner:
+    """The reasoner of a workspace."""
+    return Reasoner(ws.store, ws.scopes, ws.clock, ws.facts)
+
+
+def parse_pattern(text: str, field: str, *, operators: bool = True) -> dict[str, str]:
+    """``"?x hasRevenue gt $50,000"`` -> subject, predicate, operator, object (the object may hold spaces)."""
+    parts = text.split(maxsplit=2)
+    if len(parts) < 3:
+        raise InputError(
+            field, f"must be 'SUBJECT PREDICATE OBJECT' (optionally an operator before OBJECT), got {text!r}"
+        )
+    subject, predicate, rest = parts
+    pattern = {"subject": subject, "predicate": predicate, "object": rest}
+    head, _, tail = rest.partition(" ")
+    op = _SYMBOLS.get(head, head)
+    if operators and op in _OPERATORS and tail.strip():
+        pattern.update(operator=op, object=tail.strip())
+    return pattern
+
+
+def _rule_line(rule: Rule) -> str:
+    ifs = " AND ".join(
+        f"{c.subject} {c.predicate} {'' if c.operator == 'eq' else c.operator + ' '}{c.object}" for c in rule.conditions
+    )
+    then = (
+        f"{rule.conclusion.subject} {rule.conclusion.predicate} {rule.conclusion.object}"
+        if rule.conclusion
+        else rule.violation_message or rule.action
+    )
+    return f"IF {ifs} THEN {then}"
+
+
+def _rules_table(rules: list[Rule]) -> Any:
+    rows = [(r.uid, r.name, r.type.value, "yes" if r.enabled else "no", r.confidence_factor, _rule_line(r))
+            for r in rules]  # fmt: skip
+    return render.table("Rules", ("uid", "name", "type", "enabled", "cf", "rule"), rows)
+
+
+# ---------------------------------------------------------------------------------------------- rule
+
+
+@click.group("rule")
+def rule() -> None:
+    """Create, list, toggle, delete, import and export rules (inference, constraint, policy)."""
+
+
+@rule.command(
+    "create",
+    help=example(
+        'Create a rule from options or from a JSON/YAML file (one rule, a list, or {"rules": [...]}).\n\n'
+        "Conditions are 'SUBJECT PREDICATE [OPERATOR] OBJECT' with ?variables; operators eq, ne, gt, lt, "
+        'gte, lte, contains (or =, !=, >, <, >=, <=, ~). Numbers such as "$50,000" or "15%" compare '
+        "numerically. A rule whose conclusion uses a variable no condition binds is refused.",
+        "mabos rule create --agent a --name taxable --if '?x hasRevenue gt 1000000' --if '?x locatedIn US' "
+        "--then '?x isTaxable true'",
+        "mabos rule create --agent a --file rules.yaml",
+    ),
+)
+@agent_option
+@click.option("--file", "file", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None)
+@click.option("--name", default=None)
+@click.option("--type", "kind", type=click.Choice([t.value for t in RuleType]), default="inference", show_default=True)
+@click.option("--if", "conditions", multiple=True, metavar="PATTERN", help="A condition (repeatable).")
+@click.option("--then", "conclusion", default=None, metavar="PATTERN", help="The conclusion (inference rules).")
+@click.option("--description", default=None)
+@click.option("--confidence-factor", type=float, default=None, help="0..1 (default 0.9).")
+@click.option("--message", default=None, help="Violation message (constraints); ?variables are filled in.")
+@click.option("--severity", type=click.Choice([s.value for s in Severity]), default=None)
+@click.option("--action", default=None, help="What a policy asks for when it fires.")
+@click.option("--escalate", is_flag=True, default=False, help="A firing policy escalates.")
+@click.option("--domain", default=None)
+@click.option("--disabled", is_flag=True, default=False, help="Store the rule disabled.")
+@scope_option
+@mabos_options
+def create(out: Session, *, agent: str, file: Path | None, name: str | None, kind: str,
+           conditions: tuple[str, ...], conclusion: str | None, description: str | None,
+           confidence_factor: float | None, message: str | None, severity: str | None, action: str | None,
+           escalate: bool, domain: str | None, disabled: bool, scope: str | None) -> None:  # fmt: skip
+    service = rules_of(out.workspace())
+    if file is not None:
+        if name or conditions or conclusion:
+            raise InputError("file", "give either --file or --name/--if/--then, not both")
+        created = service.import_file(agent, file)
+    else:
+        if not name:
+            raise InputError("name", "is required (or give --file)")
+        fields: dict[str, Any] = {
+            "name": name, "type": kind, "description": description, "confidence_factor": confidence_factor,
+            "violation_message": message, "severity": severity, "action": action, "escalate": escalate or None,
+            "domain": domain, "scope": scope, "enabled": False if disabled else None,
+            "conditions": [parse_pattern(c, f"conditions[{i}]") for i, c in enumerate(conditions)],
+            "conclusion": parse_pattern(conclusion, "conclusion", operators=False) if conclusion else None,
+        }  # fmt: skip
+        created = [service.create(agent, **fields)]
+    out.emit(created, render.done(f"created {len(created)} rule(s)"), _rules_table(created))
+
+
+@rule.command(
+    "list", help=example("Rules the agent can read, oldest first.", "mabos rule list --agent a --type inference --json")
+)
+@agent_option
+@click.option("--type", "kind", type=click.Choice([t.value for t in RuleType]), default=None)
+@click.option("--enabled/--disabled", "enabled", default=None, help="Only enabled (or disabled) rules.")
+@click.option("--domain", default=None)
+@mabos_options
+def list_(out: Session, *, agent: str, kind: str | None, enabled: bool | None, domain: str | None) -> None:
+    found = rules_of(out.workspace()).list(agent, type=kind, enabled=enabled, domain=domain)
+    out.emit(found, _rules_table(found) if found else render.note("no rules"))
+
+
+@rule.command(
+    "toggle",
+    help=example(
+        "Enable or disable a rule (flips it unless --on or --off is given).", "mabos rule toggle --agent a R-01J..."
+    ),
+)
+@agent_option
+@click.argument("uid", metavar="RULE_ID")
+@click.option("--on/--off", "enabled", default=None, help="Set the state instead of flipping it.")
+@mabos_options
+def toggle(out: Session, *, agent: str, uid: str, enabled: bool | None) -> None:
+    changed = rules_of(out.workspace()).toggle(agent, uid, enabled=enabled)
+    out.emit(changed, render.done(f"{changed.uid} {'enabled' if changed.enabled else 'disabled'}"))
+
+
+@rule.command("delete", help=example("Delete a rule.", "mabos rule delete --agent a R-01J..."))
+@agent_option
+@click.argument("uid", metavar="RULE_ID")
+@mabos_options
+def delete(out: Session, *, agent: str, uid: str) -> None:
+    rules_of(out.workspace()).delete(agent, uid)
+    out.emit({"uid": uid, "deleted": True}, render.done(f"{uid} deleted"))
+
+
+@rule.command(
+    "export",
+    help=example(
+        "Print the agent's rules as JSON or YAML; 'rule create --file' reads them back (new uids, the importer "
+        "as owner). With --json the document comes inside a JSON object.",
+        "mabos rule export --agent a --format yaml > rules.yaml",
+    ),
+)
+@agent_option
+@click.option("--format", "fmt", type=click.Choice(["json", "yaml"]), default="json", show_default=True)
+@mabos_options
+def export(out: Session, *, agent: str, fmt: str) -> None:
+    document = rules_of(out.workspace()).export(agent, "yaml" if fmt == "yaml" else "json")
+    if out.as_json:
+        out.emit({"format": fmt, "document": document})
+    else:
+        click.echo(document, nl=False)
+
+
+# ---------------------------------------------------------------------------------------------- infer
+
+
+@click.group("infer")
+def infer() -> None:
+    """Forward chaining, backward chaining and abduction over the agent's facts and rules."""
+
+
+@infer.command(
+    "forward",
+    help=example(
+        "Derive everything the enabled inference rules entail from the asserted facts (semi-naive, to a fixpoint).\n\n"
+        "With --persist the derived facts are stored (source 'inference', with their rule and supporting facts) "
+        "and derived facts that no longer follow are retracted.",
+        "mabos infer forward --agent a --persist",
+    ),
+)
+@agent_option
+@click.option("--persist", is_flag=True, default=False, help="Store the derived facts (and retract stale ones).")
+@click.option("--max-iterations", type=int, default=10, show_default=True)
+@mabos_options
+def forward(out: Session, *, agent: str, persist: bool, max_iterations: int) -> None:
+    report = reasoner_of(out.workspace()).forward(agent, persist=persist, max_iterations=max_iterations)
+    rows = [
+        (d.subject, d.predicate, d.object, round(d.confidence, 4), d.rule_name, d.uid or "") for d in report.derived
+    ]
+    stopped = "" if report.fixpoint else " (stopped before the fixpoint)"
+    summary = (f"{len(report.derived)} derived from {report.facts} facts and {report.rules} rules in "
+               f"{report.iterations} iteration(s){stopped}")  # fmt: skip
+    if persist:
+        summary += (
+            f"; stored {report.created} new, {report.unchanged} already stored, retracted {len(report.retracted)}"
+        )
+    columns = ("subject", "predicate", "object", "confidence", "rule", "uid")
+    out.emit(report, render.done(summary), render.table("Derived", columns, rows))
+
+
+def _proof_tree(node: dict[str, Any], tree: Tree) -> None:
+    """Add a proof node (``ProofNode.to_dict()`` shape) and its children under ``tree``."""
+    how = f"by rule {node['rule']['name']}" if node.get("rule") else f"fact {node.get('fact') or ''}".strip()
+    branch = tree.add(f"{' '.join(node['triple'])}  (confidence {node['confidence']:g}, {how})")
+    for child in node.get("children", []):
+        _proof_tree(child, branch)
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json")
+    if hasattr(value, "__dataclass_fields__"):
+        from dataclasses import asdict  # noqa: PLC0415
+
+        return asdict(value)
+    return value
+
+
+@infer.command("backward", help=example(
+    "Prove SUBJECT PREDICATE OBJECT (?variables allowed) goal-first; unprovable goals list the knowledge gaps.",
+    "mabos infer backward --agent a acme isTaxable true",
+))  # fmt: skip
+@agent_option
+@click.argument("subject")
+@click.argument("predicate")
+@click.argument("obj", metavar="OBJECT")
+@click.option("--max-depth", type=int, default=5, show_default=True)
+@mabos_options
+def backward(out: Session, *, agent: str, subject: str, predicate: str, obj: str, max_depth: int) -> None:
+    result = reasoner_of(out.workspace()).backward(agent, subject, predicate, obj, max_depth=max_depth)
+    proofs = [p.to_dict() for p in result.proofs]
+    gaps = [_plain(g) for g in result.gaps]
+    human: list[Any] = [render.done("proved") if result.proved else render.note("not proved")]
+    for proof in proofs[:3]:
+        tree = Tree("proof")
+        _proof_tree(proof, tree)
+        human.append(tree)
+    for gap in gaps:
+        human.append(render.note(f"knowledge gap: {json.dumps(gap, ensure_ascii=False)}"))
+    out.emit({"goal": list(result.goal), "proved": result.proved, "proofs": proofs, "gaps": gaps}, *human)
+
+
+@infer.command("abduce", help=example(
+    "Hypotheses that would explain an observation, ranked by (supported / all conditions) x confidence factor.",
+    "mabos infer abduce --agent a acme isTaxable true",
+))  # fmt: skip
+@agent_option
+@click.argument("subject")
+@click.argument("predicate")
+@click.argument("obj", metavar="OBJECT")
+@mabos_options
+def abduce(out: Session, *, agent: str, subject: str, predicate: str, obj: str) -> None:
+    found = [_plain(h) for h in reasoner_of(out.workspace()).abduce(agent, subject, predicate, obj)]
+    rows = [(h["name"], round(float(h["score"]), 4), len(h["supported"]), len(h["missing"])) for h in found]
+    out.emit(found, render.table("Hypotheses", ("rule", "score", "supported", "missing"), rows)
+             if found else render.note("no rule concludes this"))  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------- checks
+
+
+@click.group("constraint")
+def constraint() -> None:
+    """Constraint rules: violated when all their conditions hold."""
+
+
+@constraint.command("check", help=example(
+    "Check the enabled constraints against the facts and their forward closure.",
+    "mabos constraint check --agent a",
+))  # fmt: skip
+@agent_option
+@mabos_options
+def check(out: Session, *, agent: str) -> None:
+    found = [_plain(v) for v in reasoner_of(out.workspace()).constraints(agent)]
+    rows = [(v["severity"], v["name"], v["message"]) for v in found]
+    out.emit(found, render.table("Violations", ("severity", "rule", "message"), rows)
+             if found else render.done("no violations"))  # fmt: skip
+
+
+@click.group("policy")
+def policy() -> None:
+    """Policy rules: actions and escalations that fire on facts plus a context."""
+
+
+def _context(pairs: tuple[str, ...]) -> dict[str, str]:
+    context: dict[str, str] = {}
+    for index, pair in enumerate(pairs):
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"context[{index}]", f"must be KEY=VALUE, got {pair!r}")
+        context[key.strip()] = value
+    return context
+
+
+@policy.command("eval", help=example(
+    "Evaluate the enabled policies; --context KEY=VALUE adds the triple 'context KEY VALUE' for this run only.",
+    "mabos policy eval --agent a --context amount=12000 --context channel=web",
+))  # fmt: skip
+@agent_option
+@click.option("--context", "pairs", multiple=True, metavar="KEY=VALUE")
+@mabos_options
+def evaluate(out: Session, *, agent: str, pairs: tuple[str, ...]) -> None:
+    found = [_plain(p) for p in reasoner_of(out.workspace()).policies(agent, _context(pairs))]
+    rows = [(p["name"], p["action"], "yes" if p["escalate"] else "no") for p in found]
+    out.emit(found, render.table("Policies fired", ("rule", "action", "escalate"), rows)
+             if found else render.note("no policy fired"))  # fmt: skip
+
+
+@click.group("knowledge")
+def knowledge() -> None:
+    """Questions answered by every reasoning method at once."""
+
+
+@knowledge.command("explain", help=example(
+    "Answer a question from direct facts, the forward closure, backward proofs and abduction, "
+    "saying which method found what.",
+    "mabos knowledge explain --agent a 'Is acme taxable?'",
+))  # fmt: skip
+@agent_option
+@click.argument("question")
+@mabos_options
+def explain(out: Session, *, agent: str, question: str) -> None:
+    answer = reasoner_of(out.workspace()).knowledge_explain(agent, question)
+    rows = [(f.method, f.subject, f.predicate, f.object, f.confidence) for f in answer.findings]
+    out.emit(answer, render.table(f"Knowledge: {question}", ("method", "subject", "predicate", "object",
+                                                              "confidence"), rows)
+             if rows else render.note(f"nothing known about: {', '.join(answer.terms) or question}"))  # fmt: skip
+
+
+GROUPS = [rule, infer, constraint, policy, knowledge]
+
+__all__ = ["GROUPS", "parse_pattern", "reasoner_of", "rules_of"]

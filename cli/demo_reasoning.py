@@ -1,0 +1,67 @@
+"""The reasoning part of ``mabos demo``: a rule, forward chaining with persistence, the derivation's explanation
+tree, a backward proof with a knowledge gap, abduction, a constraint, a policy, a case and the method router."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from kg.workspace import Workspace
+from reasoning.cases import CaseService, router_engines
+from reasoning.router import Problem, reason
+from reasoning.service import Reasoner, RuleService
+
+if TYPE_CHECKING:
+    from cli.demo import Section
+
+
+def _tree(out: Section, node: dict[str, Any], depth: int = 1) -> None:
+    how = f"by rule {node['rule']['name']}" if node.get("rule") else f"fact {node.get('fact')}"
+    out.say(f"{'  ' * depth}{' '.join(node['triple'])}  (confidence {node['confidence']:g}, {how})")
+    for child in node.get("children", []):
+        _tree(out, child, depth + 1)
+
+
+def reasoning(ws: Workspace, agent_id: str, out: Section) -> None:
+    """Rules over the demo's facts (acme has revenue $50000 and industry saas)."""
+    rules = RuleService(ws.store, ws.scopes, ws.clock)
+    reasoner = Reasoner(ws.store, ws.scopes, ws.clock, ws.facts)
+    ws.facts.assert_fact(agent_id, "acme", "locatedIn", "US")
+    target = rules.create(agent_id, name="saas-target", confidence_factor=0.9, conditions=[
+        {"subject": "?x", "predicate": "hasIndustry", "object": "saas"},
+        {"subject": "?x", "predicate": "hasRevenue", "object": "10000", "operator": "gt"}],
+        conclusion={"subject": "?x", "predicate": "isTarget", "object": "yes"})  # fmt: skip
+    rules.create(agent_id, name="us-outreach", conditions=[
+        {"subject": "?x", "predicate": "isTarget", "object": "yes"},
+        {"subject": "?x", "predicate": "locatedIn", "object": "US"}],
+        conclusion={"subject": "?x", "predicate": "assignTo", "object": "us-sales"})  # fmt: skip
+    out.say(f"rule {target.uid}: IF ?x hasIndustry saas AND ?x hasRevenue gt 10000 THEN ?x isTarget yes (cf 0.9)")
+    out.say("rule us-outreach: IF ?x isTarget yes AND ?x locatedIn US THEN ?x assignTo us-sales")
+    report = reasoner.forward(agent_id, persist=True)
+    out.say(f"infer forward --persist: {len(report.derived)} derived in {report.iterations} iterations, "
+            f"{report.created} stored: " + "; ".join(f"{d.subject} {d.predicate} {d.object} ({d.confidence:g})"
+                                                      for d in report.derived))  # fmt: skip
+    again = reasoner.forward(agent_id, persist=True)
+    out.say(f"run again: {again.created} new (idempotent)")
+    proof = reasoner.backward(agent_id, "acme", "assignTo", "us-sales")
+    out.say("explanation tree of acme assignTo us-sales:")
+    _tree(out, proof.proofs[0].to_dict())
+    gap = reasoner.backward(agent_id, "globex", "isTarget", "yes")
+    out.say("infer backward globex isTarget yes: not proved; knowledge gaps: "
+            + "; ".join(f"{g.subject} {g.predicate} {g.operator} {g.object}" for g in gap.gaps))  # fmt: skip
+    [hypothesis] = reasoner.abduce(agent_id, "acme", "assignTo", "us-sales")[:1]
+    out.say(f"abduce acme assignTo us-sales: rule {hypothesis.name}, score {hypothesis.score:g}")
+    discount = {"subject": "context", "predicate": "discount", "object": "20%", "operator": "gte"}
+    rules.create(agent_id, name="big-deal", type="policy", action="ask finance to approve ?x", escalate=True,
+                 conditions=[{"subject": "?x", "predicate": "isTarget", "object": "yes"}, discount])  # fmt: skip
+    fired = reasoner.policies(agent_id, {"discount": "25%"})
+    out.say(f"policy eval --context discount=25%: {'; '.join(f.action for f in fired)} (escalate)")
+    cases = CaseService(ws.store, ws.scopes, ws.clock, None)
+    cases.store_case(agent_id, situation={"beliefs": ["price sensitive", "saas"], "desires": ["grow revenue"]},
+                     solution={"actions": ["annual plan with 15% discount"]}, outcome={"success": True})  # fmt: skip
+    found = cases.retrieve(agent_id, beliefs=["price sensitive"], desires=["grow revenue"])
+    best = found.matches[0]
+    out.say(f"cbr retrieve: {best.case_uid} score {best.score:g} -> {best.solution.actions[0]}")
+    problem = Problem(text="Should acme go to US sales?", inputs={"deductive": {"goal": "acme assignTo us-sales"}})
+    routed = reason(problem, ["deductive", "counterfactual"], engines=router_engines(reasoner, cases, agent_id))
+    out.say("reason --methods deductive,counterfactual: " + "; ".join(
+        f"{r.method}: {getattr(r, 'answer', '') or 'a prompt for your LLM'}" for r in routed.results))  # fmt: skip
