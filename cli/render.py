@@ -110,7 +110,9 @@ def _explanation_label(node: Explanation) -> Text:
     label = Text(node.uid, style="bold")
     if node.fact is not None:
         details = [f"confidence {node.fact.confidence:g}", f"source {node.fact.source}"]
-        if node.rule_id:
+        if node.rule_name:
+            details.append(f"rule {node.rule_name} {node.rule_id}, confidence factor {node.confidence_factor:g}")
+        elif node.rule_id:
             details.append(f"rule {node.rule_id}")
         if node.fact.retracted_at:
             details.append(f"retracted {format_ts(node.fact.retracted_at)}")

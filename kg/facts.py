@@ -24,6 +24,8 @@ class Explanation(Model):
     uid: str
     fact: Fact | None = None
     rule_id: str | None = None
+    rule_name: str | None = None  # when the rule is stored and visible to the agent
+    confidence_factor: float | None = None
     visible: bool = True
     cycle: bool = False
     truncated: bool = False
@@ -167,7 +169,21 @@ class FactService:
             level = next_level
         for node, _ in level:
             node.truncated = bool(node.fact and node.fact.derived_from)
+        self._name_rules(root, scopes)
         return root
+
+    def _name_rules(self, root: Explanation, scopes: set[str]) -> None:
+        """Fill in the name and confidence factor of every visible rule in the tree."""
+        nodes, pending = [], [root]
+        while pending:
+            node = pending.pop()
+            nodes.append(node)
+            pending.extend(node.supports)
+        rules = self.store.rules.get_many({n.rule_id for n in nodes if n.rule_id})
+        for node in nodes:
+            rule = rules.get(node.rule_id) if node.rule_id else None
+            if rule is not None and rule.scope in scopes:
+                node.rule_name, node.confidence_factor = rule.name, rule.confidence_factor
 
     @staticmethod
     def _support(uid: str, fact: Fact | None, scopes: set[str], ancestors: frozenset[str]) -> Explanation:

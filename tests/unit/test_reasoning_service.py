@@ -245,3 +245,16 @@ def test_retrieval_ranks_by_belief_and_desire_overlap_within_readable_scopes(ws)
     assert found.matches[1].score == pytest.approx(0.6 * 0.5 + 0.4 * 0.0)
     with pytest.raises(InputError, match="k"):
         cases.retrieve("a", k=0)
+
+
+def test_fact_explain_names_the_rules_with_their_confidence_factors(ws, reasoner, acme):
+    reasoner.forward("a", persist=True)
+    audit = live(ws, subject="acme", predicate="needsAudit")[0]
+    tree = ws.facts.explain("a", audit.uid, depth=3)
+    assert (tree.rule_name, tree.confidence_factor) == ("audit", 0.9)
+    taxable = tree.supports[0]
+    assert (taxable.rule_name, taxable.confidence_factor) == ("taxable", 0.8)
+    assert taxable.fact.confidence == pytest.approx(0.72)
+    assert {s.fact.predicate for s in taxable.supports} == {"hasRevenue", "locatedIn"}
+    with pytest.raises(NotFoundError):
+        ws.facts.explain("b", audit.uid)

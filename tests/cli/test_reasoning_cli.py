@@ -1,0 +1,114 @@
+"""``mabos rule|infer|constraint|policy|knowledge|cbr|reason`` end to end on a real workspace."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from conftest import Mabos
+
+A = ("--agent", "sales-agent")
+TAXABLE = ("--name", "taxable", "--if", "?x hasRevenue gt $1,000,000", "--if", "?x locatedIn US",
+           "--then", "?x isTaxable true", "--confidence-factor", "0.8")  # fmt: skip
+
+
+def facts(ready: Mabos) -> None:
+    ready.ok("fact", "assert", *A, "acme", "hasRevenue", "$2,000,000", "--confidence", "0.9")
+    ready.ok("fact", "assert", *A, "acme", "locatedIn", "US")
+
+
+def test_a_rule_from_options_derives_persists_and_explains(ready: Mabos) -> None:
+    facts(ready)
+    [rule] = ready.json("rule", "create", *A, *TAXABLE)
+    assert rule["conditions"][0] == {"subject": "?x", "predicate": "hasRevenue", "object": "$1,000,000",
+                                     "operator": "gt"}  # fmt: skip
+    report = ready.json("infer", "forward", *A, "--persist")
+    [derived] = report["derived"]
+    assert (derived["object"], round(derived["confidence"], 9), report["created"]) == ("true", 0.72, 1)
+    stored = ready.json("fact", "query", *A, "--subject", "acme", "--predicate", "isTaxable")
+    assert stored[0]["source"] == "inference" and stored[0]["rule_id"] == rule["uid"]
+    tree = ready.ok("fact", "explain", *A, stored[0]["uid"]).stdout
+    assert "rule taxable" in tree and "confidence factor 0.8" in tree and "locatedIn" in tree
+    assert ready.json("infer", "forward", *A, "--persist")["created"] == 0  # idempotent
+
+    proof = ready.json("infer", "backward", *A, "acme", "isTaxable", "true")
+    assert proof["proved"] and proof["proofs"][0]["rule"]["name"] == "taxable"
+    gaps = ready.json("infer", "backward", *A, "globex", "isTaxable", "true")
+    assert not gaps["proved"] and {g["predicate"] for g in gaps["gaps"]} == {"hasRevenue", "locatedIn"}
+    human = ready.ok("infer", "backward", *A, "acme", "isTaxable", "true").stdout
+    assert "acme isTaxable true  (confidence 0.72, by rule taxable)" in human
+
+
+def test_retracting_a_support_then_forward_retracts_the_derived_fact(ready: Mabos) -> None:
+    facts(ready)
+    ready.ok("rule", "create", *A, *TAXABLE)
+    ready.ok("infer", "forward", *A, "--persist")
+    ready.ok("fact", "retract", *A, "--predicate", "locatedIn")
+    report = ready.json("infer", "forward", *A, "--persist")
+    assert report["derived"] == [] and len(report["retracted"]) == 1
+    assert ready.json("fact", "query", *A, "--predicate", "isTaxable") == []
+
+
+def test_a_bad_rule_is_refused_in_one_line_and_nothing_is_stored(ready: Mabos, digest) -> None:
+    before = digest()
+    unbound = ready("rule", "create", *A, "--name", "bad", "--if", "?x p o", "--then", "?y q r")
+    assert unbound.exit_code == 1
+    assert unbound.stderr == "error: conclusion: variable ?y is not bound by any condition\n"
+    short = ready("rule", "create", *A, "--name", "bad", "--if", "?x p", "--then", "?x q r")
+    assert short.exit_code == 1 and short.stderr.startswith("error: conditions[0]: must be 'SUBJECT PREDICATE OBJECT'")
+    assert ready("rule", "create", *A).stderr == "error: name: is required (or give --file)\n"
+    assert digest() == before
+
+
+def test_rules_round_trip_through_a_yaml_file(ready: Mabos, tmp_path: Path) -> None:
+    ready.ok("rule", "create", *A, *TAXABLE)
+    exported = tmp_path / "rules.yaml"
+    exported.write_text(ready.ok("rule", "export", *A, "--format", "yaml").stdout, encoding="utf-8")
+    imported = ready.json("rule", "create", "--agent", "finance-agent", "--file", str(exported))
+    assert [(r["name"], r["agent_id"], r["scope"]) for r in imported] == [
+        ("taxable", "finance-agent", "agent:finance-agent")
+    ]
+    toggled = ready.json("rule", "toggle", "--agent", "finance-agent", imported[0]["uid"])
+    assert toggled["enabled"] is False
+    assert ready.json("rule", "list", "--agent", "finance-agent", "--enabled") == []
+
+
+def test_constraints_policies_and_knowledge_explain(ready: Mabos) -> None:
+    facts(ready)
+    ready.ok("rule", "create", *A, *TAXABLE)
+    ready.ok("rule", "create", *A, "--name", "audit", "--type", "constraint", "--if", "?x isTaxable true",
+             "--message", "?x must be audited", "--severity", "error")  # fmt: skip
+    ready.ok("rule", "create", *A, "--name", "big", "--type", "policy", "--if", "context amount > 10000",
+             "--action", "ask finance", "--escalate")  # fmt: skip
+    [violation] = ready.json("constraint", "check", *A)
+    assert (violation["severity"], violation["message"]) == ("error", "acme must be audited")
+    assert ready.json("policy", "eval", *A, "--context", "amount=500") == []
+    [fired] = ready.json("policy", "eval", *A, "--context", "amount=$12,000")
+    assert (fired["action"], fired["escalate"]) == ("ask finance", True)
+    bad = ready("policy", "eval", *A, "--context", "amount")
+    assert bad.exit_code == 1 and bad.stderr == "error: context[0]: must be KEY=VALUE, got 'amount'\n"
+    answer = ready.json("knowledge", "explain", *A, "Is acme taxable?")
+    assert answer["methods"]["forward"] >= 1 and answer["methods"]["backward"] >= 1
+
+
+def test_cases_and_the_router(ready: Mabos) -> None:
+    facts(ready)
+    ready.ok("rule", "create", *A, *TAXABLE)
+    first = ready.json("cbr", "store", *A, "--beliefs", "price sensitive,small team", "--desires", "grow",
+                       "--action", "discount 10%", "--success")  # fmt: skip
+    again = ready.json("cbr", "store", *A, "--beliefs", "small team,price sensitive", "--desires", "grow",
+                       "--action", "other", "--failure")  # fmt: skip
+    assert first["created"] and not again["created"] and again["case"]["uid"] == first["case"]["uid"]
+    found = ready.json("cbr", "retrieve", *A, "--beliefs", "price sensitive", "--desires", "grow")
+    assert found["matches"][0]["score"] == 0.6 * 0.5 + 0.4 * 1.0
+    routed = ready.json("reason", *A, "--methods", "deductive,cbr,counterfactual", "--goal", "acme isTaxable true",
+                        "--beliefs", "price sensitive", "--desires", "grow")  # fmt: skip
+    kinds = {r["method"]: r["kind"] for r in routed["results"]}
+    assert kinds == {"deductive": "computed", "case_based": "computed", "counterfactual": "llm_prompt"}
+    assert routed["results"][0]["answer"] == "acme isTaxable true: proved"
+    assert routed["fusion"]["pending"] == ["counterfactual"]
+    assert ready("reason", *A, "--method", "deductive", "--auto").exit_code == 1
+    unknown = ready("reason", *A, "--method", "telepathy")
+    assert unknown.exit_code == 1 and unknown.stderr.startswith("error: method:")
+    assert len(ready.json("reason", "methods")) == 35
