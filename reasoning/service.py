@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -344,12 +345,12 @@ class Reasoner:
                 for node in proof.proofs[:1]:
                     findings.append(MethodFinding(method="backward", subject=goal[0], predicate=goal[1],
                                                   object=goal[2], confidence=getattr(node, "confidence", None),
-                                                  detail={"proof": _plain(node)}))  # fmt: skip
+                                                  detail={"proof": as_data(node)}))  # fmt: skip
             else:
                 for h in abduce(goal, base, rules)[:3]:
                     findings.append(MethodFinding(method="abduction", subject=goal[0], predicate=goal[1],
                                                   object=goal[2], confidence=h.score,
-                                                  detail={"hypothesis": _plain(h)}))  # fmt: skip
+                                                  detail={"hypothesis": as_data(h)}))  # fmt: skip
         findings = findings[:limit]
         methods = {m: sum(1 for f in findings if f.method == m) for m in ("direct", "forward", "backward", "abduction")}
         return KnowledgeAnswer(agent_id=agent_id, question=question, terms=terms, findings=findings, methods=methods)
@@ -407,16 +408,23 @@ def _goals(rules: Sequence[Rule], wanted: set[str], unknown: Sequence[str] = ())
     return list(goals)
 
 
-def _plain(value: Any) -> Any:
+def as_data(value: Any) -> Any:
+    """A result of the engine (dataclass) or a model as plain JSON-ready data; anything else unchanged."""
     dump = getattr(value, "model_dump", None)
     if callable(dump):
         return dump(mode="json")
-    if hasattr(value, "__dataclass_fields__"):
-        from dataclasses import asdict  # noqa: PLC0415
-
+    if is_dataclass(value) and not isinstance(value, type):
         return asdict(value)
     return value
 
 
-__all__ = ["INFERENCE_SOURCE", "Derived", "ForwardReport", "KnowledgeAnswer", "MethodFinding", "Reasoner",
-           "RuleService"]  # fmt: skip
+__all__ = [
+    "INFERENCE_SOURCE",
+    "Derived",
+    "ForwardReport",
+    "KnowledgeAnswer",
+    "MethodFinding",
+    "Reasoner",
+    "RuleService",
+    "as_data",
+]  # fmt: skip

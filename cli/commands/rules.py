@@ -14,7 +14,7 @@ from cli.common import Session, agent_option, example, mabos_options, scope_opti
 from kg.errors import InputError
 from kg.models import Operator, Rule, RuleType, Severity
 from kg.workspace import Workspace
-from reasoning.service import Reasoner, RuleService
+from reasoning.service import Reasoner, RuleService, as_data
 
 _SYMBOLS = {"=": "eq", "==": "eq", "!=": "ne", ">": "gt", "<": "lt", ">=": "gte", "<=": "lte", "~": "contains"}
 _OPERATORS = {op.value for op in Operator}
@@ -224,16 +224,6 @@ def _proof_tree(node: dict[str, Any], tree: Tree) -> None:
         _proof_tree(child, branch)
 
 
-def _plain(value: Any) -> Any:
-    if hasattr(value, "model_dump"):
-        return value.model_dump(mode="json")
-    if hasattr(value, "__dataclass_fields__"):
-        from dataclasses import asdict  # noqa: PLC0415
-
-        return asdict(value)
-    return value
-
-
 @infer.command("backward", help=example(
     "Prove SUBJECT PREDICATE OBJECT (?variables allowed) goal-first; unprovable goals list the knowledge gaps.",
     "mabos infer backward --agent a acme isTaxable true",
@@ -247,7 +237,7 @@ def _plain(value: Any) -> Any:
 def backward(out: Session, *, agent: str, subject: str, predicate: str, obj: str, max_depth: int) -> None:
     result = reasoner_of(out.workspace()).backward(agent, subject, predicate, obj, max_depth=max_depth)
     proofs = [p.to_dict() for p in result.proofs]
-    gaps = [_plain(g) for g in result.gaps]
+    gaps = [as_data(g) for g in result.gaps]
     human: list[Any] = [render.done("proved") if result.proved else render.note("not proved")]
     for proof in proofs[:3]:
         tree = Tree("proof")
@@ -268,7 +258,7 @@ def backward(out: Session, *, agent: str, subject: str, predicate: str, obj: str
 @click.argument("obj", metavar="OBJECT")
 @mabos_options
 def abduce(out: Session, *, agent: str, subject: str, predicate: str, obj: str) -> None:
-    found = [_plain(h) for h in reasoner_of(out.workspace()).abduce(agent, subject, predicate, obj)]
+    found = [as_data(h) for h in reasoner_of(out.workspace()).abduce(agent, subject, predicate, obj)]
     rows = [(h["name"], round(float(h["score"]), 4), len(h["supported"]), len(h["missing"])) for h in found]
     out.emit(found, render.table("Hypotheses", ("rule", "score", "supported", "missing"), rows)
              if found else render.note("no rule concludes this"))  # fmt: skip
@@ -289,7 +279,7 @@ def constraint() -> None:
 @agent_option
 @mabos_options
 def check(out: Session, *, agent: str) -> None:
-    found = [_plain(v) for v in reasoner_of(out.workspace()).constraints(agent)]
+    found = [as_data(v) for v in reasoner_of(out.workspace()).constraints(agent)]
     rows = [(v["severity"], v["name"], v["message"]) for v in found]
     out.emit(found, render.table("Violations", ("severity", "rule", "message"), rows)
              if found else render.done("no violations"))  # fmt: skip
@@ -318,7 +308,7 @@ def _context(pairs: tuple[str, ...]) -> dict[str, str]:
 @click.option("--context", "pairs", multiple=True, metavar="KEY=VALUE")
 @mabos_options
 def evaluate(out: Session, *, agent: str, pairs: tuple[str, ...]) -> None:
-    found = [_plain(p) for p in reasoner_of(out.workspace()).policies(agent, _context(pairs))]
+    found = [as_data(p) for p in reasoner_of(out.workspace()).policies(agent, _context(pairs))]
     rows = [(p["name"], p["action"], "yes" if p["escalate"] else "no") for p in found]
     out.emit(found, render.table("Policies fired", ("rule", "action", "escalate"), rows)
              if found else render.note("no policy fired"))  # fmt: skip
