@@ -840,8 +840,23 @@ class ValidationCheck(Model):
     message: Annotated[str, Field(max_length=MAX_CONTENT)] = ""
 
 
+class ProposalStatusChange(Model):
+    """One step of a proposal's life: the status it reached, who moved it there, when, and why."""
+
+    status: ProposalStatus
+    by: AgentId
+    at: UtcDatetime
+    note: Annotated[str, Field(max_length=MAX_CONTENT)] = ""
+
+
 class OntologyProposal(Record):
-    """A concept or property an agent proposes for the shared ontology."""
+    """A concept or property an agent proposes for the shared ontology.
+
+    ``node_id`` is the local name (``DropshipFulfillment``); the domain file gives the prefix.
+    ``parent_class``, ``domain_class`` and ``range`` are CURIEs (``biz:Party``, ``xsd:string``), full IRIs or
+    local names of the proposal's own domain. ``history`` holds every status change, oldest first; data
+    written before it existed reads back with one ``pending`` entry (the proposer at ``created_at``).
+    """
 
     domain: Name
     node_type: ProposalNodeType
@@ -853,9 +868,24 @@ class OntologyProposal(Record):
     sbvr_definition: Annotated[str, Field(max_length=MAX_CONTENT)] = ""
     sbvr_synonyms: list[Name] = Field(default_factory=list, max_length=MAX_TAGS)
     rationale: Annotated[str, Field(max_length=MAX_CONTENT)] = ""
+    multi_valued: bool = False  # datatype properties only: several values per owner (TypeQL @card(0..))
     proposed_by: AgentId
     status: ProposalStatus = ProposalStatus.PENDING
     validation_result: list[ValidationCheck] = Field(default_factory=list)
+    history: list[ProposalStatusChange] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_history(cls, data: Any) -> Any:
+        if isinstance(data, dict) and not data.get("history") and data.get("proposed_by") and data.get("created_at"):
+            first = {"status": ProposalStatus.PENDING, "by": data["proposed_by"], "at": data["created_at"]}
+            data = {**data, "history": [first]}
+        return data
+
+    @property
+    def updated_at(self) -> datetime:
+        """When the status last changed (``created_at`` without history)."""
+        return self.history[-1].at if self.history else self.created_at
 
 
 class OutboxEvent(Model):

@@ -30,7 +30,9 @@ from kg.models import (
     MemoryItem,
     MemoryQuery,
     NodeKind,
+    OntologyProposal,
     OutboxEvent,
+    ProposalStatus,
     Relation,
     RelationKind,
     Rule,
@@ -394,6 +396,29 @@ class CaseStore(Protocol):
         ...
 
 
+class ProposalStore(Protocol):
+    """Ontology proposals, stored whole with their status history."""
+
+    def add(self, proposal: OntologyProposal) -> OntologyProposal:
+        """Store a new proposal with an outbox event."""
+        ...
+
+    def get(self, uid: str) -> OntologyProposal:
+        """A proposal by uid (any scope), or :class:`~kg.errors.NotFoundError`."""
+        ...
+
+    def list(
+        self, *, scopes: Sequence[str] | None = None, status: ProposalStatus | None = None,
+        domain: str | None = None,
+    ) -> builtins.list[OntologyProposal]:  # fmt: skip
+        """Proposals oldest first (every scope when ``scopes`` is None), optionally filtered."""
+        ...
+
+    def update(self, proposal: OntologyProposal, *, expected_status: ProposalStatus) -> OntologyProposal:
+        """Replace a proposal whose stored status is still ``expected_status`` (ConflictError otherwise)."""
+        ...
+
+
 class GraphStore(Protocol):
     """One backend: its ports plus life cycle and statistics."""
 
@@ -440,6 +465,11 @@ class GraphStore(Protocol):
     @property
     def cases(self) -> CaseStore:
         """Cases."""
+        ...
+
+    @property
+    def proposals(self) -> ProposalStore:
+        """Ontology proposals."""
         ...
 
     @property

@@ -14,10 +14,12 @@ from kg.store.sqlite.facts import SqliteFactStore
 from kg.store.sqlite.graph import SqliteBDIStore, SqliteRelationStore
 from kg.store.sqlite.index_queue import SqliteIndexQueue
 from kg.store.sqlite.memory import SqliteMemoryStore
+from kg.store.sqlite.ontology import SqliteProposalStore
 from kg.store.sqlite.outbox import SqliteOutboxStore
 from kg.store.sqlite.reasoning import SqliteCaseStore, SqliteRuleStore
 
-_COUNTED_TABLES = ("agents", "grants", "bdi_nodes", "relations", "memory_items", "lineage", "rules", "cases")
+_COUNTED_TABLES = ("agents", "grants", "bdi_nodes", "relations", "memory_items", "lineage", "rules", "cases",
+                   "ontology_proposals")  # fmt: skip
 
 
 class SqliteGraphStore:
@@ -38,6 +40,7 @@ class SqliteGraphStore:
         self.outbox = SqliteOutboxStore(self.db)
         self.rules = SqliteRuleStore(self.db)
         self.cases = SqliteCaseStore(self.db)
+        self.proposals = SqliteProposalStore(self.db)
 
     def stats(self) -> dict[str, Any]:
         """Counts of every aggregate, outbox state and file facts."""
@@ -67,6 +70,7 @@ class SqliteGraphStore:
             "memory_items": counts["memory_items"],
             "rules": counts["rules"],
             "cases": counts["cases"],
+            "ontology_proposals": counts["ontology_proposals"],
             "outbox": self.outbox.counts(),
         }
 

@@ -1,0 +1,461 @@
+"""Ontology files on disk: where they live, parsing them with rdflib, and writing them byte-stably.
+
+The *active set* of a workspace is ``<ontology dir>/*.jsonld`` (not ``templates/`` nor ``proposals/``). A
+domain file is one JSON object: an inline ``@context``, the namespace as ``@id``, ``@type`` ``owl:Ontology``,
+``mabos:domain`` (the file's stem), ``mabos:prefix`` and the nodes in ``@graph``.
+
+JSON-LD reads a top-level object that has both an ``@id`` and a ``@graph`` as a *named graph*: parsed into
+a plain :class:`rdflib.Graph` its nodes vanish. :func:`parse_jsonld` therefore parses into a dataset and
+merges every graph.
+
+Writes go through :func:`atomic_write` (temporary file, fsync, rename). :func:`insert_node` splices a node
+into the ``@graph`` array of the file's text, so every other byte stays as it was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sys
+import tempfile
+import threading
+import warnings
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from rdflib import OWL, RDF, RDFS, XSD, Dataset, Graph, Literal, URIRef
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+from kg.errors import WorkspaceError
+
+#: Every mabos ontology IRI starts with this.
+IRI_BASE = "https://w3id.org/mabos/"
+#: The mabos core namespace (annotation properties such as ``mabos:sbvr_definition``).
+MABOS = "https://w3id.org/mabos/core#"
+#: Prefixes every file may use, whatever its context says.
+STANDARD_PREFIXES: dict[str, str] = {"rdf": str(RDF), "rdfs": str(RDFS), "owl": str(OWL), "xsd": str(XSD)}
+#: ``@type`` of the node kinds a proposal can add.
+NODE_KINDS: dict[URIRef, str] = {
+    OWL.Class: "class",
+    OWL.ObjectProperty: "object_property",
+    OWL.DatatypeProperty: "datatype_property",
+}
+SBVR_DEFINITION = URIRef(MABOS + "sbvr_definition")
+SBVR_SYNONYMS = URIRef(MABOS + "sbvr_synonyms")
+
+_ABSOLUTE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def _data_dir(*parts: str) -> Path | None:
+    """``<repo>/<parts>`` in a source checkout, else ``<prefix>/share/mabos/<parts>``; None if neither exists."""
+    for root in (Path(__file__).resolve().parents[2], Path(sys.prefix) / "share" / "mabos"):
+        candidate = root.joinpath(*parts)
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+def shapes_dir() -> Path:
+    """Where the SHACL shapes live: ``schema/shapes`` of the source tree or ``<prefix>/share/mabos``."""
+    found = _data_dir("schema", "shapes")
+    if found is None or not any(found.glob("*.ttl")):
+        raise WorkspaceError("schema: no SHACL shapes (schema/shapes/*.ttl) found in the source tree or share/mabos")
+    return found
+
+
+def repository_ontology_dir() -> Path | None:
+    """The ``ontologies/`` directory shipped with mabos (base files and ``templates/``), if present."""
+    return _data_dir("ontologies")
+
+
+# ------------------------------------------------------------------------------------------------ parsing
+
+
+def parse_jsonld(text: str) -> Graph:
+    """Every triple of a JSON-LD document (named graphs merged into one graph).
+
+    Raises whatever rdflib or json raise for a document that does not parse.
+    """
+    dataset = Dataset()
+    with warnings.catch_warnings():  # rdflib's JSON-LD parser still uses deprecated dataset internals
+        warnings.simplefilter("ignore", DeprecationWarning)
+        dataset.parse(data=text, format="json-ld")
+    graph = Graph(bind_namespaces="none")
+    for s, p, o, _ in dataset.quads((None, None, None, None)):
+        graph.add((s, p, o))
+    return graph
+
+
+def read_shapes(directory: Path) -> Graph:
+    """Every ``*.ttl`` file of a shapes directory as one graph."""
+    graph = Graph()
+    for path in sorted(directory.glob("*.ttl")):
+        graph.parse(path, format="turtle")
+    return graph
+
+
+def context_prefixes(context: Any) -> dict[str, str]:
+    """Prefix -> namespace for the string entries of an inline ``@context`` that are absolute IRIs."""
+    contexts = context if isinstance(context, list) else [context]
+    found: dict[str, str] = {}
+    for ctx in contexts:
+        if isinstance(ctx, dict):
+            for key, value in ctx.items():
+                if isinstance(value, str) and not key.startswith("@") and _ABSOLUTE.match(value):
+                    found.setdefault(key, value)
+    return found
+
+
+@dataclass
+class DomainFile:
+    """One parsed ontology file (or the reason it did not parse)."""
+
+    path: Path
+    raw: bytes
+    data: dict[str, Any] = field(default_factory=dict)
+    graph: Graph = field(default_factory=Graph)
+    error: str = ""
+
+    @property
+    def name(self) -> str:
+        """The domain name (the file's stem)."""
+        return self.path.stem
+
+    @cached_property
+    def digest(self) -> str:
+        """SHA-256 of the bytes."""
+        return hashlib.sha256(self.raw).hexdigest()
+
+    @property
+    def prefixes(self) -> dict[str, str]:
+        """Prefixes its context binds."""
+        return context_prefixes(self.data.get("@context"))
+
+    @property
+    def prefix(self) -> str:
+        """``mabos:prefix`` of the file (the domain name when absent)."""
+        value = self.data.get("mabos:prefix")
+        return value if isinstance(value, str) and value else self.name
+
+    @property
+    def namespace(self) -> str:
+        """The namespace: the file's ``@id``, else what its prefix is bound to, else the convention."""
+        value = self.data.get("@id")
+        if isinstance(value, str) and value.startswith(("http://", "https://")):
+            return value
+        return self.prefixes.get(self.prefix, f"{IRI_BASE}{self.name}#")
+
+    @cached_property
+    def subjects(self) -> frozenset[URIRef]:
+        """Every IRI the file says something about."""
+        return frozenset(s for s in self.graph.subjects() if isinstance(s, URIRef))
+
+
+def read_domain_file(path: Path, raw: bytes | None = None) -> DomainFile:
+    """Parse one file: its JSON (must be an object with an ``@graph`` list) and its triples."""
+    raw = path.read_bytes() if raw is None else raw
+    try:
+        text = raw.decode("utf-8")
+        data = json.loads(text)
+        if not isinstance(data, dict) or not isinstance(data.get("@graph"), list):
+            return DomainFile(path, raw, error="not a JSON object with an @graph list")
+        return DomainFile(path, raw, data, parse_jsonld(text))
+    except Exception as exc:  # json and rdflib raise many unrelated types: one readable line instead
+        reason = " ".join(str(exc).split())[:300] or type(exc).__name__
+        return DomainFile(path, raw, error=f"does not parse: {reason}")
+
+
+@dataclass
+class ActiveSet:
+    """The parsed files of an ontology directory, with their union and an index of defined nodes."""
+
+    directory: Path
+    files: dict[str, DomainFile]
+
+    def require_parsed(self) -> None:
+        """Raise WorkspaceError naming the first file that does not parse."""
+        for domain in self.files.values():
+            if domain.error:
+                raise WorkspaceError(
+                    f"ontology: {domain.path} {domain.error}; fix it first (see 'mabos ontology check')"
+                )
+
+    @cached_property
+    def graph(self) -> Graph:
+        """The union of every file's triples."""
+        union = Graph(bind_namespaces="none")
+        for domain in self.files.values():
+            union += domain.graph
+        return union
+
+    @cached_property
+    def prefixes(self) -> dict[str, str]:
+        """Every prefix some file binds (first binding wins, files in name order), plus rdf/rdfs/owl/xsd."""
+        found: dict[str, str] = {}
+        for domain in self.files.values():
+            for prefix, namespace in domain.prefixes.items():
+                found.setdefault(prefix, namespace)
+            found.setdefault(domain.prefix, domain.namespace)
+        return {**found, **STANDARD_PREFIXES}
+
+    @cached_property
+    def kinds(self) -> dict[URIRef, str]:
+        """Defined classes and properties: IRI -> ``class``/``object_property``/``datatype_property``."""
+        found: dict[URIRef, str] = {}
+        for rdf_type, kind in NODE_KINDS.items():
+            for subject in self.graph.subjects(RDF.type, rdf_type):
+                if isinstance(subject, URIRef):
+                    found.setdefault(subject, kind)
+        return found
+
+    def names(self, iri: URIRef) -> list[str]:
+        """Labels and SBVR synonyms of a node."""
+        return [
+            str(o) for p in (RDFS.label, SBVR_SYNONYMS) for o in self.graph.objects(iri, p) if isinstance(o, Literal)
+        ]
+
+    @cached_property
+    def name_index(self) -> list[tuple[URIRef, str]]:
+        """(node, lower-cased label or synonym) for every defined class and property."""
+        return [(iri, name.casefold()) for iri in self.kinds for name in self.names(iri)]
+
+    def domain_of(self, iri: URIRef) -> DomainFile | None:
+        """The file that defines a node (its first file in name order)."""
+        return next((d for d in self.files.values() if iri in d.subjects), None)
+
+
+class OntologyFiles:
+    """Loads active sets, keeping parsed files by content hash for the life of the instance."""
+
+    def __init__(self) -> None:
+        self._parsed: dict[tuple[str, str], DomainFile] = {}
+        self._last: tuple[tuple[tuple[str, str], ...], ActiveSet] | None = None  # the union graph is costly
+
+    def load(self, directory: Path) -> ActiveSet:
+        """The active set of ``directory`` (the same object again while no file changed)."""
+        paths = sorted(directory.glob("*.jsonld")) if directory.is_dir() else []
+        files: dict[str, DomainFile] = {}
+        keys = []
+        for path in paths:
+            raw = path.read_bytes()
+            key = (str(path), hashlib.sha256(raw).hexdigest())
+            if key not in self._parsed:
+                self._parsed[key] = read_domain_file(path, raw)
+            files[path.stem] = self._parsed[key]
+            keys.append(key)
+        self._parsed = {key: self._parsed[key] for key in keys}  # older versions are not needed again
+        if self._last is not None and self._last[0] == tuple(keys):
+            return self._last[1]
+        active = ActiveSet(directory, files)
+        self._last = (tuple(keys), active)
+        return active
+
+
+# ------------------------------------------------------------------------------------------------ terms
+
+
+def resolve(term: str, prefixes: Mapping[str, str], default_namespace: str) -> URIRef | None:
+    """The IRI of a CURIE, a full IRI or a bare local name (in ``default_namespace``); None for an unknown prefix."""
+    if term.startswith(("http://", "https://", "urn:")):
+        return URIRef(term)
+    prefix, colon, local = term.partition(":")
+    if not colon:
+        return URIRef(default_namespace + term)
+    if prefix in prefixes:
+        return URIRef(prefixes[prefix] + local)
+    return None
+
+
+def compact(iri: str, prefixes: Mapping[str, str]) -> str:
+    """``prefix:local`` for the longest namespace of ``prefixes`` that ``iri`` starts with, else ``iri``."""
+    best = ""
+    for prefix, namespace in prefixes.items():
+        if iri.startswith(namespace) and len(iri) > len(namespace) and len(namespace) > len(prefixes.get(best, "")):
+            best = prefix
+    return f"{best}:{iri[len(prefixes[best]) :]}" if best else iri
+
+
+# ------------------------------------------------------------------------------------------------ writing
+
+
+def dump_json(data: Any) -> str:
+    """Plain JSON as mabos writes it: two-space indent, keys in their order, UTF-8 text, final newline."""
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def _inline(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def render_node(node: Any, indent: str = "    ", unit: str = "  ") -> str:
+    """A ``@graph`` node: one key per line (at ``indent + unit``), each value on its key's line."""
+    if not isinstance(node, dict) or not node:
+        return _inline(node)
+    inner = ",\n".join(f"{indent}{unit}{_inline(key)}: {_inline(value)}" for key, value in node.items())
+    return "{\n" + inner + "\n" + indent + "}"
+
+
+def ontology_json(data: dict[str, Any], unit: str = "  ") -> str:
+    """The layout of mabos ontology files: top-level keys and ``@context`` entries one per line, each
+    ``@graph`` node as :func:`render_node`, everything else inline; UTF-8 text and a final newline."""
+    lines = []
+    for key, value in data.items():
+        name = _inline(key)
+        if key == "@graph" and isinstance(value, list) and value:
+            nodes = ",\n".join(unit * 2 + render_node(node, unit * 2, unit) for node in value)
+            lines.append(f"{unit}{name}: [\n{nodes}\n{unit}]")
+        elif isinstance(value, dict) and value:
+            lines.append(f"{unit}{name}: {render_node(value, unit, unit)}")
+        else:
+            lines.append(f"{unit}{name}: {_inline(value)}")
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` all at once (temporary file in the same directory, fsync, rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@contextmanager
+def directory_lock(directory: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on a directory (other processes wait) while changing files in it.
+
+    No lock file is left behind. Where ``fcntl`` is missing (Windows) this only orders this process's threads.
+    """
+    directory.mkdir(parents=True, exist_ok=True)
+    with _THREAD_LOCK:
+        if fcntl is None:  # pragma: no cover - Windows
+            yield
+            return
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing releases the lock
+
+
+_THREAD_LOCK = threading.RLock()
+
+
+def _skip(text: str, i: int) -> int:
+    while i < len(text) and text[i] in " \t\r\n":
+        i += 1
+    return i
+
+
+def graph_spans(text: str) -> list[tuple[int, int]] | None:
+    """Start and end offsets of each element of the top-level ``@graph`` array (None if there is none).
+
+    Walks the top-level object with :meth:`json.JSONDecoder.raw_decode`, one key and value at a time.
+    """
+    decoder = json.JSONDecoder()
+    i = _skip(text, 0)
+    if text[i : i + 1] != "{":
+        return None
+    i += 1
+    while (i := _skip(text, i)) < len(text) and text[i] != "}":
+        key, i = decoder.raw_decode(text, i)
+        i = _skip(text, _skip(text, i) + 1)  # past the colon
+        if key == "@graph" and text[i : i + 1] == "[":
+            return _array_spans(decoder, text, i + 1)
+        _, i = decoder.raw_decode(text, i)
+        i = _skip(text, i)
+        i += text[i : i + 1] == ","
+    return None
+
+
+def _array_spans(decoder: json.JSONDecoder, text: str, i: int) -> list[tuple[int, int]]:
+    spans = []
+    while (i := _skip(text, i)) < len(text) and text[i] != "]":
+        _, end = decoder.raw_decode(text, i)
+        spans.append((i, end))
+        i = _skip(text, end)
+        i += text[i : i + 1] == ","
+    return spans
+
+
+def insertion_index(ids: Iterable[str], node_id: str) -> int:
+    """Where a node goes: before the first node whose ``@id`` sorts after it, else at the end."""
+    ids = list(ids)
+    return next((i for i, other in enumerate(ids) if other > node_id), len(ids))
+
+
+def insert_node(text: str, node: dict[str, Any]) -> str:
+    """``text`` with ``node`` added to its ``@graph`` at :func:`insertion_index`, other bytes unchanged.
+
+    The node is laid out by :func:`render_node` at its neighbours' indentation. A file whose nodes are not
+    one per indented line (or with an empty ``@graph``) is rewritten whole by :func:`ontology_json` instead.
+    """
+    data = json.loads(text)
+    graph = data["@graph"]
+    index = insertion_index((str(n.get("@id", "")) if isinstance(n, dict) else "" for n in graph), node["@id"])
+    spans = graph_spans(text)
+    indent = _element_indent(text, spans)
+    unit = indent[: len(indent) // 2] if len(indent) % 2 == 0 and indent == indent[:1] * len(indent) else ""
+    if spans is None or not unit or len(spans) != len(graph):
+        graph.insert(index, node)
+        return ontology_json(data)
+    rendered = render_node(node, indent, unit)
+    if index < len(spans):
+        at = spans[index][0]
+        return text[:at] + rendered + ",\n" + indent + text[at:]
+    at = spans[-1][1]
+    return text[:at] + ",\n" + indent + rendered + text[at:]
+
+
+def _element_indent(text: str, spans: list[tuple[int, int]] | None) -> str:
+    """The whitespace before the first node on its line ("" when the nodes do not start lines)."""
+    if not spans:
+        return ""
+    start = spans[0][0]
+    line_start = text.rfind("\n", 0, start) + 1
+    indent = text[line_start:start]
+    return indent if line_start and not indent.strip() else ""
+
+
+__all__ = [
+    "IRI_BASE",
+    "MABOS",
+    "NODE_KINDS",
+    "STANDARD_PREFIXES",
+    "ActiveSet",
+    "DomainFile",
+    "OntologyFiles",
+    "atomic_write",
+    "compact",
+    "context_prefixes",
+    "directory_lock",
+    "dump_json",
+    "graph_spans",
+    "insert_node",
+    "insertion_index",
+    "ontology_json",
+    "parse_jsonld",
+    "read_domain_file",
+    "read_shapes",
+    "render_node",
+    "repository_ontology_dir",
+    "resolve",
+    "shapes_dir",
+]
