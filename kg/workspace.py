@@ -9,6 +9,8 @@ from __future__ import annotations
 import logging
 import os
 import re
+import shutil
+import sys
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -38,6 +40,8 @@ log = logging.getLogger("mabos")
 CONFIG_FILE = "mabos.toml"
 STATE_DIR = ".mabos"
 DB_FILE = "kg.sqlite"
+#: The workspace's own ontologies (copied from the base set at init; ``--ontology-dir`` overrides).
+ONTOLOGY_DIR = "ontologies"
 DEFAULT_WORKSPACE = "./mabos-workspace"
 ENV_WORKSPACE = "MABOS_WORKSPACE"
 
@@ -205,7 +209,39 @@ def init_workspace(path: Path | str | None = None, *, name: str | None = None, c
         tmp.replace(root / CONFIG_FILE)
     (root / STATE_DIR).mkdir(exist_ok=True)
     (root / "agents").mkdir(exist_ok=True)
+    copy_base_ontologies(root / ONTOLOGY_DIR)
     return open_workspace(root, clock=clock)
+
+
+def base_ontologies_dir() -> Path | None:
+    """The shipped ontologies (``ontologies/`` of a source checkout, or ``<prefix>/share/mabos/ontologies``)."""
+    for candidate in (
+        Path(__file__).resolve().parents[1] / ONTOLOGY_DIR,
+        Path(sys.prefix) / "share" / "mabos" / ONTOLOGY_DIR,
+    ):
+        if candidate.is_dir() and any(candidate.glob("*.jsonld")):
+            return candidate
+    return None
+
+
+def copy_base_ontologies(target: Path) -> list[Path]:
+    """Copy the base ontologies and templates into a workspace's ontology folder, once (each workspace then
+    evolves its own); nothing is copied when the folder exists. Returns the files copied."""
+    source = base_ontologies_dir()
+    if source is None or target.exists():
+        return []
+    staging = target.with_name(f".{target.name}.tmp")
+    if staging.exists():
+        shutil.rmtree(staging)
+    staging.mkdir(parents=True)
+    copied = []
+    for path in sorted([*source.glob("*.jsonld"), *source.glob("templates/*.jsonld")]):
+        destination = staging / path.relative_to(source)
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, destination)
+        copied.append(target / path.relative_to(source))
+    staging.replace(target)  # all or nothing
+    return copied
 
 
 def open_workspace(path: Path | str | None = None, *, clock: Clock | None = None) -> Workspace:

@@ -44,6 +44,7 @@ from rdflib.term import Node
 
 from kg.errors import InputError
 from kg.models import MAX_OBJECT, MAX_TERM, LiveTriple, Model, agent_scope
+from kg.ontology.typeql import load_graph, ontology_files
 from kg.workspace import Workspace
 
 #: The source of facts written by :func:`run_owl_rl` (and the mark its truth maintenance looks for).
@@ -205,24 +206,25 @@ def _parse(path: Path) -> tuple[Graph, dict[str, str]]:
 
 
 def load_ontology(workspace_path: Path, extra: Sequence[Path] = ()) -> Graph:
-    """Every ``ontologies/**/*.jsonld`` of the workspace plus the ``extra`` files, as one graph.
+    """The workspace's active ontology set (``ontologies/*.jsonld``, not templates or proposals) plus the
+    ``extra`` files, as one graph (:func:`kg.ontology.typeql.load_graph`: named graphs merged, so a file with
+    a top-level ``@id`` beside its ``@graph`` keeps its nodes).
 
-    ``extra`` files are parsed by their extension (:data:`FORMATS`). Prefixes the files declare are bound in
-    the result (first declaration wins), next to rdf/rdfs/owl/xsd; they drive the CURIE mapping.
+    ``extra`` files are parsed by their extension. Prefixes the files declare are bound in the result (first
+    declaration wins), next to rdf/rdfs/owl/xsd; they drive the CURIE mapping.
 
     Raises:
         InputError: a file is missing, has an unknown extension or does not parse (naming the file).
     """
     folder = workspace_path / "ontologies"
-    files = sorted(folder.rglob("*.jsonld")) if folder.is_dir() else []
+    paths = [*(ontology_files(folder) if folder.is_dir() else []), *extra]
     ontology = Graph(bind_namespaces="core")
-    for path in [*files, *extra]:
-        if not path.is_file():
-            raise InputError("ontology", f"{path}: no such file")
-        graph, prefixes = _parse(path)
-        ontology += graph
+    ontology += load_graph(paths)  # rdflib binds ~30 prefixes of its own: keep only what the files declare
+    for path in paths:
+        declared = (_jsonld_prefixes(path.read_text(encoding="utf-8")) if path.suffix.lower() in (".jsonld", ".json")
+                    else _parse(path)[1])  # fmt: skip
         bound = {p for p, _ in ontology.namespaces()}
-        for prefix, ns in prefixes.items():
+        for prefix, ns in declared.items():
             if prefix and prefix not in bound:
                 ontology.bind(prefix, ns)
     return ontology

@@ -11,6 +11,7 @@ from cli.commands.facts import fact
 from cli.commands.graph import graph
 from cli.commands.index import index
 from cli.commands.memory import memory
+from cli.commands.ontology import GROUPS as ONTOLOGY_GROUPS
 from cli.commands.reason import GROUPS as REASON_GROUPS
 from cli.commands.rules import GROUPS as RULE_GROUPS
 from cli.commands.scopes import scope
@@ -30,6 +31,7 @@ COMMANDS: list[click.Command] = [
     bdi,
     *RULE_GROUPS,
     *REASON_GROUPS,
+    *ONTOLOGY_GROUPS,
 ]
 
 __all__ = ["COMMANDS"]

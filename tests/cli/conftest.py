@@ -19,6 +19,7 @@ from click.testing import CliRunner, Result
 import kg
 from cli.main import cli
 from kg.ids import new_id
+from kg.models import OntologyProposal
 from reasoning.service import RuleService
 
 SALES = "sales-agent"
@@ -117,10 +118,27 @@ def populated(ready: Mabos) -> dict[str, str]:
             escalate=True,
             conditions=[{"subject": "context", "predicate": "amount", "object": "10000", "operator": "gt"}],
         )
+        # proposals straight into the store (propose/validate would parse the base ontology in every test)
+        now = ws.clock.now()
+        proposal, validated = (
+            OntologyProposal.model_validate({
+                "uid": new_id("proposal"), "agent_id": SALES, "scope": "global", "created_at": now,
+                "domain": "sbvr-business", "node_type": "class", "node_id": node_id, "label": label,
+                "parent_class": "biz:Partner", "sbvr_definition": definition, "proposed_by": SALES, "status": status,
+                "history": [{"status": "pending", "by": SALES, "at": now}]
+                + ([{"status": "validated", "by": SALES, "at": now}] if status == "validated" else []),
+            })
+            for node_id, label, definition, status in (
+                ("ResellerPartner", "Reseller Partner", "a partner that resells our products", "pending"),
+                ("AffiliateSite", "Affiliate Site", "a website that refers buyers for a fee", "validated"),
+            )
+        )  # fmt: skip
+        ws.store.proposals.add(proposal)
+        ws.store.proposals.add(validated)
     return {
         "revenue": revenue.uid, "industry": industry.uid, "derived": derived.uid, "belief": belief.uid,
         "goal": goal.uid, "plan": plan.uid, "step": step.uid, "desire": desire.uid, "intention": intention.uid,
-        "rule": target.uid,
+        "rule": target.uid, "proposal": proposal.uid, "validated": validated.uid,
     }  # fmt: skip
 
 

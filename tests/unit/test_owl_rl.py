@@ -50,6 +50,13 @@ def write_ontology(ws_path: Path, name: str, graph: list[dict], context: dict | 
     return path
 
 
+@pytest.fixture(autouse=True)
+def _no_base_ontologies(ws):
+    """Start from an empty ontology folder: these tests bring their own (init copies the base set in)."""
+    for path in (ws.path / "ontologies").glob("*.jsonld"):
+        path.unlink()
+
+
 @pytest.fixture
 def zoo(ws):
     """A workspace ontology ``Dog subClassOf Animal`` (in urn:mabos:, so plain fact terms match it)."""
@@ -118,9 +125,11 @@ def test_a_full_iri_in_a_bound_namespace_keeps_the_inputs_spelling():
 # ------------------------------------------------------------------------------------------ ontology files
 
 
-def test_load_ontology_reads_nested_jsonld_and_extra_files(ws, tmp_path):
-    write_ontology(ws.path, "a/b/zoo.jsonld", [{"@id": "zoo:Dog", "rdfs:subClassOf": {"@id": "zoo:Animal"}}],
+def test_load_ontology_reads_the_active_set_and_extra_files(ws, tmp_path):
+    write_ontology(ws.path, "zoo.jsonld", [{"@id": "zoo:Dog", "rdfs:subClassOf": {"@id": "zoo:Animal"}}],
                    {"zoo": ZOO, "rdfs": str(RDFS)})  # fmt: skip
+    cat = [{"@id": "zoo:Cat", "rdfs:subClassOf": {"@id": "zoo:Animal"}}]  # a template: not in the active set
+    write_ontology(ws.path, "templates/zoo-template.jsonld", cat, {"zoo": ZOO, "rdfs": str(RDFS)})
     (ws.path / "ontologies" / "ignored.ttl").write_text("not turtle at all", encoding="utf-8")
     extra = tmp_path / "extra.ttl"
     extra.write_text("@prefix ex: <http://example.org/ex#> .\nex:a ex:b ex:c .\n", encoding="utf-8")

@@ -1,0 +1,246 @@
+"""``mabos ontology propose|list|validate|merge|reject|diff|scaffold|to-typeql|check``."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
+
+import click
+
+from cli import render
+from cli.common import Session, example, mabos_options
+from kg.errors import InputError
+from kg.models import OntologyProposal, ProposalNodeType, ProposalStatus
+from kg.ontology.files import atomic_write
+from kg.ontology.proposals import OntologyService
+from kg.ontology.typeql import load_graph, ontology_files, to_typeql
+from kg.workspace import ONTOLOGY_DIR
+
+P = ParamSpec("P")
+R = TypeVar("R")
+#: Where ``to-typeql`` writes by default, inside the workspace.
+TYPEQL_OUT = Path("schema") / "typedb" / "ontology.tql"
+
+
+def ontology_dir_option(func: Callable[P, R]) -> Callable[P, R]:
+    """``--ontology-dir DIR`` (default ``<workspace>/ontologies``)."""
+    option = click.option("--ontology-dir", "ontology_dir", type=click.Path(file_okay=False, path_type=Path),
+                          default=None, help="The ontology folder (default: the workspace's ontologies/).")  # fmt: skip
+    return option(func)
+
+
+def _service(out: Session, ontology_dir: Path | None) -> OntologyService:
+    ws = out.workspace()
+    return OntologyService(ws.store, ws.scopes, ws.clock, ontology_dir or ws.path / ONTOLOGY_DIR)
+
+
+def with_service(func: Callable[..., R]) -> Callable[..., R]:
+    """Pass the command an :class:`OntologyService` on the chosen ontology folder, after the session."""
+
+    @functools.wraps(func)
+    def wrapper(out: Session, *args: Any, **kwargs: Any) -> R:
+        directory = kwargs.pop("ontology_dir", None)
+        return func(out, _service(out, directory if isinstance(directory, Path) else None), *args, **kwargs)
+
+    return wrapper
+
+
+def _proposal_line(p: OntologyProposal) -> tuple[Any, ...]:
+    return (p.uid, p.status.value, p.domain, p.node_type.value, p.node_id, p.label, p.proposed_by)
+
+
+def _proposals(found: list[OntologyProposal]) -> Any:
+    columns = ("uid", "status", "domain", "type", "id", "label", "by")
+    return render.table("Ontology proposals", columns, [_proposal_line(p) for p in found])
+
+
+def _checks(checks: list[Any]) -> Any:
+    return render.table("Checks", ("check", "ok", "message"), [(c.check, "yes" if c.ok else "NO", c.message)
+                                                                for c in checks])  # fmt: skip
+
+
+@click.group("ontology")
+def ontology() -> None:
+    """The shared ontology: propose -> validate -> merge (or reject), scaffold domains, convert to TypeQL."""
+
+
+@ontology.command("propose", help=example(
+    "Propose a class or property for a domain ontology (status pending). --id takes PREFIX:LocalName or "
+    "LocalName; --parent, --domain-class and --range take ids of existing nodes (or xsd: types for datatype "
+    "ranges).",
+    "mabos ontology propose --domain ecommerce --type class --id ecommerce:DropshipFulfillment "
+    "--label 'Dropship Fulfillment' --parent ecommerce:Fulfillment --definition 'Fulfillment in which the "
+    "supplier ships directly to the customer' --rationale 'three suppliers ship direct' --by agent-1 --json",
+))  # fmt: skip
+@click.option("--domain", required=True, help="The domain ontology (a file ontologies/<domain>.jsonld).")
+@click.option("--type", "node_type", type=click.Choice([t.value for t in ProposalNodeType]), required=True)
+@click.option("--id", "node_id", required=True, help="PREFIX:LocalName (PascalCase classes, camelCase properties).")
+@click.option("--label", required=True)
+@click.option("--parent", default=None, help="Parent class (classes).")
+@click.option("--domain-class", default=None, help="Domain class (properties).")
+@click.option("--range", "range_", default=None, help="Range class, or an xsd: type for datatype properties.")
+@click.option("--definition", default="", help="The SBVR definition.")
+@click.option("--synonym", "synonyms", multiple=True, help="An SBVR synonym (repeatable).")
+@click.option("--multi-valued", is_flag=True, default=False, help="Datatype property with several values.")
+@click.option("--rationale", default="")
+@click.option("--by", "by", required=True, help="The proposing agent.")
+@click.option("--scope", default=None, help="Where the proposal is recorded (default global).")
+@ontology_dir_option
+@mabos_options
+@with_service
+def propose(out: Session, service: OntologyService, *, domain: str, node_type: str, node_id: str, label: str,
+            parent: str | None, domain_class: str | None, range_: str | None, definition: str,
+            synonyms: tuple[str, ...], multi_valued: bool, rationale: str, by: str,
+            scope: str | None) -> None:  # fmt: skip
+    proposal = service.propose(by, domain=domain, node_type=node_type, node_id=node_id, label=label,
+                               parent_class=parent, domain_class=domain_class, range=range_,
+                               sbvr_definition=definition, sbvr_synonyms=list(synonyms), rationale=rationale,
+                               multi_valued=multi_valued, scope=scope)  # fmt: skip
+    out.emit(proposal, render.done(f"{proposal.uid} pending: {proposal.domain}:{proposal.node_id}"),
+             render.note(f"next: mabos ontology validate {proposal.uid}"))  # fmt: skip
+
+
+@ontology.command("list", help=example(
+    "Proposals, oldest first, optionally by status and domain.",
+    "mabos ontology list --status pending --domain ecommerce --json",
+))  # fmt: skip
+@click.option("--status", type=click.Choice([s.value for s in ProposalStatus]), default=None)
+@click.option("--domain", default=None)
+@ontology_dir_option
+@mabos_options
+@with_service
+def list_(out: Session, service: OntologyService, *, status: str | None, domain: str | None) -> None:
+    found = service.list(status, domain)
+    out.emit(found, _proposals(found) if found else render.note("no proposals"))
+
+
+@ontology.command("validate", help=example(
+    "Run every check on a proposal (JSON-LD, SHACL, parent/domain/range exist, near-duplicate labels, naming, "
+    "SBVR definition, OWL-RL consistency, TypeQL mappability); the ontology files are not changed. Exit 0 when "
+    "valid, 1 when not (the checks are printed either way).",
+    "mabos ontology validate O-01J... --json",
+))  # fmt: skip
+@click.argument("uid", metavar="PROPOSAL_ID")
+@click.option("--by", default=None, help="Who validates (default: the proposer).")
+@ontology_dir_option
+@mabos_options
+@with_service
+def validate(out: Session, service: OntologyService, *, uid: str, by: str | None) -> None:
+    checks = service.validate(uid, by or service.get(uid).proposed_by)
+    valid = all(c.ok for c in checks)
+    out.emit({"uid": uid, "valid": valid, "checks": checks},
+             render.done(f"{uid} validated") if valid else render.note(f"{uid} invalid"), _checks(checks))  # fmt: skip
+    if not valid:
+        click.get_current_context().exit(1)
+
+
+@ontology.command("merge", help=example(
+    "Merge a validated proposal into its domain file (re-validated first; provenance on the node; the whole "
+    "file re-checked after the write and restored byte for byte if anything breaks). A merge happens once.",
+    "mabos ontology merge O-01J... --approved-by knowledge-agent --json",
+))  # fmt: skip
+@click.argument("uid", metavar="PROPOSAL_ID")
+@click.option("--approved-by", required=True, help="The approving agent.")
+@ontology_dir_option
+@mabos_options
+@with_service
+def merge(out: Session, service: OntologyService, *, uid: str, approved_by: str) -> None:
+    merged = service.merge(uid, approved_by)
+    out.emit(merged, render.done(f"{uid} merged into {merged.domain}: {merged.domain}:{merged.node_id}"))
+
+
+@ontology.command("reject", help=example(
+    "Reject a proposal, recording who, when and why.",
+    "mabos ontology reject O-01J... --reason 'duplicate of biz:Shipment' --by knowledge-agent",
+))  # fmt: skip
+@click.argument("uid", metavar="PROPOSAL_ID")
+@click.option("--reason", required=True)
+@click.option("--by", default=None, help="Who rejects (default: the proposer).")
+@ontology_dir_option
+@mabos_options
+@with_service
+def reject(out: Session, service: OntologyService, *, uid: str, reason: str, by: str | None) -> None:
+    rejected = service.reject(uid, by or service.get(uid).proposed_by, reason)
+    out.emit(rejected, render.done(f"{uid} rejected: {reason}"))
+
+
+@ontology.command("diff", help=example(
+    "What merging a proposal would change in its domain file (a unified diff; nothing is written).",
+    "mabos ontology diff O-01J...",
+))  # fmt: skip
+@click.argument("uid", metavar="PROPOSAL_ID")
+@ontology_dir_option
+@mabos_options
+@with_service
+def diff(out: Session, service: OntologyService, *, uid: str) -> None:
+    text = service.diff(uid)
+    if out.as_json:
+        out.emit({"uid": uid, "diff": text})
+    else:
+        click.echo(text, nl=False)
+
+
+@ontology.command("scaffold", help=example(
+    "Create a domain ontology ontologies/<domain>.jsonld from a template (saas, ecommerce, consulting, agency): "
+    "every id moves to the namespace https://w3id.org/mabos/<domain># under the prefix <domain> (hyphens "
+    "dropped: pet-shop -> petshop).",
+    "mabos ontology scaffold --template saas --domain acme",
+))  # fmt: skip
+@click.option("--template", required=True)
+@click.option("--domain", required=True)
+@ontology_dir_option
+@mabos_options
+@with_service
+def scaffold(out: Session, service: OntologyService, *, template: str, domain: str) -> None:
+    path = service.scaffold(template, domain)
+    out.emit({"domain": domain, "template": template, "path": str(path)}, render.done(f"created {path}"))
+
+
+@ontology.command("to-typeql", help=example(
+    "Convert the active ontology set to a TypeQL 3 schema (entity, relation and attribute types); deterministic. "
+    "Written to <workspace>/schema/typedb/ontology.tql unless --out is given ('-' prints it).",
+    "mabos ontology to-typeql --out ontology.tql",
+))  # fmt: skip
+@click.option("--out", "out_path", default=None, help="File to write, or '-' for standard output.")
+@ontology_dir_option
+@mabos_options
+@with_service
+def to_typeql_(out: Session, service: OntologyService, *, out_path: str | None) -> None:
+    files = ontology_files(service.ontology_dir)
+    if not files:
+        raise InputError("ontology_dir", f"no ontology files (*.jsonld) in {service.ontology_dir}")
+    schema = to_typeql(load_graph(files), sources=[f.name for f in files])
+    if out_path == "-":
+        click.echo(schema.text, nl=False)
+        return
+    target = Path(out_path) if out_path else out.workspace().path / TYPEQL_OUT
+    target.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(target, schema.text.encode("utf-8"))
+    summary = {"path": str(target), "files": [str(f) for f in files], "counts": schema.counts,
+               "notes": schema.notes}  # fmt: skip
+    lines: list[Any] = [render.done(f"wrote {target}: " + ", ".join(f"{v} {k}" for k, v in schema.counts.items()))]
+    lines += [render.note(str(n.message if hasattr(n, "message") else n)) for n in schema.notes[:20]]
+    out.emit(summary, *lines)
+
+
+@ontology.command("check", help=example(
+    "Run SHACL and OWL-RL over every file of the active ontology set; exit 1 if any fails.",
+    "mabos ontology check --json",
+))  # fmt: skip
+@ontology_dir_option
+@mabos_options
+@with_service
+def check(out: Session, service: OntologyService) -> None:
+    results = service.check()
+    rows = [(r.file, r.domain, "yes" if r.ok else "NO", "; ".join(c.message for c in r.checks if not c.ok))
+            for r in results]  # fmt: skip
+    out.emit(results, render.table("Ontology check", ("file", "domain", "ok", "problems"), rows))
+    if not all(r.ok for r in results):
+        click.get_current_context().exit(1)
+
+
+GROUPS = [ontology]
+
+__all__ = ["GROUPS", "TYPEQL_OUT"]
