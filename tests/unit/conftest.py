@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
+
+from kg.ontology.proposals import OntologyService
+
+#: Small ontologies and shapes for the proposal workflow tests.
+ONTOLOGY_DATA = Path(__file__).resolve().parents[1] / "data" / "ontology" / "proposals"
 
 
 @pytest.fixture
@@ -11,3 +19,14 @@ def ws(workspace):
     workspace.agents.add("a")
     workspace.agents.add("b")
     return workspace
+
+
+@pytest.fixture
+def svc(ws) -> OntologyService:
+    """The ontology service on the fixture ontologies (not the shipped ones ``init`` copied in), with a
+    reviewing agent ``knowledge``."""
+    onto = ws.path / "ontologies"
+    shutil.rmtree(onto, ignore_errors=True)
+    shutil.copytree(ONTOLOGY_DATA / "ontologies", onto)
+    ws.agents.add("knowledge")
+    return OntologyService(ws.store, ws.scopes, ws.clock, onto, ONTOLOGY_DATA / "shapes")

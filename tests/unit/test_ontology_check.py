@@ -33,14 +33,6 @@ ROOT = Path(__file__).resolve().parents[2]
 BIZ = "https://w3id.org/mabos/business#"
 
 
-@pytest.fixture
-def svc(ws) -> OntologyService:
-    onto = ws.path / "ontologies"
-    shutil.rmtree(onto, ignore_errors=True)  # the workspace starts with the shipped files: use the fixtures
-    shutil.copytree(DATA / "ontologies", onto)
-    return OntologyService(ws.store, ws.scopes, ws.clock, onto, DATA / "shapes")
-
-
 def edit(path: Path, change) -> None:
     data = json.loads(path.read_text(encoding="utf-8"))
     change(data)

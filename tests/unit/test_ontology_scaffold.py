@@ -12,20 +12,10 @@ import kg.ontology.scaffold
 from kg.errors import ConflictError, InputError
 from kg.ontology.files import OntologyFiles, ontology_json, parse_jsonld, read_domain_file, read_shapes, shapes_dir
 from kg.ontology.merge import file_checks
-from kg.ontology.proposals import OntologyService
 from kg.workspace import base_ontologies_dir
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "ontology" / "proposals"
 OLD_NS = "https://w3id.org/mabos/ecommerce#"
-
-
-@pytest.fixture
-def svc(ws) -> OntologyService:
-    onto = ws.path / "ontologies"
-    shutil.rmtree(onto, ignore_errors=True)  # the workspace starts with the shipped files: use the fixtures
-    shutil.copytree(DATA / "ontologies", onto)
-    ws.agents.add("knowledge")
-    return OntologyService(ws.store, ws.scopes, ws.clock, onto, DATA / "shapes")
 
 
 def strings(value) -> list[str]:

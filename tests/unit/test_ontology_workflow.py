@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from datetime import timedelta
 from pathlib import Path
 
@@ -18,15 +17,6 @@ from kg.ontology.proposals import OntologyService, split_node_id
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "ontology" / "proposals"
 BIZ = "sbvr-business.jsonld"
-
-
-@pytest.fixture
-def svc(ws) -> OntologyService:
-    onto = ws.path / "ontologies"
-    shutil.rmtree(onto, ignore_errors=True)  # the workspace starts with the shipped files: use the fixtures
-    shutil.copytree(DATA / "ontologies", onto)
-    ws.agents.add("knowledge")
-    return OntologyService(ws.store, ws.scopes, ws.clock, onto, DATA / "shapes")
 
 
 def propose(svc: OntologyService, agent: str = "a", **fields) -> OntologyProposal:
