@@ -170,6 +170,7 @@ class ForwardReport(Model):
     fired: dict[str, int]
     persisted: bool
     created: int = 0
+    updated: int = 0  # stored before with another confidence or support
     unchanged: int = 0
     retracted: list[str] = []
 
@@ -267,7 +268,8 @@ class Reasoner:
             ]  # fmt: skip
             written = self.facts.assert_many(agent_id, inputs, keep_uids=True)
             report.created += written.created
-            report.unchanged += written.unchanged + written.updated
+            report.updated += written.updated
+            report.unchanged += written.unchanged
             for d, uid in zip(batch, written.uids, strict=True):
                 uids[d.triple.key] = uid
         for index, d in enumerate(derivations):

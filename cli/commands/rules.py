@@ -210,7 +210,8 @@ def forward(out: Session, *, agent: str, persist: bool, max_iterations: int) -> 
                f"{report.iterations} iteration(s){stopped}")  # fmt: skip
     if persist:
         summary += (
-            f"; stored {report.created} new, {report.unchanged} already stored, retracted {len(report.retracted)}"
+            f"; stored {report.created} new, updated {report.updated}, {report.unchanged} unchanged, "
+            f"retracted {len(report.retracted)}"
         )
     columns = ("subject", "predicate", "object", "confidence", "rule", "uid")
     out.emit(report, render.done(summary), render.table("Derived", columns, rows))

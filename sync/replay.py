@@ -1,0 +1,347 @@
+"""Outbox replay: send unacknowledged events to a target in order, in batches, idempotently.
+
+:func:`push` reads the source's pending outbox events oldest first, hands each batch to a
+:class:`ReplayTarget` and acknowledges the batch in the source only after the target committed it. A
+crash between the two resends the batch on the next push, which is harmless because a target applies
+events idempotently (put / match by uid, deletes of what is gone are no-ops, older states never
+overwrite newer ones).
+
+:class:`EmbeddedTarget` replays into a second embedded store: the offline proof of the replay semantics
+(and the model the TypeDB target follows). See ``docs/outbox-replay.md`` for what each aggregate carries.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from kg.models import Case, NodeKind, OntologyProposal, OutboxEvent, Rule, format_ts
+from kg.ports import OutboxStore
+from kg.store.sqlite import SqliteGraphStore
+from reasoning.cbr import situation_key
+
+
+class ReplayTarget(Protocol):
+    """Where outbox events are replayed to.
+
+    ``apply`` commits a whole batch atomically or raises; applying an event again (a resent batch, a
+    full replay) must leave the target as it was.
+    """
+
+    def apply(self, events: Sequence[OutboxEvent]) -> None:
+        """Apply ``events`` (in the given order) in one transaction."""
+        ...
+
+
+class OutboxSource(Protocol):
+    """A store with an outbox (the embedded graph store)."""
+
+    @property
+    def outbox(self) -> OutboxStore:
+        """The store's outbox."""
+        ...
+
+
+@dataclass
+class PushReport:
+    """What one push did.
+
+    Attributes:
+        sent: events applied to the target (resent ones count again).
+        batches: batches applied.
+        acknowledged: events newly acknowledged in the source.
+        pending_left: unacknowledged events left in the source afterwards.
+        by_aggregate: events sent per aggregate (``fact``, ``memory``, ``belief`` ...).
+    """
+
+    sent: int = 0
+    batches: int = 0
+    acknowledged: int = 0
+    pending_left: int = 0
+    by_aggregate: dict[str, int] = field(default_factory=dict)
+
+
+def push(
+    source: OutboxSource,
+    target: ReplayTarget,
+    *,
+    batch: int = 500,
+    progress: Callable[[PushReport], None] | None = None,
+) -> PushReport:
+    """Replay the source's unacknowledged outbox events into ``target``, oldest first.
+
+    Each batch is acknowledged only after ``target.apply`` returned (the target committed it): an error
+    or a crash in between leaves the batch pending, and the next push resends it.
+
+    Args:
+        source: the store whose outbox is replayed.
+        target: where the events go.
+        batch: events per batch (at least 1).
+        progress: called with the running report after each acknowledged batch.
+
+    Returns:
+        The counts of this push.
+    """
+    if batch < 1:
+        raise ValueError("batch must be at least 1")
+    report = PushReport()
+    per_aggregate: Counter[str] = Counter()
+    after = 0
+    while events := source.outbox.pending(limit=batch, after_seq=after):
+        target.apply(events)
+        report.acknowledged += source.outbox.ack([e.seq for e in events])
+        report.sent += len(events)
+        report.batches += 1
+        per_aggregate.update(e.aggregate for e in events)
+        report.by_aggregate = dict(sorted(per_aggregate.items()))
+        after = events[-1].seq
+        if progress is not None:
+            progress(report)
+    report.pending_left = source.outbox.counts()["pending"]
+    return report
+
+
+# ------------------------------------------------------------------------------ the embedded target
+
+Handler = Callable[[sqlite3.Connection, OutboxEvent], bool]
+
+_BDI_COLUMNS = (
+    "uid", "kind", "agent_id", "scope", "content", "status", "certainty", "priority", "urgency", "progress",
+    "deadline", "hierarchy_level", "sequence", "created_at", "updated_at", "updated_by",
+)  # fmt: skip
+_MEMORY_COLUMNS = (
+    "uid", "agent_id", "scope", "content", "type", "store", "importance", "confidence", "source", "tags", "tier",
+    "expires_at", "archived_at", "created_at", "updated_at", "derived",
+)  # fmt: skip
+_MEMORY_MUTABLE = ("type", "store", "importance", "confidence", "tags", "tier", "expires_at", "archived_at")
+_FACT_COLUMNS = (
+    "uid", "agent_id", "scope", "subject", "predicate", "object", "object_kind", "confidence", "source",
+    "valid_from", "valid_until", "created_at", "updated_at", "updated_by", "retracted_at", "retracted_by",
+    "rule_id", "derived",
+)  # fmt: skip
+_FACT_MUTABLE = ("confidence", "source", "object_kind", "valid_from", "valid_until", "rule_id", "updated_by")
+
+
+def _upsert_sql(table: str, columns: Sequence[str], mutable: Sequence[str], guard: str) -> str:
+    """Insert by uid, or update ``mutable`` columns when ``guard`` holds (never an older state)."""
+    sets = ", ".join(f"{c} = excluded.{c}" for c in (*mutable, "updated_at"))
+    return (
+        f"INSERT INTO {table}({', '.join(columns)}) VALUES ({', '.join(':' + c for c in columns)}) "
+        f"ON CONFLICT(uid) DO UPDATE SET {sets} WHERE {guard}"
+    )
+
+
+def _newer(table: str, mutable: Sequence[str]) -> str:
+    """Guard: the incoming state is not older and differs from the stored one."""
+    differs = " OR ".join(f"{table}.{c} IS NOT excluded.{c}" for c in (*mutable, "updated_at"))
+    return f"excluded.updated_at >= {table}.updated_at AND ({differs})"
+
+
+_AGENT_MUTABLE = ("name", "role", "department", "commitment_strategy")
+_AGENT_SQL = _upsert_sql(
+    "agents",
+    ("uid", "agent_id", "scope", "name", "role", "department", "commitment_strategy", "created_at", "updated_at"),
+    _AGENT_MUTABLE,
+    _newer("agents", _AGENT_MUTABLE),
+)
+_BDI_MUTABLE = tuple(c for c in _BDI_COLUMNS[4:] if c not in ("created_at", "updated_at"))
+_BDI_SQL = _upsert_sql("bdi_nodes", _BDI_COLUMNS, _BDI_MUTABLE, _newer("bdi_nodes", _BDI_MUTABLE))
+_MEMORY_SQL = _upsert_sql(
+    "memory_items", _MEMORY_COLUMNS, (*_MEMORY_MUTABLE, "derived"), _newer("memory_items", _MEMORY_MUTABLE)
+)
+# A retracted fact never comes back (retraction is terminal in the source too).
+_FACT_SQL = (
+    _upsert_sql("facts", _FACT_COLUMNS, (*_FACT_MUTABLE, "derived"), _newer("facts", _FACT_MUTABLE))
+    + " AND facts.retracted_at IS NULL"
+)
+_RULE_SQL = _upsert_sql(
+    "rules",
+    ("uid", "agent_id", "scope", "name", "type", "enabled", "domain", "body", "created_at", "updated_at"),
+    ("name", "type", "enabled", "domain", "body"),
+    "excluded.updated_at >= rules.updated_at AND rules.body IS NOT excluded.body",
+)
+_PROPOSAL_SQL = _upsert_sql(
+    "ontology_proposals",
+    ("uid", "agent_id", "scope", "domain", "node_id", "status", "body", "created_at", "updated_at"),
+    ("domain", "node_id", "status", "body"),
+    "excluded.updated_at >= ontology_proposals.updated_at AND ontology_proposals.body IS NOT excluded.body",
+)
+
+
+def _lineage(conn: sqlite3.Connection, child: str, parents: Sequence[str]) -> int:
+    """Add lineage links not recorded yet, in payload order; return how many were new."""
+    start = conn.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM lineage WHERE child_uid = ?", (child,))
+    first = int(start.fetchone()[0])
+    before = conn.total_changes
+    conn.executemany(
+        "INSERT OR IGNORE INTO lineage(child_uid, parent_uid, position) VALUES (?, ?, ?)",
+        [(child, parent, first + i) for i, parent in enumerate(parents)],
+    )
+    return conn.total_changes - before
+
+
+def _changed(conn: sqlite3.Connection, sql: str, params: Any) -> bool:
+    before = conn.total_changes
+    conn.execute(sql, params)
+    return conn.total_changes > before
+
+
+def _agent(conn: sqlite3.Connection, e: OutboxEvent) -> bool:
+    return _changed(conn, _AGENT_SQL, e.payload)
+
+
+def _grant(conn: sqlite3.Connection, e: OutboxEvent) -> bool:
+    p = e.payload
+    if e.op == "delete":
+        return _changed(conn, "DELETE FROM grants WHERE agent_id = ? AND scope = ?", (p["agent_id"], p["scope"]))
+    return _changed(
+        conn,
+        "INSERT OR IGNORE INTO grants(agent_id, scope, granted_by, created_at) "
+        "VALUES (:agent_id, :scope, :granted_by, :created_at)",
+        p,
+    )
+
+
+def _fact(conn: sqlite3.Connection, e: OutboxEvent) -> bool:
+    p = e.payload
+    if e.op == "retract":
+        return _changed(
+            conn,
+            "UPDATE facts SET retracted_at = ?, retracted_by = ? WHERE uid = ? AND retracted_at IS NULL",
+            (p["retracted_at"], p["retracted_by"], p["uid"]),
+        )
+    parents = list(p.get("derived_from") or [])
+    row = {**p, "derived": int(bool(p.get("rule_id") or parents))}
+    new = conn.execute("SELECT 1 FROM facts WHERE uid = ?", (p["uid"],)).fetchone() is None
+    changed = _changed(conn, _FACT_SQL, row)
+    if new:  # the fact adapter fills the full-text index itself (no trigger): so does the replay
+        conn.execute(
+            "INSERT INTO facts_fts(rowid, subject, predicate, object) "
+            "SELECT seq, subject, predicate, object FROM facts WHERE uid = ?",
+            (p["uid"],),
+        )
+    return _lineage(conn, p["uid"], parents) > 0 or changed
+
+
+def _memory(conn: sqlite3.Connection, e: OutboxEvent) -> bool:
+    p = e.payload
+    parents = list(p.get("derived_from") or [])
+    row = {**p, "tags": json.dumps(p.get("tags") or []), "derived": int(bool(parents))}
+    changed = _changed(conn, _MEMORY_SQL, row)
+    return _lineage(conn, p["uid"], parents) > 0 or changed
+
+
+def _bdi(conn: sqlite3.Connection, e: OutboxEvent) -> bool:
+    # The payload is the node; who changed it last is the event's agent (the source stores the same).
+    row = {c: e.payload.get(c) for c in _BDI_COLUMNS} | {"updated_by": e.agent_id or e.payload["agent_id"]}
+    return _changed(conn, _BDI_SQL, row)
+
+
+def _relation(conn: sqlite3.Connection, e: OutboxEvent) -> bool:
+    if e.op == "delete":
+        return _changed(conn, "DELETE FROM relations WHERE uid = ?", (e.record_uid,))
+    # OR IGNORE: a relation unlinked and linked again under a new uid may meet its successor on a full
+    # replay; the successor's own event keeps it.
+    return _changed(
+        conn,
+        "INSERT OR IGNORE INTO relations(uid, kind, source_uid, target_uid, agent_id, scope, created_at) "
+        "VALUES (:uid, :kind, :source_uid, :target_uid, :agent_id, :scope, :created_at)",
+        e.payload,
+    )
+
+
+def _rule(conn: sqlite3.Connection, e: OutboxEvent) -> bool:
+    if e.op == "delete":
+        return _changed(conn, "DELETE FROM rules WHERE uid = ?", (e.record_uid,))
+    rule = Rule.model_validate(e.payload)
+    # A rule carries no updated_at: the source stamps the row and the event in the same transaction.
+    row = {
+        "uid": rule.uid, "agent_id": rule.agent_id, "scope": rule.scope, "name": rule.name,
+        "type": rule.type.value, "enabled": int(rule.enabled), "domain": rule.domain, "body": rule.model_dump_json(),
+        "created_at": e.payload["created_at"], "updated_at": _stamp(e),
+    }  # fmt: skip
+    return _changed(conn, _RULE_SQL, row)
+
+
+def _stamp(e: OutboxEvent) -> str:
+    return format_ts(e.created_at)
+
+
+def _case(conn: sqlite3.Connection, e: OutboxEvent) -> bool:
+    if e.op == "delete":
+        return _changed(conn, "DELETE FROM cases WHERE uid = ?", (e.record_uid,))
+    case = Case.model_validate(e.payload)
+    return _changed(
+        conn,
+        "INSERT OR IGNORE INTO cases(uid, agent_id, scope, situation_key, success, body, created_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (case.uid, case.agent_id, case.scope, situation_key(case.situation), int(case.outcome.success),
+         case.model_dump_json(), e.payload["created_at"]),
+    )  # fmt: skip
+
+
+def _proposal(conn: sqlite3.Connection, e: OutboxEvent) -> bool:
+    p = OntologyProposal.model_validate(e.payload)
+    row = {
+        "uid": p.uid, "agent_id": p.agent_id, "scope": p.scope, "domain": p.domain, "node_id": p.node_id,
+        "status": p.status.value, "body": p.model_dump_json(), "created_at": e.payload["created_at"],
+        "updated_at": e.payload["updated_at"],
+    }  # fmt: skip
+    return _changed(conn, _PROPOSAL_SQL, row)
+
+
+HANDLERS: dict[str, Handler] = {
+    "agent": _agent,
+    "grant": _grant,
+    "fact": _fact,
+    "memory": _memory,
+    "relation": _relation,
+    "rule": _rule,
+    "case": _case,
+    "proposal": _proposal,
+    **{kind.value: _bdi for kind in NodeKind},
+}
+
+
+class UnknownAggregateError(ValueError):
+    """An outbox event of an aggregate no replay handler knows (the batch is not applied)."""
+
+
+class EmbeddedTarget:
+    """Replays outbox events into a second embedded store.
+
+    Each batch is one write transaction of the target store. An event that changed the target is also
+    appended to the target's own outbox (same aggregate, op, uid and payload), so the target can replay
+    onward; an event that changed nothing (a resend) leaves no trace.
+
+    Writes go through the store's database handle rather than its ports: the ports mint uids, stamp the
+    clock's time, check permissions and run capacity rules, while a replay must reproduce the source's
+    rows exactly (uids, timestamps, archived states) and idempotently.
+    """
+
+    def __init__(self, store: SqliteGraphStore) -> None:
+        self.store = store
+
+    def apply(self, events: Sequence[OutboxEvent]) -> None:
+        """Apply ``events`` in order in one transaction (all or nothing)."""
+        unknown = sorted({e.aggregate for e in events} - HANDLERS.keys())
+        if unknown:
+            raise UnknownAggregateError(f"aggregate: no replay for {', '.join(unknown)}")
+        db = self.store.db
+        with db.write() as conn:
+            for event in events:
+                self._apply_one(conn, event)
+
+    def _apply_one(self, conn: sqlite3.Connection, event: OutboxEvent) -> None:
+        if HANDLERS[event.aggregate](conn, event):
+            self.store.db.outbox(
+                conn, aggregate=event.aggregate, op=event.op, record_uid=event.record_uid,
+                agent_id=event.agent_id, scope=event.scope, payload=event.payload,
+            )  # fmt: skip
+
+
+__all__ = ["EmbeddedTarget", "OutboxSource", "PushReport", "ReplayTarget", "UnknownAggregateError", "push"]
