@@ -257,7 +257,7 @@ def _relation(conn: sqlite3.Connection, e: OutboxEvent) -> bool:
 def _rule(conn: sqlite3.Connection, e: OutboxEvent) -> bool:
     if e.op == "delete":
         return _changed(conn, "DELETE FROM rules WHERE uid = ?", (e.record_uid,))
-    rule = Rule.model_validate(e.payload)
+    rule = Rule.model_validate({k: v for k, v in e.payload.items() if k != "updated_at"})
     # A rule carries no updated_at: the source stamps the row and the event in the same transaction.
     row = {
         "uid": rule.uid, "agent_id": rule.agent_id, "scope": rule.scope, "name": rule.name,
@@ -268,7 +268,8 @@ def _rule(conn: sqlite3.Connection, e: OutboxEvent) -> bool:
 
 
 def _stamp(e: OutboxEvent) -> str:
-    return format_ts(e.created_at)
+    """A rule's updated_at: the source's event time, or what an embedded target passed on with it."""
+    return str(e.payload.get("updated_at") or format_ts(e.created_at))
 
 
 def _case(conn: sqlite3.Connection, e: OutboxEvent) -> bool:
@@ -338,9 +339,12 @@ class EmbeddedTarget:
 
     def _apply_one(self, conn: sqlite3.Connection, event: OutboxEvent) -> None:
         if HANDLERS[event.aggregate](conn, event):
+            payload = event.payload
+            if event.aggregate == "rule" and event.op == "upsert":  # pass the row's stamp on to the next hop
+                payload = {**payload, "updated_at": _stamp(event)}
             self.store.db.outbox(
                 conn, aggregate=event.aggregate, op=event.op, record_uid=event.record_uid,
-                agent_id=event.agent_id, scope=event.scope, payload=event.payload,
+                agent_id=event.agent_id, scope=event.scope, payload=payload,
             )  # fmt: skip
 
 
