@@ -1,12 +1,16 @@
-"""``mabos graph link|relations|path``: typed edges of the BDI graph and path queries."""
+"""``mabos graph link|relations|path|sql``: typed edges of the BDI graph, path queries, read-only SQL."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import click
 
 from cli import render
-from cli.common import Session, agent_option, mabos_options, scope_option
+from cli.common import Session, agent_option, example, mabos_options, scope_option
 from kg.models import RelationKind
+from kg.store.sqlite.readonly import run_readonly
+from kg.workspace import DB_FILE, STATE_DIR
 
 RELATIONS = [k.value for k in RelationKind if k is not RelationKind.AGENT_OWNS]  # agent-owns is implied
 
@@ -87,3 +91,21 @@ def path(
     """
     found = out.workspace().bdi.paths(agent, list(kinds), start_uid=start_uid, relation=relation, limit=limit)
     out.emit(found, *(render.path_text(p) for p in found), render.count(found, "path", limit))
+
+
+@graph.command("sql", help=example(
+    "Run one read-only SQL statement on the embedded store (a separate read-only connection: INSERT, UPDATE, "
+    "DELETE, DDL, ATTACH and writable pragmas are refused before they run). Reads every scope: a tool for the "
+    "workspace's owner. Rows past --limit are cut and the result says truncated. Tables: docs/cli.md.",
+    'mabos graph sql "SELECT predicate, count(*) AS n FROM facts GROUP BY predicate ORDER BY n DESC" --json',
+))  # fmt: skip
+@click.argument("sql")
+@click.option("--limit", type=int, default=1000, show_default=True, help="Most rows returned (1..10000).")
+@mabos_options
+def sql(out: Session, *, sql: str, limit: int) -> None:
+    ws = out.workspace()
+    result = run_readonly(ws.path / STATE_DIR / DB_FILE, sql, limit=limit)
+    lines: list[Any] = [render.table("SQL", result.columns, result.rows)]
+    if result.truncated:
+        lines.append(render.note(f"truncated at {limit} rows (raise --limit)"))
+    out.emit(result, *lines)

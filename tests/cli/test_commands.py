@@ -108,6 +108,7 @@ RUNS: dict[str, tuple[str, ...]] = {
     "ontology scaffold": ("--template", "saas", "--domain", "acme"),
     "ontology to-typeql": ("--out", "{tmp}/ontology.tql"),
     "ontology check": (),
+    "graph sql": ("SELECT predicate, count(*) AS n FROM facts GROUP BY predicate", "--limit", "10"),
 }
 
 
