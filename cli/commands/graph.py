@@ -17,7 +17,7 @@ RELATIONS = [k.value for k in RelationKind if k is not RelationKind.AGENT_OWNS] 
 
 @click.group("graph")
 def graph() -> None:
-    """Link BDI nodes and query paths."""
+    """Link BDI nodes, query paths, run read-only SQL on the embedded store."""
 
 
 @graph.command("link")
