@@ -16,20 +16,48 @@ import sqlite3
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from kg.clock import Clock, SystemClock
-from kg.errors import BackendUnavailableError, CorruptStoreError, StoreBusyError, WorkspaceError
+from kg.errors import (
+    BackendUnavailableError,
+    ConflictError,
+    CorruptStoreError,
+    InputError,
+    MabosError,
+    NotFoundError,
+    StoreBusyError,
+    WorkspaceError,
+)
 from kg.models import format_ts
 
 T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 5_000
 RETRIES = 8
+
+
+def marks(values: Sequence[Any]) -> str:
+    """``?,?,?``: one placeholder per value, for an ``IN (...)`` list."""
+    return ",".join("?" * len(values))
+
+
+def in_clause(column: str, scopes: Sequence[str]) -> tuple[str, list[Any]]:
+    """``column IN (?, ...)`` and its parameters; InputError when no scope is given."""
+    if not scopes:
+        raise InputError("scopes", "at least one scope is needed")
+    return f"{column} IN ({marks(scopes)})", list(scopes)
+
+
+def integrity_error(exc: sqlite3.IntegrityError, agent_id: str, uid: str, noun: str = "record") -> MabosError:
+    """Translate a constraint failure of an insert at the adapter boundary: unknown agent, or a taken uid."""
+    if "FOREIGN KEY" in str(exc):
+        return NotFoundError(f"agent_id: no agent {agent_id!r}")
+    return ConflictError(f"uid: a {noun} {uid!r} already exists")
 
 
 def schema_dir() -> Path:

@@ -19,7 +19,7 @@ from kg.models import (
     format_ts,
     pattern_parts,
 )
-from kg.store.sqlite.db import Database
+from kg.store.sqlite.db import Database, in_clause
 
 _COLUMNS = (
     "uid, agent_id, scope, subject, predicate, object, object_kind, confidence, source, valid_from, "
@@ -234,9 +234,8 @@ class SqliteFactStore:
 
     @staticmethod
     def _scope_clause(scopes: Sequence[str], column: str = "scope") -> tuple[list[str], list[Any]]:
-        if not scopes:
-            raise InputError("scopes", "at least one scope is needed")
-        return [f"{column} IN ({','.join('?' * len(scopes))})"], list(scopes)
+        clause, params = in_clause(column, scopes)
+        return [clause], params
 
     def query(self, query: FactQuery) -> list[Fact]:
         """Facts matching ``query``, ordered by (created_at, uid)."""

@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from kg.errors import ConflictError, InputError, MabosError, NotFoundError
+from kg.errors import ConflictError, InputError, NotFoundError
 from kg.models import (
     MAX_NAME,
     NODE_MODELS,
@@ -21,26 +21,13 @@ from kg.models import (
     describe_validation_error,
     kind_matches,
 )
-from kg.store.sqlite.db import Database
+from kg.store.sqlite.db import Database, in_clause, integrity_error
 
 _NODE_COLUMNS = (
     "uid", "kind", "agent_id", "scope", "content", "status", "certainty", "priority", "urgency", "progress",
     "deadline", "hierarchy_level", "sequence", "created_at", "updated_at",
 )  # fmt: skip
 MAX_PATH_LENGTH = 8
-
-
-def _in(column: str, values: Sequence[str]) -> tuple[str, list[Any]]:
-    if not values:
-        raise InputError("scopes", "at least one scope is needed")
-    return f"{column} IN ({','.join('?' * len(values))})", list(values)
-
-
-def _integrity_error(exc: sqlite3.IntegrityError, agent_id: str, uid: str) -> MabosError:
-    """Translate a constraint failure of an insert at the adapter boundary."""
-    if "FOREIGN KEY" in str(exc):
-        return NotFoundError(f"agent_id: no agent {agent_id!r}")
-    return ConflictError(f"uid: a record {uid!r} already exists")
 
 
 def _node(row: Any) -> BDINode:
@@ -65,7 +52,7 @@ class SqliteBDIStore:
                     data,
                 )
             except sqlite3.IntegrityError as exc:
-                raise _integrity_error(exc, node.agent_id, node.uid) from exc
+                raise integrity_error(exc, node.agent_id, node.uid) from exc
             self.db.outbox(
                 conn, aggregate=node.kind.value, op="upsert", record_uid=node.uid, agent_id=node.agent_id,
                 scope=node.scope, payload=data,
@@ -89,7 +76,7 @@ class SqliteBDIStore:
         limit: int = 1000,
     ) -> list[BDINode]:
         """Nodes in ``scopes`` filtered by kind, owner and status."""
-        clause, params = _in("scope", scopes)
+        clause, params = in_clause("scope", scopes)
         where = [clause]
         for column, value in (
             ("kind", kind.value if kind else None),
@@ -174,7 +161,7 @@ class SqliteRelationStore:
                     data,
                 )
             except sqlite3.IntegrityError as exc:
-                raise _integrity_error(exc, relation.agent_id, relation.uid) from exc
+                raise integrity_error(exc, relation.agent_id, relation.uid) from exc
             self.db.outbox(
                 conn, aggregate="relation", op="upsert", record_uid=relation.uid, agent_id=relation.agent_id,
                 scope=relation.scope, payload=data,
@@ -194,7 +181,7 @@ class SqliteRelationStore:
 
     def relations(self, uid: str, *, scopes: Sequence[str]) -> list[Relation]:
         """Edges from or to ``uid`` in visible scopes."""
-        clause, params = _in("scope", scopes)
+        clause, params = in_clause("scope", scopes)
         rows = self.db.read(
             f"SELECT * FROM relations WHERE (source_uid = ? OR target_uid = ?) AND {clause} ORDER BY created_at, uid",
             [uid, uid, *params],
@@ -216,7 +203,7 @@ class SqliteRelationStore:
         for kind in kinds:
             if not kind or len(kind) > MAX_NAME:
                 raise InputError("kinds", "node kinds must be non-empty names")
-        node_scope, scope_params = _in("n.scope", scopes)
+        node_scope, scope_params = in_clause("n.scope", scopes)
         rel_filter = "AND a.kind = ?" if relation is not None else ""
         kind_rows = ", ".join("(?, ?)" for _ in kinds)
         start_filter = "AND n.uid = ?" if start_uid else ""

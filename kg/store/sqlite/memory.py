@@ -12,7 +12,7 @@ from typing import Any
 from kg.errors import InputError, NotFoundError
 from kg.models import MemoryItem, MemoryQuery, MemoryStoreKind, MemoryType, Tier, format_ts
 from kg.ports import MemoryWriteResult, StoreLimits
-from kg.store.sqlite.db import Database
+from kg.store.sqlite.db import Database, marks
 from kg.store.sqlite.term_stats import ROW_WINDOW, TermStats
 
 _FIELDS = (
@@ -53,10 +53,6 @@ def _ts(value: datetime | None) -> str | None:
     return format_ts(value) if value is not None else None
 
 
-def _marks(values: Sequence[Any]) -> str:
-    return ",".join("?" * len(values))
-
-
 class SqliteMemoryStore:
     """Memory items in the embedded store."""
 
@@ -80,7 +76,7 @@ class SqliteMemoryStore:
         with self.db.write() as conn:
             agents = sorted({item.agent_id for item in items})
             known = {
-                r[0] for r in conn.execute(f"SELECT agent_id FROM agents WHERE agent_id IN ({_marks(agents)})", agents)
+                r[0] for r in conn.execute(f"SELECT agent_id FROM agents WHERE agent_id IN ({marks(agents)})", agents)
             }
             missing = [a for a in agents if a not in known]
             if missing:
@@ -89,7 +85,7 @@ class SqliteMemoryStore:
             # derived text, like the context itself: no new updated_at, no outbox event
             conn.executemany("UPDATE memory_items SET context = ltrim(context || ' ' || ?) WHERE seq = ?", appends)
             conn.executemany(
-                f"INSERT INTO memory_items({', '.join(_FIELDS)}, derived, context) VALUES ({_marks(_FIELDS)}, ?, ?)",
+                f"INSERT INTO memory_items({', '.join(_FIELDS)}, derived, context) VALUES ({marks(_FIELDS)}, ?, ?)",
                 [
                     (*self._row(item), int(bool(item.derived_from)), ctx)
                     for item, ctx in zip(items, contexts, strict=True)
@@ -135,7 +131,7 @@ class SqliteMemoryStore:
             if key not in recent:
                 rows = conn.execute(
                     "SELECT created_at, content, seq FROM memory_items WHERE agent_id = ? AND scope = ? "
-                    f"AND type IN ({_marks(EPISODIC)}) ORDER BY seq DESC LIMIT ?",
+                    f"AND type IN ({marks(EPISODIC)}) ORDER BY seq DESC LIMIT ?",
                     (*key, *(t.value for t in EPISODIC), CONTEXT_ITEMS),
                 ).fetchall()
                 recent[key] = [(datetime.fromisoformat(r[0]), r[1], int(r[2]), None) for r in reversed(rows)]
@@ -192,7 +188,7 @@ class SqliteMemoryStore:
     def _events(self, conn: sqlite3.Connection, uids: Sequence[str], stamp: str) -> None:
         for start in range(0, len(uids), 900):
             chunk = list(uids[start : start + 900])
-            conn.execute(_MEMORY_EVENTS.format(marks=_marks(chunk), lineage=_LINEAGE), [stamp, *chunk])
+            conn.execute(_MEMORY_EVENTS.format(marks=marks(chunk), lineage=_LINEAGE), [stamp, *chunk])
 
     def update(self, changes: Sequence[tuple[str, dict[str, Any]]], *, now: datetime) -> None:
         """Apply validated field changes to items (one transaction, one outbox event per item)."""
@@ -249,7 +245,7 @@ class SqliteMemoryStore:
         with self.db.write() as conn:
             conn.execute(
                 "UPDATE memory_items SET access_count = access_count + 1, accessed_at = ? "
-                f"WHERE uid IN ({_marks(uids)})",
+                f"WHERE uid IN ({marks(uids)})",
                 [stamp, *uids],
             )
 
@@ -257,14 +253,14 @@ class SqliteMemoryStore:
 
     @staticmethod
     def _where(query: MemoryQuery) -> tuple[list[str], list[Any]]:
-        where = [f"m.scope IN ({_marks(query.scopes)})"]
+        where = [f"m.scope IN ({marks(query.scopes)})"]
         params: list[Any] = list(query.scopes)
         if query.agent_id is not None:
             where.append("m.agent_id = ?")
             params.append(query.agent_id)
         for column, values in (("type", query.types), ("store", query.stores)):
             if values:
-                where.append(f"m.{column} IN ({_marks(values)})")
+                where.append(f"m.{column} IN ({marks(values)})")
                 params.extend(v.value for v in values)
         for tag in query.tags:  # every given tag must be present
             where.append("EXISTS (SELECT 1 FROM json_each(m.tags) WHERE json_each.value = ?)")

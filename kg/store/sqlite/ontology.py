@@ -7,9 +7,9 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from kg.errors import ConflictError, InputError, NotFoundError
+from kg.errors import ConflictError, NotFoundError
 from kg.models import OntologyProposal, ProposalStatus, format_ts
-from kg.store.sqlite.db import Database
+from kg.store.sqlite.db import Database, in_clause, integrity_error
 
 _COLUMNS = "uid, agent_id, scope, domain, node_id, status, body, created_at, updated_at"
 
@@ -27,9 +27,7 @@ class SqliteProposalStore:
                 conn.execute(f"INSERT INTO ontology_proposals({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                              _row(proposal))  # fmt: skip
             except sqlite3.IntegrityError as exc:
-                if "FOREIGN KEY" in str(exc):
-                    raise NotFoundError(f"agent_id: no agent {proposal.agent_id!r}") from exc
-                raise ConflictError(f"uid: a proposal {proposal.uid!r} already exists") from exc
+                raise integrity_error(exc, proposal.agent_id, proposal.uid, "proposal") from exc
             self._event(conn, proposal)
         return proposal
 
@@ -48,10 +46,8 @@ class SqliteProposalStore:
         where: list[str] = ["1 = 1"]
         params: list[Any] = []
         if scopes is not None:
-            if not scopes:
-                raise InputError("scopes", "at least one scope is needed")
-            where.append(f"scope IN ({','.join('?' * len(scopes))})")
-            params.extend(scopes)
+            clause, params = in_clause("scope", scopes)
+            where.append(clause)
         for column, value in (("status", status.value if status else None), ("domain", domain)):
             if value is not None:
                 where.append(f"{column} = ?")

@@ -6,27 +6,10 @@ import builtins
 import sqlite3
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any
 
-from kg.errors import ConflictError, InputError, NotFoundError
+from kg.errors import ConflictError
 from kg.models import Case, Rule, RuleType, format_ts
-from kg.store.sqlite.db import Database
-
-
-def _marks(values: Sequence[Any]) -> str:
-    return ",".join("?" * len(values))
-
-
-def _scopes(scopes: Sequence[str]) -> list[str]:
-    if not scopes:
-        raise InputError("scopes", "at least one scope is needed")
-    return list(scopes)
-
-
-def _missing_agent(exc: sqlite3.IntegrityError, agent_id: str, uid: str) -> Exception:
-    if "FOREIGN KEY" in str(exc):
-        return NotFoundError(f"agent_id: no agent {agent_id!r}")
-    return ConflictError(f"uid: a record {uid!r} already exists")
+from kg.store.sqlite.db import Database, in_clause, integrity_error, marks
 
 
 class SqliteRuleStore:
@@ -53,7 +36,7 @@ class SqliteRuleStore:
                      body, format_ts(rule.created_at), stamp),
                 )  # fmt: skip
             except sqlite3.IntegrityError as exc:
-                raise _missing_agent(exc, rule.agent_id, rule.uid) from exc
+                raise integrity_error(exc, rule.agent_id, rule.uid) from exc
             self.db.outbox(
                 conn, aggregate="rule", op="upsert", record_uid=rule.uid, agent_id=rule.agent_id, scope=rule.scope,
                 payload=rule.model_dump(mode="json"),
@@ -65,7 +48,7 @@ class SqliteRuleStore:
         wanted = list(dict.fromkeys(uids))
         if not wanted:
             return {}
-        rows = self.db.read(f"SELECT body FROM rules WHERE uid IN ({_marks(wanted)})", wanted)
+        rows = self.db.read(f"SELECT body FROM rules WHERE uid IN ({marks(wanted)})", wanted)
         return {rule.uid: rule for rule in (Rule.model_validate_json(r[0]) for r in rows)}
 
     def list(
@@ -73,8 +56,8 @@ class SqliteRuleStore:
         domain: str | None = None,
     ) -> builtins.list[Rule]:  # fmt: skip
         """Rules in ``scopes``, oldest first, optionally of one type, enabled state or domain."""
-        where = [f"scope IN ({_marks(scopes)})"]
-        params: list[Any] = _scopes(scopes)
+        clause, params = in_clause("scope", scopes)
+        where = [clause]
         for column, value in (("type", type.value if type else None), ("domain", domain)):
             if value is not None:
                 where.append(f"{column} = ?")
@@ -91,7 +74,7 @@ class SqliteRuleStore:
             return []
         with self.db.write() as conn:
             rows = conn.execute(
-                f"DELETE FROM rules WHERE uid IN ({_marks(uids)}) RETURNING uid, agent_id, scope", list(uids)
+                f"DELETE FROM rules WHERE uid IN ({marks(uids)}) RETURNING uid, agent_id, scope", list(uids)
             ).fetchall()
             for uid, agent_id, scope in rows:
                 self.db.outbox(conn, aggregate="rule", op="delete", record_uid=uid, agent_id=agent_id, scope=scope,
@@ -125,7 +108,7 @@ class SqliteCaseStore:
                      case.model_dump_json(), format_ts(case.created_at)),
                 )  # fmt: skip
             except sqlite3.IntegrityError as exc:
-                raise _missing_agent(exc, case.agent_id, case.uid) from exc
+                raise integrity_error(exc, case.agent_id, case.uid) from exc
             self.db.outbox(
                 conn, aggregate="case", op="upsert", record_uid=case.uid, agent_id=case.agent_id, scope=case.scope,
                 payload=case.model_dump(mode="json"),
@@ -134,8 +117,8 @@ class SqliteCaseStore:
 
     def list(self, *, scopes: Sequence[str], limit: int | None = None) -> builtins.list[Case]:
         """Cases in ``scopes``, oldest first."""
-        params: list[Any] = _scopes(scopes)
-        sql = f"SELECT body FROM cases WHERE scope IN ({_marks(scopes)}) ORDER BY seq"
+        clause, params = in_clause("scope", scopes)
+        sql = f"SELECT body FROM cases WHERE {clause} ORDER BY seq"
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit)
@@ -154,7 +137,7 @@ class SqliteCaseStore:
             for start in range(0, len(uids), 500):
                 chunk = list(uids[start : start + 500])
                 rows = conn.execute(
-                    f"DELETE FROM cases WHERE uid IN ({_marks(chunk)}) RETURNING uid, agent_id, scope", chunk
+                    f"DELETE FROM cases WHERE uid IN ({marks(chunk)}) RETURNING uid, agent_id, scope", chunk
                 ).fetchall()
                 for uid, agent_id, scope in rows:
                     self.db.outbox(conn, aggregate="case", op="delete", record_uid=uid, agent_id=agent_id,
