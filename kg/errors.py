@@ -9,6 +9,7 @@ their backend's exceptions at the boundary (``raise ... from exc``)::
     ├── ScopeError              the agent may not read or write that scope
     ├── ConflictError           the change contradicts stored state (duplicate agent, bad link)
     ├── WorkspaceError          no workspace, unreadable config, schema newer than this code
+    ├── BackendError            a reachable backend refused the request (bad query, failed commit)
     └── BackendUnavailableError a store or server cannot be reached (CLI exit code 3)
         └── StoreBusyError      the embedded store stayed locked past every retry
 
@@ -53,6 +54,10 @@ class CorruptStoreError(WorkspaceError):
     """The workspace's database file exists but is not a readable mabos database."""
 
 
+class BackendError(MabosError):
+    """A reachable backend (a TypeDB server) refused the request: a bad query, a failed commit."""
+
+
 class BackendUnavailableError(MabosError):
     """A store or server cannot be reached right now."""
 
@@ -64,6 +69,7 @@ class StoreBusyError(BackendUnavailableError):
 
 
 __all__ = [
+    "BackendError",
     "BackendUnavailableError",
     "ConflictError",
     "CorruptStoreError",

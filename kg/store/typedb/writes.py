@@ -1,0 +1,419 @@
+"""Outbox events -> TypeQL 3 write queries: how the embedded store's changes land in the shared graph.
+
+:func:`event_queries` turns one outbox event into the write queries that apply it to a TypeDB database
+defined with ``schema/typedb/base.tql``. Applying the queries again leaves the database as it was:
+
+* a record is found by ``uid`` (``@key``): ``put $x isa T, has uid ...`` creates it once, then an
+  ``update`` sets its single-valued attributes, one ``delete`` per attribute the record no longer has, and
+  multi-valued attributes are replaced (delete all, insert the new list);
+* every query after the ``put`` carries the guard ``not { $x has updated-at $t; $t > <event time>; }``,
+  so an older state never overwrites a newer one (write-through and ``sync push`` may race);
+* relations and grants are inserted only when absent (``not { ... }``), deletes of what is gone match
+  nothing;
+* a retracted fact stays retracted.
+
+Values go through :mod:`kg.store.typedb.literals` and labels are fixed names checked by it: nothing a
+caller wrote is ever pasted into query text unencoded. The queries of every aggregate are golden-tested
+(``tests/data/typedb/writes/``). The record layout is in ``docs/typedb-schema.md``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from kg.errors import InputError
+from kg.models import RELATION_SPECS, NodeKind, OutboxEvent, RelationKind, format_ts, to_utc
+from kg.store.typedb.literals import (
+    encode_boolean,
+    encode_datetime,
+    encode_double,
+    encode_integer,
+    encode_label,
+    encode_string,
+)
+
+#: Value type of every attribute the writer sets (checked against base.tql by a test).
+ATTRIBUTE_TYPES: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "uid", "agent-id", "record-scope", "has-content", "has-source", "derived-from-uid", "record-json",
+            "agent-name", "agent-role", "agent-department", "commitment-strategy", "granted-scope",
+            "memory-type", "memory-store", "memory-tag", "decay-tier",
+            "subject-term", "predicate-term", "object-value", "object-kind", "updated-by", "retracted-by",
+            "rule-uid", "rule-name", "rule-description", "rule-type", "rule-conditions-json", "rule-conclusion",
+            "violation-message", "severity", "rule-action", "rule-domain",
+            "situation-belief", "situation-desire", "situation-context", "solution-plan-uid", "solution-action",
+            "teaches-lesson", "node-status", "hierarchy-level",
+            "target-domain", "proposed-node-type", "proposed-node-id", "proposed-label", "parent-class",
+            "domain-class", "proposed-range", "proposed-definition", "proposed-synonym", "rationale",
+            "proposer-agent-id", "proposal-status",
+        ),
+        "string",
+    ),
+    **dict.fromkeys(
+        ("created-at", "updated-at", "expires-at", "archived-at", "valid-from", "valid-until", "retracted-at",
+         "deadline"),
+        "datetime",
+    ),
+    **dict.fromkeys(
+        ("importance-score", "confidence-score", "rule-confidence-factor", "certainty-score", "urgency-score",
+         "progress-score"),
+        "double",
+    ),
+    **dict.fromkeys(("priority", "sequence-number"), "integer"),
+    **dict.fromkeys(("escalates", "is-enabled", "was-successful", "proposal-multi-valued"), "boolean"),
+}  # fmt: skip
+
+#: Attributes a record may own several of (``@card(0..)`` in base.tql).
+MULTI_VALUED = frozenset(
+    {"derived-from-uid", "memory-tag", "granted-scope", "situation-belief", "situation-desire", "solution-action",
+     "teaches-lesson", "proposed-synonym"}
+)  # fmt: skip
+
+#: Memory types stored as a subtype of ``memory-item`` (they play roles in agent-has-skill and
+#: decision-resolves-goal).
+MEMORY_SUBTYPES = {"skill": "skill", "decision": "decision"}
+
+Value = str | int | float | bool | datetime | None
+Attributes = dict[str, Value | list[str]]
+
+
+def node_type(kind: str) -> str:
+    """The TypeDB entity type of a BDI node kind (``plan_step`` -> ``plan-step``)."""
+    return NodeKind(kind).value.replace("_", "-")
+
+
+def memory_type(memory_kind: str | None) -> str:
+    """The TypeDB entity type of a memory item of type ``memory_kind``."""
+    return MEMORY_SUBTYPES.get(memory_kind or "", "memory-item")
+
+
+def parse_ts(text: str) -> datetime:
+    """A payload timestamp (``...Z`` ISO text, as :func:`kg.models.format_ts` writes it) as UTC."""
+    return to_utc(datetime.fromisoformat(text.replace("Z", "+00:00")))
+
+
+def literal(attribute: str, value: Any) -> str:
+    """``value`` as a literal of ``attribute``'s value type (ISO text is read as a UTC datetime)."""
+    value_type = ATTRIBUTE_TYPES[attribute]
+    if value_type == "string":
+        return encode_string(value, attribute)
+    if value_type == "datetime":
+        moment = parse_ts(value) if isinstance(value, str) else value
+        return encode_datetime(moment, attribute)
+    if value_type == "double":
+        return encode_double(value, attribute)
+    if value_type == "integer":
+        return encode_integer(value, attribute)
+    return encode_boolean(value, attribute)
+
+
+def _has(attribute: str, value: Any) -> str:
+    return f"has {encode_label(attribute)} {literal(attribute, value)}"
+
+
+def _guard(var: str, stamp: datetime | None) -> str:
+    """Skip the query when the stored record is newer than ``stamp``."""
+    if stamp is None:
+        return ""
+    return f" not {{ ${var} has updated-at $stamp; $stamp > {encode_datetime(stamp, 'updated-at')}; }};"
+
+
+def _match(write: EntityWrite, extra: str = "") -> str:
+    head = f"match $x isa {encode_label(write.entity)}, {_has('uid', write.uid)}{extra};"
+    return head + _guard("x", write.stamp) + write.condition
+
+
+@dataclass(frozen=True)
+class EntityWrite:
+    """One record's state: its entity type, uid, the time of the state and its attributes.
+
+    ``condition`` is extra match text every query after the ``put`` carries (a fact: not retracted).
+    """
+
+    entity: str
+    uid: str
+    stamp: datetime | None
+    attributes: Attributes
+    condition: str = ""
+
+
+def entity_upsert(write: EntityWrite) -> list[str]:
+    """Queries that create the record if absent and give it exactly ``write.attributes``."""
+    queries = [f"put $x isa {encode_label(write.entity)}, {_has('uid', write.uid)};"]
+    single = {k: v for k, v in write.attributes.items() if k not in MULTI_VALUED}
+    present = [_has(k, v) for k, v in single.items() if v is not None]
+    if present:
+        queries.append(f"{_match(write)}\nupdate $x {', '.join(present)};")
+    for attribute in sorted(k for k, v in single.items() if v is None):
+        label = encode_label(attribute)
+        extra = f", has {label} $old"
+        queries.append(f"{_match(write, extra)}\ndelete has $old of $x;")
+    for attribute, values in sorted((k, v) for k, v in write.attributes.items() if k in MULTI_VALUED):
+        label = encode_label(attribute)
+        extra = f", has {label} $old"
+        queries.append(f"{_match(write, extra)}\ndelete has $old of $x;")
+        items = list(values) if isinstance(values, list) else []
+        if items:
+            owned = ", ".join(_has(attribute, item) for item in items)
+            queries.append(f"{_match(write)}\ninsert $x {owned};")
+    return queries
+
+
+def delete_record(uid: str) -> list[str]:
+    """The query that deletes the record (entity or relation) with ``uid``; nothing when it is gone."""
+    return [f"match $x {_has('uid', uid)};\ndelete $x;"]
+
+
+def _common(p: Mapping[str, Any]) -> Attributes:
+    return {
+        "agent-id": p.get("agent_id"),
+        "record-scope": p.get("scope"),
+        "created-at": p.get("created_at"),
+        "updated-at": p.get("updated_at"),
+    }
+
+
+def _stamp(p: Mapping[str, Any], event: OutboxEvent) -> datetime:
+    raw = p.get("updated_at")
+    return parse_ts(raw) if isinstance(raw, str) else event.created_at
+
+
+def _strings(values: Any) -> list[str]:
+    return [str(v) for v in values or []]
+
+
+# ------------------------------------------------------------------------------ aggregates
+
+
+def _agent(e: OutboxEvent) -> list[str]:
+    p = e.payload
+    attributes: Attributes = {
+        **_common(p),
+        "agent-name": p.get("name"),
+        "agent-role": p.get("role"),
+        "agent-department": p.get("department"),
+        "commitment-strategy": p.get("commitment_strategy"),
+    }
+    return entity_upsert(EntityWrite("agent", e.record_uid, _stamp(p, e), attributes))
+
+
+def _grant(e: OutboxEvent) -> list[str]:
+    p = e.payload
+    agent = f"$a isa agent, {_has('agent-id', p['agent_id'])}"
+    scope = literal("granted-scope", p["scope"])
+    if e.op == "delete":
+        return [f"match {agent}, has granted-scope $s; $s == {scope};\ndelete has $s of $a;"]
+    return [f"match {agent}; not {{ $a has granted-scope {scope}; }};\ninsert $a has granted-scope {scope};"]
+
+
+def _bdi(e: OutboxEvent) -> list[str]:
+    p = e.payload
+    attributes: Attributes = {
+        **_common(p),
+        "has-content": p.get("content"),
+        "node-status": p.get("status"),
+        "certainty-score": p.get("certainty"),
+        "priority": p.get("priority"),
+        "urgency-score": p.get("urgency"),
+        "progress-score": p.get("progress"),
+        "deadline": p.get("deadline"),
+        "hierarchy-level": p.get("hierarchy_level"),
+        "updated-by": e.agent_id or p.get("agent_id"),
+    }
+    if e.aggregate == NodeKind.PLAN_STEP.value:
+        attributes["sequence-number"] = p.get("sequence")
+    return entity_upsert(EntityWrite(node_type(e.aggregate), e.record_uid, _stamp(p, e), attributes))
+
+
+def _fact(e: OutboxEvent) -> list[str]:
+    p = e.payload
+    live = " not { $x has retracted-at $gone; };"
+    if e.op == "retract":
+        retracted = f"{_has('retracted-at', p['retracted_at'])}, {_has('retracted-by', p['retracted_by'])}"
+        return [f"match $x isa fact, {_has('uid', e.record_uid)};{live}\nupdate $x {retracted};"]
+    attributes: Attributes = {
+        **_common(p),
+        "subject-term": p.get("subject"),
+        "predicate-term": p.get("predicate"),
+        "object-value": p.get("object"),
+        "object-kind": p.get("object_kind"),
+        "confidence-score": p.get("confidence"),
+        "has-source": p.get("source"),
+        "valid-from": p.get("valid_from"),
+        "valid-until": p.get("valid_until"),
+        "updated-by": p.get("updated_by"),
+        "rule-uid": p.get("rule_id"),
+        "derived-from-uid": _strings(p.get("derived_from")),
+    }
+    # Every query after the put also skips a retracted fact (retraction is terminal in the source too).
+    return entity_upsert(EntityWrite("fact", e.record_uid, _stamp(p, e), attributes, condition=live))
+
+
+def _memory(e: OutboxEvent) -> list[str]:
+    p = e.payload
+    entity = memory_type(p.get("type"))
+    attributes: Attributes = {
+        **_common(p),
+        "has-content": p.get("content"),
+        "memory-type": p.get("type"),
+        "memory-store": p.get("store"),
+        "importance-score": p.get("importance"),
+        "confidence-score": p.get("confidence"),
+        "has-source": p.get("source"),
+        "decay-tier": p.get("tier"),
+        "expires-at": p.get("expires_at"),
+        "archived-at": p.get("archived_at"),
+        "memory-tag": _strings(p.get("tags")),
+        "derived-from-uid": _strings(p.get("derived_from")),
+    }
+    # A memory whose type moved in or out of skill/decision changes entity type: TypeDB cannot retype an
+    # instance, so the old one goes (with its role links) and the new one is created.
+    retype = (
+        f"match $x isa memory-item, {_has('uid', e.record_uid)}; not {{ $x isa! {encode_label(entity)}; }};"
+        f"{_guard('x', _stamp(p, e))}\ndelete $x;"
+    )
+    return [retype, *entity_upsert(EntityWrite(entity, e.record_uid, _stamp(p, e), attributes))]
+
+
+def _relation(e: OutboxEvent) -> list[str]:
+    if e.op == "delete":
+        return delete_record(e.record_uid)
+    p = e.payload
+    kind = RelationKind(p["kind"])
+    spec = RELATION_SPECS[kind]
+    relation = encode_label(kind.value)
+    links = f"links ({encode_label(spec.source_role)}: $s, {encode_label(spec.target_role)}: $t)"
+    owned = ", ".join(
+        _has(a, v)
+        for a, v in (("uid", p["uid"]), ("agent-id", p.get("agent_id")), ("record-scope", p.get("scope")),
+                     ("created-at", p.get("created_at")))
+        if v is not None
+    )  # fmt: skip
+    return [
+        f"match $s isa record, {_has('uid', p['source_uid'])}; $t isa record, {_has('uid', p['target_uid'])};"
+        f" not {{ $r isa {relation}, {_has('uid', p['uid'])}; }};\ninsert $r isa {relation}, {links}, {owned};"
+    ]
+
+
+def _json(value: Any) -> str | None:
+    if value is None:
+        return None
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def _rule(e: OutboxEvent) -> list[str]:
+    if e.op == "delete":
+        return delete_record(e.record_uid)
+    p = e.payload
+    attributes: Attributes = {
+        **_common(p),
+        "updated-at": format_ts(_stamp(p, e)),
+        "rule-name": p.get("name"),
+        "rule-description": p.get("description"),
+        "rule-type": p.get("type"),
+        "rule-conditions-json": _json(p.get("conditions")),
+        "rule-conclusion": _json(p.get("conclusion")),
+        "violation-message": p.get("violation_message"),
+        "severity": p.get("severity"),
+        "rule-action": p.get("action"),
+        "escalates": p.get("escalate"),
+        "rule-confidence-factor": p.get("confidence_factor"),
+        "is-enabled": p.get("enabled"),
+        "rule-domain": p.get("domain"),
+        "record-json": json.dumps({k: v for k, v in p.items() if k != "updated_at"}, sort_keys=True),
+    }
+    return entity_upsert(EntityWrite("rule", e.record_uid, _stamp(p, e), attributes))
+
+
+def _case(e: OutboxEvent) -> list[str]:
+    if e.op == "delete":
+        return delete_record(e.record_uid)
+    p = e.payload
+    situation = p.get("situation") or {}
+    solution = p.get("solution") or {}
+    outcome = p.get("outcome") or {}
+    attributes: Attributes = {
+        **_common(p),
+        "updated-at": p.get("created_at"),
+        "situation-belief": _strings(situation.get("beliefs")),
+        "situation-desire": _strings(situation.get("desires")),
+        "situation-context": _json(situation.get("context")),
+        "solution-plan-uid": solution.get("plan_id"),
+        "solution-action": _strings(solution.get("actions")),
+        "was-successful": outcome.get("success"),
+        "teaches-lesson": _strings(outcome.get("lessons")),
+        "record-json": json.dumps(p, sort_keys=True),
+    }
+    created = parse_ts(p["created_at"])  # a case never changes: its state's time is its creation
+    return entity_upsert(EntityWrite("case", e.record_uid, created, attributes))
+
+
+def _proposal(e: OutboxEvent) -> list[str]:
+    p = e.payload
+    attributes: Attributes = {
+        **_common(p),
+        "target-domain": p.get("domain"),
+        "proposed-node-type": p.get("node_type"),
+        "proposed-node-id": p.get("node_id"),
+        "proposed-label": p.get("label"),
+        "parent-class": p.get("parent_class"),
+        "domain-class": p.get("domain_class"),
+        "proposed-range": p.get("range"),
+        "proposed-definition": p.get("sbvr_definition"),
+        "proposed-synonym": _strings(p.get("sbvr_synonyms")),
+        "rationale": p.get("rationale"),
+        "proposal-multi-valued": p.get("multi_valued"),
+        "proposer-agent-id": p.get("proposed_by"),
+        "proposal-status": p.get("status"),
+        "record-json": json.dumps(p, sort_keys=True),
+    }
+    return entity_upsert(EntityWrite("ontology-proposal", e.record_uid, _stamp(p, e), attributes))
+
+
+WRITERS: dict[str, Callable[[OutboxEvent], list[str]]] = {
+    "agent": _agent,
+    "grant": _grant,
+    "fact": _fact,
+    "memory": _memory,
+    "relation": _relation,
+    "rule": _rule,
+    "case": _case,
+    "proposal": _proposal,
+    **{kind.value: _bdi for kind in NodeKind},
+}
+
+
+def event_queries(event: OutboxEvent) -> list[str]:
+    """The TypeQL write queries that apply ``event`` (run them in order, in one transaction)."""
+    writer = WRITERS.get(event.aggregate)
+    if writer is None:
+        raise InputError("aggregate", f"no TypeDB writer for outbox aggregate {event.aggregate!r}")
+    try:
+        return writer(event)
+    except (KeyError, ValueError) as exc:
+        raise InputError("payload", f"outbox event {event.seq} ({event.aggregate}) is malformed: {exc}") from exc
+
+
+def batch_queries(events: Sequence[OutboxEvent]) -> list[str]:
+    """The queries of ``events``, in order."""
+    return [query for event in events for query in event_queries(event)]
+
+
+__all__ = [
+    "ATTRIBUTE_TYPES",
+    "MULTI_VALUED",
+    "WRITERS",
+    "EntityWrite",
+    "batch_queries",
+    "delete_record",
+    "entity_upsert",
+    "event_queries",
+    "literal",
+    "memory_type",
+    "node_type",
+]

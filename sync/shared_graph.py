@@ -1,0 +1,139 @@
+"""The shared TypeDB graph of a workspace: settings, schema sync, outbox push and status.
+
+Everything here works from an open :class:`~kg.workspace.Workspace`. TypeDB is optional: with no address
+configured (:func:`typedb_settings` is None) the commands that need it say so, the nightly job skips its
+push step, and reads use the local store. With an address that cannot be reached, every operation raises
+:class:`~kg.errors.BackendUnavailableError` (CLI exit code 3) and changes nothing locally: the outbox keeps
+every unacknowledged event for the next push.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from kg.errors import WorkspaceError
+from kg.models import format_ts
+from kg.store.typedb.client import TypeDBClient
+from kg.store.typedb.schema import fingerprint, schema_queries
+from kg.store.typedb.settings import TypeDBSettings, resolve_settings
+from kg.store.typedb.target import TypeDBTarget
+from kg.workspace import ONTOLOGY_DIR, STATE_DIR, Workspace
+from sync.replay import PushReport, push
+
+#: Where the fingerprint of the last schema synced to TypeDB is kept (per workspace).
+SCHEMA_STATE = "typedb-schema.json"
+NOT_CONFIGURED = (
+    "typedb: not configured; pass --typedb HOST:PORT, set MABOS_TYPEDB_ADDRESS, or set [typedb] address in mabos.toml"
+)
+
+
+def typedb_settings(ws: Workspace, override: str | None = None) -> TypeDBSettings | None:
+    """The workspace's TypeDB settings (``override`` = the ``--typedb`` option), or None if not configured."""
+    return resolve_settings(
+        workspace_name=ws.config.name,
+        config_address=ws.config.typedb.address,
+        config_database=ws.config.typedb.database,
+        override=override,
+    )
+
+
+def client_for(ws: Workspace, override: str | None = None) -> TypeDBClient:
+    """A client for the workspace's TypeDB database; :class:`WorkspaceError` when none is configured."""
+    settings = typedb_settings(ws, override)
+    if settings is None:
+        raise WorkspaceError(NOT_CONFIGURED)
+    return TypeDBClient(settings)
+
+
+def status(ws: Workspace, override: str | None = None) -> dict[str, Any]:
+    """Whether TypeDB is configured and reachable, the database, the outbox backlog and the last schema sync."""
+    report: dict[str, Any] = {"configured": False, "outbox": ws.store.outbox.counts()}
+    settings = typedb_settings(ws, override)
+    if settings is None:
+        report["message"] = NOT_CONFIGURED
+        return report
+    report["configured"] = True
+    report.update(TypeDBClient(settings).status())
+    report["schema"] = _read_state(ws)
+    return report
+
+
+def _state_file(ws: Workspace) -> Path:
+    return ws.path / STATE_DIR / SCHEMA_STATE
+
+
+def _read_state(ws: Workspace) -> dict[str, Any] | None:
+    try:
+        data = json.loads(_state_file(ws).read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _write_state(ws: Workspace, state: dict[str, Any]) -> None:
+    path = _state_file(ws)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(state, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def workspace_schema(ws: Workspace) -> list[str]:
+    """The workspace's schema queries: ``base.tql``, then the TypeQL of its active ontology set."""
+    return schema_queries(ws.path / ONTOLOGY_DIR)
+
+
+def sync_schema(ws: Workspace, *, only_if_changed: bool = False, override: str | None = None) -> dict[str, Any]:
+    """Create the database if needed and define the base and ontology schema in one schema transaction.
+
+    ``only_if_changed`` skips the define when the database already existed and the schema text is the one
+    last synced to this address and database. Returns what was done (``created``, ``defined``, ``changed``,
+    ``fingerprint``).
+    """
+    client = client_for(ws, override)
+    queries = workspace_schema(ws)
+    digest = fingerprint(queries)
+    created = client.ensure_database()
+    target = {"address": client.settings.address, "database": client.settings.database}
+    previous = _read_state(ws) or {}
+    changed = previous.get("fingerprint") != digest or {k: previous.get(k) for k in target} != target
+    report: dict[str, Any] = {**target, "created": created, "changed": changed, "fingerprint": digest,
+                              "defined": False, "queries": len(queries)}  # fmt: skip
+    if only_if_changed and not created and not changed:
+        return report
+    client.define(queries)
+    _write_state(ws, {**target, "fingerprint": digest, "synced_at": format_ts(datetime.now(UTC))})
+    report["defined"] = True
+    return report
+
+
+def push_outbox(
+    ws: Workspace,
+    *,
+    batch: int = 500,
+    progress: Callable[[PushReport], None] | None = None,
+    override: str | None = None,
+) -> PushReport:
+    """Send the outbox's unacknowledged events to TypeDB in order, in batches (schema synced first if needed).
+
+    Raises :class:`~kg.errors.BackendUnavailableError` when TypeDB cannot be reached; every batch not
+    committed stays unacknowledged.
+    """
+    sync_schema(ws, only_if_changed=True, override=override)
+    return push(ws.store, TypeDBTarget(client_for(ws, override)), batch=batch, progress=progress)
+
+
+__all__ = [
+    "NOT_CONFIGURED",
+    "SCHEMA_STATE",
+    "client_for",
+    "push_outbox",
+    "status",
+    "sync_schema",
+    "typedb_settings",
+    "workspace_schema",
+]
