@@ -15,6 +15,8 @@ from cli.commands.ontology import GROUPS as ONTOLOGY_GROUPS
 from cli.commands.reason import GROUPS as REASON_GROUPS
 from cli.commands.rules import GROUPS as RULE_GROUPS
 from cli.commands.scopes import scope
+from cli.commands.sync import sync
+from cli.commands.typedb import typedb
 from cli.commands.workspace import demo, init, status
 
 COMMANDS: list[click.Command] = [
@@ -32,6 +34,8 @@ COMMANDS: list[click.Command] = [
     *RULE_GROUPS,
     *REASON_GROUPS,
     *ONTOLOGY_GROUPS,
+    typedb,
+    sync,
 ]
 
 __all__ = ["COMMANDS"]

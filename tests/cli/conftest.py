@@ -59,6 +59,8 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No stray environment, and a scratch working directory for default paths."""
     monkeypatch.delenv("MABOS_WORKSPACE", raising=False)
     monkeypatch.delenv("MABOS_DEBUG", raising=False)
+    for name in ("MABOS_TYPEDB_ADDRESS", "MABOS_TYPEDB_DATABASE"):  # a developer's server must not leak in
+        monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)
 
 

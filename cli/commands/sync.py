@@ -1,0 +1,56 @@
+"""``mabos sync push`` (and the nightly job, workspace import/export): the workspace and the outside world."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from cli import render
+from cli.commands.typedb import typedb_option
+from cli.common import Session, example, mabos_options
+from sync.replay import PushReport
+from sync.shared_graph import client_for, push_outbox
+
+
+@click.group("sync")
+def sync() -> None:
+    """Push the outbox to TypeDB, run the nightly job, import and export workspaces."""
+
+
+@contextmanager
+def _push_progress(total: int) -> Iterator[Callable[[PushReport], None]]:
+    console = Console(stderr=True)
+    with Progress(TextColumn("pushing"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=console,
+                  transient=True, disable=not console.is_terminal) as bar:  # fmt: skip
+        task = bar.add_task("pushing", total=total)
+
+        def update(report: PushReport) -> None:
+            bar.update(task, completed=report.sent)
+
+        yield update
+
+
+@sync.command("push", help=example(
+    "Send the outbox's unacknowledged events to TypeDB, oldest first, in batches of --batch, each batch one "
+    "transaction, acknowledged only after it committed; idempotent, and a crashed push resumes where it stopped. "
+    "Syncs the schema first if it changed. Exit code 3 when TypeDB is unreachable (the outbox is left as it was).",
+    "mabos sync push --batch 500 --json",
+))  # fmt: skip
+@click.option("--batch", type=click.IntRange(1, 10_000), default=500, show_default=True, help="Events per transaction.")
+@typedb_option
+@mabos_options
+def push(out: Session, *, batch: int, address: str | None) -> None:
+    ws = out.workspace()
+    client = client_for(ws, address)  # not configured: say so before counting anything
+    with _push_progress(ws.store.outbox.counts()["pending"]) as progress:
+        report = push_outbox(ws, batch=batch, progress=progress, override=address)
+    data = {"address": client.settings.address, "database": client.settings.database, **vars(report)}
+    summary = f"pushed {report.sent} events in {report.batches} batches; {report.pending_left} left"
+    out.emit(data, render.done(summary), render.key_values("by aggregate", sorted(report.by_aggregate.items())))
+
+
+__all__ = ["sync"]

@@ -1,0 +1,85 @@
+"""``mabos typedb status|sync-schema|query``: the shared TypeDB graph of a workspace."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+from cli import render
+from cli.common import Session, example, mabos_options
+from kg.store.typedb.schema import check_read_only
+from sync.shared_graph import client_for, status, sync_schema
+
+typedb_option = click.option(
+    "--typedb",
+    "address",
+    default=None,
+    metavar="HOST:PORT",
+    help="TypeDB server [env MABOS_TYPEDB_ADDRESS; else [typedb] address in mabos.toml].",
+)
+
+
+@click.group("typedb")
+def typedb() -> None:
+    """The shared TypeDB graph: reachability, schema, raw TypeQL queries."""
+
+
+@typedb.command("status", help=example(
+    "Say whether TypeDB is configured and reachable, the server version, whether the database exists, the "
+    "outbox backlog and the last schema sync. Never fails for an unreachable server (it says so).",
+    "mabos typedb status --json",
+))  # fmt: skip
+@typedb_option
+@mabos_options
+def status_(out: Session, *, address: str | None) -> None:
+    report = status(out.workspace(), address)
+    pairs = [(k, v) for k, v in report.items() if k not in ("outbox", "schema")]
+    pairs += [("outbox pending", report["outbox"]["pending"]), ("outbox acknowledged", report["outbox"]["acked"])]
+    if report.get("schema"):
+        pairs.append(("schema synced at", report["schema"].get("synced_at")))
+    out.emit(report, render.key_values("TypeDB", pairs))
+
+
+@typedb.command("sync-schema", help=example(
+    "Create the database (mabos_<workspace name>) if needed and define the base schema and the workspace's "
+    "ontology schema in one schema transaction. --if-changed skips the define when nothing changed since the "
+    "last sync.",
+    "mabos typedb sync-schema --typedb localhost:1729",
+))  # fmt: skip
+@click.option("--if-changed", is_flag=True, help="Skip when the schema text equals the last one synced.")
+@typedb_option
+@mabos_options
+def sync_schema_(out: Session, *, address: str | None, if_changed: bool) -> None:
+    report = sync_schema(out.workspace(), only_if_changed=if_changed, override=address)
+    verb = "defined" if report["defined"] else "unchanged, not redefined"
+    out.emit(report, render.done(f"schema {verb} in {report['database']} at {report['address']}"))
+
+
+@typedb.command("query", help=example(
+    "Run one TypeQL 3 query on the shared graph. Read-only unless --write (write stages are refused first, "
+    "and the query runs in a read transaction). Answers are JSON: fetch documents as they are, rows as "
+    "{variable: value}; at most --limit answers, with truncated: true when more exist.",
+    "mabos typedb query \"match $g isa goal; fetch { 'name': $g.has-content };\" --json",
+))  # fmt: skip
+@click.argument("query")
+@click.option("--write", is_flag=True, help="Run in a write transaction and commit.")
+@click.option(
+    "--limit", type=click.IntRange(1, 100_000), default=100, show_default=True, help="At most this many answers."
+)
+@typedb_option
+@mabos_options
+def query(out: Session, *, query: str, write: bool, limit: int, address: str | None) -> None:
+    if not write:
+        check_read_only(query)
+    client = client_for(out.workspace(), address)
+    answers, truncated = client.query(query, write=write, limit=limit)
+    result: dict[str, Any] = {"database": client.settings.database, "count": len(answers),
+                              "truncated": truncated, "answers": answers}  # fmt: skip
+    lines: list[Any] = [json.dumps(a, ensure_ascii=False) for a in answers]
+    lines.append(render.note(f"{len(answers)} answers" + (" (truncated)" if truncated else "")))
+    out.emit(result, *lines)
+
+
+__all__ = ["typedb", "typedb_option"]
