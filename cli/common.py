@@ -24,6 +24,7 @@ from rich.console import Console, RenderableType
 
 from kg.models import to_utc
 from kg.workspace import Workspace, default_path, open_workspace
+from sync.write_through import WriteThrough, attach
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -117,9 +118,17 @@ class Session:
         return self.explicit_path or default_path()
 
     def workspace(self) -> Workspace:
-        """The open workspace (closed when the command ends)."""
+        """The open workspace (closed when the command ends).
+
+        With TypeDB configured, write-through starts with it: each change is pushed right after its commit,
+        and when the command ends a last push is tried; an unreachable server costs one warning line on
+        stderr, never the command (the change waits in the outbox).
+        """
         if self._workspace is None:
             self._workspace = self.ctx.with_resource(open_workspace(self.path))
+            writer = attach(self._workspace)
+            if writer is not None:
+                self.ctx.call_on_close(lambda: _finish_write_through(writer))
         return self._workspace
 
     def adopt(self, workspace: Workspace) -> Workspace:
@@ -135,6 +144,17 @@ class Session:
         console = make_console()
         for item in human:
             console.print(item)
+
+
+def _finish_write_through(writer: WriteThrough) -> None:
+    writer.close()
+    result = writer.last
+    problem = writer.last_error
+    if problem is None and result is not None and result.skipped and result.skipped.startswith("circuit"):
+        problem = "typedb: " + result.skipped
+    if problem:
+        pending = writer.ws.store.outbox.counts()["pending"]
+        click.echo(f"warning: {problem}; outbox events waiting for 'mabos sync push': {pending}", err=True)
 
 
 def make_console() -> Console:

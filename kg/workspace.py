@@ -47,10 +47,15 @@ ENV_WORKSPACE = "MABOS_WORKSPACE"
 
 
 class TypeDBConfig(Model):
-    """Where the shared TypeDB graph lives (optional)."""
+    """Where the shared TypeDB graph lives (optional; ``[typedb]`` in ``mabos.toml``).
+
+    ``write_through``: push each change right after its local commit (best-effort); off, changes wait in the
+    outbox for ``mabos sync push`` or the nightly job.
+    """
 
     address: str | None = None
     database: str | None = None
+    write_through: bool = True
 
 
 class RecallConfig(Model):

@@ -56,3 +56,16 @@ def test_a_bad_address_is_a_usage_error_naming_the_option(ready: Mabos) -> None:
     result = ready("typedb", "status", "--typedb", "http://localhost:1729")
     assert result.exit_code == 1
     assert result.stderr.startswith("error: --typedb: must be host:port")
+
+
+def test_a_write_with_typedb_down_succeeds_and_warns_once(ready: Mabos) -> None:
+    env = {"MABOS_TYPEDB_ADDRESS": DEAD}
+    result = ready("agent", "add", "ops-agent", "--name", "Ops", env=env)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("Created agent ops-agent")
+    assert result.stderr.startswith(f"warning: typedb: {DEAD} is unreachable") and result.stderr.count("\n") == 1
+    assert "outbox events waiting for 'mabos sync push'" in result.stderr
+    again = ready("agent", "add", "qa-agent", "--name", "QA", env=env)  # the breaker is open: no new attempt
+    assert again.exit_code == 0 and "circuit breaker open" in again.stderr
+    quiet = ready("agent", "list", env=env)  # nothing committed: nothing to say
+    assert quiet.exit_code == 0 and quiet.stderr == ""

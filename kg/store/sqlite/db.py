@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import random
 import sqlite3
 import sys
@@ -34,6 +35,8 @@ from kg.errors import (
     WorkspaceError,
 )
 from kg.models import format_ts
+
+log = logging.getLogger("mabos")
 
 T = TypeVar("T")
 
@@ -127,6 +130,9 @@ class Database:
         self.clock: Clock = clock or SystemClock()
         self._lock = threading.RLock()
         self._depth = 0
+        #: Called after every committed top-level write transaction, under the write lock: keep them cheap
+        #: (write-through only wakes its worker). A failing hook is logged, never raised.
+        self.commit_hooks: list[Callable[[], None]] = []
         try:
             self.conn = sqlite3.connect(
                 str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
@@ -268,6 +274,11 @@ class Database:
                 if self.conn.in_transaction:
                     self.conn.execute("ROLLBACK")
                 raise
+            for hook in self.commit_hooks:
+                try:
+                    hook()
+                except Exception as exc:  # a hook (write-through) must never fail a committed write
+                    log.warning("commit hook failed: %s", exc)
 
     def read(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
         """Run a query and fetch every row (retrying while the store is busy)."""

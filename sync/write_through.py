@@ -1,0 +1,174 @@
+"""Write-through: push each committed change to TypeDB right away, best-effort, never failing the caller.
+
+With TypeDB configured, :func:`attach` hooks a :class:`WriteThrough` onto the workspace's store: every
+committed write transaction wakes a worker thread, which pushes the pending outbox with a short timeout
+through the same replay code as ``mabos sync push`` (so it is ordered, batched, idempotent and acknowledged
+only after TypeDB committed). The caller's thread only sets an event. Whatever does not go through stays in
+the outbox for the next push.
+
+A :class:`CircuitBreaker` stops a dead server from costing every write a connection attempt: after a
+failure it stays *open* for ``cooldown`` seconds (no attempts), then lets one attempt through. Its state
+lives in ``.mabos/typedb-breaker.json`` so that short-lived processes (each CLI command) share it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from kg.errors import MabosError
+from kg.store.typedb.client import TypeDBClient
+from kg.store.typedb.settings import WRITE_THROUGH_TIMEOUT_MS, TypeDBSettings
+from kg.store.typedb.target import TypeDBTarget
+from kg.workspace import STATE_DIR, Workspace
+from sync.replay import ReplayTarget, push
+from sync.shared_graph import typedb_settings
+
+log = logging.getLogger("mabos")
+
+BREAKER_FILE = "typedb-breaker.json"
+#: Seconds the breaker stays open after a failed attempt.
+DEFAULT_COOLDOWN = 60.0
+#: How long closing a workspace waits for the last push.
+CLOSE_WAIT = 3.0
+
+
+class CircuitBreaker:
+    """Closed (try), open (don't, until ``open_until``), shared through a small JSON file."""
+
+    def __init__(self, path: Path, *, cooldown: float = DEFAULT_COOLDOWN, now: Callable[[], float] = time.time) -> None:
+        self.path = path
+        self.cooldown = cooldown
+        self.now = now
+
+    def state(self) -> dict[str, Any]:
+        """``{"open_until": epoch seconds, "failures": n, "last_error": text}`` (empty when never tripped)."""
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (FileNotFoundError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def allow(self) -> bool:
+        """Whether an attempt may be made now."""
+        return float(self.state().get("open_until", 0.0)) <= self.now()
+
+    def record_success(self) -> None:
+        """Close the breaker."""
+        if self.state():
+            self.path.unlink(missing_ok=True)
+
+    def record_failure(self, error: str) -> None:
+        """Open the breaker for ``cooldown`` seconds."""
+        failures = int(self.state().get("failures", 0)) + 1
+        state = {"open_until": self.now() + self.cooldown, "failures": failures, "last_error": error[:300]}
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(state), encoding="utf-8")
+        os.replace(tmp, self.path)
+
+
+@dataclass
+class FlushResult:
+    """What one write-through attempt did: ``pushed`` events, or why nothing was (``skipped`` / ``error``)."""
+
+    pushed: int = 0
+    skipped: str | None = None
+    error: str | None = None
+
+
+class WriteThrough:
+    """Pushes a workspace's outbox to TypeDB after each commit, on a worker thread."""
+
+    def __init__(
+        self,
+        ws: Workspace,
+        settings: TypeDBSettings,
+        *,
+        breaker: CircuitBreaker | None = None,
+        target: ReplayTarget | None = None,
+    ) -> None:
+        self.ws = ws
+        short = replace(settings, timeout_ms=min(settings.timeout_ms, WRITE_THROUGH_TIMEOUT_MS))
+        self.target: ReplayTarget = target or TypeDBTarget(TypeDBClient(short))
+        self.breaker = breaker or CircuitBreaker(ws.path / STATE_DIR / BREAKER_FILE)
+        self.last: FlushResult | None = None
+        self.commits = 0
+        #: The last failure while attached (None when every attempt went through or none was made).
+        self.last_error: str | None = None
+        self._wake = threading.Event()
+        self._idle = threading.Event()
+        self._idle.set()
+        self._stop = False
+        self._thread = threading.Thread(target=self._run, name="mabos-write-through", daemon=True)
+        self._thread.start()
+
+    def notify(self) -> None:
+        """A write committed: wake the worker (the commit hook; cheap, never raises)."""
+        self.commits += 1
+        self._idle.clear()
+        self._wake.set()
+
+    def flush(self) -> FlushResult:
+        """Push what is pending now, on the calling thread; never raises."""
+        if not self.breaker.allow():
+            return FlushResult(skipped="circuit breaker open: TypeDB failed recently")
+        if self.ws.store.outbox.counts()["pending"] == 0:
+            return FlushResult(skipped="nothing pending")
+        try:
+            report = push(self.ws.store, self.target)
+        except MabosError as exc:
+            self.breaker.record_failure(str(exc))
+            log.info("write-through to TypeDB failed (the outbox keeps the change): %s", exc)
+            self.last_error = str(exc)
+            return FlushResult(error=str(exc))
+        except Exception as exc:  # never fail the caller; the outbox still holds everything
+            self.breaker.record_failure(f"{type(exc).__name__}: {exc}")
+            log.info("write-through to TypeDB failed unexpectedly: %s", exc)
+            self.last_error = f"{type(exc).__name__}: {exc}"
+            return FlushResult(error=self.last_error)
+        self.breaker.record_success()
+        return FlushResult(pushed=report.sent)
+
+    def _run(self) -> None:
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            if self._stop:
+                self._idle.set()
+                return
+            self.last = self.flush()
+            if not self._wake.is_set():
+                self._idle.set()
+
+    def close(self, wait: float = CLOSE_WAIT) -> None:
+        """Stop the worker (a push in progress may finish within ``wait`` seconds), then, if anything was
+        committed while attached, push what is left once."""
+        if self.notify in self.ws.store.db.commit_hooks:
+            self.ws.store.db.commit_hooks.remove(self.notify)
+        self._idle.wait(wait)
+        self._stop = True
+        self._wake.set()
+        self._thread.join(wait)
+        if self.commits:
+            self.last = self.flush()
+
+
+def attach(ws: Workspace, override: str | None = None) -> WriteThrough | None:
+    """Start write-through for ``ws`` when TypeDB is configured and ``[typedb] write_through`` is on (None
+    otherwise). Close it before ``ws``: closing makes a last push attempt."""
+    settings = typedb_settings(ws, override)
+    if settings is None or not ws.config.typedb.write_through:
+        return None
+    writer = WriteThrough(ws, settings)
+    ws.store.db.commit_hooks.append(writer.notify)
+    return writer
+
+
+__all__ = ["BREAKER_FILE", "CircuitBreaker", "FlushResult", "WriteThrough", "attach"]
