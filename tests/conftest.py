@@ -49,6 +49,63 @@ BACKENDS: dict[str, Backend] = {
 }
 
 
+# ------------------------------------------------------------------------------------------ TypeDB
+
+#: The server image the integration tests start when Docker is available (override: MABOS_TYPEDB_IMAGE).
+TYPEDB_IMAGE = "typedb/typedb:3.14.0"
+
+
+def _docker_engine() -> str | None:
+    """None when a Docker engine answers within a second, else why not (no socket, no daemon, no SDK)."""
+    import os  # noqa: PLC0415
+
+    if not os.environ.get("DOCKER_HOST") and not Path("/var/run/docker.sock").exists():
+        return "no DOCKER_HOST and no /var/run/docker.sock"
+    try:
+        import docker  # noqa: PLC0415 - the testcontainers dependency; optional for plain pytest
+    except ImportError:
+        return "the docker SDK is not installed"
+    client = None
+    try:
+        client = docker.from_env(timeout=1)
+        client.ping()
+    except Exception as exc:
+        return f"the Docker engine does not answer ({type(exc).__name__})"
+    finally:
+        if client is not None:
+            client.close()
+    return None
+
+
+@pytest.fixture(scope="session")
+def typedb_address() -> Iterator[str]:
+    """``host:port`` of a TypeDB 3.x server: ``MABOS_TYPEDB_ADDRESS``, else a testcontainers container.
+
+    Skips (in well under a second) with the reason when neither is available.
+    """
+    import os  # noqa: PLC0415
+
+    address = os.environ.get("MABOS_TYPEDB_ADDRESS")
+    if address:
+        yield address
+        return
+    reason = _docker_engine()
+    if reason is not None:
+        pytest.skip(f"TypeDB tests need MABOS_TYPEDB_ADDRESS or a Docker engine: {reason}")
+    from testcontainers.core.container import DockerContainer  # noqa: PLC0415
+    from testcontainers.core.wait_strategies import HttpWaitStrategy  # noqa: PLC0415
+
+    image = os.environ.get("MABOS_TYPEDB_IMAGE", TYPEDB_IMAGE)
+    container = (
+        DockerContainer(image)
+        .with_exposed_ports(1729, 8000)
+        .with_command(["--diagnostics.reporting.metrics=false", "--diagnostics.reporting.errors=false"])
+        .waiting_for(HttpWaitStrategy(8000, "/health").for_status_code(204))
+    )
+    with container:
+        yield f"{container.get_container_host_ip()}:{container.get_exposed_port(1729)}"
+
+
 @pytest.fixture
 def clock() -> FixedClock:
     """A clock frozen at :data:`T0`; tests move it with ``advance``/``set``."""
