@@ -50,19 +50,50 @@ RETURNING uid
 """
 )
 
+#: The SQL function that writes a double as exact JSON text (registered on the store's connection).
+JSON_REAL = "mabos_json_real"
+
+
+def json_real(value: float | None) -> str:
+    """A double as JSON text that reads back as the same double (Python's shortest round-trip ``repr``)."""
+    return "null" if value is None else repr(float(value))
+
+
+def register_json_real(conn: sqlite3.Connection) -> None:
+    """Make :data:`JSON_REAL` callable from SQL on ``conn`` (idempotent)."""
+    conn.create_function(JSON_REAL, 1, json_real, deterministic=True)
+
+
+def exact_doubles(json_object: str, columns: dict[str, str]) -> str:
+    """SQL that writes exact doubles into a ``json_object(...)`` expression.
+
+    SQLite's ``json_object`` prints a double with 15 significant digits (0.30000000000000004 becomes 0.3)
+    and ``json()`` re-renders any number text, so ``json_object`` writes the placeholder string ``"#"`` as
+    each key of ``columns`` (key -> column expression) and the placeholder is replaced by :data:`JSON_REAL`'s
+    text. The match is unambiguous: each key occurs once, and quotes inside string values are escaped.
+    """
+    for key, column in columns.items():
+        json_object = f"""replace({json_object}, '"{key}":"#"', '"{key}":' || {JSON_REAL}({column}))"""
+    return json_object
+
+
 # One outbox event per selected fact, its payload the fact's JSON (Fact fields) built in SQL.
-_FACT_EVENTS = """
-INSERT INTO outbox(aggregate, op, record_uid, agent_id, scope, payload, created_at)
-SELECT 'fact', 'upsert', f.uid, ?, f.scope, json_object(
+_FACT_PAYLOAD = exact_doubles(
+    """json_object(
     'uid', f.uid, 'agent_id', f.agent_id, 'scope', f.scope, 'subject', f.subject, 'predicate', f.predicate,
-    'object', f.object, 'object_kind', f.object_kind, 'confidence', f.confidence, 'source', f.source,
+    'object', f.object, 'object_kind', f.object_kind, 'confidence', '#', 'source', f.source,
     'valid_from', f.valid_from, 'valid_until', f.valid_until, 'created_at', f.created_at,
     'updated_at', f.updated_at, 'updated_by', f.updated_by, 'retracted_at', f.retracted_at,
     'retracted_by', f.retracted_by, 'rule_id', f.rule_id,
     'derived_from', json(COALESCE((SELECT json_group_array(parent_uid) FROM
         (SELECT parent_uid FROM lineage WHERE child_uid = f.uid ORDER BY position)), '[]'))
-), ?
-FROM facts f WHERE {where}
+)""",
+    {"confidence": "f.confidence"},
+)
+_FACT_EVENTS = f"""
+INSERT INTO outbox(aggregate, op, record_uid, agent_id, scope, payload, created_at)
+SELECT 'fact', 'upsert', f.uid, ?, f.scope, {_FACT_PAYLOAD}, ?
+FROM facts f WHERE {{where}}
 """
 
 
@@ -87,6 +118,7 @@ class SqliteFactStore:
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        register_json_real(db.conn)
 
     # ------------------------------------------------------------------ writes
 

@@ -13,6 +13,7 @@ from kg.errors import InputError, NotFoundError
 from kg.models import MemoryItem, MemoryQuery, MemoryStoreKind, MemoryType, Tier, format_ts
 from kg.ports import MemoryWriteResult, StoreLimits
 from kg.store.sqlite.db import Database, marks
+from kg.store.sqlite.facts import exact_doubles, register_json_real
 from kg.store.sqlite.term_stats import ROW_WINDOW, TermStats
 
 _FIELDS = (
@@ -35,17 +36,21 @@ CONTEXT_WEIGHT = 0.5  # of the context column in BM25, against 1.0 for content a
 EPISODIC = (MemoryType.OBSERVATION, MemoryType.EVENT)
 _UPDATABLE = frozenset({"store", "tier", "importance", "confidence", "expires_at", "archived_at", "tags", "type"})
 
-# One outbox event per selected item, its payload the item's JSON built in SQL.
-_MEMORY_EVENTS = """
-INSERT INTO outbox(aggregate, op, record_uid, agent_id, scope, payload, created_at)
-SELECT 'memory', 'upsert', m.uid, m.agent_id, m.scope, json_object(
+# One outbox event per selected item, its payload the item's JSON built in SQL (doubles exact: see exact_doubles).
+_MEMORY_PAYLOAD = exact_doubles(
+    f"""json_object(
     'uid', m.uid, 'agent_id', m.agent_id, 'scope', m.scope, 'content', m.content, 'type', m.type,
-    'store', m.store, 'importance', m.importance, 'confidence', m.confidence, 'source', m.source,
+    'store', m.store, 'importance', '#', 'confidence', '#', 'source', m.source,
     'tags', json(m.tags), 'tier', m.tier, 'expires_at', m.expires_at, 'archived_at', m.archived_at,
     'created_at', m.created_at, 'updated_at', m.updated_at,
-    'derived_from', json({lineage})
-), ?
-FROM memory_items m WHERE m.uid IN ({marks})
+    'derived_from', json({_LINEAGE})
+)""",
+    {"importance": "m.importance", "confidence": "m.confidence"},
+)
+_MEMORY_EVENTS = f"""
+INSERT INTO outbox(aggregate, op, record_uid, agent_id, scope, payload, created_at)
+SELECT 'memory', 'upsert', m.uid, m.agent_id, m.scope, {_MEMORY_PAYLOAD}, ?
+FROM memory_items m WHERE m.uid IN ({{marks}})
 """
 
 
@@ -59,6 +64,7 @@ class SqliteMemoryStore:
     def __init__(self, db: Database) -> None:
         self.db = db
         self.term_stats = TermStats(db)
+        register_json_real(db.conn)
 
     # ------------------------------------------------------------------ writes
 
@@ -188,7 +194,7 @@ class SqliteMemoryStore:
     def _events(self, conn: sqlite3.Connection, uids: Sequence[str], stamp: str) -> None:
         for start in range(0, len(uids), 900):
             chunk = list(uids[start : start + 900])
-            conn.execute(_MEMORY_EVENTS.format(marks=marks(chunk), lineage=_LINEAGE), [stamp, *chunk])
+            conn.execute(_MEMORY_EVENTS.format(marks=marks(chunk)), [stamp, *chunk])
 
     def update(self, changes: Sequence[tuple[str, dict[str, Any]]], *, now: datetime) -> None:
         """Apply validated field changes to items (one transaction, one outbox event per item)."""
