@@ -197,3 +197,62 @@ def status_table(status: dict[str, Any]) -> Table:
         ("outbox", f"{outbox['pending']} pending, {outbox['acked']} acked"),
     ]
     return key_values("Workspace status", pairs)
+
+
+# ------------------------------------------------------------------------------------- graph queries
+
+
+def _goals_behind(items: Sequence[Any]) -> Table:
+    rows = [(g.uid, g.agent_id, g.content, g.status, f"{g.progress:g}", f"{g.expected_progress:g}", f"{g.gap:g}",
+             g.deadline, "yes" if g.overdue else "") for g in items]  # fmt: skip
+    headers = ("uid", "agent", "goal", "status", "progress", "expected", "gap", "deadline", "overdue")
+    return table("Goals behind schedule", headers, rows)
+
+
+def _query_paths(items: Sequence[Any]) -> list[Text]:
+    lines = []
+    for path in items:
+        text = Text(f"{path.nodes[0].content} ({path.nodes[0].kind}, {path.nodes[0].agent_id})")
+        for relation, node in zip(path.relations, path.nodes[1:], strict=True):
+            text.append(f" -[{relation}]-> ", style="cyan")
+            text.append(f"{node.content} ({node.kind})")
+        lines.append(text)
+    return lines
+
+
+def _belief_conflicts(items: Sequence[Any]) -> Table:
+    rows = [(c.subject, c.pairs, b.uid, b.agent_id, b.content, b.certainty,
+             ", ".join(g.uid for g in c.goals if b.uid in g.supported_by))
+            for c in items for b in c.beliefs]  # fmt: skip
+    return table("Belief conflicts", ("subject", "pairs", "belief", "agent", "content", "certainty", "goals"), rows)
+
+
+def _lineage(items: Sequence[Any]) -> Table:
+    rows = [(n.uid, n.relation, n.depth, n.kind, n.label, n.agent_id, ", ".join(n.parents)) for n in items]
+    return table("Lineage", ("uid", "relation", "depth", "kind", "label", "agent", "parents"), rows)
+
+
+def _belief_holders(items: Sequence[Any]) -> Table:
+    rows = [(h.agent_id, b.uid, b.content, b.certainty, b.scope) for h in items for b in h.beliefs]
+    return table("Belief holders", ("agent", "belief", "content", "certainty", "scope"), rows)
+
+
+def _blocked_steps(items: Sequence[Any]) -> Table:
+    rows = [(s.uid, s.agent_id, s.content, s.status, ", ".join(w.uid for w in s.waiting_on),
+             ", ".join(s.root_blockers), "yes" if s.in_cycle else "") for s in items]  # fmt: skip
+    return table("Blocked steps", ("uid", "agent", "step", "status", "waiting on", "root blockers", "cycle"), rows)
+
+
+_GRAPH_QUERY_VIEWS: dict[str, Any] = {
+    "goals-behind": _goals_behind, "paths": _query_paths, "belief-conflicts": _belief_conflicts,
+    "lineage": _lineage, "belief-holders": _belief_holders, "blocked-steps": _blocked_steps,
+}  # fmt: skip
+
+
+def graph_query(result: Any) -> list[Any]:
+    """A graph-query result (``reasoning.graph_query_models.GraphQueryResult``): its rows and a footer."""
+    body = _GRAPH_QUERY_VIEWS[result.query](result.results)
+    who = f"as seen by {result.agent}" if result.agent else "all agents"
+    footer = note(f"{result.count} result{'' if result.count == 1 else 's'} ({who}; source {result.source})"
+                  + (" - truncated: raise --limit" if result.truncated else ""))  # fmt: skip
+    return [*(body if isinstance(body, list) else [body]), footer]

@@ -1,16 +1,23 @@
-"""``mabos graph link|relations|path|sql``: typed edges of the BDI graph, path queries, read-only SQL."""
+"""``mabos graph link|relations|path|sql|query``: typed edges of the BDI graph, path queries, read-only SQL and
+the cross-agent graph queries (``mabos graph query NAME``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 import click
 
 from cli import render
-from cli.common import Session, agent_option, example, mabos_options, scope_option
+from cli.common import ISO_DATETIME, Session, agent_option, example, mabos_options, scope_option
 from kg.models import RelationKind
+from kg.ports import GraphQueryBackend
 from kg.store.sqlite.readonly import run_readonly
-from kg.workspace import DB_FILE, STATE_DIR
+from kg.workspace import DB_FILE, STATE_DIR, Workspace
+from reasoning.graph_queries import GraphQueries
+from reasoning.graph_query_models import GraphQueryResult
+from sync.reads import graph_backend
 
 RELATIONS = [k.value for k in RelationKind if k is not RelationKind.AGENT_OWNS]  # agent-owns is implied
 
@@ -109,3 +116,121 @@ def sql(out: Session, *, sql: str, limit: int) -> None:
     if result.truncated:
         lines.append(render.note(f"truncated at {limit} rows (raise --limit)"))
     out.emit(result, *lines)
+
+
+# ------------------------------------------------------------------------------------- graph query
+
+BackendFactory = Callable[[Workspace], tuple[GraphQueryBackend, str | None]]
+
+
+def run_graph_query(out: Session, name: str, params: dict[str, Any], *, agent: str | None,
+                    backend: BackendFactory = graph_backend) -> GraphQueryResult[Any]:  # fmt: skip
+    """Answer catalogue query ``name`` on the shared graph (TypeDB when configured and reachable, else the
+    local store, with one line on stderr saying why) and print it."""
+    ws = out.workspace()
+    chosen, fallback = backend(ws)
+    if fallback is not None:
+        click.echo(f"warning: {fallback}; answering from the local store", err=True)
+    result = GraphQueries(chosen, ws.scopes, ws.clock).run(name, params, agent=agent)
+    out.emit(result, *render.graph_query(result))
+    return result
+
+
+viewer_option = click.option(
+    "--agent", "-a", default=None, metavar="AGENT",
+    help="Only what this agent may read (default: every agent's records, the operator's view).",
+)  # fmt: skip
+limit_option = click.option("--limit", type=int, default=100, show_default=True, help="At most this many results.")
+
+
+@graph.group("query")
+def query() -> None:
+    """Cross-agent graph queries (the same answers on the local store and TypeDB): docs/graph-queries.md."""
+
+
+@query.command("goals-behind", help=example(
+    "Open goals (pending, active, suspended) whose progress is below the share of time elapsed from creation to "
+    "deadline, most behind first. --tolerance reports only larger gaps; --at judges at another moment.",
+    "mabos graph query goals-behind --json",
+    "mabos graph query goals-behind --agent finance-agent --tolerance 0.1 --at 2024-06-01",
+))  # fmt: skip
+@viewer_option
+@click.option("--tolerance", type=float, default=0.0, show_default=True, help="Gap (0..1) to exceed.")
+@click.option("--at", type=ISO_DATETIME, default=None, help="Judge at this moment (default: now).")
+@limit_option
+@mabos_options
+def goals_behind(out: Session, *, agent: str | None, tolerance: float, at: datetime | None, limit: int) -> None:
+    run_graph_query(out, "goals-behind", {"tolerance": tolerance, "at": at, "limit": limit}, agent=agent)
+
+
+@query.command("paths", help=example(
+    "Directed paths belief -> goal (-> subgoal ...) -> plan, also from desires and down to steps. --from and --to "
+    "take a kind (belief, desire, goal, plan; goal, plan, step), a uid, or kind:uid.",
+    "mabos graph query paths --json",
+    "mabos graph query paths --from belief:B-01J... --to plan --max-depth 3",
+))  # fmt: skip
+@viewer_option
+@click.option("--from", "start", default="belief", show_default=True, help="Start kind, uid or kind:uid.")
+@click.option("--to", "to", default="plan", show_default=True, help="End kind, uid or kind:uid.")
+@click.option("--max-depth", type=int, default=4, show_default=True, help="Most relations on a path (1..8).")
+@limit_option
+@mabos_options
+def paths(out: Session, *, agent: str | None, start: str, to: str, max_depth: int, limit: int) -> None:
+    params = {"start": start, "to": to, "max_depth": max_depth, "limit": limit}
+    run_graph_query(out, "paths", params, agent=agent)
+
+
+@query.command("belief-conflicts", help=example(
+    "Active beliefs about one subject that say different things (both more certain than --min-certainty), "
+    "across agents, with the goals they support.",
+    "mabos graph query belief-conflicts --json",
+))  # fmt: skip
+@viewer_option
+@click.option("--min-certainty", type=float, default=0.6, show_default=True, help="Certainty both must exceed.")
+@limit_option
+@mabos_options
+def belief_conflicts(out: Session, *, agent: str | None, min_certainty: float, limit: int) -> None:
+    run_graph_query(out, "belief-conflicts", {"min_certainty": min_certainty, "limit": limit}, agent=agent)
+
+
+@query.command("lineage", help=example(
+    "What a fact or memory item was derived from (ancestors) and what was derived from it (descendants).",
+    "mabos graph query lineage F-01J... --json",
+    "mabos graph query lineage M-01J... --direction ancestors --max-depth 3",
+))  # fmt: skip
+@viewer_option
+@click.argument("uid", metavar="UID")
+@click.option("--direction", type=click.Choice(["ancestors", "descendants", "both"]), default="both",
+              show_default=True)  # fmt: skip
+@click.option("--max-depth", type=int, default=10, show_default=True, help="Most derivation steps (1..50).")
+@mabos_options
+def lineage(out: Session, *, agent: str | None, uid: str, direction: str, max_depth: int) -> None:
+    run_graph_query(out, "lineage", {"uid": uid, "direction": direction, "max_depth": max_depth}, agent=agent)
+
+
+@query.command("belief-holders", help=example(
+    "Which agents hold an active belief about SUBJECT: the belief's subject (as conflict detection derives it) "
+    "equals SUBJECT, or with --match contains the belief's text contains it (case-insensitive).",
+    'mabos graph query belief-holders "acme revenue" --json',
+    "mabos graph query belief-holders growing --match contains",
+))  # fmt: skip
+@viewer_option
+@click.argument("subject")
+@click.option("--match", type=click.Choice(["subject", "contains"]), default="subject", show_default=True)
+@click.option("--min-certainty", type=float, default=0.0, show_default=True, help="Least certainty counted.")
+@mabos_options
+def belief_holders(out: Session, *, agent: str | None, subject: str, match: str, min_certainty: float) -> None:
+    params = {"subject": subject, "match": match, "min_certainty": min_certainty}
+    run_graph_query(out, "belief-holders", params, agent=agent)
+
+
+@query.command("blocked-steps", help=example(
+    "Open plan steps (pending, in progress) with dependencies that are not done or skipped: what they wait on, "
+    "the unfinished steps at the bottom of those chains, and dependency cycles.",
+    "mabos graph query blocked-steps --json",
+))  # fmt: skip
+@viewer_option
+@limit_option
+@mabos_options
+def blocked_steps(out: Session, *, agent: str | None, limit: int) -> None:
+    run_graph_query(out, "blocked-steps", {"limit": limit}, agent=agent)

@@ -69,3 +69,15 @@ def test_a_write_with_typedb_down_succeeds_and_warns_once(ready: Mabos) -> None:
     assert again.exit_code == 0 and "circuit breaker open" in again.stderr
     quiet = ready("agent", "list", env=env)  # nothing committed: nothing to say
     assert quiet.exit_code == 0 and quiet.stderr == ""
+
+
+def test_graph_queries_fall_back_to_the_local_store_when_typedb_is_down(ready: Mabos) -> None:
+    result = ready("graph", "query", "goals-behind", "--at", "2030-01-01", "--json", env={"MABOS_TYPEDB_ADDRESS": DEAD})
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["source"] == "local"
+    assert result.stderr.startswith(f"warning: typedb: {DEAD} is unreachable") and result.stderr.count("\n") == 1
+    assert result.stderr.rstrip().endswith("answering from the local store")
+    again = ready("graph", "query", "blocked-steps", env={"MABOS_TYPEDB_ADDRESS": DEAD})
+    assert again.exit_code == 0 and "circuit breaker open" in again.stderr
+    plain = ready("graph", "query", "blocked-steps", "--json")  # not configured: local, nothing to warn about
+    assert plain.exit_code == 0 and plain.stderr == "" and json.loads(plain.stdout)["source"] == "local"
