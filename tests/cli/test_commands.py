@@ -120,6 +120,8 @@ RUNS: dict[str, tuple[str, ...]] = {
     "typedb sync-schema": ("--typedb", DEAD_TYPEDB),
     "typedb query": ("match $g isa goal; fetch {{ 'goal': $g.has-content }};", "--typedb", DEAD_TYPEDB),
     "sync push": ("--batch", "100", "--typedb", DEAD_TYPEDB),
+    "sync import-workspace": ("{tmp}/ws", "--dry-run"),
+    "sync export-workspace": ("{tmp}/export", "--agent", "sales-agent"),
 }
 #: Commands that need a TypeDB server: here they must fail with exit code 3, nothing on stdout, one line on
 #: stderr (no server runs in the unit suite; tests/integration runs them against one).
