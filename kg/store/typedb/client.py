@@ -205,6 +205,17 @@ class TypeDBClient:
                 tx.commit()
             return rows, truncated
 
+    @classmethod
+    def answers(cls, tx: Any, query: str) -> list[Any]:
+        """Run ``query`` in the open transaction ``tx`` and collect every answer as JSON data (fetch answers as
+        their documents, rows as ``{variable: value or {"type", "iid"}}``, schema answers as ``[]``)."""
+        answer = tx.query(query).resolve()
+        if answer.is_concept_documents():
+            return list(answer.as_concept_documents())
+        if answer.is_concept_rows():
+            return [cls._row(row) for row in answer.as_concept_rows()]
+        return []
+
     def read(self, query: str) -> list[dict[str, Any]]:
         """Every answer of a read query as JSON data (the graph queries' client protocol)."""
         rows, _ = self.query(query, limit=10**9)
