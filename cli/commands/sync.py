@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from cli import render
+from cli.commands.sync_nightly import nightly
 from cli.commands.sync_workspace import export_workspace, import_workspace
 from cli.commands.typedb import typedb_option
 from cli.common import Session, example, mabos_options
@@ -54,6 +55,7 @@ def push(out: Session, *, batch: int, address: str | None) -> None:
     out.emit(data, render.done(summary), render.key_values("by aggregate", sorted(report.by_aggregate.items())))
 
 
+sync.add_command(nightly)
 sync.add_command(import_workspace)
 sync.add_command(export_workspace)
 

@@ -120,6 +120,7 @@ RUNS: dict[str, tuple[str, ...]] = {
     "typedb sync-schema": ("--typedb", DEAD_TYPEDB),
     "typedb query": ("match $g isa goal; fetch {{ 'goal': $g.has-content }};", "--typedb", DEAD_TYPEDB),
     "sync push": ("--batch", "100", "--typedb", DEAD_TYPEDB),
+    "sync nightly": ("--all",),
     "sync import-workspace": ("{tmp}/ws", "--dry-run"),
     "sync export-workspace": ("{tmp}/export", "--agent", "sales-agent"),
 }
