@@ -49,6 +49,9 @@ class Capabilities:
     system_time_history: bool = False
     outbox: bool = False
     shared: bool = False  # several machines read and write the same graph
+    # memory items, rules, cases, ontology proposals, embeddings and the index queue (an agent's own working
+    # data); a backend without them raises BackendError from those ports and the core uses the local store
+    memory: bool = True
 
 
 class AgentStore(Protocol):

@@ -17,6 +17,8 @@ LIMITS = StoreLimits(working_capacity=3, short_term_capacity=4, short_term_ttl_s
 
 @pytest.fixture
 def store(graph_store: GraphStore, clock: FixedClock) -> GraphStore:
+    if not graph_store.capabilities.memory:
+        pytest.skip("backend keeps no memory items (capabilities.memory is False)")
     for agent_id in ("a", "b"):
         now = clock.now()
         graph_store.agents.create(Agent(uid=new_id("agent"), agent_id=agent_id, name=agent_id, created_at=now,
