@@ -162,22 +162,32 @@ def memory_fields(entry: Entry, store: str, agent_id: str) -> dict[str, Any]:
 # ------------------------------------------------------------------------------------ facts.json
 
 
-def facts_to_json(facts: list[Fact]) -> dict[str, Any]:
-    """``facts.json``: ``{facts, version}``; retracted facts keep ``retracted_at``."""
+def _versioned(key: str, models: list[Fact] | list[Rule]) -> dict[str, Any]:
+    """``{key: [...], version}``: each record's fields with ``uid`` as ``id`` and no ``agent_id``."""
     entries = []
-    for fact in facts:
-        data = fact.model_dump(mode="json")
+    for model in models:
+        data = model.model_dump(mode="json")
         data.pop("agent_id")
         entries.append({"id": data.pop("uid"), **data})
-    return {"facts": entries, "version": len(entries)}
+    return {key: entries, "version": len(entries)}
+
+
+def _listed(file: str, data: Any, key: str) -> list[Entry]:
+    """The entries of a ``{key: [...]}`` file, or an error naming the file."""
+    items = data.get(key) if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        raise InputError(file, f"must be a JSON object with a {key!r} list")
+    return [Entry(file, f"{key}[{i}]", raw) for i, raw in enumerate(items)]
+
+
+def facts_to_json(facts: list[Fact]) -> dict[str, Any]:
+    """``facts.json``: ``{facts, version}``; retracted facts keep ``retracted_at``."""
+    return _versioned("facts", facts)
 
 
 def fact_entries(file: str, data: Any) -> list[Entry]:
     """The entries of ``facts.json``."""
-    items = data.get("facts") if isinstance(data, dict) else None
-    if not isinstance(items, list):
-        raise InputError(file, "must be a JSON object with a 'facts' list")
-    return [Entry(file, f"facts[{i}]", raw) for i, raw in enumerate(items)]
+    return _listed(file, data, "facts")
 
 
 def fact_fields(entry: Entry, agent_id: str) -> dict[str, Any]:
@@ -207,20 +217,12 @@ def fact_fields(entry: Entry, agent_id: str) -> dict[str, Any]:
 
 def rules_to_json(rules: list[Rule]) -> dict[str, Any]:
     """``rules.json``: ``{rules, version}``."""
-    entries = []
-    for rule in rules:
-        data = rule.model_dump(mode="json")
-        data.pop("agent_id")
-        entries.append({"id": data.pop("uid"), **data})
-    return {"rules": entries, "version": len(entries)}
+    return _versioned("rules", rules)
 
 
 def rule_entries(file: str, data: Any) -> list[Entry]:
     """The entries of ``rules.json``."""
-    items = data.get("rules") if isinstance(data, dict) else None
-    if not isinstance(items, list):
-        raise InputError(file, "must be a JSON object with a 'rules' list")
-    return [Entry(file, f"rules[{i}]", raw) for i, raw in enumerate(items)]
+    return _listed(file, data, "rules")
 
 
 def _pattern(raw: Any, index: int) -> Any:
