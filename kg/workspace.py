@@ -136,6 +136,7 @@ def _render_config(config: WorkspaceConfig) -> str:
         "",
         "[typedb]",
         '# address = "localhost:1729"   # or set MABOS_TYPEDB_ADDRESS; credentials come from the environment',
+        "# write_through = true         # push each change right after its commit (best-effort)",
     ]
     if config.typedb.address:
         lines.append(f'address = "{config.typedb.address}"')
