@@ -40,7 +40,8 @@ from kg.store.typedb.literals import (
 ATTRIBUTE_TYPES: dict[str, str] = {
     **dict.fromkeys(
         (
-            "uid", "agent-id", "record-scope", "has-content", "has-source", "derived-from-uid", "record-json",
+            "uid", "agent-id", "record-scope", "has-content", "has-source", "derived-from-uid", "derived-from-order",
+            "record-json",
             "agent-name", "agent-role", "agent-department", "commitment-strategy", "granted-scope",
             "memory-type", "memory-store", "memory-tag", "decay-tier",
             "subject-term", "predicate-term", "object-value", "object-kind", "updated-by", "retracted-by",
@@ -187,6 +188,11 @@ def _strings(values: Any) -> list[str]:
     return [str(v) for v in values or []]
 
 
+def _order(parents: Any) -> str | None:
+    """The parents' order as a JSON list (attributes are unordered), None when there are none."""
+    return json.dumps(_strings(parents)) if parents else None
+
+
 # ------------------------------------------------------------------------------ aggregates
 
 
@@ -249,6 +255,7 @@ def _fact(e: OutboxEvent) -> list[str]:
         "updated-by": p.get("updated_by"),
         "rule-uid": p.get("rule_id"),
         "derived-from-uid": _strings(p.get("derived_from")),
+        "derived-from-order": _order(p.get("derived_from")),
     }
     # Every query after the put also skips a retracted fact (retraction is terminal in the source too).
     return entity_upsert(EntityWrite("fact", e.record_uid, _stamp(p, e), attributes, condition=live))
@@ -270,6 +277,7 @@ def _memory(e: OutboxEvent) -> list[str]:
         "archived-at": p.get("archived_at"),
         "memory-tag": _strings(p.get("tags")),
         "derived-from-uid": _strings(p.get("derived_from")),
+        "derived-from-order": _order(p.get("derived_from")),
     }
     # A memory whose type moved in or out of skill/decision changes entity type: TypeDB cannot retype an
     # instance, so the old one goes (with its role links) and the new one is created.
