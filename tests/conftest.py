@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -21,6 +22,8 @@ import kg
 from kg.clock import FixedClock
 from kg.ports import GraphStore
 from kg.store.sqlite import SqliteGraphStore
+from kg.store.typedb.settings import TypeDBSettings
+from kg.store.typedb.store import TypeDBGraphStore
 from kg.workspace import DB_FILE, STATE_DIR, Workspace
 
 #: The instant every fixed clock starts at.
@@ -41,11 +44,15 @@ def _sqlite_store(tmp_path: Path, clock: FixedClock) -> GraphStore:
     return SqliteGraphStore(tmp_path / "kg.sqlite", clock=clock)
 
 
-#: Backend name -> factory. The TypeDB adapter registers here, e.g.
-#: ``BACKENDS["typedb"] = Backend(_typedb_store, marks=(pytest.mark.typedb,))`` where
-#: ``_typedb_store`` imports ``kg.store.typedb`` lazily and skips when no server is reachable.
+def _typedb_store(tmp_path: Path, clock: FixedClock) -> GraphStore:  # built by graph_store (needs the server)
+    raise AssertionError("graph_store builds the TypeDB store from the typedb_address fixture")
+
+
+#: Backend name -> factory. ``typedb`` runs against the server of the ``typedb_address`` fixture (skipping in
+#: about a second without one), each test on a fresh database dropped afterwards.
 BACKENDS: dict[str, Backend] = {
     "sqlite": Backend(_sqlite_store),
+    "typedb": Backend(_typedb_store, marks=(pytest.mark.typedb,)),
 }
 
 
@@ -115,9 +122,18 @@ def clock() -> FixedClock:
 @pytest.fixture(params=[pytest.param(name, marks=b.marks, id=name) for name, b in BACKENDS.items()])
 def graph_store(request: pytest.FixtureRequest, tmp_path: Path, clock: FixedClock) -> Iterator[GraphStore]:
     """A fresh, empty store of each enabled backend, on the ``clock`` fixture."""
-    store = BACKENDS[request.param].factory(tmp_path, clock)
-    yield store
-    store.close()
+    if request.param != "typedb":
+        store = BACKENDS[request.param].factory(tmp_path, clock)
+        yield store
+        store.close()
+        return
+    address: str = request.getfixturevalue("typedb_address")
+    settings = TypeDBSettings(address=address, database=f"mabos_contract_{uuid.uuid4().hex[:12]}")
+    typedb_store = TypeDBGraphStore.open(settings, clock=clock)
+    yield typedb_store
+    driver = typedb_store.client.driver()
+    if driver.databases.contains(settings.database):
+        driver.databases.get(settings.database).delete()
 
 
 @pytest.fixture

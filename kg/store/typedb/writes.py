@@ -26,7 +26,7 @@ from datetime import datetime
 from typing import Any
 
 from kg.errors import InputError
-from kg.models import RELATION_SPECS, NodeKind, OutboxEvent, RelationKind, format_ts, to_utc
+from kg.models import RELATION_SPECS, Grant, NodeKind, OutboxEvent, RelationKind, format_ts, to_utc
 from kg.store.typedb.literals import (
     encode_boolean,
     encode_datetime,
@@ -42,7 +42,7 @@ ATTRIBUTE_TYPES: dict[str, str] = {
         (
             "uid", "agent-id", "record-scope", "has-content", "has-source", "derived-from-uid", "derived-from-order",
             "record-json",
-            "agent-name", "agent-role", "agent-department", "commitment-strategy", "granted-scope",
+            "agent-name", "agent-role", "agent-department", "commitment-strategy", "granted-scope", "granted-by",
             "memory-type", "memory-store", "memory-tag", "decay-tier",
             "subject-term", "predicate-term", "object-value", "object-kind", "updated-by", "retracted-by",
             "rule-uid", "rule-name", "rule-description", "rule-type", "rule-conditions-json", "rule-conclusion",
@@ -71,7 +71,7 @@ ATTRIBUTE_TYPES: dict[str, str] = {
 
 #: Attributes a record may own several of (``@card(0..)`` in base.tql).
 MULTI_VALUED = frozenset(
-    {"derived-from-uid", "memory-tag", "granted-scope", "situation-belief", "situation-desire", "solution-action",
+    {"derived-from-uid", "memory-tag", "situation-belief", "situation-desire", "solution-action",
      "teaches-lesson", "proposed-synonym"}
 )  # fmt: skip
 
@@ -208,13 +208,32 @@ def _agent(e: OutboxEvent) -> list[str]:
     return entity_upsert(EntityWrite("agent", e.record_uid, _stamp(p, e), attributes))
 
 
+def grant_uid(agent_id: str, scope: str) -> str:
+    """The key of a grant: ``<agent-id>|<scope>`` (also the outbox record uid of a grant)."""
+    return f"{agent_id}|{scope}"
+
+
+def grant_insert_query(grant: Grant) -> str:
+    """Insert the ``scope-grant`` unless it exists (the first grant is kept); nothing for an unknown agent."""
+    key = _has("uid", grant_uid(grant.agent_id, grant.scope))
+    owned = ", ".join((key, _has("agent-id", grant.agent_id), _has("granted-scope", grant.scope),
+                       _has("granted-by", grant.granted_by), _has("created-at", grant.created_at)))  # fmt: skip
+    return (
+        f"match\n  $a isa agent, {_has('agent-id', grant.agent_id)};\n  not {{ $held isa scope-grant, {key}; }};\n"
+        f"insert\n  $g isa scope-grant, links (grantee: $a), {owned};\n"
+    )
+
+
+def grant_delete_query(agent_id: str, scope: str) -> str:
+    """Delete the grant of ``scope`` to ``agent_id`` (matches nothing when there is none)."""
+    return f"match\n  $g isa scope-grant, {_has('uid', grant_uid(agent_id, scope))};\ndelete\n  $g;\n"
+
+
 def _grant(e: OutboxEvent) -> list[str]:
     p = e.payload
-    agent = f"$a isa agent, {_has('agent-id', p['agent_id'])}"
-    scope = literal("granted-scope", p["scope"])
     if e.op == "delete":
-        return [f"match {agent}, has granted-scope $s; $s == {scope};\ndelete has $s of $a;"]
-    return [f"match {agent}; not {{ $a has granted-scope {scope}; }};\ninsert $a has granted-scope {scope};"]
+        return [grant_delete_query(p["agent_id"], p["scope"])]
+    return [grant_insert_query(Grant.model_validate(p))]
 
 
 def _bdi(e: OutboxEvent) -> list[str]:
@@ -421,6 +440,9 @@ __all__ = [
     "delete_record",
     "entity_upsert",
     "event_queries",
+    "grant_delete_query",
+    "grant_insert_query",
+    "grant_uid",
     "literal",
     "memory_type",
     "node_type",
