@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import sqlite3
 import uuid
 from collections.abc import Callable, Iterator
@@ -111,6 +112,24 @@ def typedb_address() -> Iterator[str]:
     )
     with container:
         yield f"{container.get_container_host_ip()}:{container.get_exposed_port(1729)}"
+
+
+# ------------------------------------------------------------------------------------------ golden files
+
+
+def check_golden(path: Path, text: str) -> None:
+    """``text`` must equal the golden file ``path``; ``UPDATE_GOLDEN=1`` rewrites the file instead (review it)."""
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert path.exists(), f"no golden file {path.name}; run with UPDATE_GOLDEN=1 and review it"
+    assert text == path.read_text(encoding="utf-8"), f"{path.name} differs (UPDATE_GOLDEN=1 after review)"
+
+
+@pytest.fixture
+def golden() -> Callable[[Path, str], None]:
+    """``golden(path, text)``: compare generated text with its golden file (see :func:`check_golden`)."""
+    return check_golden
 
 
 @pytest.fixture

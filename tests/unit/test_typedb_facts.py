@@ -15,7 +15,6 @@
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
 import sqlite3
@@ -119,14 +118,8 @@ CASES: dict[str, Callable[[], str]] = {
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_query_text_matches_its_golden_file(name: str) -> None:
-    text = CASES[name]()
-    path = GOLDEN / f"facts_{name}.tql"
-    if os.environ.get("UPDATE_GOLDEN") == "1":
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    assert path.exists(), f"no golden file {path.name}; run with UPDATE_GOLDEN=1 and review it"
-    assert text == path.read_text(encoding="utf-8")
+def test_query_text_matches_its_golden_file(name: str, golden: Callable[[Path, str], None]) -> None:
+    golden(GOLDEN / f"facts_{name}.tql", CASES[name]())
 
 
 def test_every_golden_file_has_a_case() -> None:

@@ -12,7 +12,6 @@ Regenerate the golden files after a deliberate change with
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -190,14 +189,8 @@ CASES |= {f"paths_nodes_{name}": _path_nodes(kind) for name, kind in (
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_query_text_matches_its_golden_file(name: str) -> None:
-    text = CASES[name]()
-    path = GOLDEN / f"{name}.tql"
-    if os.environ.get("UPDATE_GOLDEN") == "1":
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    assert path.exists(), f"no golden file {path.name}; run with UPDATE_GOLDEN=1 and review it"
-    assert text == path.read_text(encoding="utf-8")
+def test_query_text_matches_its_golden_file(name: str, golden: Callable[[Path, str], None]) -> None:
+    golden(GOLDEN / f"{name}.tql", CASES[name]())
 
 
 def test_every_golden_file_of_these_adapters_has_a_case() -> None:
