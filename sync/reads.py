@@ -2,9 +2,10 @@
 
 :func:`graph_backend` picks the backend the cross-agent graph queries run on. With TypeDB configured it
 first pushes this workspace's pending outbox (so the shared graph holds its latest changes) and then reads
-from TypeDB; when TypeDB is not configured, unreachable, or its circuit breaker is open (it failed in the
-last minute), the local store answers and the result's ``source`` is ``"local"``, with the reason returned
-alongside. The local store is always consistent: it is the source of truth.
+from TypeDB; when TypeDB is not configured, unreachable, its circuit breaker is open (it failed in the last
+minute), or the backlog is too long to push on a read (:data:`MAX_PUSH_ON_READ`), the local store answers
+and the result's ``source`` is ``"local"``, with the reason returned alongside. The local store is always
+consistent: it is the source of truth.
 """
 
 from __future__ import annotations
@@ -14,8 +15,12 @@ from kg.ports import GraphQueryBackend
 from kg.store.sqlite.graph_queries import SqliteGraphQueries
 from kg.store.typedb.graph_queries import TypeDBGraphQueries
 from kg.workspace import STATE_DIR, Workspace
+from sync.breaker import BREAKER_FILE, CircuitBreaker
 from sync.shared_graph import client_for, push_outbox, typedb_settings
-from sync.write_through import BREAKER_FILE, CircuitBreaker
+
+#: A read pushes the pending outbox first only up to this many events; past it the local store answers (it
+#: is current) and the reason says to run ``mabos sync push``, so a query never turns into a long push.
+MAX_PUSH_ON_READ = 2_000
 
 
 def local_backend(ws: Workspace) -> GraphQueryBackend:
@@ -30,6 +35,9 @@ def graph_backend(ws: Workspace, override: str | None = None) -> tuple[GraphQuer
     breaker = CircuitBreaker(ws.path / STATE_DIR / BREAKER_FILE)
     if not breaker.allow():
         return local_backend(ws), "typedb: circuit breaker open (TypeDB failed in the last minute)"
+    pending = ws.store.outbox.counts()["pending"]
+    if pending > MAX_PUSH_ON_READ:
+        return local_backend(ws), f"typedb: {pending} outbox events not pushed yet (run 'mabos sync push')"
     try:
         push_outbox(ws, override=override)
         backend = TypeDBGraphQueries(client_for(ws, override))
@@ -40,4 +48,4 @@ def graph_backend(ws: Workspace, override: str | None = None) -> tuple[GraphQuer
     return backend, None
 
 
-__all__ = ["graph_backend", "local_backend"]
+__all__ = ["MAX_PUSH_ON_READ", "graph_backend", "local_backend"]

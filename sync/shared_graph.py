@@ -23,6 +23,7 @@ from kg.store.typedb.schema import fingerprint, schema_queries
 from kg.store.typedb.settings import TypeDBSettings, resolve_settings
 from kg.store.typedb.target import TypeDBTarget
 from kg.workspace import ONTOLOGY_DIR, STATE_DIR, Workspace
+from sync.breaker import BREAKER_FILE, CircuitBreaker
 from sync.replay import PushReport, push
 
 #: Where the fingerprint of the last schema synced to TypeDB is kept (per workspace).
@@ -51,7 +52,8 @@ def client_for(ws: Workspace, override: str | None = None) -> TypeDBClient:
 
 
 def status(ws: Workspace, override: str | None = None) -> dict[str, Any]:
-    """Whether TypeDB is configured and reachable, the database, the outbox backlog and the last schema sync."""
+    """Whether TypeDB is configured and reachable, the database, the outbox backlog, the last schema sync and
+    the write-through circuit breaker (None when closed)."""
     report: dict[str, Any] = {"configured": False, "outbox": ws.store.outbox.counts()}
     settings = typedb_settings(ws, override)
     if settings is None:
@@ -60,6 +62,7 @@ def status(ws: Workspace, override: str | None = None) -> dict[str, Any]:
     report["configured"] = True
     report.update(TypeDBClient(settings).status())
     report["schema"] = _read_state(ws)
+    report["circuit_breaker"] = CircuitBreaker(ws.path / STATE_DIR / BREAKER_FILE).state() or None
     return report
 
 

@@ -1,4 +1,5 @@
-"""Against a real TypeDB 3.x server (marker ``typedb``): schema sync, outbox push, raw queries, idempotence.
+"""Against a real TypeDB 3.x server (marker ``typedb``): schema sync, outbox push, raw queries, idempotence,
+shared-graph reads.
 
 The server comes from ``MABOS_TYPEDB_ADDRESS`` or a testcontainers container (tests/conftest.py
 ``typedb_address``); with neither, every test here skips in well under a second with the reason. Each test
@@ -18,6 +19,8 @@ import pytest
 from cli.demo import build_demo
 from kg.store.typedb.client import TypeDBClient
 from kg.workspace import Workspace, open_workspace
+from reasoning.graph_queries import GraphQueries
+from sync.reads import graph_backend, local_backend
 from sync.shared_graph import client_for, push_outbox, sync_schema
 
 pytestmark = pytest.mark.typedb
@@ -96,3 +99,13 @@ def test_raw_queries_read_rows_and_documents(shared: tuple[Workspace, TypeDBClie
     assert truncated == (_count(client, "goal") > 1)
     rows: list[Any] = client.read("match $a isa agent, has agent-id $id; select $id;")
     assert {r["id"] for r in rows} == {a.agent_id for a in ws.agents.list()}
+
+
+def test_graph_queries_read_the_shared_graph_when_it_is_reachable(shared: tuple[Workspace, TypeDBClient]) -> None:
+    ws, _client = shared
+    backend, reason = graph_backend(ws)
+    assert reason is None and backend.source == "typedb"
+    assert ws.store.outbox.counts()["pending"] == 0  # the read pushed this workspace's changes first
+    remote = GraphQueries(backend, ws.scopes, ws.clock).run("blocked-steps", {}, agent=None)
+    local = GraphQueries(local_backend(ws), ws.scopes, ws.clock).run("blocked-steps", {}, agent=None)
+    assert remote.model_dump(exclude={"source", "at"}) == local.model_dump(exclude={"source", "at"})
