@@ -34,6 +34,9 @@ PREFIXES: dict[str, str] = {
     "proposal": "O",
     "relation": "E",
     "event": "V",
+    "conversation": "CV",
+    "message": "MS",
+    "summary": "SUM",
 }
 
 ID_PATTERN = re.compile(r"^[A-Z]{1,3}-[0-9A-HJKMNP-TV-Z]{26}\Z")  # \Z: "$" would accept a trailing newline
