@@ -487,6 +487,16 @@ class GraphStore(Protocol):
         ...
 
     @property
+    def conversations(self) -> ConversationStore:
+        """Conversations and their messages."""
+        ...
+
+    @property
+    def summaries(self) -> SummaryStore:
+        """The summary DAG over conversations."""
+        ...
+
+    @property
     def outbox(self) -> OutboxStore:
         """Outbox events."""
         ...

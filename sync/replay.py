@@ -295,6 +295,47 @@ def _proposal(conn: sqlite3.Connection, e: OutboxEvent) -> bool:
     return _changed(conn, _PROPOSAL_SQL, row)
 
 
+_CONVERSATION_SQL = _upsert_sql(
+    "conversations",
+    ("uid", "agent_id", "scope", "session_key", "title", "active", "created_at", "updated_at"),
+    ("title", "active"),
+    "excluded.updated_at > conversations.updated_at",
+)
+_MESSAGE_COLUMNS = (
+    "uid", "conversation_uid", "seq", "role", "content", "token_count", "tool_call_id", "name", "agent_id", "scope",
+    "created_at",
+)  # fmt: skip
+_SUMMARY_COLUMNS = (
+    "uid", "conversation_uid", "kind", "depth", "content", "token_count", "source_token_count", "method", "model",
+    "earliest_at", "latest_at", "descendant_count", "agent_id", "scope", "created_at",
+)  # fmt: skip
+
+
+def _conversation(conn: sqlite3.Connection, e: OutboxEvent) -> bool:
+    return _changed(conn, _CONVERSATION_SQL, {**e.payload, "active": int(bool(e.payload.get("active", True)))})
+
+
+def _message(conn: sqlite3.Connection, e: OutboxEvent) -> bool:
+    # Messages are immutable (the target's triggers refuse updates): insert once, ignore a resend.
+    columns = ", ".join(_MESSAGE_COLUMNS)
+    values = ", ".join(":" + c for c in _MESSAGE_COLUMNS)
+    row = {c: e.payload.get(c) for c in _MESSAGE_COLUMNS}
+    return _changed(conn, f"INSERT OR IGNORE INTO messages({columns}) VALUES ({values})", row)
+
+
+def _summary(conn: sqlite3.Connection, e: OutboxEvent) -> bool:
+    columns = ", ".join(_SUMMARY_COLUMNS)
+    values = ", ".join(":" + c for c in _SUMMARY_COLUMNS)
+    row = {c: e.payload.get(c) for c in _SUMMARY_COLUMNS}
+    if not _changed(conn, f"INSERT OR IGNORE INTO summaries({columns}) VALUES ({values})", row):
+        return False
+    conn.executemany(
+        "INSERT OR IGNORE INTO summary_edges(parent_uid, child_uid, position) VALUES (?, ?, ?)",
+        [(e.record_uid, child, i) for i, child in enumerate(e.payload.get("child_uids") or [])],
+    )
+    return True
+
+
 HANDLERS: dict[str, Handler] = {
     "agent": _agent,
     "grant": _grant,
@@ -304,6 +345,9 @@ HANDLERS: dict[str, Handler] = {
     "rule": _rule,
     "case": _case,
     "proposal": _proposal,
+    "conversation": _conversation,
+    "message": _message,
+    "summary": _summary,
     **{kind.value: _bdi for kind in NodeKind},
 }
 

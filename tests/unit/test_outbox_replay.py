@@ -11,15 +11,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import kg
+from kg.conversation.models import MessageInput, Role, Summary, SummaryKind, SummaryMethod
+from kg.ids import new_id
 from kg.models import OutboxEvent
 from reasoning.cases import CaseService
 from reasoning.service import RuleService
 from sync.replay import EmbeddedTarget, push
 
 # Columns that are local by design (row ids, usage statistics, derived search context): not replicated.
-LOCAL = {"seq", "access_count", "accessed_at", "context"}
+LOCAL = {"seq", "access_count", "accessed_at", "context", "id"}
+# ... except where ``seq`` is data: a message's place in its conversation.
+KEEP = {"messages": {"seq"}}
 TABLES = ("agents", "grants", "facts", "fact_history", "memory_items", "bdi_nodes", "relations", "rules", "cases",
-          "ontology_proposals")  # fmt: skip
+          "ontology_proposals", "conversations", "messages", "summaries", "summary_edges")  # fmt: skip
 RULE = {"name": "taxable", "conditions": [{"subject": "?x", "predicate": "hasRevenue", "object": "?r"}],
         "conclusion": {"subject": "?x", "predicate": "isTaxable", "object": "true"}}  # fmt: skip
 
@@ -29,7 +33,8 @@ def state(store: Any) -> dict[str, Any]:
     dump: dict[str, Any] = {}
     for table in TABLES:
         rows = store.db.read(f"SELECT * FROM {table}")
-        dump[table] = sorted(repr(sorted((k, r[k]) for k in r.keys() if k not in LOCAL)) for r in rows)  # noqa: SIM118 (Row)
+        local = LOCAL - KEEP.get(table, set())
+        dump[table] = sorted(repr(sorted((k, r[k]) for k in r.keys() if k not in local)) for r in rows)  # noqa: SIM118 (Row)
     lineage: dict[str, list[str]] = {}
     for r in store.db.read("SELECT child_uid, parent_uid FROM lineage ORDER BY child_uid, position"):
         lineage.setdefault(r[0], []).append(r[1])
@@ -79,7 +84,26 @@ def build(ws) -> None:
         "a", situation={"beliefs": ["x"], "desires": ["grow"]}, solution={"actions": ["act"]},
         outcome={"success": True},
     )  # fmt: skip
+    conversation(ws)
     assert f1.uid
+
+
+def conversation(ws) -> None:
+    """A conversation with messages (one of them a tool result) and a leaf summary over two of them."""
+    chat = ws.store.conversations.open("a", "session-1", title="kick-off", now=ws.clock.now())
+    said = ws.store.conversations.append(chat.uid, [
+        MessageInput(role=Role.USER, content="Acme needs SSO before renewal"),
+        MessageInput(role=Role.ASSISTANT, content="Noted: SSO by March", tool_call_id="call-1"),
+        MessageInput(role=Role.TOOL, content='{"ok": true}', tool_call_id="call-1"),
+    ], now=ws.clock.now())  # fmt: skip
+    ws.clock.advance(timedelta(seconds=1))
+    ws.store.conversations.append(chat.uid, [MessageInput(role=Role.USER, content="thanks")], now=ws.clock.now())
+    ws.store.summaries.add(Summary(
+        uid=new_id("summary"), agent_id="a", conversation_uid=chat.uid, kind=SummaryKind.LEAF, depth=0,
+        content="Acme needs SSO by March.", token_count=6, source_token_count=14, method=SummaryMethod.EXTRACTIVE,
+        child_uids=[said[0].uid, said[1].uid], earliest_at=said[0].created_at, latest_at=said[1].created_at,
+        descendant_count=2, created_at=ws.clock.now(),
+    ))  # fmt: skip
 
 
 def reset_acks(ws) -> None:
@@ -93,9 +117,8 @@ def test_push_replays_every_aggregate_into_an_equal_store(ws, target):
     report = push(ws.store, EmbeddedTarget(target.store), batch=7)
     assert (report.sent, report.acknowledged, report.pending_left) == (pending, pending, 0)
     assert report.batches == -(-pending // 7)
-    assert {"agent", "grant", "fact", "memory", "belief", "goal", "relation", "rule", "case"} <= set(
-        report.by_aggregate
-    )
+    assert {"agent", "grant", "fact", "memory", "belief", "goal", "relation", "rule", "case", "conversation",
+            "message", "summary"} <= set(report.by_aggregate)  # fmt: skip
     assert state(target.store) == state(ws.store)
     assert state(ws.store)["fact_history"]  # the update reached the target's history too
 

@@ -469,7 +469,8 @@ def test_capabilities_and_embedded_only_ports(offline: TypeDBGraphStore) -> None
     caps = offline.capabilities
     assert (caps.shared, caps.recursive_paths, caps.full_text, caps.system_time_history, caps.outbox, caps.memory) == (
         True, True, False, False, False, False)  # fmt: skip
-    for port in ("memory", "rules", "cases", "proposals", "embeddings", "index_queue", "outbox"):
+    for port in ("memory", "rules", "cases", "proposals", "embeddings", "index_queue", "outbox", "conversations",
+                 "summaries"):  # fmt: skip
         with pytest.raises(BackendError, match=f"typedb: {port} stays in the embedded store"):
             getattr(offline, port)
     offline.close()  # closes nothing: the driver is shared by the process

@@ -8,6 +8,7 @@ from typing import Any
 from kg.clock import Clock
 from kg.ports import Capabilities
 from kg.store.sqlite.agents import SqliteAgentStore, SqliteScopeStore
+from kg.store.sqlite.conversation import SqliteConversationStore, SqliteSummaryStore
 from kg.store.sqlite.db import Database
 from kg.store.sqlite.embeddings import SqliteEmbeddingCache
 from kg.store.sqlite.facts import SqliteFactStore
@@ -41,6 +42,8 @@ class SqliteGraphStore:
         self.rules = SqliteRuleStore(self.db)
         self.cases = SqliteCaseStore(self.db)
         self.proposals = SqliteProposalStore(self.db)
+        self.conversations = SqliteConversationStore(self.db)
+        self.summaries = SqliteSummaryStore(self.db)
 
     def stats(self) -> dict[str, Any]:
         """Counts of every aggregate, outbox state and file facts."""

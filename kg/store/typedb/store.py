@@ -31,6 +31,7 @@ from kg.store.typedb.writes import node_type
 if TYPE_CHECKING:
     from kg.ports import (
         CaseStore,
+        ConversationStore,
         EmbeddingCache,
         GraphStore,
         IndexQueue,
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
         OutboxStore,
         ProposalStore,
         RuleStore,
+        SummaryStore,
     )
 
 
@@ -129,6 +131,16 @@ class TypeDBGraphStore:
     def index_queue(self) -> IndexQueue:
         """Not here: the vector index queue stays in the embedded store."""
         _unsupported("index_queue")
+
+    @property
+    def conversations(self) -> ConversationStore:
+        """Embedded only: raises :class:`~kg.errors.BackendError`."""
+        _unsupported("conversations")
+
+    @property
+    def summaries(self) -> SummaryStore:
+        """Embedded only: raises :class:`~kg.errors.BackendError`."""
+        _unsupported("summaries")
 
     @property
     def outbox(self) -> OutboxStore:

@@ -402,6 +402,12 @@ def _proposal(e: OutboxEvent) -> list[str]:
     return entity_upsert(EntityWrite("ontology-proposal", e.record_uid, _stamp(p, e), attributes))
 
 
+def _local_only(e: OutboxEvent) -> list[str]:
+    """Conversation memory (conversations, messages, summaries) is an agent's working data: it stays in the
+    embedded store, like memory items do on the TypeDB store adapter (``Capabilities.memory``). Nothing to write."""
+    return []
+
+
 WRITERS: dict[str, Callable[[OutboxEvent], list[str]]] = {
     "agent": _agent,
     "grant": _grant,
@@ -411,6 +417,9 @@ WRITERS: dict[str, Callable[[OutboxEvent], list[str]]] = {
     "rule": _rule,
     "case": _case,
     "proposal": _proposal,
+    "conversation": _local_only,
+    "message": _local_only,
+    "summary": _local_only,
     **{kind.value: _bdi for kind in NodeKind},
 }
 
