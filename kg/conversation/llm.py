@@ -1,0 +1,186 @@
+"""A :class:`~kg.ports.ChatModel` over an OpenAI-compatible ``/v1/chat/completions`` endpoint (standard library).
+
+Request ``{"model": ..., "messages": [{"role", "content"}], "max_tokens": n, "temperature": t, "stream": false}``,
+response ``{"choices": [{"message": {"content": "..."}}]}`` (OpenAI, vLLM, llama.cpp server, Ollama's OpenAI
+API, LM Studio, LiteLLM ...). Every failure (connection refused, timeout, an error status, a body that is not
+the expected JSON) becomes :class:`~kg.errors.BackendUnavailableError` naming the endpoint and the cause, so
+callers can fall back to the deterministic path (extractive summaries, similarity rules) and say so. The API
+key is read from the environment variable named in the configuration at each request and never appears in
+an error message.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from typing import Any
+
+from kg.errors import BackendUnavailableError, InputError
+from kg.ports import ChatMessage
+
+DEFAULT_TIMEOUT = 30.0
+_BODY_EXCERPT = 200
+_ROLES = frozenset({"system", "user", "assistant", "tool"})
+
+
+def chat_endpoint(url: str) -> str:
+    """The chat endpoint for a base URL (``http://h:8080/v1``) or the endpoint itself."""
+    url = url.rstrip("/")
+    return url if url.endswith("/chat/completions") else f"{url}/chat/completions"
+
+
+class OpenAIChatModel:
+    """Chat completions from an OpenAI-compatible HTTP server.
+
+    Args:
+        url: the server's base URL (``http://127.0.0.1:8080/v1``) or its ``.../chat/completions`` endpoint.
+        model: the model name sent with each request (and recorded on what the model writes).
+        api_key_env: the name of an environment variable holding a bearer token (read per request).
+        timeout: seconds for connecting and for each read.
+
+    Raises:
+        InputError: a URL that is not http(s), an empty model name or a non-positive timeout.
+
+    Example:
+        >>> chat = OpenAIChatModel("http://127.0.0.1:8080/v1", "qwen2.5-7b-instruct")
+        >>> chat.complete([ChatMessage("user", "Say hi")], max_tokens=8)  # doctest: +SKIP
+        'Hi!'
+    """
+
+    def __init__(self, url: str, model: str, *, api_key_env: str | None = None, timeout: float = DEFAULT_TIMEOUT):
+        if not url.startswith(("http://", "https://")):
+            raise InputError("url", "must start with http:// or https://")
+        if not model or not model.strip():
+            raise InputError("model", "must not be empty")
+        if not timeout > 0:
+            raise InputError("timeout", "must be a positive number of seconds")
+        self.url = chat_endpoint(url)
+        self._model = model
+        self.api_key_env = api_key_env or None
+        self.timeout = timeout
+
+    @property
+    def model(self) -> str:
+        """The model name sent to the server."""
+        return self._model
+
+    def complete(self, messages: Sequence[ChatMessage], *, max_tokens: int, temperature: float = 0.0) -> str:
+        """The assistant's reply text (possibly empty) to ``messages``.
+
+        Args:
+            messages: the conversation to continue, usually a system and a user message.
+            max_tokens: the most tokens the server may generate.
+            temperature: sampling temperature, 0 (the default) for the most repeatable answers.
+
+        Raises:
+            InputError: no messages, an unknown role, ``max_tokens`` below 1 or ``temperature`` outside 0-2.
+            BackendUnavailableError: the server cannot be reached or answered something unusable.
+        """
+        _check_request(messages, max_tokens, temperature)
+        body = {
+            "model": self._model,
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+            "stream": False,
+        }
+        return self._parse(self._post(json.dumps(body).encode()))
+
+    def _key(self) -> str | None:
+        if not self.api_key_env:
+            return None
+        key = os.environ.get(self.api_key_env)
+        if not key:
+            raise BackendUnavailableError(f"llm: environment variable {self.api_key_env} is not set")
+        return key
+
+    def _post(self, body: bytes) -> bytes:
+        key = self._key()
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")  # noqa: S310
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310 - scheme checked
+                raw: bytes = response.read()
+                return raw
+        except urllib.error.HTTPError as exc:
+            excerpt = _excerpt(exc, key)
+            raise BackendUnavailableError(
+                f"llm: {self.url} answered HTTP {exc.code} {exc.reason}" + (f": {excerpt}" if excerpt else "")
+            ) from exc
+        except (urllib.error.URLError, TimeoutError, OSError) as exc:
+            reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+            raise BackendUnavailableError(f"llm: {self.url} cannot be reached ({reason})") from exc
+
+    def _parse(self, raw: bytes) -> str:
+        try:
+            return _reply_text(json.loads(raw))
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+            raise BackendUnavailableError(
+                f"llm: {self.url} returned malformed JSON ({type(exc).__name__}: {exc})"
+            ) from exc
+
+
+def _check_request(messages: Sequence[ChatMessage], max_tokens: int, temperature: float) -> None:
+    if not messages:
+        raise InputError("messages", "at least one message is required")
+    for message in messages:
+        if message.role not in _ROLES:
+            raise InputError("messages.role", f"must be one of {', '.join(sorted(_ROLES))}, not {message.role!r}")
+    if max_tokens < 1:
+        raise InputError("max_tokens", "must be at least 1")
+    if not 0.0 <= temperature <= 2.0:
+        raise InputError("temperature", "must be between 0 and 2")
+
+
+def _excerpt(exc: urllib.error.HTTPError, key: str | None) -> str:
+    """The start of an error body on one line, with the API key blanked should the server echo it."""
+    try:
+        text = exc.read(_BODY_EXCERPT).decode("utf-8", "replace")
+    except OSError:
+        text = ""
+    finally:
+        exc.close()
+    text = " ".join(text.split())
+    return text.replace(key, "***") if key else text
+
+
+def _reply_text(payload: Any) -> str:
+    """``choices[0].message.content`` as text; TypeError/KeyError/IndexError when the shape is wrong."""
+    choice = payload["choices"][0]
+    content = choice["message"]["content"]
+    if content is None:  # a refusal or a tool call: no text
+        return ""
+    if isinstance(content, list):  # content parts: [{"type": "text", "text": ...}]
+        return "".join(part["text"] for part in content if part.get("type") == "text")
+    if not isinstance(content, str):
+        raise TypeError("message.content must be a string")
+    return content
+
+
+def chat_model_from_config(
+    url: str | None, model: str | None, api_key_env: str | None = None, *, timeout: float = DEFAULT_TIMEOUT
+) -> OpenAIChatModel | None:
+    """The chat model of a ``[conversation]`` configuration (``llm_url``, ``llm_model``, ``llm_api_key_env``).
+
+    Returns:
+        None when ``url`` is empty (no LLM configured: the deterministic paths are used), else the model.
+
+    Raises:
+        InputError: ``llm_url`` set without ``llm_model``, or a URL that is not http(s).
+    """
+    if not url or not url.strip():
+        return None
+    if not model or not model.strip():
+        raise InputError("conversation.llm_model", "required when conversation.llm_url is set")
+    try:
+        return OpenAIChatModel(url.strip(), model.strip(), api_key_env=api_key_env, timeout=timeout)
+    except InputError as exc:
+        raise InputError(f"conversation.llm_{exc.field}", exc.rule) from exc
+
+
+__all__ = ["DEFAULT_TIMEOUT", "OpenAIChatModel", "chat_endpoint", "chat_model_from_config"]
