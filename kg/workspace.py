@@ -6,6 +6,7 @@ and hands out the services (``ws.agents``, ``ws.facts``, ``ws.bdi``, ``ws.scopes
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import re
@@ -20,6 +21,10 @@ from pydantic import Field, ValidationError
 from kg.agents import AgentService
 from kg.bdi import BDIService
 from kg.clock import Clock, SystemClock
+from kg.conversation.extractive import ExtractiveSummarizer
+from kg.conversation.llm import chat_model_from_config
+from kg.conversation.service import ConversationService
+from kg.conversation.summarize import make_summarizer
 from kg.errors import WorkspaceError
 from kg.facts import FactService
 from kg.memory.service import MemoryService
@@ -78,6 +83,19 @@ class RecallConfig(Model):
     decay: bool = True  # false for a timeless corpus (documents, transcripts): no recency preference
 
 
+class ConversationConfig(Model):
+    """Conversation memory (``[conversation]`` in ``mabos.toml``): the optional LLM that writes summaries.
+
+    With no ``llm_url`` every feature runs on the deterministic paths (extractive summaries, similarity rules),
+    and results say so. ``llm_url`` is an OpenAI-compatible endpoint (``.../v1``), ``llm_model`` its model, and
+    ``llm_api_key_env`` the name of the environment variable holding the bearer token (never the token).
+    """
+
+    llm_url: str | None = None
+    llm_model: str | None = None
+    llm_api_key_env: str | None = None
+
+
 class WorkspaceConfig(Model):
     """Contents of ``mabos.toml``."""
 
@@ -86,6 +104,7 @@ class WorkspaceConfig(Model):
     created_at: str = ""
     typedb: TypeDBConfig = Field(default_factory=TypeDBConfig)
     recall: RecallConfig = Field(default_factory=RecallConfig)
+    conversation: ConversationConfig = Field(default_factory=ConversationConfig)
 
 
 ENV_EMBEDDER = "MABOS_EMBEDDER"
@@ -137,6 +156,11 @@ def _render_config(config: WorkspaceConfig) -> str:
         "[typedb]",
         '# address = "localhost:1729"   # or set MABOS_TYPEDB_ADDRESS; credentials come from the environment',
         "# write_through = true         # push each change right after its commit (best-effort)",
+        "",
+        "[conversation]",
+        '# llm_url = "http://localhost:8080/v1"   # an OpenAI-compatible endpoint writes summaries; unset: extractive',
+        '# llm_model = "qwen2.5-7b-instruct"',
+        '# llm_api_key_env = "MABOS_LLM_API_KEY"  # the NAME of the variable holding the key',
     ]
     if config.typedb.address:
         lines.append(f'address = "{config.typedb.address}"')
@@ -180,6 +204,16 @@ class Workspace:
         settings = recall_settings(config.recall)
         self.recall_engine = RecallEngine(self.store, self.embedder, self.vectors, settings)
         self.memory = MemoryService(self.store, self.scopes, self.clock, path, engine=self.recall_engine)
+
+    @functools.cached_property
+    def conversations(self) -> ConversationService:
+        """Conversation memory (built on first use: the LLM, when configured, is checked then)."""
+        c = self.config.conversation
+        chat = chat_model_from_config(c.llm_url, c.llm_model, c.llm_api_key_env)
+        summarizer = make_summarizer(chat)  # extractive by BM25 salience: offline and fast (no model load)
+        fallback = ExtractiveSummarizer() if chat is not None else None
+        return ConversationService(self.store, self.scopes, self.clock, summarizer=summarizer, fallback=fallback,
+                                   checkpoints=self.path, embedder=self.embedder)  # fmt: skip
 
     def status(self) -> dict[str, Any]:
         """Workspace facts and store statistics."""

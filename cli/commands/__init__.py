@@ -7,6 +7,7 @@ import click
 from cli.commands.agents import agent
 from cli.commands.bdi import GROUPS as BDI_GROUPS
 from cli.commands.bdi_cycle import bdi
+from cli.commands.conversation import GROUPS as CONVERSATION_GROUPS
 from cli.commands.facts import fact
 from cli.commands.graph import graph
 from cli.commands.index import index
@@ -29,6 +30,7 @@ COMMANDS: list[click.Command] = [
     graph,
     scope,
     memory,
+    *CONVERSATION_GROUPS,
     index,
     bdi,
     *RULE_GROUPS,

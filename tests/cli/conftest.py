@@ -18,11 +18,14 @@ from click.testing import CliRunner, Result
 
 import kg
 from cli.main import cli
+from kg.conversation.models import MessageQuery, Summary, SummaryKind, SummaryMethod
 from kg.ids import new_id
 from kg.models import OntologyProposal
 from reasoning.service import RuleService
 
 SALES = "sales-agent"
+#: An original 48-message dialogue (tests/data/conversation/compaction-dialogue.md says where it comes from).
+DIALOGUE = Path(__file__).resolve().parents[1] / "data" / "conversation" / "compaction-dialogue.jsonl"
 FINANCE = "finance-agent"
 
 
@@ -137,10 +140,20 @@ def populated(ready: Mabos) -> dict[str, str]:
         )  # fmt: skip
         ws.store.proposals.add(proposal)
         ws.store.proposals.add(validated)
+        # a conversation with one leaf summary over its first two messages (written straight into the store)
+        ingested = ws.conversations.ingest(SALES, "s1", DIALOGUE.read_text(encoding="utf-8"))
+        first = ws.store.conversations.messages(MessageQuery(conversation_uid=ingested.conversation_uid, to_seq=1))
+        summary = ws.store.summaries.add(Summary(
+            uid=new_id("summary"), agent_id=SALES, conversation_uid=ingested.conversation_uid, kind=SummaryKind.LEAF,
+            depth=0, content="Maya plans a Lisbon offsite for 14 people, 12-15 June 2025.", token_count=15,
+            source_token_count=sum(m.token_count for m in first), method=SummaryMethod.EXTRACTIVE,
+            child_uids=[m.uid for m in first], earliest_at=first[0].created_at, latest_at=first[-1].created_at,
+            descendant_count=len(first), created_at=now,
+        ))  # fmt: skip
     return {
         "revenue": revenue.uid, "industry": industry.uid, "derived": derived.uid, "belief": belief.uid,
         "goal": goal.uid, "plan": plan.uid, "step": step.uid, "desire": desire.uid, "intention": intention.uid,
-        "rule": target.uid, "proposal": proposal.uid, "validated": validated.uid,
+        "rule": target.uid, "proposal": proposal.uid, "validated": validated.uid, "summary": summary.uid,
     }  # fmt: skip
 
 

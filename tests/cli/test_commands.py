@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
 A = ("--agent", "sales-agent")
 DEAD_TYPEDB = "127.0.0.1:1"  # nothing listens on port 1: the driver is refused at once
+DIALOGUE = Path(__file__).resolve().parents[1] / "data" / "conversation" / "compaction-dialogue.jsonl"
 
 #: Arguments that make each leaf command succeed in the ``populated`` workspace ({name} = a uid).
 RUNS: dict[str, tuple[str, ...]] = {
@@ -66,6 +67,12 @@ RUNS: dict[str, tuple[str, ...]] = {
     "memory materialize": (*A,),
     "memory export": (*A, "--kind", "all"),
     "memory import": (*A,),
+    "conversation ingest": (*A, "--session", "s2", "--file", str(DIALOGUE)),
+    "conversation compact": (*A, "--session", "s1", "--budget", "128000"),
+    "conversation assemble": (*A, "--session", "s1", "--budget", "32000", "--prompt", "budget for the offsite"),
+    "lcm grep": (*A, "Lisbon|Alfama", "--scope", "both", "--limit", "5"),
+    "lcm describe": (*A, "{summary}"),
+    "lcm expand": (*A, "{summary}", "--include-messages"),
     "index rebuild": ("--all",),
     "index update": (),
     "index status": (),

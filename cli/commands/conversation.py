@@ -1,0 +1,171 @@
+"""``mabos conversation ingest|compact|assemble`` and ``mabos lcm grep|describe|expand``: conversation memory."""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import click
+
+from cli import render
+from cli.common import ISO_DATETIME, Session, agent_option, example, mabos_options
+from kg.errors import InputError
+
+session_option = click.option("--session", "-s", required=True, metavar="KEY", help="The session (conversation) key.")
+
+
+def _preview(text: str, width: int = 100) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+@click.group("conversation")
+def conversation() -> None:
+    """Conversation memory: a lossless message log, a summary DAG over it, context within a token budget."""
+
+
+@conversation.command("ingest", help=example(
+    "Append messages to an agent's session (created on first use) from a JSONL file, one object a line: role "
+    "(system, user, assistant, tool), content, created_at (ISO-8601, default now), optionally name, tool_call_id "
+    "(pairs a tool result with its call) and token_count. Every line is validated first: a bad line is reported as "
+    "'line N: field: rule' and nothing is written. Messages are immutable once stored. '-' reads standard input.",
+    "mabos conversation ingest --agent sales-agent --session s1 --file messages.jsonl",
+))  # fmt: skip
+@agent_option
+@session_option
+@click.option("--file", "source", required=True, type=click.Path(dir_okay=False, allow_dash=True), help="JSONL file.")
+@click.option("--title", default="", help="Title of a new conversation.")
+@mabos_options
+def ingest(out: Session, *, agent: str, session: str, source: str, title: str) -> None:
+    text = sys.stdin.read() if source == "-" else _read(Path(source))
+    result = out.workspace().conversations.ingest(agent, session, text, title=title)
+    verb = "created" if result.created else "appended to"
+    out.emit(result, render.done(f"{result.appended} messages ({result.tokens} tokens) {verb} {session} "
+                                 f"(seq {result.first_seq}-{result.last_seq})"))  # fmt: skip
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError("file", f"cannot read {path}: {exc}") from None
+
+
+@conversation.command("compact", help=example(
+    "Summarise the session's older messages into the summary DAG: leaf summaries over chunks of up to 20,000 tokens "
+    "outside the 64-message fresh tail, then condensed summaries over 8 (then 4) of them. An R3 checkpoint is "
+    "written first. Without --budget it always runs; with --budget only when the context is over 75% of it or the "
+    "R3 flush rule fires. Summaries not 35% smaller than their sources, or over 3x target, are never stored.",
+    "mabos conversation compact --agent sales-agent --session s1 --budget 128000 --json",
+))  # fmt: skip
+@agent_option
+@session_option
+@click.option("--budget", type=click.IntRange(1, 100_000_000), default=None, help="Context window in tokens.")
+@click.option("--force", is_flag=True, help="Condense with fan-out 2 as far as it goes.")
+@mabos_options
+def compact(out: Session, *, agent: str, session: str, budget: int | None, force: bool) -> None:
+    report = out.workspace().conversations.compact(agent, session, budget=budget, force=force)
+    data = report.model_dump(mode="json")
+    pairs = [(k, v) for k, v in data.items() if not isinstance(v, list | dict)]
+    out.emit(report, render.key_values("Compaction", pairs))
+
+
+@conversation.command("assemble", help=example(
+    "The session's context within --budget tokens, oldest first: the fresh tail always (tool calls with their "
+    "results), then root summaries and older messages newest-first or, with --prompt, by relevance. When summaries "
+    "are included, system_prompt_addition says to expand them before asserting details.",
+    "mabos conversation assemble --agent sales-agent --session s1 --budget 32000 --json",
+))  # fmt: skip
+@agent_option
+@session_option
+@click.option("--budget", type=click.IntRange(1, 100_000_000), required=True, help="Token budget.")
+@click.option("--prompt", default=None, help="Choose older context by relevance to this text.")
+@mabos_options
+def assemble(out: Session, *, agent: str, session: str, budget: int, prompt: str | None) -> None:
+    context = out.workspace().conversations.assemble(agent, session, budget=budget, prompt=prompt)
+    rows = [(i.kind, i.uid, i.role or (f"depth {i.depth}" if i.depth is not None else ""), i.tokens,
+             _preview(i.content)) for i in context.items]  # fmt: skip
+    summary = f"{len(context.items)} items, {context.total_tokens} of {context.budget_tokens} tokens"
+    out.emit(context, render.table("Context", ("kind", "uid", "role/depth", "tokens", "content"), rows),
+             render.note(summary))  # fmt: skip
+
+
+@click.group("lcm")
+def lcm() -> None:
+    """Recall tools over conversation memory: grep, describe and expand summaries back to their messages."""
+
+
+@lcm.command("grep", help=example(
+    "Search the agent's messages and/or summaries: a regex (Python syntax; (?i) for any case) or full text (every "
+    "word; trigram matching for CJK text). Oldest first, snippets cite ids; results are capped at 40,000 "
+    "characters and say truncated when cut.",
+    'mabos lcm grep --agent sales-agent "SSO|single sign-on" --json',
+))  # fmt: skip
+@agent_option
+@click.argument("pattern")
+@click.option("--mode", type=click.Choice(["regex", "full_text"]), default="regex", show_default=True)
+@click.option("--scope", type=click.Choice(["messages", "summaries", "both"]), default="both", show_default=True)
+@click.option("--since", type=ISO_DATETIME, default=None, help="Only at or after this time.")
+@click.option("--before", type=ISO_DATETIME, default=None, help="Only before this time.")
+@click.option("--session", default=None, metavar="KEY", help="Only this session.")
+@click.option("--limit", type=click.IntRange(1, 10_000), default=50, show_default=True)
+@mabos_options
+def grep(out: Session, *, agent: str, pattern: str, mode: str, scope: str, since: datetime | None,
+         before: datetime | None, session: str | None, limit: int) -> None:  # fmt: skip
+    result = out.workspace().conversations.grep(agent, pattern, mode=mode, scope=scope, since=since, before=before,
+                                                limit=limit, session_key=session)  # fmt: skip
+    rows = [(h.kind, h.uid, h.at, h.matches, _preview(h.snippet, 90)) for h in result.hits]
+    lines: list[Any] = [render.table("Matches", ("kind", "uid", "at", "n", "snippet"), rows)]
+    if result.truncated:
+        lines.append(render.note(f"truncated ({', '.join(result.truncated_by)}): narrow the pattern or the time"))
+    out.emit(result, *lines)
+
+
+@lcm.command("describe", help=example(
+    "A summary of the agent's: its content, kind, depth, token counts and compression, method (llm or "
+    "extractive), time span, messages beneath it, and its place in the DAG (parents up to the root, children).",
+    "mabos lcm describe --agent sales-agent SUM-01J...",
+))  # fmt: skip
+@agent_option
+@click.argument("summary_uid", metavar="SUMMARY_UID")
+@mabos_options
+def describe(out: Session, *, agent: str, summary_uid: str) -> None:
+    found = out.workspace().conversations.describe(agent, summary_uid)
+    data = found.model_dump(mode="json")
+    pairs = [(k, _listed(v) if isinstance(v, list) else v) for k, v in data.items() if k != "content"]
+    out.emit(found, render.key_values(summary_uid, pairs), found.content)
+
+
+def _listed(values: list[Any], shown: int = 3) -> str:
+    more = f" ... ({len(values)} in all)" if len(values) > shown else ""
+    return ", ".join(map(str, values[:shown])) + more
+
+
+@lcm.command("expand", help=example(
+    "Walk the DAG down from a summary: its children level by level (--max-depth), down to the source messages "
+    "with --include-messages, at most --max-tokens in all; truncated says when a cap cut the walk.",
+    "mabos lcm expand --agent sales-agent SUM-01J... --max-depth 3 --include-messages --json",
+))  # fmt: skip
+@agent_option
+@click.argument("summary_uid", metavar="SUMMARY_UID")
+@click.option("--max-depth", type=click.IntRange(1, 64), default=3, show_default=True)
+@click.option("--include-messages", is_flag=True, help="Expand leaves to their messages.")
+@click.option("--max-tokens", type=click.IntRange(1, 1_000_000), default=8_000, show_default=True)
+@mabos_options
+def expand(out: Session, *, agent: str, summary_uid: str, max_depth: int, include_messages: bool,
+           max_tokens: int) -> None:  # fmt: skip
+    result = out.workspace().conversations.expand(agent, summary_uid, max_depth=max_depth,
+                                                  include_messages=include_messages, max_tokens=max_tokens)  # fmt: skip
+    rows = [(i.level, i.kind, i.uid, i.role or (f"depth {i.depth}" if i.depth is not None else ""), i.tokens,
+             _preview(i.content)) for i in result.items]  # fmt: skip
+    lines: list[Any] = [render.table("Expanded", ("level", "kind", "uid", "role/depth", "tokens", "content"), rows)]
+    if result.truncated:
+        lines.append(render.note(f"truncated ({', '.join(result.truncated_by)}): raise --max-depth or --max-tokens"))
+    out.emit(result, *lines)
+
+
+GROUPS = [conversation, lcm]
+
+__all__ = ["GROUPS"]

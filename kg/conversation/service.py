@@ -1,0 +1,252 @@
+"""Conversation service: the one facade the CLI and the tool registry call for conversation memory.
+
+``ingest`` appends messages (JSONL rows ``{"role", "content", "created_at"}``, optionally ``name``,
+``tool_call_id`` and ``token_count``) to an agent's session, validating every row first: an error names the
+line and the field, and nothing is written. ``compact`` runs the summary-DAG builder
+(:mod:`kg.conversation.compaction`) after the R3 checkpoint; ``trigger`` says whether a budget calls for it.
+``assemble``, ``grep``, ``describe`` and ``expand`` hand over to :mod:`kg.conversation.assemble` and
+:mod:`kg.conversation.tools` after resolving the agent's session and scopes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from pydantic import ValidationError
+
+from kg.clock import Clock
+from kg.conversation.assemble import AssembledContext, Relevance, assemble
+from kg.conversation.compaction import (
+    DEFAULT_SETTINGS,
+    CheckpointWriter,
+    CompactionReport,
+    CompactionSettings,
+    CompactionTrigger,
+    Trigger,
+    compact,
+    context_tokens,
+    needs_compaction,
+)
+from kg.conversation.models import Conversation, MessageInput
+from kg.conversation.tokens import TokenEstimator, estimate_tokens
+from kg.conversation.tools import (
+    EXPAND_DEPTH,
+    EXPAND_TOKENS,
+    ExpandResult,
+    GrepResult,
+    SummaryDescription,
+    lcm_describe,
+    lcm_expand,
+    lcm_grep,
+)
+from kg.errors import InputError, NotFoundError
+from kg.memory.checkpoints import write_checkpoint
+from kg.models import Model, describe_validation_error
+from kg.ports import ConversationStore, Embedder, Summarizer, SummaryStore
+from kg.scopes import ScopePolicy
+
+#: Messages of one ingest call (a bigger log goes in several calls).
+MAX_INGEST = 100_000
+#: Next step written into every compaction checkpoint.
+EXPAND_FIRST = "Expand summaries (lcm_expand) before asserting details from the compacted history"
+
+
+class ConversationBackend(Protocol):
+    """A store with the conversation ports (``SqliteGraphStore`` is one)."""
+
+    @property
+    def conversations(self) -> ConversationStore:
+        """The message log."""
+        ...
+
+    @property
+    def summaries(self) -> SummaryStore:
+        """The summary DAG."""
+        ...
+
+
+class IngestResult(Model):
+    """What an ingest appended: ``first_seq``/``last_seq`` of the new messages and their tokens."""
+
+    agent_id: str
+    session_key: str
+    conversation_uid: str
+    created: bool
+    appended: int
+    first_seq: int
+    last_seq: int
+    tokens: int
+
+
+def parse_rows(rows: str | Sequence[Mapping[str, Any] | MessageInput]) -> list[MessageInput]:
+    """Validate messages: JSONL text (one object a line, blank lines skipped) or a sequence of rows.
+
+    Raises:
+        InputError: ``line <n>: <field>`` and the rule, for the first bad row (1-based; for JSONL the line
+            number in the text).
+    """
+    numbered: list[tuple[int, object]] = []
+    if isinstance(rows, str):
+        for number, line in enumerate(rows.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                numbered.append((number, json.loads(line)))
+            except json.JSONDecodeError as exc:
+                raise InputError(f"line {number}", f"not valid JSON: {exc.msg}") from None
+    else:
+        numbered = list(enumerate(rows, 1))
+    if not numbered:
+        raise InputError("messages", "no messages to ingest")
+    if len(numbered) > MAX_INGEST:
+        raise InputError("messages", f"at most {MAX_INGEST} messages per ingest, got {len(numbered)}")
+    out: list[MessageInput] = []
+    for number, row in numbered:
+        if isinstance(row, MessageInput):
+            out.append(row)
+            continue
+        if not isinstance(row, Mapping):
+            raise InputError(f"line {number}", f"must be a JSON object, got {type(row).__name__}")
+        try:
+            out.append(MessageInput.model_validate(dict(row)))
+        except ValidationError as exc:
+            err = describe_validation_error(exc)
+            raise InputError(f"line {number}: {err.field}", err.rule) from None
+    return out
+
+
+class ConversationService:
+    """Conversation memory for agents: ingest, compaction, assembly and the recall tools.
+
+    Args:
+        store: A store with ``conversations`` and ``summaries``.
+        scopes: The scope policy (agents must exist).
+        clock: Time of ingest defaults, summaries and checkpoints.
+        summarizer: Writes summaries (``kg.conversation.summarize.make_summarizer``).
+        fallback: The retry summariser for rejected summaries (the extractive one when ``summarizer`` is an
+            LLM); None retries with ``summarizer``.
+        checkpoints: The workspace directory whose ``agents/<id>/memory/checkpoints`` gets the R3 checkpoint
+            before each compaction; None writes none.
+        estimator: Token estimate (default chars/4).
+        settings: Compaction sizes and thresholds (``fresh_tail`` is also the assembler's).
+        embedder: Makes assembly by relevance hybrid (BM25 + cosine); None: BM25 only.
+    """
+
+    def __init__(self, store: ConversationBackend, scopes: ScopePolicy, clock: Clock, *, summarizer: Summarizer,
+                 fallback: Summarizer | None = None, checkpoints: Path | None = None,
+                 estimator: TokenEstimator = estimate_tokens, settings: CompactionSettings = DEFAULT_SETTINGS,
+                 embedder: Embedder | None = None) -> None:  # fmt: skip
+        self.store = store
+        self.scopes = scopes
+        self.clock = clock
+        self.summarizer = summarizer
+        self.fallback = fallback
+        self.checkpoints = checkpoints
+        self.estimator = estimator
+        self.settings = settings
+        self.embedder = embedder
+
+    # ------------------------------------------------------------------------------ log
+
+    def ingest(self, agent_id: str, session_key: str, messages: str | Sequence[Mapping[str, Any] | MessageInput],
+               *, title: str = "") -> IngestResult:  # fmt: skip
+        """Append messages to the agent's session (created if new); every row is validated before any write."""
+        parsed = parse_rows(messages)
+        self.scopes.require_agent(agent_id)
+        known = self.store.conversations.find(agent_id, session_key)
+        conversation = known or self.store.conversations.open(agent_id, session_key, title=title, now=self.clock.now())
+        stored = self.store.conversations.append(conversation.uid, parsed, now=self.clock.now())
+        return IngestResult(agent_id=agent_id, session_key=session_key, conversation_uid=conversation.uid,
+                            created=known is None, appended=len(stored), first_seq=stored[0].seq,
+                            last_seq=stored[-1].seq, tokens=sum(m.token_count for m in stored))  # fmt: skip
+
+    def conversation(self, agent_id: str, session_key: str) -> Conversation:
+        """The agent's conversation of ``session_key``, or :class:`NotFoundError`."""
+        self.scopes.require_agent(agent_id)
+        found = self.store.conversations.find(agent_id, session_key)
+        if found is None:
+            raise NotFoundError(f"session: agent {agent_id!r} has no conversation {session_key!r}")
+        return found
+
+    # ------------------------------------------------------------------------------ compaction
+
+    def trigger(self, agent_id: str, session_key: str, *, budget: int) -> CompactionTrigger:
+        """Whether the session's context (uncovered messages + root summaries) needs compacting for ``budget``."""
+        uid = self.conversation(agent_id, session_key).uid
+        return needs_compaction(context_tokens(self.store.summaries, uid), budget=budget, settings=self.settings)
+
+    def compact(self, agent_id: str, session_key: str, *, budget: int | None = None,
+                force: bool = False) -> CompactionReport:  # fmt: skip
+        """Compact the session: always without ``budget`` (manual); with one, only when the trigger fires.
+
+        With ``budget``, a context still over the trigger after the normal sweep gets a forced condensed pass
+        (fan-out 2). The R3 checkpoint is written first whenever anything is eligible.
+        """
+        conversation = self.conversation(agent_id, session_key)
+        reason: Trigger = "manual"
+        if budget is not None:
+            decision = needs_compaction(context_tokens(self.store.summaries, conversation.uid), budget=budget,
+                                        settings=self.settings)  # fmt: skip
+            if not decision.needed and not force:
+                roots = self.store.summaries.roots(conversation.uid)
+                uncovered = self.store.summaries.uncovered_messages(conversation.uid)
+                return CompactionReport(conversation_uid=conversation.uid, trigger="manual", compacted=False,
+                                        context_tokens_before=decision.context_tokens,
+                                        context_tokens_after=decision.context_tokens,
+                                        uncovered_messages=len(uncovered), roots=len(roots),
+                                        note=f"not needed: {decision.context_tokens} tokens is within "
+                                             f"{decision.threshold_tokens} (threshold) and below "
+                                             f"{decision.flush_tokens} (R3 flush) of budget {budget}")  # fmt: skip
+            reason = decision.reason or "manual"
+        return compact(self.store.conversations, self.store.summaries, self.summarizer, conversation.uid,
+                       settings=self.settings, now=self.clock.now(), estimator=self.estimator,
+                       checkpoint=self._checkpoint_writer(agent_id), fallback=self.fallback, force=force,
+                       budget=budget, trigger=reason)  # fmt: skip
+
+    # ------------------------------------------------------------------------------ assembly and tools
+
+    def assemble(self, agent_id: str, session_key: str, *, budget: int, prompt: str | None = None) -> AssembledContext:
+        """The session's context within ``budget`` tokens (:func:`kg.conversation.assemble.assemble`)."""
+        conversation = self.conversation(agent_id, session_key)
+        relevance = Relevance(self.embedder) if prompt and self.embedder is not None else None
+        return assemble(self.store.conversations, self.store.summaries, conversation.uid, budget_tokens=budget,
+                        prompt=prompt, fresh_tail=self.settings.fresh_tail, estimator=self.estimator,
+                        relevance=relevance)  # fmt: skip
+
+    def grep(self, agent_id: str, pattern: str, *, mode: str = "regex", scope: str = "both",
+             since: datetime | None = None, before: datetime | None = None, limit: int = 50,
+             session_key: str | None = None) -> GrepResult:  # fmt: skip
+        """``lcm_grep`` over the agent's conversations (one, by session key or uid, when given)."""
+        self.scopes.require_agent(agent_id)
+        return lcm_grep(self.store, agent_id, pattern, mode=mode, scope=scope, since=since, before=before,
+                        limit=limit, conversation=session_key)  # fmt: skip
+
+    def describe(self, agent_id: str, summary_uid: str) -> SummaryDescription:
+        """``lcm_describe``: one of the agent's summaries, its token counts and place in the DAG."""
+        self.scopes.require_agent(agent_id)
+        return lcm_describe(self.store, agent_id, summary_uid)
+
+    def expand(self, agent_id: str, summary_uid: str, *, max_depth: int = EXPAND_DEPTH,
+               include_messages: bool = False, max_tokens: int = EXPAND_TOKENS) -> ExpandResult:  # fmt: skip
+        """``lcm_expand``: walk the DAG down from one of the agent's summaries."""
+        self.scopes.require_agent(agent_id)
+        return lcm_expand(self.store, agent_id, summary_uid, max_depth=max_depth,
+                          include_messages=include_messages, max_tokens=max_tokens)  # fmt: skip
+
+    def _checkpoint_writer(self, agent_id: str) -> CheckpointWriter | None:
+        workspace = self.checkpoints
+        if workspace is None:
+            return None
+
+        def write(context: str) -> str:
+            path = write_checkpoint(workspace, agent_id, context=context, next_steps=[EXPAND_FIRST], clock=self.clock)
+            return str(path)
+
+        return write
+
+
+__all__ = ["ConversationBackend", "ConversationService", "IngestResult", "parse_rows"]

@@ -1,0 +1,522 @@
+"""The recall tools over an agent's conversation memory: ``lcm_grep``, ``lcm_describe`` and ``lcm_expand``.
+
+Plain functions over the two conversation ports that return pydantic results (the CLI, the service facade
+and the tool registry render them). An agent only ever reads its own conversations: a summary or
+conversation of another agent is reported exactly as a missing one (:class:`~kg.errors.NotFoundError`), so
+the answer does not reveal that it exists.
+
+* :func:`lcm_grep` finds messages and/or summaries by regular expression (Python ``re``, case-sensitive
+  unless ``(?i)``) or full text (every word must occur; CJK by substring), optionally within a time window
+  (``since`` inclusive, ``before`` exclusive), oldest first. Each hit is cited by id with a snippet of about
+  :data:`SNIPPET_CONTEXT` characters either side of its first match; at most ``limit`` hits and
+  :data:`GREP_MAX_CHARS` characters of snippets are returned, and ``truncated`` says when either cap cut.
+* :func:`lcm_describe` shows one summary: content, kind, depth, token counts, method and model, time span,
+  descendant count, and its place in the DAG (the parent chain up to the root, and its children).
+* :func:`lcm_expand` walks the DAG down from a summary, level by level (breadth first, each level in
+  chronological order): condensed summaries to their child summaries, and leaves to their source messages
+  when ``include_messages``. It stops at ``max_depth`` levels or before the item that would pass
+  ``max_tokens``, and then says ``truncated`` and which summaries were not fully expanded (expand them
+  next).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Literal, Protocol
+
+from pydantic import Field
+
+from kg.conversation.models import Conversation, Message, Role, Summary, SummaryKind, SummaryMethod
+from kg.errors import InputError, NotFoundError
+from kg.ids import ID_PATTERN, PREFIXES
+from kg.models import AGENT_ID_RE, Model
+from kg.ports import ConversationStore, SummaryStore
+
+#: Characters of all snippets of one grep result.
+GREP_MAX_CHARS = 40_000
+#: Characters shown either side of a match.
+SNIPPET_CONTEXT = 120
+#: Most hits of one grep.
+MAX_GREP_LIMIT = 1_000
+#: Characters of a grep pattern.
+MAX_PATTERN = 1_000
+#: Default and largest token cap of one expansion.
+EXPAND_TOKENS = 8_000
+MAX_EXPAND_TOKENS = 1_000_000
+#: Default and largest depth of one expansion.
+EXPAND_DEPTH = 3
+MAX_EXPAND_DEPTH = 64
+
+GrepMode = Literal["regex", "full_text"]
+GrepScope = Literal["messages", "summaries", "both"]
+_MODES: dict[str, GrepMode] = {"regex": "regex", "full_text": "full_text"}
+_SCOPES: dict[str, GrepScope] = {"messages": "messages", "summaries": "summaries", "both": "both"}
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+class ConversationStores(Protocol):
+    """Anything holding the two conversation ports (a :class:`~kg.store.sqlite.SqliteGraphStore`)."""
+
+    @property
+    def conversations(self) -> ConversationStore:
+        """Conversations and messages."""
+        ...
+
+    @property
+    def summaries(self) -> SummaryStore:
+        """The summary DAG."""
+        ...
+
+
+# ------------------------------------------------------------------------------------------ results
+
+
+class GrepHit(Model):
+    """One message or summary that matched, cited by id.
+
+    Attributes:
+        kind: ``message`` or ``summary``.
+        uid: Its id.
+        conversation_uid: Its conversation.
+        role: A message's role.
+        seq: A message's sequence number.
+        depth: A summary's depth.
+        at: A message's time, or the earliest message beneath a summary.
+        snippet: Text around the first match (``...`` where cut).
+        matches: Occurrences of the pattern found in the text (0 when the full-text index matched a form the
+            snippet finder does not see, e.g. a prefix).
+    """
+
+    kind: Literal["message", "summary"]
+    uid: str
+    conversation_uid: str
+    role: Role | None = None
+    seq: int | None = None
+    depth: int | None = None
+    at: datetime
+    snippet: str
+    matches: int
+
+
+class GrepResult(Model):
+    """The hits of :func:`lcm_grep`, oldest first.
+
+    Attributes:
+        pattern: The pattern searched.
+        mode: ``regex`` or ``full_text``.
+        scope: ``messages``, ``summaries`` or ``both``.
+        conversations: The conversations searched.
+        hits: The hits.
+        total_chars: Characters of all snippets (at most :data:`GREP_MAX_CHARS`).
+        truncated: More hits exist than were returned.
+        truncated_by: What cut: ``limit`` (more matches than ``limit``) and/or ``chars`` (the character cap).
+    """
+
+    pattern: str
+    mode: GrepMode
+    scope: GrepScope
+    conversations: list[str]
+    hits: list[GrepHit]
+    total_chars: int
+    truncated: bool
+    truncated_by: list[Literal["limit", "chars"]] = Field(default_factory=list)
+
+
+class SummaryDescription(Model):
+    """What :func:`lcm_describe` says about one summary.
+
+    Attributes:
+        uid: The summary.
+        conversation_uid: Its conversation.
+        kind: ``leaf`` (covers messages) or ``condensed`` (covers summaries).
+        depth: 0 for a leaf.
+        content: The summary text.
+        token_count: Tokens of the content.
+        source_token_count: Tokens of what it covers.
+        compression: ``token_count / source_token_count`` (None when the source is empty).
+        method: ``llm`` or ``extractive``.
+        model: The LLM's model name for ``llm`` summaries.
+        earliest_at: The earliest message beneath it.
+        latest_at: The latest message beneath it.
+        descendant_count: Messages beneath it.
+        created_at: When it was written.
+        parent_uid: The summary covering it, None for a root.
+        lineage: Parent chain from its parent up to the root (empty for a root).
+        root_uid: The root above it (itself for a root).
+        child_kind: ``message`` for a leaf, ``summary`` for a condensed summary.
+        child_uids: Its children in chronological order.
+    """
+
+    uid: str
+    conversation_uid: str
+    kind: SummaryKind
+    depth: int
+    content: str
+    token_count: int
+    source_token_count: int
+    compression: float | None
+    method: SummaryMethod
+    model: str | None
+    earliest_at: datetime
+    latest_at: datetime
+    descendant_count: int
+    created_at: datetime
+    parent_uid: str | None
+    lineage: list[str]
+    root_uid: str
+    child_kind: Literal["message", "summary"]
+    child_uids: list[str]
+
+
+class ExpandItem(Model):
+    """One node reached by :func:`lcm_expand`.
+
+    Attributes:
+        kind: ``summary`` or ``message``.
+        uid: Its id.
+        parent_uid: The summary it was reached from.
+        level: Edges from the expanded summary (1 = its children).
+        depth: A summary's depth.
+        role: A message's role.
+        seq: A message's sequence number.
+        tokens: Its token count (as stored).
+        content: Its text.
+        earliest_at: A message's time, or the earliest message beneath a summary.
+        latest_at: A message's time, or the latest message beneath a summary.
+    """
+
+    kind: Literal["summary", "message"]
+    uid: str
+    parent_uid: str
+    level: int
+    depth: int | None = None
+    role: Role | None = None
+    seq: int | None = None
+    tokens: int
+    content: str
+    earliest_at: datetime
+    latest_at: datetime
+
+
+class ExpandResult(Model):
+    """What :func:`lcm_expand` read beneath one summary.
+
+    Attributes:
+        uid: The summary expanded.
+        conversation_uid: Its conversation.
+        max_depth: Levels walked at most.
+        max_tokens: Token cap of all items.
+        include_messages: Whether leaves were expanded to their messages.
+        items: The nodes reached, level by level, each level chronological.
+        total_tokens: Tokens of all items.
+        truncated: A cap cut the walk: something beneath the summary is missing from ``items``.
+        truncated_by: ``depth`` and/or ``tokens``.
+        unexpanded: Summaries (the expanded one or items) whose children are not all in ``items``.
+    """
+
+    uid: str
+    conversation_uid: str
+    max_depth: int
+    max_tokens: int
+    include_messages: bool
+    items: list[ExpandItem]
+    total_tokens: int
+    truncated: bool
+    truncated_by: list[Literal["depth", "tokens"]] = Field(default_factory=list)
+    unexpanded: list[str] = Field(default_factory=list)
+
+
+# ------------------------------------------------------------------------------------------ checks
+
+
+def _check_agent(agent_id: str) -> None:
+    if not isinstance(agent_id, str) or not AGENT_ID_RE.match(agent_id):
+        raise InputError("agent", f"must match [a-z0-9][a-z0-9_-]{{0,63}}, got {str(agent_id)[:80]!r}")
+
+
+def _check_int(field: str, value: int, lo: int, hi: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise InputError(field, f"must be a whole number from {lo} to {hi}, got {value!r}")
+
+
+def _check_summary_uid(uid: str) -> None:
+    if not isinstance(uid, str) or not ID_PATTERN.match(uid) or not uid.startswith(PREFIXES["summary"] + "-"):
+        raise InputError("summary_uid", f"must be a summary id (SUM- and 26 characters), got {str(uid)[:80]!r}")
+
+
+def _own_summary(stores: ConversationStores, agent_id: str, uid: str) -> Summary:
+    """The summary ``uid`` if it belongs to one of ``agent_id``'s conversations (NotFoundError otherwise)."""
+    _check_agent(agent_id)
+    _check_summary_uid(uid)
+    summary = stores.summaries.get_many([uid]).get(uid)
+    if summary is None or stores.conversations.get(summary.conversation_uid).agent_id != agent_id:
+        raise NotFoundError(f"summary_uid: agent {agent_id!r} has no summary {uid!r}")
+    return summary
+
+
+# ------------------------------------------------------------------------------------------ grep
+
+
+def _conversations(stores: ConversationStores, agent_id: str, conversation: str | None) -> list[Conversation]:
+    """The agent's conversations, or the one named by uid or session key."""
+    if conversation is None:
+        return stores.conversations.list(agent_id)
+    found: Conversation | None = None
+    if ID_PATTERN.match(conversation) and conversation.startswith(PREFIXES["conversation"] + "-"):
+        try:
+            found = stores.conversations.get(conversation)
+        except NotFoundError:
+            found = None
+    else:
+        found = stores.conversations.find(agent_id, conversation)
+    if found is None or found.agent_id != agent_id:
+        raise NotFoundError(f"conversation: agent {agent_id!r} has no conversation {conversation[:80]!r}")
+    return [found]
+
+
+def _finder(pattern: str, mode: GrepMode) -> re.Pattern[str]:
+    """What the snippets are centred on: the regex itself, or any word of a full-text pattern (any case)."""
+    if mode == "regex":
+        try:
+            return re.compile(pattern)
+        except (re.error, RecursionError, OverflowError) as exc:
+            raise InputError("pattern", f"is not a valid regular expression ({exc})") from None
+    parts = [w for part in pattern.split() for w in (_WORD.findall(part) if part.isascii() else [part.strip("*")])]
+    words = sorted(dict.fromkeys(p for p in parts if p), key=lambda w: (-len(w), w))
+    if not words:
+        raise InputError("pattern", "has no words to search for (letters or digits); use mode regex for symbols")
+    return re.compile("|".join(re.escape(w) for w in words), re.IGNORECASE)
+
+
+def snippet(text: str, finder: re.Pattern[str], *, context: int = SNIPPET_CONTEXT) -> tuple[str, int]:
+    """``(snippet, matches)``: the text around the first match of ``finder``, and how many matches there are.
+
+    Without a match (a full-text prefix match, say) the snippet is the start of the text. ``...`` marks a cut.
+    """
+    first = finder.search(text)
+    matches = 0
+    if first is not None:
+        matches = sum(1 for _ in zip(range(10_000), finder.finditer(text), strict=False))
+    start, end = (first.start(), first.end()) if first is not None else (0, 0)
+    lo, hi = max(0, start - context), min(len(text), max(end, start + 1) + context)
+    if first is not None and end - start > 2 * context:  # a huge match: show its start
+        hi = start + 2 * context
+    return ("..." if lo > 0 else "") + text[lo:hi] + ("..." if hi < len(text) else ""), matches
+
+
+def _message_hit(m: Message, finder: re.Pattern[str]) -> GrepHit:
+    text, matches = snippet(m.content, finder)
+    return GrepHit(kind="message", uid=m.uid, conversation_uid=m.conversation_uid, role=m.role, seq=m.seq,
+                   at=m.created_at, snippet=text, matches=matches)  # fmt: skip
+
+
+def _summary_hit(s: Summary, finder: re.Pattern[str]) -> GrepHit:
+    text, matches = snippet(s.content, finder)
+    return GrepHit(kind="summary", uid=s.uid, conversation_uid=s.conversation_uid, depth=s.depth,
+                   at=s.earliest_at, snippet=text, matches=matches)  # fmt: skip
+
+
+def _check_grep(pattern: str, mode: str, scope: str, *, limit: int, since: datetime | None,
+                before: datetime | None) -> tuple[GrepMode, GrepScope]:  # fmt: skip
+    if mode not in _MODES:
+        raise InputError("mode", f"must be regex or full_text, got {mode!r}")
+    if scope not in _SCOPES:
+        raise InputError("scope", f"must be messages, summaries or both, got {scope!r}")
+    if not isinstance(pattern, str) or not pattern.strip():
+        raise InputError("pattern", "must not be empty")
+    if len(pattern) > MAX_PATTERN or "\x00" in pattern:
+        raise InputError("pattern", f"must be at most {MAX_PATTERN} characters, without NUL")
+    _check_int("limit", limit, 1, MAX_GREP_LIMIT)
+    for name, value in (("since", since), ("before", before)):
+        if value is not None and value.tzinfo is None:
+            raise InputError(name, "must be a time with a time zone (e.g. 2024-05-01T12:00:00Z)")
+    if since is not None and before is not None and since >= before:
+        raise InputError("before", "must be later than since")
+    return _MODES[mode], _SCOPES[scope]
+
+
+def lcm_grep(
+    stores: ConversationStores,
+    agent_id: str,
+    pattern: str,
+    *,
+    mode: str = "regex",
+    scope: str = "both",
+    since: datetime | None = None,
+    before: datetime | None = None,
+    limit: int = 50,
+    conversation: str | None = None,
+) -> GrepResult:
+    """Messages and/or summaries of the agent's conversations that match ``pattern``, oldest first.
+
+    Args:
+        stores: The conversation ports.
+        agent_id: The agent searching (only its own conversations are searched).
+        pattern: A Python regular expression (``regex``) or words that must all occur (``full_text``).
+        mode: ``regex`` or ``full_text``.
+        scope: ``messages``, ``summaries`` or ``both``.
+        since: Only items at or after this time (a summary's earliest message).
+        before: Only items before this time.
+        limit: Most hits (1..1000).
+        conversation: One conversation, by uid or session key (default: all of the agent's).
+
+    Returns:
+        The hits with snippets, at most ``limit`` and :data:`GREP_MAX_CHARS` characters of snippets.
+
+    Raises:
+        InputError: a bad pattern (e.g. an invalid regex), mode, scope, limit or time window.
+        NotFoundError: ``conversation`` is not one of the agent's.
+    """
+    _check_agent(agent_id)
+    grep_mode, grep_scope = _check_grep(pattern, mode, scope, limit=limit, since=since, before=before)
+    finder = _finder(pattern, grep_mode)
+    uids = [c.uid for c in _conversations(stores, agent_id, conversation)]
+    hits: list[GrepHit] = []
+    if grep_scope != "summaries":
+        messages = stores.conversations.search(pattern, conversation_uids=uids, mode=grep_mode, since=since,
+                                               before=before, limit=limit + 1)  # fmt: skip
+        hits += [_message_hit(m, finder) for m in messages]
+    if grep_scope != "messages":
+        summaries = stores.summaries.search(pattern, conversation_uids=uids, mode=grep_mode, since=since,
+                                            before=before, limit=limit + 1)  # fmt: skip
+        hits += [_summary_hit(s, finder) for s in summaries]
+    hits.sort(key=lambda h: (h.at, h.kind == "message", h.conversation_uid, h.seq or 0, h.uid))
+    truncated_by: list[Literal["limit", "chars"]] = ["limit"] if len(hits) > limit else []
+    kept: list[GrepHit] = []
+    total = 0
+    for hit in hits[:limit]:
+        if total + len(hit.snippet) > GREP_MAX_CHARS:
+            truncated_by.append("chars")
+            break
+        kept.append(hit)
+        total += len(hit.snippet)
+    return GrepResult(pattern=pattern, mode=grep_mode, scope=grep_scope, conversations=uids, hits=kept,
+                      total_chars=total, truncated=bool(truncated_by), truncated_by=truncated_by)  # fmt: skip
+
+
+# ------------------------------------------------------------------------------------------ describe
+
+
+def lcm_describe(stores: ConversationStores, agent_id: str, summary_uid: str) -> SummaryDescription:
+    """One summary of the agent's conversations: content, token counts, time span and place in the DAG.
+
+    Raises:
+        InputError: a malformed agent id or summary id. NotFoundError: not one of the agent's summaries.
+    """
+    summary = _own_summary(stores, agent_id, summary_uid)
+    lineage: list[str] = []
+    parent = stores.summaries.parent_of(summary.uid)
+    while parent is not None and parent not in lineage and len(lineage) <= MAX_EXPAND_DEPTH:
+        lineage.append(parent)
+        parent = stores.summaries.parent_of(parent)
+    source = summary.source_token_count
+    return SummaryDescription(
+        uid=summary.uid, conversation_uid=summary.conversation_uid, kind=summary.kind, depth=summary.depth,
+        content=summary.content, token_count=summary.token_count, source_token_count=source,
+        compression=round(summary.token_count / source, 4) if source else None, method=summary.method,
+        model=summary.model, earliest_at=summary.earliest_at, latest_at=summary.latest_at,
+        descendant_count=summary.descendant_count, created_at=summary.created_at,
+        parent_uid=lineage[0] if lineage else None, lineage=lineage, root_uid=lineage[-1] if lineage else summary.uid,
+        child_kind="message" if summary.kind is SummaryKind.LEAF else "summary", child_uids=list(summary.child_uids),
+    )  # fmt: skip
+
+
+# ------------------------------------------------------------------------------------------ expand
+
+
+def _children(stores: ConversationStores, node: Summary, level: int) -> list[ExpandItem]:
+    """The children of ``node`` as items at ``level``, in its chronological child order."""
+    if node.kind is SummaryKind.LEAF:
+        messages = stores.conversations.get_messages(node.child_uids)
+        return [ExpandItem(kind="message", uid=m.uid, parent_uid=node.uid, level=level, role=m.role, seq=m.seq,
+                           tokens=m.token_count, content=m.content, earliest_at=m.created_at,
+                           latest_at=m.created_at)
+                for uid in node.child_uids if (m := messages.get(uid)) is not None]  # fmt: skip
+    found = stores.summaries.get_many(node.child_uids)
+    return [ExpandItem(kind="summary", uid=s.uid, parent_uid=node.uid, level=level, depth=s.depth,
+                       tokens=s.token_count, content=s.content, earliest_at=s.earliest_at, latest_at=s.latest_at)
+            for uid in node.child_uids if (s := found.get(uid)) is not None]  # fmt: skip
+
+
+def _expandable(node: Summary, include_messages: bool) -> bool:
+    return node.kind is SummaryKind.CONDENSED or include_messages
+
+
+def lcm_expand(
+    stores: ConversationStores,
+    agent_id: str,
+    summary_uid: str,
+    *,
+    max_depth: int = EXPAND_DEPTH,
+    include_messages: bool = False,
+    max_tokens: int = EXPAND_TOKENS,
+) -> ExpandResult:
+    """Walk the DAG down from a summary: child summaries and, with ``include_messages``, source messages.
+
+    Args:
+        stores: The conversation ports.
+        agent_id: The agent reading (only its own summaries).
+        summary_uid: The summary to expand.
+        max_depth: Levels to walk (1 = its children only), 1..64.
+        include_messages: Expand leaves to their messages (a level of its own).
+        max_tokens: Most tokens of all items; the walk stops before the item that would pass it.
+
+    Returns:
+        The items reached, ``truncated`` when the depth or token cap left something out.
+
+    Raises:
+        InputError: a malformed id or a cap out of range. NotFoundError: not one of the agent's summaries.
+    """
+    _check_int("max_depth", max_depth, 1, MAX_EXPAND_DEPTH)
+    _check_int("max_tokens", max_tokens, 1, MAX_EXPAND_TOKENS)
+    root = _own_summary(stores, agent_id, summary_uid)
+    items: list[ExpandItem] = []
+    truncated_by: list[Literal["depth", "tokens"]] = []
+    frontier, total, level = [root], 0, 0
+    reached: list[Summary] = [root]
+    while frontier and not truncated_by:
+        level += 1
+        frontier = [node for node in frontier if _expandable(node, include_messages)]
+        if frontier and level > max_depth:
+            truncated_by.append("depth")
+            break
+        next_uids: list[str] = []
+        for node in frontier:
+            for item in _children(stores, node, level):
+                if total + item.tokens > max_tokens:
+                    truncated_by.append("tokens")
+                    break
+                items.append(item)
+                total += item.tokens
+                if item.kind == "summary":
+                    next_uids.append(item.uid)
+            if truncated_by:
+                break
+        found = stores.summaries.get_many(next_uids) if next_uids else {}
+        frontier = [found[uid] for uid in next_uids if uid in found]
+        reached += frontier
+    listed = {item.uid for item in items}
+    unexpanded = [s.uid for s in reached
+                  if _expandable(s, include_messages) and not all(c in listed for c in s.child_uids)]  # fmt: skip
+    return ExpandResult(uid=root.uid, conversation_uid=root.conversation_uid, max_depth=max_depth,
+                        max_tokens=max_tokens, include_messages=include_messages, items=items, total_tokens=total,
+                        truncated=bool(truncated_by), truncated_by=truncated_by, unexpanded=unexpanded)  # fmt: skip
+
+
+__all__ = [
+    "EXPAND_DEPTH",
+    "EXPAND_TOKENS",
+    "GREP_MAX_CHARS",
+    "SNIPPET_CONTEXT",
+    "ConversationStores",
+    "ExpandItem",
+    "ExpandResult",
+    "GrepHit",
+    "GrepResult",
+    "SummaryDescription",
+    "lcm_describe",
+    "lcm_expand",
+    "lcm_grep",
+    "snippet",
+]

@@ -1,0 +1,65 @@
+"""``mabos conversation ...`` and ``mabos lcm ...`` on a real workspace: the whole path from a JSONL file to
+expanded summaries, and bad input that changes nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from conftest import Mabos
+
+DIALOGUE = Path(__file__).resolve().parents[1] / "data" / "conversation" / "compaction-dialogue.jsonl"
+A = ("--agent", "sales-agent")
+
+
+def _long_session(tmp_path: Path, repeats: int = 4) -> Path:
+    """The dialogue repeated (new call ids per copy): enough messages beyond the 64-message fresh tail."""
+    rows = [json.loads(line) for line in DIALOGUE.read_text(encoding="utf-8").splitlines()]
+    path = tmp_path / "long.jsonl"
+    with path.open("w", encoding="utf-8") as out:
+        for copy in range(repeats):
+            for row in rows:
+                fresh = {k: v for k, v in row.items() if k != "created_at"}
+                if row.get("tool_call_id"):
+                    fresh["tool_call_id"] = f"{row['tool_call_id']}-{copy}"
+                out.write(json.dumps(fresh) + "\n")
+    return path
+
+
+def test_ingest_compact_assemble_and_expand_back_to_every_message(ready: Mabos, tmp_path: Path) -> None:
+    ingested = ready.json("conversation", "ingest", *A, "--session", "long", "--file", str(_long_session(tmp_path)))
+    assert (ingested["created"], ingested["appended"]) == (True, 192)
+    report = ready.json("conversation", "compact", *A, "--session", "long")
+    assert report["compacted"] is True and report["checkpoint"]
+    assert report["depths"][0]["compression_ratio"] <= 0.65  # at least 35% smaller
+    context: dict[str, Any] = ready.json("conversation", "assemble", *A, "--session", "long", "--budget", "4000")
+    kinds = {item["kind"] for item in context["items"]}
+    assert kinds == {"message", "summary"} and "lcm_expand" in context["system_prompt_addition"]
+    covered: set[str] = set()
+    for uid in report["created"]:
+        expanded = ready.json("lcm", "expand", *A, uid, "--include-messages", "--max-tokens", "1000000",
+                              "--max-depth", "10")  # fmt: skip
+        assert expanded["truncated"] is False
+        covered |= {i["uid"] for i in expanded["items"] if i["kind"] == "message"}
+    tail = [i["uid"] for i in context["items"] if i.get("in_tail")]
+    assert len(covered) + len(tail) == 192  # every message is under a summary or in the fresh tail
+
+
+def test_a_bad_line_names_itself_and_writes_nothing(ready: Mabos, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"role": "user", "content": "hi"}\n{"role": "robot", "content": "beep"}\n', encoding="utf-8")
+    result = ready("conversation", "ingest", *A, "--session", "s", "--file", str(bad))
+    assert result.exit_code == 1 and result.stderr.startswith("error: line 2: role")
+    missing = ready("lcm", "grep", *A, "hi", "--json")
+    assert missing.exit_code == 0 and json.loads(missing.stdout)["hits"] == []
+
+
+def test_another_agent_cannot_read_the_summaries(populated: dict[str, str], ready: Mabos) -> None:
+    own = ready.json("lcm", "describe", *A, populated["summary"])
+    assert own["kind"] == "leaf" and own["method"] == "extractive"
+    other = ready("lcm", "describe", "--agent", "finance-agent", populated["summary"])
+    assert other.exit_code == 1 and "error:" in other.stderr
+    hits = ready.json("lcm", "grep", "--agent", "finance-agent", "Lisbon")["hits"]
+    assert hits == []
