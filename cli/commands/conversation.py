@@ -73,18 +73,26 @@ def compact(out: Session, *, agent: str, session: str, budget: int | None, force
 
 
 @conversation.command("assemble", help=example(
-    "The session's context within --budget tokens, oldest first: the fresh tail always (tool calls with their "
-    "results), then root summaries and older messages newest-first or, with --prompt, by relevance. When summaries "
-    "are included, system_prompt_addition says to expand them before asserting details.",
+    "The session's context within --budget tokens (or the history share of a whole --window), oldest first: the "
+    "fresh tail always (tool calls with their results), then root summaries and older messages newest-first or, "
+    "with --prompt, by relevance. When summaries are included, system_prompt_addition says to expand them before "
+    "asserting details.",
     "mabos conversation assemble --agent sales-agent --session s1 --budget 32000 --json",
 ))  # fmt: skip
 @agent_option
 @session_option
-@click.option("--budget", type=click.IntRange(1, 100_000_000), required=True, help="Token budget.")
+@click.option("--budget", type=click.IntRange(1, 100_000_000), default=None, help="Tokens for the history.")
+@click.option(
+    "--window",
+    type=click.IntRange(1, 100_000_000),
+    default=None,
+    help="The model's whole context window: the history gets its share (see docs/conversation.md).",
+)
 @click.option("--prompt", default=None, help="Choose older context by relevance to this text.")
 @mabos_options
-def assemble(out: Session, *, agent: str, session: str, budget: int, prompt: str | None) -> None:
-    context = out.workspace().conversations.assemble(agent, session, budget=budget, prompt=prompt)
+def assemble(out: Session, *, agent: str, session: str, budget: int | None, window: int | None,
+             prompt: str | None) -> None:  # fmt: skip
+    context = out.workspace().conversations.assemble(agent, session, budget=budget, window=window, prompt=prompt)
     rows = [(i.kind, i.uid, i.role or (f"depth {i.depth}" if i.depth is not None else ""), i.tokens,
              _preview(i.content)) for i in context.items]  # fmt: skip
     summary = f"{len(context.items)} items, {context.total_tokens} of {context.budget_tokens} tokens"

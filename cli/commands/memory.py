@@ -11,6 +11,7 @@ from cli.commands.memory_export import COMMANDS as EXPORT_COMMANDS
 from cli.commands.memory_files import checkpoint, hierarchy
 from cli.common import ISO_DATETIME, Session, agent_option, mabos_options, scope_option
 from cli.recall_view import recall_view
+from kg.conversation.budget import allocate
 from kg.errors import BackendUnavailableError, CorruptStoreError
 from kg.memory import consolidation
 from kg.memory.service import MAX_DEPTH, RecallResult, answer_from_files
@@ -109,12 +110,25 @@ def store(out: Session, *, agent: str, content: str, type_: str | None, importan
 )
 @click.option("--include-archived", is_flag=True, help="Also recall archived items.")
 @click.option("--limit", type=int, default=20, show_default=True, help="At most this many per level (1..100).")
+@click.option(
+    "--max-tokens",
+    type=click.IntRange(1, None),
+    default=None,
+    help="Keep the best hits whose contents fit in this many tokens.",
+)
+@click.option(
+    "--window",
+    type=click.IntRange(1, None),
+    default=None,
+    help="A whole context window: --max-tokens becomes its retrieved-memory share (20%).",
+)
 @scope_option
 @mabos_options
 def recall(out: Session, *, agent: str, query: str, mode: str, fusion: str, mmr: bool, explain: bool,
            min_score: float, source: str, depth: int, types: tuple[str, ...], stores: tuple[str, ...],
            tags: str | None, min_importance: float | None, max_age: str | None, valid_at: datetime | None,
-           include_archived: bool, limit: int, scope: str | None) -> None:  # fmt: skip
+           include_archived: bool, limit: int, max_tokens: int | None, window: int | None,
+           scope: str | None) -> None:  # fmt: skip
     """Recall memories, best first: BM25 and vector similarity fused, blended with importance and decay.
 
     With --depth N the search is repeated with the most frequent new terms of the results; each hit
@@ -138,8 +152,8 @@ def recall(out: Session, *, agent: str, query: str, mode: str, fusion: str, mmr:
             agent, query, limit=limit, depth=depth, mode=mode, fusion=fusion, mmr=mmr, explain=explain,
             min_score=min_score, source=source, types=list(types) or None, stores=list(stores) or None,
             tags=_tags(tags), min_importance=min_importance, max_age=max_age,
-            valid_at=valid_at,
-            include_archived=include_archived, scope=scope,
+            valid_at=valid_at, include_archived=include_archived, scope=scope,
+            max_tokens=allocate(window).memory if window is not None else max_tokens,
         )  # fmt: skip
     out.emit(result, *recall_view(result, explain=explain))
 

@@ -30,6 +30,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
+from kg.conversation.budget import ContextBudget
 from kg.conversation.models import MAX_MESSAGE, Message, MessageQuery, Role, Summary, SummaryKind
 from kg.conversation.tokens import TokenEstimator, estimate_tokens
 from kg.errors import BackendUnavailableError, InputError
@@ -131,6 +132,8 @@ class AssembledContext(Model):
         dropped_tokens: Their tokens.
         system_prompt_addition: :data:`SUMMARY_NOTE` when the context holds a summary, else empty.
         notes: Anything the caller should know (over budget, relevance fell back to BM25).
+        allocation: How a whole context window was split, when the budget came from one (the history share
+            is ``budget_tokens``).
     """
 
     conversation_uid: str
@@ -148,6 +151,7 @@ class AssembledContext(Model):
     dropped_tokens: int = 0
     system_prompt_addition: str = ""
     notes: list[str] = Field(default_factory=list)
+    allocation: ContextBudget | None = None
 
 
 # ------------------------------------------------------------------------------------------ relevance

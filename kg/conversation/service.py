@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from kg.clock import Clock
 from kg.conversation.assemble import AssembledContext, Relevance, assemble
+from kg.conversation.budget import allocate
 from kg.conversation.compaction import (
     DEFAULT_SETTINGS,
     CheckpointWriter,
@@ -209,13 +210,26 @@ class ConversationService:
 
     # ------------------------------------------------------------------------------ assembly and tools
 
-    def assemble(self, agent_id: str, session_key: str, *, budget: int, prompt: str | None = None) -> AssembledContext:
-        """The session's context within ``budget`` tokens (:func:`kg.conversation.assemble.assemble`)."""
+    def assemble(self, agent_id: str, session_key: str, *, budget: int | None = None, window: int | None = None,
+                 prompt: str | None = None) -> AssembledContext:  # fmt: skip
+        """The session's context (:func:`kg.conversation.assemble.assemble`) within ``budget`` tokens, or within
+        the history share of a whole context ``window`` split by :func:`kg.conversation.budget.allocate`
+        (the split is returned as ``allocation``). Exactly one of the two."""
+        allocation = None
+        if window is not None and budget is None:
+            allocation = allocate(window)
+            history = allocation.history
+        elif budget is not None and window is None:
+            history = budget
+        else:
+            raise InputError("budget", "give either a budget (tokens for the history) or a window (the whole context)")
         conversation = self.conversation(agent_id, session_key)
         relevance = Relevance(self.embedder) if prompt and self.embedder is not None else None
-        return assemble(self.store.conversations, self.store.summaries, conversation.uid, budget_tokens=budget,
-                        prompt=prompt, fresh_tail=self.settings.fresh_tail, estimator=self.estimator,
-                        relevance=relevance)  # fmt: skip
+        context = assemble(self.store.conversations, self.store.summaries, conversation.uid, budget_tokens=history,
+                           prompt=prompt, fresh_tail=self.settings.fresh_tail, estimator=self.estimator,
+                           relevance=relevance)  # fmt: skip
+        context.allocation = allocation
+        return context
 
     def grep(self, agent_id: str, pattern: str, *, mode: str = "regex", scope: str = "both",
              since: datetime | None = None, before: datetime | None = None, limit: int = 50,

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from kg.clock import Clock
+from kg.conversation.tokens import estimate_tokens
 from kg.errors import InputError, NotFoundError
 from kg.ids import new_id
 from kg.memory.files import atomic_append, daily_log_entry, daily_log_header, daily_log_path
@@ -101,6 +102,24 @@ class RecallResult(Model):
     reason: str | None = None
     backlog: int = 0
     notes: builtins.list[str] = Field(default_factory=list)
+    max_tokens: int | None = None
+    budget_dropped: int = 0
+
+
+#: The largest token budget a recall accepts.
+MAX_RECALL_TOKENS = 10_000_000
+
+
+def _within(hits: builtins.list[RecallHit], max_tokens: int) -> tuple[builtins.list[RecallHit], int]:
+    """The hits, best first, whose contents fit in ``max_tokens`` (the default estimate), and how many did not."""
+    kept: builtins.list[RecallHit] = []
+    used = 0
+    for hit in hits:
+        cost = estimate_tokens(hit.item.content)
+        if used + cost <= max_tokens:
+            kept.append(hit)
+            used += cost
+    return kept, len(hits) - len(kept)
 
 
 class StoreResult(Model):
@@ -220,7 +239,8 @@ class MemoryService:
 
     def recall(self, agent_id: str, query: str = "", *, limit: int = 20, depth: int = 0, mode: str = "hybrid",
                fusion: str = "weighted", mmr: bool = False, explain: bool = False, min_score: float = 0.0,
-               source: str = "items", touch: bool = True, **filters: Any) -> RecallResult:  # fmt: skip
+               source: str = "items", touch: bool = True, max_tokens: int | None = None,
+               **filters: Any) -> RecallResult:  # fmt: skip
         """Items visible to the agent, best first, by the hybrid engine (:mod:`kg.recall.engine`).
 
         ``mode`` hybrid|bm25|vector, ``fusion`` weighted|rrf, ``mmr`` for diversity, ``min_score``, and
@@ -228,7 +248,10 @@ class MemoryService:
         be present), ``min_importance``, ``max_age`` (``"7d"``), ``valid_at`` (items that existed and were
         not archived then), ``scope``, ``include_archived``. ``depth`` 1..3 searches again with the most
         frequent new terms of each level's results (R4); hits then carry the depth that found them.
-        ``source="files"`` searches the agent's Markdown files instead (``files`` in the result). Returned
+        ``max_tokens`` is the retrieved-memory share of a context budget (``kg.conversation.budget``): hits are
+        kept best first while their contents fit (a hit that does not fit is passed over), and
+        ``budget_dropped`` counts the rest. ``source="files"`` searches the agent's Markdown files instead
+        (``files`` in the result). Returned
         items have their access count and time updated unless ``touch`` is false. If the vector index is
         unusable and too large to rebuild inline, the Markdown files answer (``fallback``).
         """
@@ -238,6 +261,8 @@ class MemoryService:
             raise InputError("depth", f"must be between 0 and {MAX_DEPTH}")
         if source not in ("items", "files"):
             raise InputError("source", f"must be items or files, got {source!r}")
+        if max_tokens is not None and not 1 <= max_tokens <= MAX_RECALL_TOKENS:
+            raise InputError("max_tokens", f"must be between 1 and {MAX_RECALL_TOKENS}")
         requested = check_mode(mode)
         method = check_fusion(fusion)
         result = RecallResult(agent_id=agent_id, query=query, mode=requested, requested_mode=requested,
@@ -264,6 +289,9 @@ class MemoryService:
                 hits += level
         except IndexUnavailableError as exc:
             return self._fallback(result, limit, str(exc))
+        if max_tokens is not None:
+            hits, result.budget_dropped = _within(hits, max_tokens)
+            result.max_tokens = max_tokens
         if touch:
             self.store.memory.touch([h.item.uid for h in hits], now=self.clock.now())
         result.hits = hits

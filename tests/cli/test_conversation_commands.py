@@ -63,3 +63,28 @@ def test_another_agent_cannot_read_the_summaries(populated: dict[str, str], read
     assert other.exit_code == 1 and "error:" in other.stderr
     hits = ready.json("lcm", "grep", "--agent", "finance-agent", "Lisbon")["hits"]
     assert hits == []
+
+
+def test_a_window_is_split_and_the_history_share_is_the_budget(populated: dict[str, str], ready: Mabos) -> None:
+    context = ready.json("conversation", "assemble", *A, "--session", "s1", "--window", "10000")
+    allocation = context["allocation"]
+    assert context["budget_tokens"] == allocation["history"] == 4000  # 40% of the window: the default ratios
+    assert sum(allocation[k] for k in ("system", "tools", "memory", "history", "request", "response_reserve")) == 10000
+    neither = ready("conversation", "assemble", *A, "--session", "s1")
+    both = ready("conversation", "assemble", *A, "--session", "s1", "--budget", "10", "--window", "10")
+    assert neither.exit_code == both.exit_code == 1 and neither.stderr.startswith("error: budget: give either")
+
+
+def test_recall_keeps_the_best_hits_that_fit_the_memory_share(ready: Mabos) -> None:
+    for text in ("Acme renewal needs SSO " * 10, "Acme prefers annual billing", "Acme CFO is Dana Reyes"):
+        ready.ok("memory", "store", *A, text, "--type", "fact", "--store", "long_term")
+    env = {"MABOS_EMBEDDER": "none"}
+    unbounded = json.loads(ready("memory", "recall", *A, "acme", "--mode", "bm25", "--json", env=env).stdout)
+    bounded = json.loads(ready("memory", "recall", *A, "acme", "--mode", "bm25", "--max-tokens", "20", "--json",
+                               env=env).stdout)  # fmt: skip
+    assert len(unbounded["hits"]) == 3 and unbounded["max_tokens"] is None
+    assert bounded["max_tokens"] == 20 and bounded["budget_dropped"] == 3 - len(bounded["hits"]) >= 1
+    assert sum(len(h["item"]["content"]) for h in bounded["hits"]) <= 20 * 4
+    window = json.loads(ready("memory", "recall", *A, "acme", "--mode", "bm25", "--window", "100", "--json",
+                              env=env).stdout)  # fmt: skip
+    assert window["max_tokens"] == 20  # the retrieved-memory share: 20% of the window
