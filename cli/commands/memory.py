@@ -7,6 +7,7 @@ from datetime import datetime
 import click
 
 from cli import render
+from cli.commands.memory_admit import admit
 from cli.commands.memory_export import COMMANDS as EXPORT_COMMANDS
 from cli.commands.memory_files import checkpoint, hierarchy
 from cli.common import ISO_DATETIME, Session, agent_option, mabos_options, scope_option
@@ -212,5 +213,6 @@ def status(out: Session, *, agent: str) -> None:
 
 memory.add_command(checkpoint)
 memory.add_command(hierarchy)
+memory.add_command(admit)
 for _command in EXPORT_COMMANDS:
     memory.add_command(_command)

@@ -67,6 +67,7 @@ RUNS: dict[str, tuple[str, ...]] = {
     "memory materialize": (*A,),
     "memory export": (*A, "--kind", "all"),
     "memory import": (*A,),
+    "memory admit": (*A, "--file", str(DIALOGUE.with_name("candidates.jsonl")), "--preset", "balanced"),
     "conversation ingest": (*A, "--session", "s2", "--file", str(DIALOGUE)),
     "conversation compact": (*A, "--session", "s1", "--budget", "128000"),
     "conversation assemble": (*A, "--session", "s1", "--budget", "32000", "--prompt", "budget for the offsite"),

@@ -88,3 +88,20 @@ def test_recall_keeps_the_best_hits_that_fit_the_memory_share(ready: Mabos) -> N
     window = json.loads(ready("memory", "recall", *A, "acme", "--mode", "bm25", "--window", "100", "--json",
                               env=env).stdout)  # fmt: skip
     assert window["max_tokens"] == 20  # the retrieved-memory share: 20% of the window
+
+
+def test_admit_scores_dedups_and_writes_each_candidate_once(ready: Mabos) -> None:
+    candidates = DIALOGUE.with_name("candidates.jsonl")
+    env = {"MABOS_EMBEDDER": "none"}  # token Jaccard instead of cosine: the pipeline, not the model, is tested
+    dry = json.loads(ready("memory", "admit", *A, "--file", str(candidates), "--dry-run", "--json", env=env).stdout)
+    assert [r["decision"] for r in dry["admission"]] == ["admit", "admit", "reject"]
+    before = ready("memory", "status", *A, "--json", env=env)
+    result = ready("memory", "admit", *A, "--file", str(candidates), "--json", env=env)
+    assert result.exit_code == 0, result.output
+    actions = {o["key"]: o["action"] for o in json.loads(result.stdout)["outcomes"]}
+    assert actions == {"m1": "create", "m2": "duplicate", "m3": "reject"}
+    after = ready("memory", "status", *A, "--json", env=env)
+    stored = lambda r: sum(s["active"] for s in json.loads(r.stdout)["stores"].values())  # noqa: E731
+    assert stored(after) == stored(before) + 1
+    bad = ready("memory", "admit", *A, "--file", str(DIALOGUE), env=env)  # messages, not candidates
+    assert bad.exit_code == 1 and bad.stderr.startswith("error: line 1: ")

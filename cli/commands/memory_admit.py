@@ -1,0 +1,80 @@
+"""``mabos memory admit``: candidate memories through admission control, dedup decisions and a write."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+from pydantic import ValidationError
+
+from cli import render
+from cli.common import Session, agent_option, example, mabos_options
+from kg.conversation.llm import chat_model_from_config
+from kg.errors import InputError
+from kg.memory.admission import PRESETS, MemoryCandidate, evaluate
+from kg.memory.write_policy import MemoryWriter
+from kg.models import describe_validation_error
+
+
+def read_candidates(text: str) -> list[MemoryCandidate]:
+    """JSONL candidates, each line validated first; an error names the line and the field."""
+    candidates: list[MemoryCandidate] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            candidates.append(MemoryCandidate.model_validate(json.loads(line)))
+        except json.JSONDecodeError as exc:
+            raise InputError(f"line {number}", f"not valid JSON: {exc.msg}") from None
+        except ValidationError as exc:
+            error = describe_validation_error(exc)
+            raise InputError(f"line {number}: {error.field}", error.rule) from None
+    if not candidates:
+        raise InputError("file", "no candidates (one JSON object a line)")
+    return candidates
+
+
+@click.command("admit", help=example(
+    "Offer candidate memories (JSONL: content, type, importance, tags, store, evidence = the conversation text "
+    "they came from, key) to admission control (--preset balanced, conservative or high-recall; off admits all), "
+    "then dedup against the agent's memories (merge, support, contextualize, skip or create; by the configured "
+    "LLM, else similarity rules; history is kept) and write them. --dry-run only scores them.",
+    "mabos memory admit --agent sales-agent --file candidates.jsonl --preset balanced --json",
+))  # fmt: skip
+@agent_option
+@click.option("--file", "source", required=True, type=click.Path(dir_okay=False, allow_dash=True), help="JSONL file.")
+@click.option("--preset", type=click.Choice([*sorted(PRESETS), "off"]), default="balanced", show_default=True)
+@click.option("--dry-run", is_flag=True, help="Score and decide admission only; write nothing.")
+@mabos_options
+def admit(out: Session, *, agent: str, source: str, preset: str, dry_run: bool) -> None:
+    candidates = read_candidates(sys.stdin.read() if source == "-" else _read(Path(source)))
+    ws = out.workspace()
+    if dry_run:
+        ws.scopes.require_agent(agent)
+        existing = ws.memory.list_items(agent, include_archived=False)
+        results = evaluate(candidates, existing=existing, now=ws.clock.now(),
+                           preset="balanced" if preset == "off" else preset, embedder=ws.embedder)  # fmt: skip
+        rows = [(r.index, r.decision, f"{r.score:.3f}", r.reason) for r in results]
+        out.emit({"dry_run": True, "admission": results},
+                 render.table("Admission", ("#", "decision", "score", "reason"), rows))  # fmt: skip
+        return
+    c = ws.config.conversation
+    writer = MemoryWriter(ws.memory, agent, embedder=ws.embedder,
+                          chat=chat_model_from_config(c.llm_url, c.llm_model, c.llm_api_key_env),
+                          admission=None if preset == "off" else preset)  # fmt: skip
+    report = writer.offer(candidates)
+    report.outcomes += writer.close().outcomes
+    outcome_rows = [(o.ticket, o.stage, o.action, o.reason) for o in report.outcomes]
+    out.emit(report, render.table("Outcomes", ("#", "stage", "action", "reason"), outcome_rows))
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError("file", f"cannot read {path}: {exc}") from None
+
+
+__all__ = ["admit", "read_candidates"]
