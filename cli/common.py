@@ -22,6 +22,7 @@ import click
 from pydantic import BaseModel
 from rich.console import Console, RenderableType
 
+from cli.tools.registry import ToolContext
 from kg.models import to_utc
 from kg.workspace import Workspace, default_path, open_workspace
 from sync.write_through import WriteThrough, attach
@@ -130,6 +131,10 @@ class Session:
             if writer is not None:
                 self.ctx.call_on_close(lambda: _finish_write_through(writer))
         return self._workspace
+
+    def tools(self) -> ToolContext:
+        """A tool context on this command's workspace (CLI commands run registry tools through it)."""
+        return ToolContext(workspace_obj=self.workspace())
 
     def adopt(self, workspace: Workspace) -> Workspace:
         """Take over a workspace opened elsewhere (``init``) so it is closed with the command."""

@@ -1,0 +1,167 @@
+"""The tool registry: every agent-facing operation once, with a pydantic input and output model and a handler.
+
+The CLI commands, the Python API (:func:`cli.tools.call`) and the MCP server all run tools through
+:func:`run`, so there is one implementation of each. A tool is declared with :func:`tool`::
+
+    class RecallInput(ToolInput):
+        query: str = Field(description="What to look for.")
+        limit: int = Field(20, ge=1, le=100)
+
+    @tool("memory_recall", group="memory", input=RecallInput, output=RecallResult,
+          description="Find the agent's memories about a topic. Use before answering from memory ...")
+    def memory_recall(ctx: ToolContext, args: RecallInput) -> RecallResult:
+        return ctx.workspace().memory.recall(ctx.agent_for(args), args.query, limit=args.limit)
+
+Agent identity: every input has ``agent_id``. A context may fix the agent (``mabos serve --mcp --agent A``):
+then ``agent_id`` defaults to it and any other value is refused (:class:`~kg.errors.ScopeError`), so one
+agent's server can never act as another. Bad arguments raise :class:`~kg.errors.InputError` naming the
+field and the rule, before the handler runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from kg.errors import InputError, ScopeError
+from kg.models import describe_validation_error
+from kg.workspace import Workspace, default_path, open_workspace
+
+I = TypeVar("I", bound="ToolInput")  # noqa: E741 - the conventional name of an input type variable
+O = TypeVar("O", bound=BaseModel)  # noqa: E741
+
+
+class ToolInput(BaseModel):
+    """Base of every tool input: unknown fields refused; ``agent_id`` is the acting agent."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    agent_id: str | None = Field(
+        default=None,
+        description="The acting agent's id. Optional when the server is bound to one agent; otherwise required.",
+    )
+
+
+@dataclass
+class ToolContext:
+    """Where tools run: the workspace (opened on first use, closed by :meth:`close`) and the bound agent.
+
+    Args:
+        path: the workspace directory (default ``$MABOS_WORKSPACE`` or ``./mabos-workspace``).
+        agent: the agent this context acts as (a server bound with ``--agent``), or None.
+        workspace_obj: an already open workspace to use instead of opening ``path`` (not closed by us).
+    """
+
+    path: Path | None = None
+    agent: str | None = None
+    workspace_obj: Workspace | None = None
+    _opened: Workspace | None = field(default=None, repr=False)
+
+    def workspace(self) -> Workspace:
+        """The open workspace."""
+        if self.workspace_obj is not None:
+            return self.workspace_obj
+        if self._opened is None:
+            self._opened = open_workspace(self.path or default_path())
+        return self._opened
+
+    def agent_for(self, args: ToolInput) -> str:
+        """The acting agent: ``args.agent_id``, or the bound agent; a different agent than the bound one is
+        refused, and none at all is an input error."""
+        if self.agent is not None and args.agent_id not in (None, self.agent):
+            raise ScopeError(f"agent_id: this server acts as {self.agent!r}; it cannot act as {args.agent_id!r}")
+        chosen = args.agent_id or self.agent
+        if chosen is None:
+            raise InputError("agent_id", "required (the acting agent's id)")
+        return chosen
+
+    def close(self) -> None:
+        """Close the workspace this context opened."""
+        if self._opened is not None:
+            self._opened.close()
+            self._opened = None
+
+
+@dataclass(frozen=True)
+class Tool(Generic[I, O]):
+    """One tool: its name, group, description for an LLM, input and output models, and handler."""
+
+    name: str
+    group: str
+    description: str
+    input: type[I]
+    output: type[O]
+    handler: Callable[[ToolContext, I], O]
+
+    def input_schema(self) -> dict[str, Any]:
+        """The input's JSON schema (the tool schema of MCP and OpenAI)."""
+        return self.input.model_json_schema()
+
+    def output_schema(self) -> dict[str, Any]:
+        """The output's JSON schema."""
+        return self.output.model_json_schema()
+
+    def parse(self, arguments: Mapping[str, Any]) -> I:
+        """Validate raw arguments; an :class:`InputError` names the first bad field and its rule."""
+        try:
+            return self.input.model_validate(dict(arguments))
+        except ValidationError as exc:
+            error = describe_validation_error(exc)
+            raise InputError(error.field, error.rule) from None
+
+
+#: Every registered tool by name, in registration order.
+REGISTRY: dict[str, Tool[Any, Any]] = {}
+
+
+def tool(
+    name: str, *, group: str, input: type[I], output: type[O], description: str
+) -> Callable[[Callable[[ToolContext, I], O]], Callable[[ToolContext, I], O]]:
+    """Register the decorated handler as tool ``name`` (names are unique; descriptions are for an LLM)."""
+
+    def register(handler: Callable[[ToolContext, I], O]) -> Callable[[ToolContext, I], O]:
+        if name in REGISTRY:
+            raise ValueError(f"tool {name!r} is registered twice")
+        REGISTRY[name] = Tool(name, group, " ".join(description.split()), input, output, handler)
+        return handler
+
+    return register
+
+
+def get(name: str) -> Tool[Any, Any]:
+    """A tool by name, or an :class:`InputError` listing the close names."""
+    found = REGISTRY.get(name)
+    if found is None:
+        close = sorted(n for n in REGISTRY if name.split("_", maxsplit=1)[0] in n)[:5]
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise InputError("tool", f"no tool {name!r}{hint}")
+    return found
+
+
+def run(ctx: ToolContext, name: str, arguments: Mapping[str, Any] | BaseModel) -> BaseModel:
+    """Validate ``arguments`` for tool ``name`` and run it in ``ctx``; the tool's output model."""
+    found = get(name)
+    args = arguments if isinstance(arguments, found.input) else found.parse(_plain(arguments))
+    return found.handler(ctx, args)  # type: ignore[no-any-return]
+
+
+def _plain(arguments: Mapping[str, Any] | BaseModel) -> Mapping[str, Any]:
+    return arguments.model_dump(exclude_unset=True) if isinstance(arguments, BaseModel) else arguments
+
+
+@contextmanager
+def context(path: Path | str | None = None, *, agent: str | None = None) -> Iterator[ToolContext]:
+    """A tool context on the workspace at ``path``, closed afterwards."""
+    ctx = ToolContext(path=Path(path) if path is not None else None, agent=agent)
+    try:
+        yield ctx
+    finally:
+        ctx.close()
+
+
+__all__ = ["REGISTRY", "Tool", "ToolContext", "ToolInput", "context", "get", "run", "tool"]
