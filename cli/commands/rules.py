@@ -4,46 +4,29 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import click
 from rich.tree import Tree
 
 from cli import render
 from cli.common import Session, agent_option, example, mabos_options, scope_option
+from cli.tools.registry import run
+from cli.tools.rules import (
+    MAX_HYPOTHESES,
+    HypothesisList,
+    PolicyFiringList,
+    ProofOutcome,
+    ProofStep,
+    RuleList,
+    ViolationList,
+    parse_pattern,
+    reasoner_of,
+    rules_of,
+)
 from kg.errors import InputError
-from kg.models import Operator, Rule, RuleType, Severity
-from kg.workspace import Workspace
-from reasoning.service import Reasoner, RuleService, as_data
-
-_SYMBOLS = {"=": "eq", "==": "eq", "!=": "ne", ">": "gt", "<": "lt", ">=": "gte", "<=": "lte", "~": "contains"}
-_OPERATORS = {op.value for op in Operator}
-
-
-def rules_of(ws: Workspace) -> RuleService:
-    """The rule service of a workspace."""
-    return RuleService(ws.store, ws.scopes, ws.clock)
-
-
-def reasoner_of(ws: Workspace) -> Reasoner:
-    """The reasoner of a workspace."""
-    return Reasoner(ws.store, ws.scopes, ws.clock, ws.facts)
-
-
-def parse_pattern(text: str, field: str, *, operators: bool = True) -> dict[str, str]:
-    """``"?x hasRevenue gt $50,000"`` -> subject, predicate, operator, object (the object may hold spaces)."""
-    parts = text.split(maxsplit=2)
-    if len(parts) < 3:
-        raise InputError(
-            field, f"must be 'SUBJECT PREDICATE OBJECT' (optionally an operator before OBJECT), got {text!r}"
-        )
-    subject, predicate, rest = parts
-    pattern = {"subject": subject, "predicate": predicate, "object": rest}
-    head, _, tail = rest.partition(" ")
-    op = _SYMBOLS.get(head, head)
-    if operators and op in _OPERATORS and tail.strip():
-        pattern.update(operator=op, object=tail.strip())
-    return pattern
+from kg.models import Rule, RuleType, Severity
+from reasoning.service import ForwardReport, KnowledgeAnswer
 
 
 def _rule_line(rule: Rule) -> str:
@@ -104,22 +87,21 @@ def create(out: Session, *, agent: str, file: Path | None, name: str | None, kin
            conditions: tuple[str, ...], conclusion: str | None, description: str | None,
            confidence_factor: float | None, message: str | None, severity: str | None, action: str | None,
            escalate: bool, domain: str | None, disabled: bool, scope: str | None) -> None:  # fmt: skip
-    service = rules_of(out.workspace())
     if file is not None:
         if name or conditions or conclusion:
             raise InputError("file", "give either --file or --name/--if/--then, not both")
-        created = service.import_file(agent, file)
+        created = rules_of(out.workspace()).import_file(agent, file)  # reading a file is the CLI's part
     else:
         if not name:
             raise InputError("name", "is required (or give --file)")
         fields: dict[str, Any] = {
-            "name": name, "type": kind, "description": description, "confidence_factor": confidence_factor,
-            "violation_message": message, "severity": severity, "action": action, "escalate": escalate or None,
-            "domain": domain, "scope": scope, "enabled": False if disabled else None,
-            "conditions": [parse_pattern(c, f"conditions[{i}]") for i, c in enumerate(conditions)],
-            "conclusion": parse_pattern(conclusion, "conclusion", operators=False) if conclusion else None,
+            "agent_id": agent, "name": name, "type": kind, "description": description,
+            "confidence_factor": confidence_factor, "violation_message": message, "severity": severity,
+            "action": action, "escalate": escalate, "domain": domain, "scope": scope, "enabled": not disabled,
+            "conditions": list(conditions), "conclusion": conclusion,
         }  # fmt: skip
-        created = [service.create(agent, **fields)]
+        given = {key: value for key, value in fields.items() if value is not None}
+        created = [cast(Rule, run(out.tools(), "rule_create", given))]
     out.emit(created, render.done(f"created {len(created)} rule(s)"), _rules_table(created))
 
 
@@ -132,7 +114,8 @@ def create(out: Session, *, agent: str, file: Path | None, name: str | None, kin
 @click.option("--domain", default=None)
 @mabos_options
 def list_(out: Session, *, agent: str, kind: str | None, enabled: bool | None, domain: str | None) -> None:
-    found = rules_of(out.workspace()).list(agent, type=kind, enabled=enabled, domain=domain)
+    arguments = {"agent_id": agent, "type": kind, "enabled": enabled, "domain": domain}
+    found = cast(RuleList, run(out.tools(), "rule_list", arguments)).rules
     out.emit(found, _rules_table(found) if found else render.note("no rules"))
 
 
@@ -147,7 +130,7 @@ def list_(out: Session, *, agent: str, kind: str | None, enabled: bool | None, d
 @click.option("--on/--off", "enabled", default=None, help="Set the state instead of flipping it.")
 @mabos_options
 def toggle(out: Session, *, agent: str, uid: str, enabled: bool | None) -> None:
-    changed = rules_of(out.workspace()).toggle(agent, uid, enabled=enabled)
+    changed = cast(Rule, run(out.tools(), "rule_toggle", {"agent_id": agent, "rule_id": uid, "enabled": enabled}))
     out.emit(changed, render.done(f"{changed.uid} {'enabled' if changed.enabled else 'disabled'}"))
 
 
@@ -201,7 +184,8 @@ def infer() -> None:
 @click.option("--max-iterations", type=int, default=10, show_default=True)
 @mabos_options
 def forward(out: Session, *, agent: str, persist: bool, max_iterations: int) -> None:
-    report = reasoner_of(out.workspace()).forward(agent, persist=persist, max_iterations=max_iterations)
+    arguments = {"agent_id": agent, "persist": persist, "max_iterations": max_iterations}
+    report = cast(ForwardReport, run(out.tools(), "infer_forward", arguments))
     rows = [
         (d.subject, d.predicate, d.object, round(d.confidence, 4), d.rule_name, d.uid or "") for d in report.derived
     ]
@@ -217,11 +201,11 @@ def forward(out: Session, *, agent: str, persist: bool, max_iterations: int) -> 
     out.emit(report, render.done(summary), render.table("Derived", columns, rows))
 
 
-def _proof_tree(node: dict[str, Any], tree: Tree) -> None:
-    """Add a proof node (``ProofNode.to_dict()`` shape) and its children under ``tree``."""
-    how = f"by rule {node['rule']['name']}" if node.get("rule") else f"fact {node.get('fact') or ''}".strip()
-    branch = tree.add(f"{' '.join(node['triple'])}  (confidence {node['confidence']:g}, {how})")
-    for child in node.get("children", []):
+def _proof_tree(node: ProofStep, tree: Tree) -> None:
+    """Add a proof node and its children under ``tree``."""
+    how = f"by rule {node.rule.name}" if node.rule else f"fact {node.fact or ''}".strip()
+    branch = tree.add(f"{' '.join(node.triple)}  (confidence {node.confidence:g}, {how})")
+    for child in node.children:
         _proof_tree(child, branch)
 
 
@@ -236,17 +220,16 @@ def _proof_tree(node: dict[str, Any], tree: Tree) -> None:
 @click.option("--max-depth", type=int, default=5, show_default=True)
 @mabos_options
 def backward(out: Session, *, agent: str, subject: str, predicate: str, obj: str, max_depth: int) -> None:
-    result = reasoner_of(out.workspace()).backward(agent, subject, predicate, obj, max_depth=max_depth)
-    proofs = [p.to_dict() for p in result.proofs]
-    gaps = [as_data(g) for g in result.gaps]
+    arguments = {"agent_id": agent, "subject": subject, "predicate": predicate, "object": obj, "max_depth": max_depth}
+    result = cast(ProofOutcome, run(out.tools(), "infer_backward", arguments))
     human: list[Any] = [render.done("proved") if result.proved else render.note("not proved")]
-    for proof in proofs[:3]:
+    for proof in result.proofs[:3]:
         tree = Tree("proof")
         _proof_tree(proof, tree)
         human.append(tree)
-    for gap in gaps:
-        human.append(render.note(f"knowledge gap: {json.dumps(gap, ensure_ascii=False)}"))
-    out.emit({"goal": list(result.goal), "proved": result.proved, "proofs": proofs, "gaps": gaps}, *human)
+    for gap in result.gaps:
+        human.append(render.note(f"knowledge gap: {json.dumps(gap.model_dump(mode='json'), ensure_ascii=False)}"))
+    out.emit(result, *human)
 
 
 @infer.command("abduce", help=example(
@@ -259,8 +242,10 @@ def backward(out: Session, *, agent: str, subject: str, predicate: str, obj: str
 @click.argument("obj", metavar="OBJECT")
 @mabos_options
 def abduce(out: Session, *, agent: str, subject: str, predicate: str, obj: str) -> None:
-    found = [as_data(h) for h in reasoner_of(out.workspace()).abduce(agent, subject, predicate, obj)]
-    rows = [(h["name"], round(float(h["score"]), 4), len(h["supported"]), len(h["missing"])) for h in found]
+    arguments = {"agent_id": agent, "subject": subject, "predicate": predicate, "object": obj,
+                 "limit": MAX_HYPOTHESES}  # fmt: skip
+    found = cast(HypothesisList, run(out.tools(), "infer_abductive", arguments)).hypotheses
+    rows = [(h.name, round(h.score, 4), len(h.supported), len(h.missing)) for h in found]
     out.emit(found, render.table("Hypotheses", ("rule", "score", "supported", "missing"), rows)
              if found else render.note("no rule concludes this"))  # fmt: skip
 
@@ -280,8 +265,8 @@ def constraint() -> None:
 @agent_option
 @mabos_options
 def check(out: Session, *, agent: str) -> None:
-    found = [as_data(v) for v in reasoner_of(out.workspace()).constraints(agent)]
-    rows = [(v["severity"], v["name"], v["message"]) for v in found]
+    found = cast(ViolationList, run(out.tools(), "constraint_check", {"agent_id": agent})).violations
+    rows = [(v.severity.value, v.name, v.message) for v in found]
     out.emit(found, render.table("Violations", ("severity", "rule", "message"), rows)
              if found else render.done("no violations"))  # fmt: skip
 
@@ -309,8 +294,9 @@ def _context(pairs: tuple[str, ...]) -> dict[str, str]:
 @click.option("--context", "pairs", multiple=True, metavar="KEY=VALUE")
 @mabos_options
 def evaluate(out: Session, *, agent: str, pairs: tuple[str, ...]) -> None:
-    found = [as_data(p) for p in reasoner_of(out.workspace()).policies(agent, _context(pairs))]
-    rows = [(p["name"], p["action"], "yes" if p["escalate"] else "no") for p in found]
+    arguments = {"agent_id": agent, "context": _context(pairs)}
+    found = cast(PolicyFiringList, run(out.tools(), "policy_eval", arguments)).firings
+    rows = [(p.name, p.action, "yes" if p.escalate else "no") for p in found]
     out.emit(found, render.table("Policies fired", ("rule", "action", "escalate"), rows)
              if found else render.note("no policy fired"))  # fmt: skip
 
@@ -329,7 +315,7 @@ def knowledge() -> None:
 @click.argument("question")
 @mabos_options
 def explain(out: Session, *, agent: str, question: str) -> None:
-    answer = reasoner_of(out.workspace()).knowledge_explain(agent, question)
+    answer = cast(KnowledgeAnswer, run(out.tools(), "knowledge_explain", {"agent_id": agent, "question": question}))
     rows = [(f.method, f.subject, f.predicate, f.object, f.confidence) for f in answer.findings]
     out.emit(answer, render.table(f"Knowledge: {question}", ("method", "subject", "predicate", "object",
                                                               "confidence"), rows)

@@ -1,0 +1,476 @@
+"""Rule and inference tools: create, list and toggle rules; forward, backward and abductive inference;
+constraint checks, policy evaluation and ``knowledge_explain``.
+
+Every handler calls :class:`reasoning.service.RuleService` or :class:`reasoning.service.Reasoner`, the same
+services ``mabos rule|infer|constraint|policy|knowledge`` used before they ran through these tools. The engine's
+dataclass results (violations, firings, hypotheses, proofs) are returned as the pydantic models below.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from cli.tools.registry import ToolContext, ToolInput, tool
+from kg.errors import InputError
+from kg.models import Operator, Rule, RuleType, Severity
+from kg.workspace import Workspace
+from reasoning.service import MAX_DEPTH, MAX_ITERATIONS, ForwardReport, KnowledgeAnswer, Reasoner, RuleService
+
+GROUP = "rules"
+MAX_CONDITIONS = 64  # as kg.models.Rule
+MAX_CONTEXT = 64  # context entries of one policy evaluation
+MAX_HYPOTHESES = 100
+MAX_FINDINGS = 100
+MAX_QUESTION = 2_000
+
+_SYMBOLS = {"=": "eq", "==": "eq", "!=": "ne", ">": "gt", "<": "lt", ">=": "gte", "<=": "lte", "~": "contains"}
+_OPERATORS = {op.value for op in Operator}
+
+
+def rules_of(ws: Workspace) -> RuleService:
+    """The rule service of a workspace."""
+    return RuleService(ws.store, ws.scopes, ws.clock)
+
+
+def reasoner_of(ws: Workspace) -> Reasoner:
+    """The reasoner of a workspace."""
+    return Reasoner(ws.store, ws.scopes, ws.clock, ws.facts)
+
+
+def parse_pattern(text: str, field: str, *, operators: bool = True) -> dict[str, str]:
+    """``"?x hasRevenue gt $50,000"`` -> subject, predicate, operator, object (the object may hold spaces)."""
+    parts = text.split(maxsplit=2)
+    if len(parts) < 3:
+        raise InputError(
+            field, f"must be 'SUBJECT PREDICATE OBJECT' (optionally an operator before OBJECT), got {text!r}"
+        )
+    subject, predicate, rest = parts
+    pattern = {"subject": subject, "predicate": predicate, "object": rest}
+    head, _, tail = rest.partition(" ")
+    op = _SYMBOLS.get(head, head)
+    if operators and op in _OPERATORS and tail.strip():
+        pattern.update(operator=op, object=tail.strip())
+    return pattern
+
+
+# ---------------------------------------------------------------------------------------------- models
+
+
+class ConditionInput(BaseModel):
+    """One condition of a rule: a triple pattern and an operator on the object."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    subject: str = Field(description="The subject: a ?variable such as '?x', or a constant such as 'acme'.")
+    predicate: str = Field(description="The predicate, e.g. 'hasRevenue' (a constant or a ?variable).")
+    object: str = Field(
+        description="The object: a ?variable or a value. Numbers such as '$50,000' or '15%' compare numerically."
+    )
+    operator: Operator = Field(
+        Operator.EQ, description="How the fact's object compares to this object: eq, ne, gt, lt, gte, lte, contains."
+    )
+
+
+class ConclusionInput(BaseModel):
+    """The triple an inference rule concludes."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    subject: str = Field(description="The subject, usually a ?variable bound by a condition, e.g. '?x'.")
+    predicate: str = Field(description="The concluded predicate, e.g. 'isTaxable'.")
+    object: str = Field(description="The concluded object, e.g. 'true' (a constant or a bound ?variable).")
+
+
+class RuleCreateInput(ToolInput):
+    """Arguments of ``rule_create``."""
+
+    name: str = Field(description="A short name for the rule, e.g. 'taxable' (1-256 characters).")
+    type: RuleType = Field(
+        RuleType.INFERENCE,
+        description="inference (derives its conclusion), constraint (violated when all conditions hold) or "
+        "policy (asks for an action when all conditions hold).",
+    )
+    conditions: list[ConditionInput | str] = Field(
+        min_length=1,
+        max_length=MAX_CONDITIONS,
+        description="The conditions, all of which must hold (1-64). Each is an object, or a string "
+        "'SUBJECT PREDICATE [OPERATOR] OBJECT' such as '?x hasRevenue gt $1,000,000' (operators eq, ne, gt, lt, "
+        "gte, lte, contains or =, !=, >, <, >=, <=, ~). Policies can test the evaluation context with "
+        "'context KEY OPERATOR VALUE'.",
+    )
+    conclusion: ConclusionInput | str | None = Field(
+        None,
+        description="What an inference rule concludes (required for inference rules), as an object or a string "
+        "'SUBJECT PREDICATE OBJECT' such as '?x isTaxable true'. Every ?variable must be bound by a condition.",
+    )
+    description: str = Field("", description="What the rule is for, in plain words.")
+    confidence_factor: float = Field(
+        0.9, ge=0.0, le=1.0, description="0..1: a derived fact's confidence is the weakest condition's times this."
+    )
+    violation_message: str = Field(
+        "", description="Constraints: the message of a violation; ?variables are filled in, e.g. '?x must be audited'."
+    )
+    severity: Severity = Field(Severity.WARNING, description="Constraints: how serious a violation is.")
+    action: str = Field("", description="Policies: the action asked for when the policy fires, e.g. 'ask finance'.")
+    escalate: bool = Field(False, description="Policies: whether a firing escalates to a human.")
+    domain: str = Field("general", description="A label grouping related rules, e.g. 'tax'.")
+    scope: str | None = Field(
+        None, description="Where to store the rule: global, agent:<id> or project:<name> (default the agent's own)."
+    )
+    enabled: bool = Field(True, description="Whether the rule takes part in inference and checks right away.")
+
+
+class RuleListInput(ToolInput):
+    """Arguments of ``rule_list``."""
+
+    type: RuleType | None = Field(None, description="Only rules of this kind (inference, constraint or policy).")
+    enabled: bool | None = Field(None, description="true: only enabled rules; false: only disabled; omit for all.")
+    domain: str | None = Field(None, description="Only rules of this domain label.")
+
+
+class RuleList(BaseModel):
+    """Rules, oldest first."""
+
+    rules: list[Rule] = Field(description="The rules the agent can read.")
+
+
+class RuleToggleInput(ToolInput):
+    """Arguments of ``rule_toggle``."""
+
+    rule_id: str = Field(description="The rule's uid (from rule_list or rule_create), e.g. 'R-01J...'.")
+    enabled: bool | None = Field(None, description="The state to set; omit to flip the current state.")
+
+
+class NoArguments(ToolInput):
+    """Only the acting agent."""
+
+
+class TripleOut(BaseModel):
+    """A fact as the rule engine sees it."""
+
+    subject: str
+    predicate: str
+    object: str
+    confidence: float
+    uid: str | None = Field(None, description="The stored fact's uid; null for a fact only derived in this run.")
+
+
+class PatternOut(BaseModel):
+    """A condition with the known bindings applied; unbound ?variables remain."""
+
+    subject: str
+    predicate: str
+    object: str
+    operator: Operator
+
+
+class Violation(BaseModel):
+    """A constraint whose conditions all hold."""
+
+    rule_id: str
+    name: str
+    severity: Severity
+    message: str = Field(description="The violation message with its ?variables filled in.")
+    bindings: dict[str, str]
+    facts: list[TripleOut] = Field(description="The facts that matched the conditions.")
+
+
+class ViolationList(BaseModel):
+    """The violations found (empty when every constraint holds)."""
+
+    violations: list[Violation]
+
+
+class PolicyEvalInput(ToolInput):
+    """Arguments of ``policy_eval``."""
+
+    context: dict[str, str] = Field(
+        default_factory=dict,
+        max_length=MAX_CONTEXT,
+        description="Facts of the situation at hand, KEY -> VALUE (at most 64), e.g. {'amount': '12000'}; each "
+        "becomes the triple 'context KEY VALUE' for this evaluation only (nothing is stored).",
+    )
+
+
+class PolicyFiring(BaseModel):
+    """A policy whose conditions all hold: the action it asks for."""
+
+    rule_id: str
+    name: str
+    action: str = Field(description="The action to take, ?variables substituted.")
+    escalate: bool = Field(description="Whether this should go to a human.")
+    bindings: dict[str, str]
+    facts: list[TripleOut]
+
+
+class PolicyFiringList(BaseModel):
+    """The policies that fired (empty when none did)."""
+
+    firings: list[PolicyFiring]
+
+
+class ForwardInput(ToolInput):
+    """Arguments of ``infer_forward``."""
+
+    persist: bool = Field(
+        False,
+        description="Store the derived facts (source 'inference', with rule and supporting facts) and retract "
+        "earlier derived facts that no longer follow. Without it nothing is written.",
+    )
+    max_iterations: int = Field(10, ge=1, le=MAX_ITERATIONS, description="Rounds of rule application (1-100).")
+
+
+class TripleQuery(ToolInput):
+    """A goal or observation: subject, predicate, object."""
+
+    subject: str = Field(description="The subject, e.g. 'acme', or a ?variable to ask 'which ones?'.")
+    predicate: str = Field(description="The predicate, e.g. 'isTaxable'.")
+    object: str = Field(description="The object, e.g. 'true' (or a ?variable).")
+
+
+class BackwardInput(TripleQuery):
+    """Arguments of ``infer_backward``."""
+
+    max_depth: int = Field(5, ge=1, le=MAX_DEPTH, description="How many rules deep a proof may go (1-10).")
+
+
+class RuleRef(BaseModel):
+    """The rule a proof step applied."""
+
+    id: str | None = None
+    name: str | None = None
+
+
+class ProofStep(BaseModel):
+    """One node of a proof tree: a stored fact (``fact`` set) or a rule application (``rule`` set)."""
+
+    triple: list[str] = Field(description="[subject, predicate, object].")
+    confidence: float
+    fact: str | None = Field(None, description="The stored fact's uid (leaves).")
+    rule: RuleRef | None = Field(None, description="The rule applied (inner nodes).")
+    bindings: dict[str, str] = {}
+    children: list[ProofStep] = Field(default_factory=list, description="The proofs of the rule's conditions.")
+
+
+class ProofOutcome(BaseModel):
+    """The result of a backward proof."""
+
+    goal: list[str] = Field(description="[subject, predicate, object] as asked.")
+    proved: bool
+    proofs: list[ProofStep] = Field(description="One proof tree per distinct answer.")
+    gaps: list[PatternOut] = Field(description="When not proved: the missing facts that would complete a proof.")
+
+
+class AbduceInput(TripleQuery):
+    """Arguments of ``infer_abductive``."""
+
+    limit: int = Field(20, ge=1, le=MAX_HYPOTHESES, description="At most this many hypotheses, best first (1-100).")
+
+
+class Hypothesis(BaseModel):
+    """A rule that would explain the observation."""
+
+    rule_id: str
+    name: str
+    score: float = Field(description="(supported conditions / all conditions) x confidence factor.")
+    confidence_factor: float
+    bindings: dict[str, str]
+    supported: list[TripleOut] = Field(description="Conditions the facts already satisfy.")
+    missing: list[PatternOut] = Field(description="Conditions still unsupported: what to check next.")
+
+
+class HypothesisList(BaseModel):
+    """Hypotheses, best first."""
+
+    hypotheses: list[Hypothesis]
+
+
+class KnowledgeInput(ToolInput):
+    """Arguments of ``knowledge_explain``."""
+
+    question: str = Field(
+        max_length=MAX_QUESTION, description="A question in plain words (not empty), e.g. 'Is acme taxable?'."
+    )
+    limit: int = Field(20, ge=1, le=MAX_FINDINGS, description="At most this many findings (1-100).")
+
+
+# ---------------------------------------------------------------------------------------------- rules
+
+
+def _pattern(value: ConditionInput | ConclusionInput | str, field: str, *, operators: bool) -> dict[str, str]:
+    if isinstance(value, str):
+        return parse_pattern(value, field, operators=operators)
+    return value.model_dump(mode="json")
+
+
+@tool(
+    "rule_create",
+    group=GROUP,
+    input=RuleCreateInput,
+    output=Rule,
+    description="Store a new rule. Inference rules derive their conclusion when all conditions hold (run "
+    "infer_forward to apply them); constraint rules report violations (constraint_check); policy rules ask for an "
+    "action (policy_eval). The rule is validated first: a conclusion variable no condition binds is refused and "
+    "nothing is stored. Returns the stored rule with its uid.",
+)
+def rule_create(ctx: ToolContext, args: RuleCreateInput) -> Rule:
+    """Validate and store one rule."""
+    agent = ctx.agent_for(args)
+    fields = args.model_dump(mode="json", exclude={"agent_id", "conditions", "conclusion"})
+    fields["conditions"] = [_pattern(c, f"conditions[{i}]", operators=True) for i, c in enumerate(args.conditions)]
+    if args.conclusion is not None:
+        fields["conclusion"] = _pattern(args.conclusion, "conclusion", operators=False)
+    return rules_of(ctx.workspace()).create(agent, **fields)
+
+
+@tool(
+    "rule_list",
+    group=GROUP,
+    input=RuleListInput,
+    output=RuleList,
+    description="List the rules the agent can read (its own, shared and global), oldest first, optionally only "
+    "one kind, only enabled or disabled ones, or one domain. Use it to find a rule's uid or to see what the "
+    "reasoning tools will apply.",
+)
+def rule_list(ctx: ToolContext, args: RuleListInput) -> RuleList:
+    """Rules the agent can read."""
+    kind = args.type.value if args.type is not None else None
+    found = rules_of(ctx.workspace()).list(ctx.agent_for(args), type=kind, enabled=args.enabled, domain=args.domain)
+    return RuleList(rules=found)
+
+
+@tool(
+    "rule_toggle",
+    group=GROUP,
+    input=RuleToggleInput,
+    output=Rule,
+    description="Enable or disable a rule (flip it when 'enabled' is omitted). Disabled rules take no part in "
+    "inference, constraint checks or policies. Returns the changed rule.",
+)
+def rule_toggle(ctx: ToolContext, args: RuleToggleInput) -> Rule:
+    """Enable, disable or flip a rule."""
+    return rules_of(ctx.workspace()).toggle(ctx.agent_for(args), args.rule_id, enabled=args.enabled)
+
+
+# ---------------------------------------------------------------------------------------------- checks
+
+
+@tool(
+    "constraint_check",
+    group=GROUP,
+    input=NoArguments,
+    output=ViolationList,
+    description="Check the enabled constraint rules against the agent's facts and everything the inference "
+    "rules derive from them. Use before acting on facts that must satisfy business rules. Returns each violation "
+    "with its severity, message and the facts that triggered it; an empty list means every constraint holds.",
+)
+def constraint_check(ctx: ToolContext, args: NoArguments) -> ViolationList:
+    """Violations of the enabled constraints."""
+    found = reasoner_of(ctx.workspace()).constraints(ctx.agent_for(args))
+    return ViolationList(violations=[Violation.model_validate(asdict(v)) for v in found])
+
+
+@tool(
+    "policy_eval",
+    group=GROUP,
+    input=PolicyEvalInput,
+    output=PolicyFiringList,
+    description="Evaluate the enabled policy rules on the agent's facts plus a context describing the situation "
+    "at hand (e.g. {'amount': '12000', 'channel': 'web'}; nothing is stored). Use before taking an action that "
+    "policies may govern. Returns the policies that fired: the action each asks for and whether to escalate.",
+)
+def policy_eval(ctx: ToolContext, args: PolicyEvalInput) -> PolicyFiringList:
+    """Policies that fire on the facts plus the context."""
+    fired = reasoner_of(ctx.workspace()).policies(ctx.agent_for(args), args.context)
+    return PolicyFiringList(firings=[PolicyFiring.model_validate(asdict(p)) for p in fired])
+
+
+# ---------------------------------------------------------------------------------------------- inference
+
+
+@tool(
+    "infer_forward",
+    group=GROUP,
+    input=ForwardInput,
+    output=ForwardReport,
+    description="Forward chaining: derive everything the enabled inference rules entail from the agent's "
+    "asserted facts, to a fixpoint. With persist=true the derived facts are stored (so fact_query finds them) "
+    "and derived facts that no longer follow are retracted; re-running adds nothing new. Returns the derived "
+    "facts with confidence and rule, and what was stored or retracted.",
+)
+def infer_forward(ctx: ToolContext, args: ForwardInput) -> ForwardReport:
+    """Forward chaining (optionally persisted)."""
+    reasoner = reasoner_of(ctx.workspace())
+    return reasoner.forward(ctx.agent_for(args), persist=args.persist, max_iterations=args.max_iterations)
+
+
+@tool(
+    "infer_backward",
+    group=GROUP,
+    input=BackwardInput,
+    output=ProofOutcome,
+    description="Backward chaining: try to prove one goal (subject, predicate, object; ?variables allowed) from "
+    "the agent's facts and inference rules. Use to answer 'is X true, and why?'. Returns proof trees when "
+    "proved, otherwise the knowledge gaps: the missing facts that would complete a proof.",
+)
+def infer_backward(ctx: ToolContext, args: BackwardInput) -> ProofOutcome:
+    """Prove a goal or report its gaps."""
+    result = reasoner_of(ctx.workspace()).backward(
+        ctx.agent_for(args), args.subject, args.predicate, args.object, max_depth=args.max_depth
+    )
+    return ProofOutcome(
+        goal=list(result.goal),
+        proved=result.proved,
+        proofs=[ProofStep.model_validate(p.to_dict()) for p in result.proofs],
+        gaps=[PatternOut.model_validate(asdict(g)) for g in result.gaps],
+    )
+
+
+@tool(
+    "infer_abductive",
+    group=GROUP,
+    input=AbduceInput,
+    output=HypothesisList,
+    description="Abduction: given an observation (subject, predicate, object), find the inference rules that "
+    "would explain it, ranked by (supported conditions / all conditions) x confidence factor. Use to ask 'why "
+    "might X be so?' or 'what should I check next?'. Returns hypotheses, best first, with the supported and the "
+    "missing conditions.",
+)
+def infer_abductive(ctx: ToolContext, args: AbduceInput) -> HypothesisList:
+    """Hypotheses explaining an observation, best first."""
+    found = reasoner_of(ctx.workspace()).abduce(ctx.agent_for(args), args.subject, args.predicate, args.object)
+    return HypothesisList(hypotheses=[Hypothesis.model_validate(asdict(h)) for h in found[: args.limit]])
+
+
+@tool(
+    "knowledge_explain",
+    group=GROUP,
+    input=KnowledgeInput,
+    output=KnowledgeAnswer,
+    description="Answer a plain-language question ('Is acme taxable?') with every reasoning method at once: "
+    "direct facts, forward inference, backward proofs and abduction. Use when you do not know which method "
+    "applies. Returns the findings, each saying which method found it, and a count per method.",
+)
+def knowledge_explain(ctx: ToolContext, args: KnowledgeInput) -> KnowledgeAnswer:
+    """A question answered by every method."""
+    return reasoner_of(ctx.workspace()).knowledge_explain(ctx.agent_for(args), args.question, limit=args.limit)
+
+
+__all__ = [
+    "ConclusionInput",
+    "ConditionInput",
+    "Hypothesis",
+    "HypothesisList",
+    "PolicyFiring",
+    "PolicyFiringList",
+    "ProofOutcome",
+    "ProofStep",
+    "RuleList",
+    "Violation",
+    "ViolationList",
+    "parse_pattern",
+    "reasoner_of",
+    "rules_of",
+]
