@@ -1,13 +1,17 @@
-"""``mabos fact assert|retract|query|explain``."""
+"""``mabos fact assert|retract|query|explain``: thin wrappers over the fact tools (cli/tools/facts.py)."""
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import cast
 
 import click
 
 from cli import render
 from cli.common import ISO_DATETIME, Session, agent_option, mabos_options, scope_option
+from cli.tools.facts import FactAssertResult, FactList, FactRetractResult
+from cli.tools.registry import run
+from kg.facts import Explanation
 from kg.models import ObjectKind
 
 
@@ -61,14 +65,16 @@ def assert_(
     \b
       mabos fact assert --agent sales-agent acme hasRevenue "$50000" --confidence 0.9 --source cfo-report
     """
-    stored, status = out.workspace().facts.assert_fact(
-        agent, subject, predicate, obj, confidence=confidence, source=source, scope=scope,
-        object_kind=object_kind, valid_from=valid_from, valid_until=valid_until,
-        derived_from=list(derived_from) or None, rule_id=rule_id,
-    )  # fmt: skip
-    text = render.done(f"{stored.uid} {status}")
+    given = {"confidence": confidence, "source": source, "scope": scope, "object_kind": object_kind,
+             "valid_from": valid_from, "valid_until": valid_until, "derived_from": list(derived_from),
+             "rule_id": rule_id}  # fmt: skip
+    arguments = {"agent_id": agent, "subject": subject, "predicate": predicate, "object": obj,
+                 **{k: v for k, v in given.items() if v is not None}}  # fmt: skip
+    result = cast(FactAssertResult, run(out.tools(), "fact_assert", arguments))
+    stored = result.fact
+    text = render.done(f"{stored.uid} {result.status.value}")
     text.append(f"  {render.fact_text(stored)}  [{stored.scope}]", style="")
-    out.emit({"uid": stored.uid, "status": status, "fact": stored}, text)
+    out.emit(result, text)
 
 
 @fact.command("retract")
@@ -97,10 +103,12 @@ def retract(
       mabos fact retract --agent sales-agent --subject acme
       mabos fact retract --agent sales-agent F-01J0000000000000000000000
     """
-    uids = out.workspace().facts.retract(agent, uids=fact_ids, subject=subject, predicate=predicate, scope=scope)
-    lines = [render.done(f"Retracted {len(uids)} fact{'' if len(uids) == 1 else 's'}")]
-    lines += [render.note(f"  {uid}") for uid in uids]
-    out.emit({"retracted": uids, "count": len(uids)}, *lines)
+    arguments = {"agent_id": agent, "fact_ids": list(fact_ids), "subject": subject, "predicate": predicate,
+                 "scope": scope}  # fmt: skip
+    result = cast(FactRetractResult, run(out.tools(), "fact_retract", arguments))
+    lines = [render.done(f"Retracted {result.count} fact{'' if result.count == 1 else 's'}")]
+    lines += [render.note(f"  {uid}") for uid in result.retracted]
+    out.emit(result, *lines)
 
 
 @fact.command("query")
@@ -143,12 +151,13 @@ def query(
       mabos fact query --agent sales-agent --subject acme --json
       mabos fact query --agent sales-agent --predicate 'has*' --as-of 2024-05-01T12:00:00Z
     """
-    facts = out.workspace().facts.query(
-        agent, subject=subject, predicate=predicate, object=obj, min_confidence=min_confidence,
-        valid_at=valid_at, as_of=as_of, include_derived=include_derived, only_derived=only_derived,
-        include_retracted=include_retracted, scope=scope, limit=limit,
-    )  # fmt: skip
-    out.emit(facts, render.facts_table(facts), render.count(facts, "fact", limit))
+    arguments = {
+        "agent_id": agent, "subject": subject, "predicate": predicate, "object": obj, "min_confidence": min_confidence,
+        "valid_at": valid_at, "as_of": as_of, "include_derived": include_derived, "only_derived": only_derived,
+        "include_retracted": include_retracted, "scope": scope, "limit": limit,
+    }  # fmt: skip
+    found = cast(FactList, run(out.tools(), "fact_query", arguments))
+    out.emit(found.facts, render.facts_table(found.facts), render.count(found.facts, "fact", limit))
 
 
 @fact.command("explain")
@@ -166,5 +175,6 @@ def explain(out: Session, *, agent: str, fact_id: str, depth: int) -> None:
     \b
       mabos fact explain --agent sales-agent F-01J0000000000000000000000 --depth 3
     """
-    explanation = out.workspace().facts.explain(agent, fact_id, depth=depth)
+    arguments = {"agent_id": agent, "fact_id": fact_id, "depth": depth}
+    explanation = cast(Explanation, run(out.tools(), "fact_explain", arguments))
     out.emit(explanation, render.explanation_tree(explanation))

@@ -4,29 +4,23 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import click
 import yaml
 
 from cli import render
-from cli.commands.rules import reasoner_of
 from cli.common import Session, agent_option, example, mabos_options, scope_option
+from cli.tools.cases import cases_of
+from cli.tools.registry import run
 from kg.errors import InputError
-from kg.workspace import Workspace
-from reasoning.cases import CaseService, router_engines
+from reasoning.cases import StoredCase
+from reasoning.cbr import RetrievalResult
 from reasoning.owl import run_owl_rl
-from reasoning.router import AUTO, Problem, ProblemProfile, list_methods, reason
+from reasoning.router import AUTO, RouterResult, list_methods
 
-#: Short names accepted for the methods with an engine.
-ALIASES = {"bayesian": "bayesian_update", "bayes": "bayesian_update", "decision": "expected_utility",
-           "eu": "expected_utility", "cbr": "case_based", "case-based": "case_based"}  # fmt: skip
 LEVELS = click.Choice(["low", "medium", "high"])
-
-
-def cases_of(ws: Workspace) -> CaseService:
-    """The case service of a workspace."""
-    return CaseService(ws.store, ws.scopes, ws.clock, ws.embedder)
+_OWN = ("agent_id", "created_at")  # set by mabos, never read from a case file
 
 
 def _read_mapping(path: Path, field: str) -> dict[str, Any]:
@@ -75,6 +69,9 @@ def store(out: Session, *, agent: str, file: Path | None, beliefs: str | None, d
           scope: str | None) -> None:  # fmt: skip
     if file is not None:
         data = _read_mapping(file, "file")
+        own = [key for key in _OWN if key in data]
+        if own:
+            raise InputError(own[0], "is set by mabos, not by the caller")
     else:
         if success is None:
             raise InputError("success", "give --success or --failure (or --file)")
@@ -83,7 +80,7 @@ def store(out: Session, *, agent: str, file: Path | None, beliefs: str | None, d
                 "outcome": {"success": success, "lessons": list(lessons)}}  # fmt: skip
     if scope is not None:
         data["scope"] = scope
-    result = cases_of(out.workspace()).store_case(agent, **data)
+    result = cast(StoredCase, run(out.tools(), "cbr_store", {**data, "agent_id": agent}))
     what = "stored" if result.created else "already stored (identical situation)"
     lines: list[Any] = [render.done(f"{result.case.uid} {what}")]
     if result.pruned:
@@ -105,8 +102,9 @@ def store(out: Session, *, agent: str, file: Path | None, beliefs: str | None, d
 @mabos_options
 def retrieve_(out: Session, *, agent: str, beliefs: str | None, desires: str | None, context: str, k: int,
               min_score: float) -> None:  # fmt: skip
-    result = cases_of(out.workspace()).retrieve(agent, beliefs=_csv(beliefs), desires=_csv(desires), context=context,
-                                                k=k, min_score=min_score)  # fmt: skip
+    arguments = {"agent_id": agent, "beliefs": _csv(beliefs), "desires": _csv(desires), "context": context, "k": k,
+                 "min_score": min_score}  # fmt: skip
+    result = cast(RetrievalResult, run(out.tools(), "cbr_retrieve", arguments))
     rows = [(m.case_uid, round(m.score, 4), round(m.belief_similarity, 3), round(m.desire_similarity, 3),
              "" if m.context_similarity is None else round(m.context_similarity, 3),
              "; ".join(m.solution.actions), "success" if m.outcome.success else "failure")
@@ -181,13 +179,10 @@ def run_(out: Session, *, agent: str, problem: str, method: str | None, auto: bo
         inputs.setdefault("case_based", {}).update(beliefs=_csv(beliefs), desires=_csv(desires))
     given = {"uncertainty": uncertainty, "complexity": complexity, "domain": domain,
              "data_availability": data_availability, "stakes": stakes}  # fmt: skip
-    profile = ProblemProfile.model_validate({k: v for k, v in given.items() if v}) if any(given.values()) else None
-    ws = out.workspace()
-    ws.scopes.require_agent(agent)
-    target: str | list[str] = AUTO if auto else (ALIASES.get(method, method) if method else
-                                                  [ALIASES.get(m, m) for m in _csv(methods)])  # fmt: skip
-    result = reason(Problem(text=problem, profile=profile, inputs=inputs), target, top=top,
-                    engines=router_engines(reasoner_of(ws), cases_of(ws), agent))  # fmt: skip
+    profile = {k: v for k, v in given.items() if v} or None
+    target = {"methods": _csv(methods)} if methods else {"method": method or AUTO}
+    arguments = {"agent_id": agent, "problem": problem, **target, "top": top, "profile": profile, "inputs": inputs}
+    result = cast(RouterResult, run(out.tools(), "reason", arguments))
     rows = [(r.method, r.kind, getattr(r, "answer", "") or "(prompt for your LLM)") for r in result.results]
     human: list[Any] = [render.table(f"Reasoning ({result.mode})", ("method", "kind", "answer"), rows)]
     if result.fusion is not None:
@@ -234,4 +229,4 @@ def owl_rl(out: Session, *, agent: str, ontology: tuple[Path, ...], dry_run: boo
 
 GROUPS = [cbr, reason_group]
 
-__all__ = ["GROUPS", "cases_of"]
+__all__ = ["GROUPS", "cases_of"]  # cases_of now lives in cli.tools.cases (re-exported)
