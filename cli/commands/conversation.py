@@ -1,16 +1,22 @@
-"""``mabos conversation ingest|compact|assemble`` and ``mabos lcm grep|describe|expand``: conversation memory."""
+"""``mabos conversation ingest|compact|assemble`` and ``mabos lcm grep|describe|expand``: conversation memory.
+
+``assemble`` and the ``lcm`` commands run the tools of :mod:`cli.tools.conversation`.
+"""
 
 from __future__ import annotations
 
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import click
 
 from cli import render
 from cli.common import ISO_DATETIME, Session, agent_option, example, mabos_options
+from cli.tools.registry import run
+from kg.conversation.assemble import AssembledContext
+from kg.conversation.tools import ExpandResult, GrepResult, SummaryDescription
 from kg.errors import InputError
 
 session_option = click.option("--session", "-s", required=True, metavar="KEY", help="The session (conversation) key.")
@@ -92,7 +98,8 @@ def compact(out: Session, *, agent: str, session: str, budget: int | None, force
 @mabos_options
 def assemble(out: Session, *, agent: str, session: str, budget: int | None, window: int | None,
              prompt: str | None) -> None:  # fmt: skip
-    context = out.workspace().conversations.assemble(agent, session, budget=budget, window=window, prompt=prompt)
+    context = cast(AssembledContext, run(out.tools(), "context_assemble", {
+        "agent_id": agent, "session_key": session, "budget": budget, "window": window, "prompt": prompt}))  # fmt: skip
     rows = [(i.kind, i.uid, i.role or (f"depth {i.depth}" if i.depth is not None else ""), i.tokens,
              _preview(i.content)) for i in context.items]  # fmt: skip
     summary = f"{len(context.items)} items, {context.total_tokens} of {context.budget_tokens} tokens"
@@ -122,8 +129,9 @@ def lcm() -> None:
 @mabos_options
 def grep(out: Session, *, agent: str, pattern: str, mode: str, scope: str, since: datetime | None,
          before: datetime | None, session: str | None, limit: int) -> None:  # fmt: skip
-    result = out.workspace().conversations.grep(agent, pattern, mode=mode, scope=scope, since=since, before=before,
-                                                limit=limit, session_key=session)  # fmt: skip
+    result = cast(GrepResult, run(out.tools(), "lcm_grep", {
+        "agent_id": agent, "pattern": pattern, "mode": mode, "scope": scope, "since": since, "before": before,
+        "limit": limit, "session_key": session}))  # fmt: skip
     rows = [(h.kind, h.uid, h.at, h.matches, _preview(h.snippet, 90)) for h in result.hits]
     lines: list[Any] = [render.table("Matches", ("kind", "uid", "at", "n", "snippet"), rows)]
     if result.truncated:
@@ -140,7 +148,7 @@ def grep(out: Session, *, agent: str, pattern: str, mode: str, scope: str, since
 @click.argument("summary_uid", metavar="SUMMARY_UID")
 @mabos_options
 def describe(out: Session, *, agent: str, summary_uid: str) -> None:
-    found = out.workspace().conversations.describe(agent, summary_uid)
+    found = cast(SummaryDescription, run(out.tools(), "lcm_describe", {"agent_id": agent, "summary_uid": summary_uid}))
     data = found.model_dump(mode="json")
     pairs = [(k, _listed(v) if isinstance(v, list) else v) for k, v in data.items() if k != "content"]
     out.emit(found, render.key_values(summary_uid, pairs), found.content)
@@ -164,8 +172,9 @@ def _listed(values: list[Any], shown: int = 3) -> str:
 @mabos_options
 def expand(out: Session, *, agent: str, summary_uid: str, max_depth: int, include_messages: bool,
            max_tokens: int) -> None:  # fmt: skip
-    result = out.workspace().conversations.expand(agent, summary_uid, max_depth=max_depth,
-                                                  include_messages=include_messages, max_tokens=max_tokens)  # fmt: skip
+    result = cast(ExpandResult, run(out.tools(), "lcm_expand", {
+        "agent_id": agent, "summary_uid": summary_uid, "max_depth": max_depth, "include_messages": include_messages,
+        "max_tokens": max_tokens}))  # fmt: skip
     rows = [(i.level, i.kind, i.uid, i.role or (f"depth {i.depth}" if i.depth is not None else ""), i.tokens,
              _preview(i.content)) for i in result.items]  # fmt: skip
     lines: list[Any] = [render.table("Expanded", ("level", "kind", "uid", "role/depth", "tokens", "content"), rows)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import cast
 
 import click
 
@@ -12,13 +13,14 @@ from cli.commands.memory_export import COMMANDS as EXPORT_COMMANDS
 from cli.commands.memory_files import checkpoint, hierarchy
 from cli.common import ISO_DATETIME, Session, agent_option, mabos_options, scope_option
 from cli.recall_view import recall_view
-from kg.conversation.budget import allocate
+from cli.tools import memory as memory_tools
+from cli.tools.registry import get, run
 from kg.errors import BackendUnavailableError, CorruptStoreError
-from kg.memory import consolidation
-from kg.memory.service import MAX_DEPTH, RecallResult, answer_from_files
+from kg.memory.consolidation import ConsolidationResult
+from kg.memory.service import MAX_DEPTH, RecallResult, StoreResult
 from kg.models import MemoryStoreKind, MemoryType
-from kg.recall.engine import RECALL_MODES, check_mode
-from kg.recall.fusion import FUSION_METHODS, check_fusion
+from kg.recall.engine import RECALL_MODES
+from kg.recall.fusion import FUSION_METHODS
 
 _TYPES = click.Choice([t.value for t in MemoryType])
 _STORES = click.Choice([s.value for s in MemoryStoreKind])
@@ -57,10 +59,10 @@ def store(out: Session, *, agent: str, content: str, type_: str | None, importan
     \b
       mabos memory store --agent A "JWT uses RS256" --type decision --importance 0.8 --tags auth,jwt
     """
-    result = out.workspace().memory.store_item(
-        agent, content, type=type_, importance=importance, confidence=confidence, tags=_tags(tags),
-        store=store_, source=source, scope=scope,
-    )  # fmt: skip
+    result = cast(StoreResult, run(out.tools(), "memory_store_item", {
+        "agent_id": agent, "content": content, "type": type_, "importance": importance, "confidence": confidence,
+        "tags": _tags(tags), "store": store_, "source": source, "scope": scope,
+    }))  # fmt: skip
     item = result.item
     text = render.done(f"{item.uid} stored in {item.store.value} ({item.type.value}, importance {item.importance:.2f})")
     for uid in result.demoted:
@@ -142,20 +144,19 @@ def recall(out: Session, *, agent: str, query: str, mode: str, fusion: str, mmr:
       mabos memory recall --agent A "how do we sign tokens" --explain --limit 5
       mabos memory recall --agent A "authentication" --mode bm25 --fusion rrf --depth 2 --json
     """
+    args = get("memory_recall").parse({
+        "agent_id": agent, "query": query, "limit": limit, "depth": depth, "mode": mode, "fusion": fusion, "mmr": mmr,
+        "explain": explain, "min_score": min_score, "source": source, "types": list(types) or None,
+        "stores": list(stores) or None, "tags": _tags(tags), "min_importance": min_importance, "max_age": max_age,
+        "valid_at": valid_at, "include_archived": include_archived, "scope": scope, "max_tokens": max_tokens,
+        "window": window,
+    })  # fmt: skip
     try:
-        ws = out.workspace()
+        tools = out.tools()
     except (CorruptStoreError, BackendUnavailableError) as exc:
-        asked = RecallResult(agent_id=agent, query=query, mode=check_mode(mode), requested_mode=check_mode(mode),
-                             fusion=check_fusion(fusion), mmr=mmr)  # fmt: skip
-        result = answer_from_files(out.path, asked, limit=limit, reason=str(exc))
+        result = memory_tools.recall_from_files(out.path, agent, args, reason=str(exc))
     else:
-        result = ws.memory.recall(
-            agent, query, limit=limit, depth=depth, mode=mode, fusion=fusion, mmr=mmr, explain=explain,
-            min_score=min_score, source=source, types=list(types) or None, stores=list(stores) or None,
-            tags=_tags(tags), min_importance=min_importance, max_age=max_age,
-            valid_at=valid_at, include_archived=include_archived, scope=scope,
-            max_tokens=allocate(window).memory if window is not None else max_tokens,
-        )  # fmt: skip
+        result = cast(RecallResult, run(tools, "memory_recall", args))
     out.emit(result, *recall_view(result, explain=explain))
 
 
@@ -177,12 +178,10 @@ def consolidate(out: Session, *, agent: str, dry_run: bool, no_summarize: bool, 
     \b
       mabos memory consolidate --agent A --dry-run --json
     """
-    ws = out.workspace()
-    ws.scopes.require_agent(agent)
-    result = consolidation.consolidate(
-        ws, agent, dry_run=dry_run, summarize=not no_summarize, min_importance=min_importance,
-        min_access_count=min_access_count,
-    )  # fmt: skip
+    result = cast(ConsolidationResult, run(out.tools(), "memory_consolidate", {
+        "agent_id": agent, "dry_run": dry_run, "summarize": not no_summarize, "min_importance": min_importance,
+        "min_access_count": min_access_count,
+    }))  # fmt: skip
     verb = "would" if dry_run else "did"
     text = render.done(
         f"{result.candidates} candidates: {verb} merge {len(result.groups)} groups "
@@ -204,10 +203,8 @@ def status(out: Session, *, agent: str) -> None:
     \b
       mabos memory status --agent A --json
     """
-    data = out.workspace().memory.status(agent)
-    rows = [
-        (name, c["active"], c["archived"], data["capacity"][name] or "unbounded") for name, c in data["stores"].items()
-    ]
+    data = cast(memory_tools.MemoryStatus, run(out.tools(), "memory_status", {"agent_id": agent}))
+    rows = [(name, c.active, c.archived, data.capacity[name] or "unbounded") for name, c in data.stores.items()]
     out.emit(data, render.table(f"memory of {agent}", ["store", "active", "archived", "capacity"], rows))
 
 

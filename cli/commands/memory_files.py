@@ -1,7 +1,7 @@
 """``mabos memory checkpoint`` and ``mabos memory hierarchy build|search``: an agent's memory files.
 
-:data:`checkpoint` and :data:`hierarchy` are attached to the ``memory`` group; each body checks the
-agent, makes one call into :mod:`kg.memory.checkpoints` or :mod:`kg.memory.hierarchy` and emits.
+:data:`checkpoint` and :data:`hierarchy` are attached to the ``memory`` group; each body runs one tool of
+:mod:`cli.tools.memory` (``memory_checkpoint``, ``memory_build_hierarchy``, ``memory_hierarchy_search``) and emits.
 """
 
 from __future__ import annotations
@@ -11,23 +11,16 @@ from pathlib import Path
 from typing import cast, get_args
 
 import click
-from rich.console import RenderableType
+from rich.console import Group, RenderableType
 from rich.text import Text
 
 from cli import render
 from cli.common import Session, agent_option, example, mabos_options
-from kg.memory.checkpoints import CheckpointFile, latest_checkpoint, read_checkpoint, write_checkpoint
-from kg.memory.hierarchy import HierarchyResult, HierarchyScope, Level, build_hierarchy, search_hierarchy
-from kg.workspace import Workspace
+from cli.tools.memory import CheckpointResult, HierarchyHits
+from cli.tools.registry import run
+from kg.memory.hierarchy import HierarchyResult, HierarchyScope, Level
 
 DATE = click.DateTime(formats=["%Y-%m-%d"])
-
-
-def _agent_workspace(out: Session, agent: str) -> Workspace:
-    """The open workspace, once the agent is known to exist."""
-    ws = out.workspace()
-    ws.scopes.require_agent(agent)
-    return ws
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -65,26 +58,24 @@ def checkpoint(out: Session, *, agent: str, context: str | None, decisions: tupl
                findings: tuple[str, ...], next_steps: tuple[str, ...], questions: tuple[str, ...],
                show_latest: bool) -> None:  # fmt: skip
     """Write or show a checkpoint."""
-    ws = _agent_workspace(out, agent)
-    if show_latest:
-        if context is not None or decisions or findings or next_steps or questions:
-            raise click.UsageError("--show-latest takes no --context, --decision, --finding, --next-step or --question")
-        _show(out, latest_checkpoint(ws.path, agent), agent)
-        return
-    if context is None:
+    entries = {"decisions": list(decisions), "findings": list(findings), "next_steps": list(next_steps),
+               "open_questions": list(questions)}  # fmt: skip
+    if show_latest and (context is not None or any(entries.values())):
+        raise click.UsageError("--show-latest takes no --context, --decision, --finding, --next-step or --question")
+    if not show_latest and context is None:
         raise click.UsageError("--context is required (or give --show-latest)")
-    path = write_checkpoint(ws.path, agent, context=context, decisions=decisions, findings=findings,
-                            next_steps=next_steps, open_questions=questions, clock=ws.clock)  # fmt: skip
-    written = read_checkpoint(path, agent)
-    out.emit(written, render.done(f"Checkpoint {written.checkpoint.uid} written to {_relative(path, ws.path)}"))
+    arguments = {"show_latest": True} if show_latest else {"context": context, **entries}
+    result = cast(CheckpointResult, run(out.tools(), "memory_checkpoint", {"agent_id": agent, **arguments}))
+    out.emit(result, _checkpoint_view(result, agent, out.workspace().path, written=not show_latest))
 
 
-def _show(out: Session, found: CheckpointFile | None, agent: str) -> None:
-    if found is None:
-        out.emit({"path": None, "checkpoint": None}, render.note(f"No checkpoint yet for {agent}."))
-        return
-    text = found.path.read_text(encoding="utf-8", errors="replace")
-    out.emit(found, render.note(str(found.path)), Text(text.split("\n", 1)[-1].rstrip()))
+def _checkpoint_view(result: CheckpointResult, agent: str, root: Path, *, written: bool) -> RenderableType:
+    if result.path is None or result.checkpoint is None:
+        return render.note(f"No checkpoint yet for {agent}.")
+    if written:
+        return render.done(f"Checkpoint {result.checkpoint.uid} written to {_relative(result.path, root)}")
+    text = result.path.read_text(encoding="utf-8", errors="replace")
+    return Group(render.note(str(result.path)), Text(text.split("\n", 1)[-1].rstrip()))
 
 
 # ---------------------------------------------------------------------------------- hierarchy
@@ -117,10 +108,9 @@ def hierarchy() -> None:
 @mabos_options
 def build(out: Session, *, agent: str, scope: str, since: datetime | None) -> None:
     """Build the time hierarchy."""
-    ws = _agent_workspace(out, agent)
-    day = since.date() if since else None
-    result = build_hierarchy(ws.path, agent, scope=cast(HierarchyScope, scope), since=day, clock=ws.clock)
-    out.emit(result, *_build_report(result, ws.path))
+    result = cast(HierarchyResult, run(out.tools(), "memory_build_hierarchy", {
+        "agent_id": agent, "scope": scope, "since": since.date() if since else None}))  # fmt: skip
+    out.emit(result, *_build_report(result, out.workspace().path))
 
 
 def _build_report(result: HierarchyResult, root: Path) -> list[RenderableType]:
@@ -155,9 +145,10 @@ def _build_report(result: HierarchyResult, root: Path) -> list[RenderableType]:
 @mabos_options
 def search(out: Session, *, agent: str, query: str, level: str, limit: int) -> None:
     """Search the time hierarchy."""
-    ws = _agent_workspace(out, agent)
-    hits = search_hierarchy(ws.path, agent, query, level=cast(Level, level), limit=limit)
-    rows = [(f"{_relative(h.path, ws.path)}:{h.line_start}-{h.line_end}", f"{h.score:.2f}", h.snippet) for h in hits]
+    found = cast(HierarchyHits, run(out.tools(), "memory_hierarchy_search", {
+        "agent_id": agent, "query": query, "level": level, "limit": limit}))  # fmt: skip
+    hits, root = found.hits, out.workspace().path
+    rows = [(f"{_relative(h.path, root)}:{h.line_start}-{h.line_end}", f"{h.score:.2f}", h.snippet) for h in hits]
     out.emit(hits, render.table(f"{level.capitalize()} hits", ("where", "score", "text"), rows),
              render.count(hits, "hit", limit))  # fmt: skip
 
