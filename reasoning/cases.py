@@ -23,7 +23,7 @@ from kg.models import Case, Model, agent_scope, parse
 from kg.ports import Embedder, GraphStore
 from kg.scopes import ScopePolicy
 from reasoning.cbr import DEFAULT_CAPACITY, CaseQuery, CBRWeights, RetrievalResult, prune, retrieve, situation_key
-from reasoning.router import ComputedResult, Engine, Problem
+from reasoning.router import ComputedResult, Engine, MethodResult, Problem, build_prompt
 from reasoning.service import Reasoner
 
 
@@ -105,8 +105,12 @@ def router_engines(reasoner: Reasoner, cases: CaseService, agent_id: str) -> dic
                               summary="forward chaining over the agent's facts and rules",
                               output={"derived": derived[:50], "iterations": report.iterations})  # fmt: skip
 
-    def abductive(problem: Problem) -> ComputedResult:
-        observation = _triple(problem.inputs.get("abductive", {}).get("observation"), "inputs.abductive.observation")
+    def abductive(problem: Problem) -> MethodResult:
+        raw = problem.inputs.get("abductive", {}).get("observation")
+        if raw is None:  # as the built-in engines do: without its input the method becomes a prompt
+            note = "not computed: give inputs.abductive.observation to compute it; returned a prompt instead"
+            return build_prompt("abductive", problem, notes=[note])
+        observation = _triple(raw, "inputs.abductive.observation")
         found = reasoner.abduce(agent_id, *observation)
         best = found[0] if found else None
         answer = f"best explanation: rule {best.rule_id}" if best else "no rule explains the observation"
