@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 import click
 from rich.console import RenderableType
 
 from cli import render
 from cli.common import Session, example, mabos_options
-from reasoning.bdi import CycleResult, run_all, run_cycle
+from cli.tools.graph import BdiCycleResults
+from cli.tools.registry import run
+from reasoning.bdi import CycleResult
 
 
 @click.group("bdi")
@@ -65,9 +68,6 @@ def cycle(out: Session, /, *, agent: str | None, all_agents: bool) -> None:
     """Run the R5 cycle; JSON is one result (``--agent``) or a list of results (``--all``)."""
     if (agent is None) == (not all_agents):
         raise click.UsageError("give either --agent AGENT or --all")
-    if all_agents:
-        results = run_all(out.workspace())
-        out.emit(results, *_render(results))
-    else:
-        result = run_cycle(out.workspace(), str(agent))
-        out.emit(result, *_render([result]))
+    arguments = {"all_agents": True} if all_agents else {"agent_id": agent}
+    results = cast(BdiCycleResults, run(out.tools(), "bdi_cycle", arguments)).results
+    out.emit(results if all_agents else results[0], *_render(results))

@@ -3,21 +3,18 @@ the cross-agent graph queries (``mabos graph query NAME``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 import click
 
 from cli import render
 from cli.common import ISO_DATETIME, Session, agent_option, example, mabos_options, scope_option
+from cli.tools.graph import GraphQueryAnswer
+from cli.tools.registry import run
 from kg.models import RelationKind
-from kg.ports import GraphQueryBackend
 from kg.store.sqlite.readonly import run_readonly
-from kg.workspace import DB_FILE, STATE_DIR, Workspace
-from reasoning.graph_queries import GraphQueries
-from reasoning.graph_query_models import GraphQueryResult
-from sync.reads import graph_backend
+from kg.workspace import DB_FILE, STATE_DIR
 
 RELATIONS = [k.value for k in RelationKind if k is not RelationKind.AGENT_OWNS]  # agent-owns is implied
 
@@ -120,20 +117,16 @@ def sql(out: Session, *, sql: str, limit: int) -> None:
 
 # ------------------------------------------------------------------------------------- graph query
 
-BackendFactory = Callable[[Workspace], tuple[GraphQueryBackend, str | None]]
 
-
-def run_graph_query(out: Session, name: str, params: dict[str, Any], *, agent: str | None,
-                    backend: BackendFactory = graph_backend) -> GraphQueryResult[Any]:  # fmt: skip
-    """Answer catalogue query ``name`` on the shared graph (TypeDB when configured and reachable, else the
-    local store, with one line on stderr saying why) and print it."""
-    ws = out.workspace()
-    chosen, fallback = backend(ws)
-    if fallback is not None:
-        click.echo(f"warning: {fallback}; answering from the local store", err=True)
-    result = GraphQueries(chosen, ws.scopes, ws.clock).run(name, params, agent=agent)
-    out.emit(result, *render.graph_query(result))
-    return result
+def run_graph_query(out: Session, name: str, params: dict[str, Any], *, agent: str | None) -> GraphQueryAnswer:
+    """Answer catalogue query ``name`` through the ``graph_query`` tool (TypeDB when configured and reachable,
+    else the local store, with one line on stderr saying why) and print it (JSON: the result without the
+    fallback reason)."""
+    answer = cast(GraphQueryAnswer, run(out.tools(), "graph_query", {"name": name, "agent_id": agent, **params}))
+    if answer.fallback_reason is not None:
+        click.echo(f"warning: {answer.fallback_reason}; answering from the local store", err=True)
+    out.emit(answer.model_dump(mode="json", exclude={"fallback_reason"}), *render.graph_query(answer))
+    return answer
 
 
 viewer_option = click.option(

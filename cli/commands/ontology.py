@@ -5,12 +5,15 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar, cast
 
 import click
 
 from cli import render
 from cli.common import Session, example, mabos_options
+from cli.tools.ontology import MAX_LIST, ProposalList, ScaffoldResult, ValidationReport
+from cli.tools.overrides import CommandContext
+from cli.tools.registry import run
 from kg.errors import InputError
 from kg.models import OntologyProposal, ProposalNodeType, ProposalStatus
 from kg.ontology.files import atomic_write
@@ -34,6 +37,11 @@ def ontology_dir_option(func: Callable[P, R]) -> Callable[P, R]:
 def _service(out: Session, ontology_dir: Path | None) -> OntologyService:
     ws = out.workspace()
     return OntologyService(ws.store, ws.scopes, ws.clock, ontology_dir or ws.path / ONTOLOGY_DIR)
+
+
+def _tools(out: Session, ontology_dir: Path | None) -> CommandContext:
+    """A tool context on the command's workspace and the chosen ontology folder."""
+    return CommandContext(workspace_obj=out.workspace(), ontology_dir=ontology_dir)
 
 
 def with_service(func: Callable[..., R]) -> Callable[..., R]:
@@ -89,15 +97,15 @@ def ontology() -> None:
 @click.option("--scope", default=None, help="Where the proposal is recorded (default global).")
 @ontology_dir_option
 @mabos_options
-@with_service
-def propose(out: Session, service: OntologyService, *, domain: str, node_type: str, node_id: str, label: str,
-            parent: str | None, domain_class: str | None, range_: str | None, definition: str,
-            synonyms: tuple[str, ...], multi_valued: bool, rationale: str, by: str,
-            scope: str | None) -> None:  # fmt: skip
-    proposal = service.propose(by, domain=domain, node_type=node_type, node_id=node_id, label=label,
-                               parent_class=parent, domain_class=domain_class, range=range_,
-                               sbvr_definition=definition, sbvr_synonyms=list(synonyms), rationale=rationale,
-                               multi_valued=multi_valued, scope=scope)  # fmt: skip
+def propose(out: Session, *, domain: str, node_type: str, node_id: str, label: str, parent: str | None,
+            domain_class: str | None, range_: str | None, definition: str, synonyms: tuple[str, ...],
+            multi_valued: bool, rationale: str, by: str, scope: str | None,
+            ontology_dir: Path | None) -> None:  # fmt: skip
+    args = {"agent_id": by, "domain": domain, "node_type": node_type, "node_id": node_id, "label": label,
+            "parent_class": parent, "domain_class": domain_class, "range": range_, "sbvr_definition": definition,
+            "sbvr_synonyms": list(synonyms), "rationale": rationale, "multi_valued": multi_valued,
+            "scope": scope}  # fmt: skip
+    proposal = cast(OntologyProposal, run(_tools(out, ontology_dir), "ontology_propose_concept", args))
     out.emit(proposal, render.done(f"{proposal.uid} pending: {proposal.domain}:{proposal.node_id}"),
              render.note(f"next: mabos ontology validate {proposal.uid}"))  # fmt: skip
 
@@ -110,10 +118,10 @@ def propose(out: Session, service: OntologyService, *, domain: str, node_type: s
 @click.option("--domain", default=None)
 @ontology_dir_option
 @mabos_options
-@with_service
-def list_(out: Session, service: OntologyService, *, status: str | None, domain: str | None) -> None:
-    found = service.list(status, domain)
-    out.emit(found, _proposals(found) if found else render.note("no proposals"))
+def list_(out: Session, *, status: str | None, domain: str | None, ontology_dir: Path | None) -> None:
+    args = {"status": status, "domain": domain, "limit": MAX_LIST}
+    found = cast(ProposalList, run(_tools(out, ontology_dir), "ontology_list_proposals", args))
+    out.emit(found.proposals, _proposals(found.proposals) if found.proposals else render.note("no proposals"))
 
 
 @ontology.command("validate", help=example(
@@ -126,13 +134,13 @@ def list_(out: Session, service: OntologyService, *, status: str | None, domain:
 @click.option("--by", default=None, help="Who validates (default: the proposer).")
 @ontology_dir_option
 @mabos_options
-@with_service
-def validate(out: Session, service: OntologyService, *, uid: str, by: str | None) -> None:
-    checks = service.validate(uid, by or service.get(uid).proposed_by)
-    valid = all(c.ok for c in checks)
-    out.emit({"uid": uid, "valid": valid, "checks": checks},
-             render.done(f"{uid} validated") if valid else render.note(f"{uid} invalid"), _checks(checks))  # fmt: skip
-    if not valid:
+def validate(out: Session, *, uid: str, by: str | None, ontology_dir: Path | None) -> None:
+    report = cast(
+        ValidationReport, run(_tools(out, ontology_dir), "ontology_validate_proposal", {"uid": uid, "agent_id": by})
+    )
+    out.emit(report, render.done(f"{uid} validated") if report.valid else render.note(f"{uid} invalid"),
+             _checks(report.checks))  # fmt: skip
+    if not report.valid:
         click.get_current_context().exit(1)
 
 
@@ -145,9 +153,11 @@ def validate(out: Session, service: OntologyService, *, uid: str, by: str | None
 @click.option("--approved-by", required=True, help="The approving agent.")
 @ontology_dir_option
 @mabos_options
-@with_service
-def merge(out: Session, service: OntologyService, *, uid: str, approved_by: str) -> None:
-    merged = service.merge(uid, approved_by)
+def merge(out: Session, *, uid: str, approved_by: str, ontology_dir: Path | None) -> None:
+    merged = cast(
+        OntologyProposal,
+        run(_tools(out, ontology_dir), "ontology_merge_approved", {"uid": uid, "agent_id": approved_by}),
+    )
     out.emit(merged, render.done(f"{uid} merged into {merged.domain}: {merged.domain}:{merged.node_id}"))
 
 
@@ -192,10 +202,12 @@ def diff(out: Session, service: OntologyService, *, uid: str) -> None:
 @click.option("--domain", required=True)
 @ontology_dir_option
 @mabos_options
-@with_service
-def scaffold(out: Session, service: OntologyService, *, template: str, domain: str) -> None:
-    path = service.scaffold(template, domain)
-    out.emit({"domain": domain, "template": template, "path": str(path)}, render.done(f"created {path}"))
+def scaffold(out: Session, *, template: str, domain: str, ontology_dir: Path | None) -> None:
+    created = cast(
+        ScaffoldResult,
+        run(_tools(out, ontology_dir), "ontology_scaffold_domain", {"template": template, "domain": domain}),
+    )
+    out.emit(created, render.done(f"created {created.path}"))
 
 
 @ontology.command("to-typeql", help=example(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import cast
 
 import click
 from rich.console import Console
@@ -14,8 +15,10 @@ from cli.commands.sync_nightly import nightly
 from cli.commands.sync_workspace import export_workspace, import_workspace
 from cli.commands.typedb import typedb_option
 from cli.common import Session, example, mabos_options
+from cli.tools.overrides import CommandContext
+from cli.tools.registry import run
+from cli.tools.typedb import PushResult
 from sync.replay import PushReport
-from sync.shared_graph import client_for, push_outbox
 
 
 @click.group("sync")
@@ -47,12 +50,11 @@ def _push_progress(total: int) -> Iterator[Callable[[PushReport], None]]:
 @mabos_options
 def push(out: Session, *, batch: int, address: str | None) -> None:
     ws = out.workspace()
-    client = client_for(ws, address)  # not configured: say so before counting anything
     with _push_progress(ws.store.outbox.counts()["pending"]) as progress:
-        report = push_outbox(ws, batch=batch, progress=progress, override=address)
-    data = {"address": client.settings.address, "database": client.settings.database, **vars(report)}
+        tools = CommandContext(workspace_obj=ws, typedb=address, progress=progress)
+        report = cast(PushResult, run(tools, "typedb_sync_agent_data", {"batch": batch}))
     summary = f"pushed {report.sent} events in {report.batches} batches; {report.pending_left} left"
-    out.emit(data, render.done(summary), render.key_values("by aggregate", sorted(report.by_aggregate.items())))
+    out.emit(report, render.done(summary), render.key_values("by aggregate", sorted(report.by_aggregate.items())))
 
 
 sync.add_command(nightly)

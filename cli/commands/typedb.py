@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 import click
 
 from cli import render
 from cli.common import Session, example, mabos_options
-from kg.store.typedb.schema import check_read_only
-from sync.shared_graph import client_for, status, sync_schema
+from cli.tools.overrides import CommandContext
+from cli.tools.registry import run
+from cli.tools.typedb import SchemaSyncReport, TypeDBAnswers, TypeDBStatus
 
 typedb_option = click.option(
     "--typedb",
@@ -19,6 +20,11 @@ typedb_option = click.option(
     metavar="HOST:PORT",
     help="TypeDB server [env MABOS_TYPEDB_ADDRESS; else [typedb] address in mabos.toml].",
 )
+
+
+def _tools(out: Session, address: str | None) -> CommandContext:
+    """A tool context on the command's workspace and ``--typedb`` address."""
+    return CommandContext(workspace_obj=out.workspace(), typedb=address)
 
 
 @click.group("typedb")
@@ -34,7 +40,8 @@ def typedb() -> None:
 @typedb_option
 @mabos_options
 def status_(out: Session, *, address: str | None) -> None:
-    report = status(out.workspace(), address)
+    found = cast(TypeDBStatus, run(_tools(out, address), "typedb_status", {}))
+    report = found.model_dump(mode="json", exclude_unset=True)
     pairs = [(k, v) for k, v in report.items() if k not in ("outbox", "schema")]
     pairs += [("outbox pending", report["outbox"]["pending"]), ("outbox acknowledged", report["outbox"]["acked"])]
     if report.get("schema"):
@@ -52,9 +59,9 @@ def status_(out: Session, *, address: str | None) -> None:
 @typedb_option
 @mabos_options
 def sync_schema_(out: Session, *, address: str | None, if_changed: bool) -> None:
-    report = sync_schema(out.workspace(), only_if_changed=if_changed, override=address)
-    verb = "defined" if report["defined"] else "unchanged, not redefined"
-    out.emit(report, render.done(f"schema {verb} in {report['database']} at {report['address']}"))
+    report = cast(SchemaSyncReport, run(_tools(out, address), "typedb_sync_schema", {"if_changed": if_changed}))
+    verb = "defined" if report.defined else "unchanged, not redefined"
+    out.emit(report, render.done(f"schema {verb} in {report.database} at {report.address}"))
 
 
 @typedb.command("query", help=example(
@@ -71,14 +78,10 @@ def sync_schema_(out: Session, *, address: str | None, if_changed: bool) -> None
 @typedb_option
 @mabos_options
 def query(out: Session, *, query: str, write: bool, limit: int, address: str | None) -> None:
-    if not write:
-        check_read_only(query)
-    client = client_for(out.workspace(), address)
-    answers, truncated = client.query(query, write=write, limit=limit)
-    result: dict[str, Any] = {"database": client.settings.database, "count": len(answers),
-                              "truncated": truncated, "answers": answers}  # fmt: skip
-    lines: list[Any] = [json.dumps(a, ensure_ascii=False) for a in answers]
-    lines.append(render.note(f"{len(answers)} answers" + (" (truncated)" if truncated else "")))
+    arguments = {"query": query, "write": write, "limit": limit}
+    result = cast(TypeDBAnswers, run(_tools(out, address), "typedb_query", arguments))
+    lines: list[Any] = [json.dumps(a, ensure_ascii=False) for a in result.answers]
+    lines.append(render.note(f"{result.count} answers" + (" (truncated)" if result.truncated else "")))
     out.emit(result, *lines)
 
 

@@ -23,7 +23,7 @@ from pydantic import BaseModel
 from cli.tools.registry import REGISTRY, Tool, ToolContext, ToolInput, context, get, run, tool
 
 #: Modules of this package that declare no tools.
-_INFRASTRUCTURE = frozenset({"registry", "export", "mcp_server"})
+_INFRASTRUCTURE = frozenset({"registry", "export", "mcp_server", "overrides"})
 
 for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
     if _module not in _INFRASTRUCTURE:

@@ -1,0 +1,248 @@
+"""Ontology tools: propose a concept, validate it, merge it, list proposals, scaffold a domain ontology.
+
+Every tool runs :class:`kg.ontology.proposals.OntologyService` on the workspace's ``ontologies/`` folder (a CLI
+command may choose another with ``--ontology-dir``: :class:`cli.tools.overrides.CommandContext`), the same
+service ``mabos ontology ...`` uses.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import BaseModel, Field
+
+from cli.tools.overrides import ontology_dir, optional_agent
+from cli.tools.registry import ToolContext, ToolInput, tool
+from kg.errors import NotFoundError
+from kg.models import (
+    MAX_CONTENT,
+    MAX_NAME,
+    MAX_TAGS,
+    OntologyProposal,
+    ProposalNodeType,
+    ProposalStatus,
+    ValidationCheck,
+)
+from kg.ontology.proposals import OntologyService
+from kg.workspace import ONTOLOGY_DIR
+
+GROUP = "ontology"
+#: The most proposals one ``ontology_list_proposals`` call returns.
+MAX_LIST = 10_000
+
+Text = Annotated[str, Field(max_length=MAX_CONTENT)]
+ShortText = Annotated[str, Field(max_length=MAX_NAME)]
+Uid = Annotated[str, Field(min_length=1, max_length=MAX_NAME, description="The proposal's uid (O-01J...).")]
+
+
+def service(ctx: ToolContext) -> OntologyService:
+    """The ontology service on the context's workspace and ontology folder."""
+    ws = ctx.workspace()
+    return OntologyService(ws.store, ws.scopes, ws.clock, ontology_dir(ctx) or ws.path / ONTOLOGY_DIR)
+
+
+def _readable(svc: OntologyService, uid: str, agent: str | None) -> OntologyProposal:
+    """The proposal, or NotFoundError when ``agent`` may not read its scope (as if it did not exist)."""
+    proposal = svc.get(uid)
+    if agent is not None and proposal.scope not in svc.scopes.readable(agent):
+        raise NotFoundError(f"proposal: no proposal {uid!r} visible to {agent!r}")
+    return proposal
+
+
+# ------------------------------------------------------------------------------------------ propose
+
+
+class ProposeInput(ToolInput):
+    """Input of ``ontology_propose_concept``; ``agent_id`` is the proposer."""
+
+    domain: ShortText = Field(description="The domain ontology to extend (its file is ontologies/<domain>.jsonld).")
+    node_type: ProposalNodeType = Field(
+        description="class, object_property (links two classes) or datatype_property (a literal value)."
+    )
+    node_id: ShortText = Field(
+        description="The new node's id: <domain prefix>:<LocalName> or <LocalName>; PascalCase for classes, "
+        "camelCase for properties (e.g. ecommerce:DropshipFulfillment)."
+    )
+    label: ShortText = Field(description="Human-readable name (e.g. 'Dropship Fulfillment').")
+    parent_class: ShortText | None = Field(default=None, description="Classes: the id of the existing parent class.")
+    domain_class: ShortText | None = Field(default=None, description="Properties: the id of the owning class.")
+    range: ShortText | None = Field(
+        default=None, description="Properties: the target class id, or an xsd: type (xsd:string) for datatypes."
+    )
+    sbvr_definition: Text = Field(default="", description="The SBVR definition: what the concept is, one sentence.")
+    sbvr_synonyms: list[ShortText] = Field(default_factory=list, max_length=MAX_TAGS, description="SBVR synonyms.")
+    rationale: Text = Field(default="", description="Why the ontology needs it (evidence, use case).")
+    multi_valued: bool = Field(default=False, description="Datatype properties: may have several values.")
+    scope: ShortText | None = Field(default=None, description="Where the proposal is recorded (default global).")
+
+
+@tool(
+    "ontology_propose_concept",
+    group=GROUP,
+    input=ProposeInput,
+    output=OntologyProposal,
+    description="""Propose a new class or property for a shared domain ontology when the data needs a concept the
+    ontology lacks. Records a pending proposal (nothing in the ontology changes yet) and returns it with its uid;
+    next, ontology_validate_proposal checks it and ontology_merge_approved adds it.""",
+)
+def ontology_propose_concept(ctx: ToolContext, args: ProposeInput) -> OntologyProposal:
+    """Record a pending proposal."""
+    return service(ctx).propose(
+        ctx.agent_for(args), domain=args.domain, node_type=args.node_type, node_id=args.node_id, label=args.label,
+        parent_class=args.parent_class, domain_class=args.domain_class, range=args.range,
+        sbvr_definition=args.sbvr_definition, sbvr_synonyms=args.sbvr_synonyms, rationale=args.rationale,
+        multi_valued=args.multi_valued, scope=args.scope,
+    )  # fmt: skip
+
+
+# ------------------------------------------------------------------------------------------ validate
+
+
+class ValidateInput(ToolInput):
+    """Input of ``ontology_validate_proposal``; ``agent_id`` is the validator (default: the proposer)."""
+
+    agent_id: str | None = Field(default=None, description="The validating agent (default: the proposer).")
+
+    uid: Uid
+
+
+class ValidationReport(BaseModel):
+    """The checks run on a proposal; ``valid`` when every one passed."""
+
+    uid: str = Field(description="The proposal's uid.")
+    valid: bool = Field(description="True when every check passed (status validated), else status invalid.")
+    checks: list[ValidationCheck] = Field(description="Every check with its outcome and message.")
+
+
+@tool(
+    "ontology_validate_proposal",
+    group=GROUP,
+    input=ValidateInput,
+    output=ValidationReport,
+    description="""Run every check on an ontology proposal: JSON-LD, SHACL, that the parent/domain/range exist,
+    near-duplicate labels, naming, the SBVR definition, OWL-RL consistency and TypeQL mappability. Records the
+    proposal as validated or invalid; the ontology files are not changed. Returns valid and each check's message
+    (fix an invalid proposal by proposing again).""",
+)
+def ontology_validate_proposal(ctx: ToolContext, args: ValidateInput) -> ValidationReport:
+    """Validate a proposal."""
+    svc = service(ctx)
+    agent = optional_agent(ctx, args)
+    proposal = _readable(svc, args.uid, agent)
+    checks = svc.validate(args.uid, agent or proposal.proposed_by)
+    return ValidationReport(uid=args.uid, valid=all(c.ok for c in checks), checks=checks)
+
+
+# ------------------------------------------------------------------------------------------ merge
+
+
+class MergeInput(ToolInput):
+    """Input of ``ontology_merge_approved``; ``agent_id`` is the approver."""
+
+    uid: Uid
+
+
+@tool(
+    "ontology_merge_approved",
+    group=GROUP,
+    input=MergeInput,
+    output=OntologyProposal,
+    description="""Approve a validated ontology proposal and merge it into its domain ontology file (re-validated
+    first, provenance recorded, rolled back if the file stops validating). A proposal is merged once. Returns the
+    proposal with status approved-merged; fails for a proposal that is not validated.""",
+)
+def ontology_merge_approved(ctx: ToolContext, args: MergeInput) -> OntologyProposal:
+    """Merge a validated proposal."""
+    svc = service(ctx)
+    agent = ctx.agent_for(args)
+    _readable(svc, args.uid, agent)
+    return svc.merge(args.uid, agent)
+
+
+# ------------------------------------------------------------------------------------------ list
+
+
+class ListInput(ToolInput):
+    """Input of ``ontology_list_proposals``; with ``agent_id`` only what that agent may read."""
+
+    agent_id: str | None = Field(
+        default=None, description="List only what this agent may read; empty: every proposal (operator view)."
+    )
+
+    status: ProposalStatus | None = Field(default=None, description="Only proposals with this status.")
+    domain: ShortText | None = Field(default=None, description="Only proposals for this domain ontology.")
+    limit: int = Field(default=100, ge=1, le=MAX_LIST, description=f"At most this many, oldest first (1..{MAX_LIST}).")
+
+
+class ProposalList(BaseModel):
+    """Ontology proposals, oldest first."""
+
+    proposals: list[OntologyProposal]
+    truncated: bool = Field(default=False, description="True when more proposals matched than the limit.")
+
+
+@tool(
+    "ontology_list_proposals",
+    group=GROUP,
+    input=ListInput,
+    output=ProposalList,
+    description="""List ontology proposals, oldest first, optionally by status (pending, validated, invalid,
+    approved-merged, rejected) and domain. Use it to find proposals to review or to check whether a concept was
+    already proposed. Returns each proposal with its uid, status, history and last validation.""",
+)
+def ontology_list_proposals(ctx: ToolContext, args: ListInput) -> ProposalList:
+    """List proposals."""
+    found = service(ctx).list(args.status, args.domain, agent_id=optional_agent(ctx, args))
+    return ProposalList(proposals=found[: args.limit], truncated=len(found) > args.limit)
+
+
+# ------------------------------------------------------------------------------------------ scaffold
+
+
+class ScaffoldInput(ToolInput):
+    """Input of ``ontology_scaffold_domain``."""
+
+    agent_id: str | None = Field(default=None, description="Optional: the acting agent (only checked).")
+
+    template: ShortText = Field(description="The template: saas, ecommerce, consulting or agency.")
+    domain: ShortText = Field(
+        description="The new domain's name; its prefix is the name without hyphens (pet-shop -> petshop)."
+    )
+
+
+class ScaffoldResult(BaseModel):
+    """The domain ontology file created."""
+
+    domain: str
+    template: str
+    path: str = Field(description="The file written: <workspace>/ontologies/<domain>.jsonld.")
+
+
+@tool(
+    "ontology_scaffold_domain",
+    group=GROUP,
+    input=ScaffoldInput,
+    output=ScaffoldResult,
+    description="""Create a new domain ontology from a template (saas, ecommerce, consulting, agency) when a
+    business domain has no ontology yet: every id moves to the namespace https://w3id.org/mabos/<domain>#.
+    Fails if the domain exists. Returns the file written.""",
+)
+def ontology_scaffold_domain(ctx: ToolContext, args: ScaffoldInput) -> ScaffoldResult:
+    """Create a domain ontology file from a template."""
+    optional_agent(ctx, args)  # a bound server refuses another agent
+    path: Path = service(ctx).scaffold(args.template, args.domain)
+    return ScaffoldResult(domain=args.domain, template=args.template, path=str(path))
+
+
+__all__ = [
+    "ListInput",
+    "MergeInput",
+    "ProposalList",
+    "ProposeInput",
+    "ScaffoldInput",
+    "ScaffoldResult",
+    "ValidateInput",
+    "ValidationReport",
+    "service",
+]

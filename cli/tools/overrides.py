@@ -1,0 +1,61 @@
+"""Operator settings a CLI command passes to its tool outside the tool's input (no tool is declared here).
+
+Some CLI options are for the workspace's operator, never for an agent: the ontology folder
+(``--ontology-dir``), the TypeDB address (``--typedb``) and a progress callback for long pushes. They are not
+tool inputs, so an agent calling over MCP cannot point a tool at another folder or server; a CLI command
+passes them in a :class:`CommandContext` instead, and the handlers read them with :func:`ontology_dir`,
+:func:`typedb_address` and :func:`push_progress` (None in any other context: the workspace's defaults).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from cli.tools.registry import ToolContext, ToolInput
+from sync.replay import PushReport
+
+
+@dataclass
+class CommandContext(ToolContext):
+    """A :class:`ToolContext` carrying a CLI command's operator options.
+
+    Args:
+        ontology_dir: the ontology folder to use instead of ``<workspace>/ontologies``.
+        typedb: the TypeDB ``host:port`` to use instead of the configured one.
+        progress: called after each pushed batch (the ``mabos sync push`` progress bar).
+    """
+
+    ontology_dir: Path | None = None
+    typedb: str | None = None
+    progress: Callable[[PushReport], None] | None = None
+
+
+def ontology_dir(ctx: ToolContext) -> Path | None:
+    """The ontology folder the command chose, or None (the workspace's ``ontologies/``)."""
+    return ctx.ontology_dir if isinstance(ctx, CommandContext) else None
+
+
+def typedb_address(ctx: ToolContext) -> str | None:
+    """The TypeDB address the command chose, or None (``MABOS_TYPEDB_ADDRESS`` / ``mabos.toml``)."""
+    return ctx.typedb if isinstance(ctx, CommandContext) else None
+
+
+def push_progress(ctx: ToolContext) -> Callable[[PushReport], None] | None:
+    """The command's push progress callback, or None."""
+    return ctx.progress if isinstance(ctx, CommandContext) else None
+
+
+def optional_agent(ctx: ToolContext, args: ToolInput) -> str | None:
+    """The acting agent when one is given or bound (checked like :meth:`ToolContext.agent_for`), else None.
+
+    For tools that also serve the workspace's operator, who acts as no agent (e.g. every scope of a graph
+    query); a bound server always acts as its agent.
+    """
+    if args.agent_id is None and ctx.agent is None:
+        return None
+    return ctx.agent_for(args)
+
+
+__all__ = ["CommandContext", "ontology_dir", "optional_agent", "push_progress", "typedb_address"]
