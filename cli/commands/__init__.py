@@ -16,7 +16,9 @@ from cli.commands.ontology import GROUPS as ONTOLOGY_GROUPS
 from cli.commands.reason import GROUPS as REASON_GROUPS
 from cli.commands.rules import GROUPS as RULE_GROUPS
 from cli.commands.scopes import scope
+from cli.commands.serve import serve
 from cli.commands.sync import sync
+from cli.commands.tools_cmd import tools
 from cli.commands.typedb import typedb
 from cli.commands.workspace import demo, init, status
 
@@ -38,6 +40,8 @@ COMMANDS: list[click.Command] = [
     *ONTOLOGY_GROUPS,
     typedb,
     sync,
+    tools,
+    serve,
 ]
 
 __all__ = ["COMMANDS"]

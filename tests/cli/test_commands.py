@@ -129,6 +129,10 @@ RUNS: dict[str, tuple[str, ...]] = {
     "typedb query": ("match $g isa goal; fetch {{ 'goal': $g.has-content }};", "--typedb", DEAD_TYPEDB),
     "sync push": ("--batch", "100", "--typedb", DEAD_TYPEDB),
     "sync nightly": ("--all",),
+    "tools list": ("--group", "memory"),
+    "tools export": ("--format", "openai"),
+    "tools docs": ("--out", "{tmp}/tools.md"),
+    "serve": ("--mcp", "--dry-run"),
     "sync import-workspace": ("{tmp}/ws", "--dry-run"),
     "sync export-workspace": ("{tmp}/export", "--agent", "sales-agent"),
 }

@@ -1,0 +1,107 @@
+"""docs/tools.md is what the registry generates now (stale docs fail), every tool of issue 9 is registered, and
+the exported definitions are well-formed for MCP, OpenAI and OpenClaw."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from jsonschema.validators import validator_for
+
+from cli.tools import REGISTRY
+from cli.tools.export import FORMATS, definitions, input_schema, output_schema, render_docs, summary
+from kg.errors import InputError
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "tools.md"
+#: Every tool issue 9 names (the seed system's tool list).
+ISSUE_TOOLS = (
+    "memory_store_item",
+    "memory_recall",
+    "memory_consolidate",
+    "memory_checkpoint",
+    "memory_build_hierarchy",
+    "memory_hierarchy_search",
+    "memory_status",
+    "fact_assert",
+    "fact_retract",
+    "fact_query",
+    "fact_explain",
+    "rule_create",
+    "rule_list",
+    "rule_toggle",
+    "constraint_check",
+    "policy_eval",
+    "infer_forward",
+    "infer_backward",
+    "infer_abductive",
+    "knowledge_explain",
+    "cbr_retrieve",
+    "cbr_store",
+    "ontology_propose_concept",
+    "ontology_validate_proposal",
+    "ontology_merge_approved",
+    "ontology_list_proposals",
+    "ontology_scaffold_domain",
+    "reason",
+    "bdi_cycle",
+    "graph_query",
+    "typedb_status",
+    "typedb_sync_schema",
+    "typedb_query",
+    "typedb_sync_agent_data",
+    "lcm_grep",
+    "lcm_describe",
+    "lcm_expand",
+    "context_assemble",
+)
+
+
+def test_docs_are_generated_from_the_registry_now() -> None:
+    assert DOCS.is_file(), "docs/tools.md is missing: run 'mabos tools docs --out docs/tools.md'"
+    assert DOCS.read_text(encoding="utf-8") == render_docs(), (
+        "docs/tools.md is stale: run 'mabos tools docs --out docs/tools.md' and commit it"
+    )
+
+
+def test_every_tool_of_the_issue_is_registered_and_documented() -> None:
+    missing = [name for name in ISSUE_TOOLS if name not in REGISTRY]
+    assert not missing, f"tools of issue 9 not registered: {missing}"
+    page = render_docs()
+    assert all(f"### `{name}`" in page for name in ISSUE_TOOLS)
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_every_tool_is_described_for_an_llm(name: str) -> None:
+    found = REGISTRY[name]
+    assert len(found.description) >= 40 and summary(found.description).endswith((".", "!", "?")), name
+    schema = input_schema(found)
+    undescribed = [field for field, prop in schema["properties"].items() if not prop.get("description")]
+    assert not undescribed, f"{name}: fields without a description: {undescribed}"
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_schemas_are_valid_json_schema_objects(name: str) -> None:
+    for schema in (input_schema(REGISTRY[name]), output_schema(REGISTRY[name])):
+        validator_for(schema).check_schema(schema)
+        assert schema["type"] == "object"
+    assert input_schema(REGISTRY[name])["additionalProperties"] is False  # unknown arguments are refused
+
+
+def test_export_formats() -> None:
+    mcp, openai, openclaw = (definitions(fmt) for fmt in FORMATS)
+    assert [d["name"] for d in mcp] == list(REGISTRY) == [d["name"] for d in openclaw]
+    assert set(mcp[0]) == {"name", "description", "inputSchema", "outputSchema"}
+    assert openai[0]["type"] == "function" and set(openai[0]["function"]) == {"name", "description", "parameters"}
+    assert set(openclaw[0]) == {"name", "description", "parameters"}
+    assert openai[0]["function"]["parameters"] == mcp[0]["inputSchema"] == openclaw[0]["parameters"]
+    one = definitions("openclaw", ["memory_recall"])
+    assert [d["name"] for d in one] == ["memory_recall"]
+    with pytest.raises(InputError, match=r"^format: must be one of mcp, openai, openclaw"):
+        definitions("yaml")
+    with pytest.raises(InputError, match=r"^tool: no tool 'nope'"):
+        definitions("mcp", ["nope"])
+
+
+def test_summary_is_the_first_sentence() -> None:
+    assert summary("Find memories. Use it before answering.") == "Find memories."
+    assert summary("Route to method e.g. deductive") == "Route to method e.g. deductive"
