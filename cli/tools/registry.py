@@ -36,6 +36,49 @@ I = TypeVar("I", bound="ToolInput")  # noqa: E741 - the conventional name of an 
 O = TypeVar("O", bound=BaseModel)  # noqa: E741
 
 
+#: The tool names of the original system (issue 9): the registry keeps every one of them.
+SEED_TOOL_NAMES: tuple[str, ...] = (
+    "memory_store_item",
+    "memory_recall",
+    "memory_consolidate",
+    "memory_checkpoint",
+    "memory_build_hierarchy",
+    "memory_hierarchy_search",
+    "memory_status",
+    "fact_assert",
+    "fact_retract",
+    "fact_query",
+    "fact_explain",
+    "rule_create",
+    "rule_list",
+    "rule_toggle",
+    "constraint_check",
+    "policy_eval",
+    "infer_forward",
+    "infer_backward",
+    "infer_abductive",
+    "knowledge_explain",
+    "cbr_retrieve",
+    "cbr_store",
+    "ontology_propose_concept",
+    "ontology_validate_proposal",
+    "ontology_merge_approved",
+    "ontology_list_proposals",
+    "ontology_scaffold_domain",
+    "reason",
+    "bdi_cycle",
+    "graph_query",
+    "typedb_status",
+    "typedb_sync_schema",
+    "typedb_query",
+    "typedb_sync_agent_data",
+    "lcm_grep",
+    "lcm_describe",
+    "lcm_expand",
+    "context_assemble",
+)
+
+
 class ToolInput(BaseModel):
     """Base of every tool input: unknown fields refused; ``agent_id`` is the acting agent."""
 
@@ -164,4 +207,4 @@ def context(path: Path | str | None = None, *, agent: str | None = None) -> Iter
         ctx.close()
 
 
-__all__ = ["REGISTRY", "Tool", "ToolContext", "ToolInput", "context", "get", "run", "tool"]
+__all__ = ["REGISTRY", "SEED_TOOL_NAMES", "Tool", "ToolContext", "ToolInput", "context", "get", "run", "tool"]

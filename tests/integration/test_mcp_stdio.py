@@ -23,51 +23,12 @@ from mcp_types import CallToolResult, TextContent
 
 from cli.main import cli
 from cli.tools import REGISTRY
+from cli.tools.registry import SEED_TOOL_NAMES
 from kg.workspace import init_workspace
 
 REPO = Path(__file__).resolve().parents[2]
 AGENT = "sales-agent"
-#: Every tool issue 9 names (the seed system's tool list).
-ISSUE_TOOLS = (
-    "memory_store_item",
-    "memory_recall",
-    "memory_consolidate",
-    "memory_checkpoint",
-    "memory_build_hierarchy",
-    "memory_hierarchy_search",
-    "memory_status",
-    "fact_assert",
-    "fact_retract",
-    "fact_query",
-    "fact_explain",
-    "rule_create",
-    "rule_list",
-    "rule_toggle",
-    "constraint_check",
-    "policy_eval",
-    "infer_forward",
-    "infer_backward",
-    "infer_abductive",
-    "knowledge_explain",
-    "cbr_retrieve",
-    "cbr_store",
-    "ontology_propose_concept",
-    "ontology_validate_proposal",
-    "ontology_merge_approved",
-    "ontology_list_proposals",
-    "ontology_scaffold_domain",
-    "reason",
-    "bdi_cycle",
-    "graph_query",
-    "typedb_status",
-    "typedb_sync_schema",
-    "typedb_query",
-    "typedb_sync_agent_data",
-    "lcm_grep",
-    "lcm_describe",
-    "lcm_expand",
-    "context_assemble",
-)
+ISSUE_TOOLS = SEED_TOOL_NAMES  # every tool issue 9 names
 #: The tools this test calls.
 CALLED = (
     "memory_store_item",

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+import kg
 from kg.ontology.proposals import OntologyService
+from kg.workspace import Workspace
 
 #: Small ontologies and shapes for the proposal workflow tests.
 ONTOLOGY_DATA = Path(__file__).resolve().parents[1] / "data" / "ontology" / "proposals"
@@ -19,6 +22,17 @@ def ws(workspace):
     workspace.agents.add("a")
     workspace.agents.add("b")
     return workspace
+
+
+@pytest.fixture
+def tool_ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Workspace]:
+    """A workspace with agents ``a`` and ``b`` and no embedder, for the tool tests (tools reopen it by path)."""
+    monkeypatch.setenv("MABOS_EMBEDDER", "none")
+    workspace = kg.init_workspace(tmp_path / "ws")
+    workspace.agents.add("a")
+    workspace.agents.add("b")
+    yield workspace
+    workspace.close()
 
 
 @pytest.fixture

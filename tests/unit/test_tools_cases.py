@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-import kg
 from cli import tools
 from kg.errors import InputError, NotFoundError, ScopeError
 from kg.workspace import Workspace
@@ -28,14 +25,9 @@ TAXABLE = {
 
 
 @pytest.fixture
-def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Workspace]:
-    """A workspace with agents ``a`` and ``b`` (no embedder: context similarity is off)."""
-    monkeypatch.setenv("MABOS_EMBEDDER", "none")
-    workspace = kg.init_workspace(tmp_path / "ws")
-    workspace.agents.add("a")
-    workspace.agents.add("b")
-    yield workspace
-    workspace.close()
+def ws(tool_ws: Workspace) -> Workspace:
+    """Agents ``a`` and ``b``, no embedder (tests/unit/conftest.py ``tool_ws``)."""
+    return tool_ws
 
 
 def call(ws: Workspace, name: str, **arguments: Any) -> Any:
