@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 
 from cli.tools.overrides import optional_agent
 from cli.tools.registry import ToolContext, ToolInput, tool
-from kg.errors import InputError, ScopeError
+from kg.errors import InputError
 from reasoning.bdi import CycleResult, run_all, run_cycle
 from reasoning.graph_queries import GraphQueries
 from reasoning.graph_query_models import MAX_PATH_DEPTH, GraphQueryResult
@@ -58,8 +58,7 @@ def bdi_cycle(ctx: ToolContext, args: BdiCycleInput) -> BdiCycleResults:
     ws = ctx.workspace()
     if not args.all_agents:
         return BdiCycleResults(results=[run_cycle(ws, ctx.agent_for(args))])
-    if ctx.agent is not None:
-        raise ScopeError(f"all_agents: this server acts as {ctx.agent!r} only; it cannot run every agent's cycle")
+    ctx.require_operator("all_agents", "every agent's cycle")
     if args.agent_id is not None:
         raise InputError("all_agents", "give agent_id or all_agents, not both")
     return BdiCycleResults(results=run_all(ws))

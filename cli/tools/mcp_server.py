@@ -106,10 +106,12 @@ class ToolServer:
     """The registry behind an MCP :class:`~mcp.server.lowlevel.Server`, on one tool context.
 
     Args:
-        ctx: where tools run (its workspace and, when bound, its agent); the caller closes it.
+        ctx: where tools run (its workspace and, when bound, its agent); the caller closes it. The server
+            marks it as not the operator's: every call acts as an agent.
     """
 
     def __init__(self, ctx: ToolContext) -> None:
+        ctx.operator = False  # MCP callers always act as an agent: no operator view of every scope
         self.ctx = ctx
         self._tools = tool_list()
         self._limiter: anyio.CapacityLimiter | None = None

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cli.tools.registry import ToolContext, ToolInput
+from kg.errors import InputError
 from sync.replay import PushReport
 
 
@@ -51,9 +52,11 @@ def optional_agent(ctx: ToolContext, args: ToolInput) -> str | None:
     """The acting agent when one is given or bound (checked like :meth:`ToolContext.agent_for`), else None.
 
     For tools that also serve the workspace's operator, who acts as no agent (e.g. every scope of a graph
-    query); a bound server always acts as its agent.
+    query); a bound server always acts as its agent, and an MCP caller must name one.
     """
     if args.agent_id is None and ctx.agent is None:
+        if not ctx.operator:  # an MCP caller always acts as an agent: no operator view of every scope
+            raise InputError("agent_id", "required: name the acting agent (or bind the server with --agent)")
         return None
     return ctx.agent_for(args)
 

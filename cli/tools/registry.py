@@ -98,11 +98,15 @@ class ToolContext:
         path: the workspace directory (default ``$MABOS_WORKSPACE`` or ``./mabos-workspace``).
         agent: the agent this context acts as (a server bound with ``--agent``), or None.
         workspace_obj: an already open workspace to use instead of opening ``path`` (not closed by us).
+        operator: whether the caller is the workspace's operator (the CLI, Python code), who may act as no agent
+            and see every scope in the operator tools; an MCP server's callers are not (``False``): they always
+            act as an agent.
     """
 
     path: Path | None = None
     agent: str | None = None
     workspace_obj: Workspace | None = None
+    operator: bool = True
     _opened: Workspace | None = field(default=None, repr=False)
 
     def workspace(self) -> Workspace:
@@ -122,6 +126,14 @@ class ToolContext:
         if chosen is None:
             raise InputError("agent_id", "required (the acting agent's id)")
         return chosen
+
+    def require_operator(self, field_name: str, what: str) -> None:
+        """Refuse (:class:`ScopeError`) an operation that reads or changes every agent's data unless the caller is
+        the operator and acts as no particular agent."""
+        if self.agent is not None:
+            raise ScopeError(f"{field_name}: {what}; this server acts as {self.agent!r} only")
+        if not self.operator:
+            raise ScopeError(f"{field_name}: {what}; only the workspace's operator may (CLI or Python, not MCP)")
 
     def close(self) -> None:
         """Close the workspace this context opened."""

@@ -15,7 +15,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from cli.tools.overrides import optional_agent, push_progress, typedb_address
 from cli.tools.registry import ToolContext, ToolInput, tool
-from kg.errors import ScopeError
 from kg.store.typedb.schema import check_read_only
 from sync.shared_graph import client_for, push_outbox, status, sync_schema
 
@@ -158,15 +157,13 @@ class TypeDBAnswers(BaseModel):
     input=TypeDBQueryInput,
     output=TypeDBAnswers,
     description="""Run one raw TypeQL 3 query on the workspace's shared TypeDB graph, for questions the other
-    tools cannot ask. Read-only unless write is true. Raw TypeQL sees every agent's records, so a server bound to
-    one agent refuses it (use graph_query there). Fails when TypeDB is not configured or unreachable. Returns at
-    most limit answers and whether more existed.""",
+    tools cannot ask. Read-only unless write is true. Raw TypeQL sees every agent's records, so only the
+    workspace's operator may run it: an MCP server refuses it (use graph_query there). Fails when TypeDB is not
+    configured or unreachable. Returns at most limit answers and whether more existed.""",
 )
 def typedb_query(ctx: ToolContext, args: TypeDBQueryInput) -> TypeDBAnswers:
     """Run a TypeQL query."""
-    if ctx.agent is not None:
-        raise ScopeError(f"query: raw TypeQL reads every agent's scope; this server acts as {ctx.agent!r} only")
-    optional_agent(ctx, args)
+    ctx.require_operator("query", "raw TypeQL reads every agent's scope")
     if not args.write:
         check_read_only(args.query)
     client = client_for(ctx.workspace(), typedb_address(ctx))

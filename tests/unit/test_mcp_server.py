@@ -19,8 +19,9 @@ from mcp import Client
 from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
-from cli.tools import REGISTRY, ToolContext, ToolInput, tool
+from cli.tools import REGISTRY, ToolContext, ToolInput, run, tool
 from cli.tools.mcp_server import ToolServer
+from kg.errors import InputError, ScopeError
 from kg.workspace import Workspace, init_workspace
 
 AGENT = "sales-agent"
@@ -158,3 +159,18 @@ def test_calls_run_one_at_a_time_off_the_event_loop(ws: Workspace, scratch_tools
         f'{{"agent_id": "{AGENT}", "text": "{t}"}}' for t in ("one", "two")
     )
     assert scratch_tools["peak"] == 1
+
+
+def test_an_mcp_caller_always_acts_as_an_agent(ws: Workspace) -> None:
+    # Operator views (every scope) are for the CLI and Python: over MCP, graph_query without agent_id is refused,
+    # and raw TypeQL and every agent's BDI cycle are refused even with one.
+    ctx = ToolContext(workspace_obj=ws)
+    ToolServer(ctx)
+    assert ctx.operator is False
+    with pytest.raises(InputError, match="agent_id: required"):
+        run(ctx, "graph_query", {"name": "blocked-steps"})
+    with pytest.raises(ScopeError, match="only the workspace's operator"):
+        run(ctx, "typedb_query", {"agent_id": AGENT, "query": "match $x isa goal;"})
+    with pytest.raises(ScopeError, match="only the workspace's operator"):
+        run(ctx, "bdi_cycle", {"all_agents": True})
+    assert run(ctx, "graph_query", {"agent_id": AGENT, "name": "blocked-steps"}).model_dump()["source"] == "local"
