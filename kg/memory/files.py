@@ -22,8 +22,16 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date, datetime
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
 
 from kg.errors import InputError
 from kg.models import AGENT_ID_RE
@@ -64,23 +72,30 @@ def daily_logs(workspace: Path, agent_id: str) -> dict[date, Path]:
     return dict(sorted(found.items()))
 
 
-def _durable_temp(path: Path, text: str) -> Path:
-    """``text`` in a temporary file next to ``path``, flushed to disk."""
+def _durable_temp(path: Path, data: str | bytes) -> Path:
+    """``data`` (text as UTF-8 with ``\n`` line ends, or bytes as they are) in a temporary file next to
+    ``path``, flushed to disk."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
+        if isinstance(data, bytes):
+            with os.fdopen(fd, "wb") as raw:
+                raw.write(data)
+                raw.flush()
+                os.fsync(raw.fileno())
+        else:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return Path(tmp)
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` so that readers see the old or the new file, never a mix."""
+def atomic_write(path: Path, text: str | bytes) -> None:
+    """Replace ``path`` with ``text`` (or exact bytes) so that readers see the old or the new file, never a mix."""
     tmp = _durable_temp(path, text)
     try:
         os.replace(tmp, path)
@@ -110,10 +125,40 @@ def create_new(path: Path, text: str) -> bool:
         tmp.unlink(missing_ok=True)
 
 
-def atomic_append(path: Path, text: str) -> None:
-    """Append ``text`` to ``path`` atomically (rewrite + rename: daily logs stay small)."""
-    existing = path.read_text(encoding="utf-8") if path.exists() else ""
-    atomic_write(path, existing + text)
+@contextmanager
+def directory_lock(directory: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``directory`` (other processes wait) while the block changes files in it.
+
+    It serialises read-modify-write updates across processes and this process's threads; no lock file is left
+    behind, and the kernel drops the lock when its holder exits, however it exits. Where ``fcntl`` is missing
+    (Windows) it only orders this process's threads.
+    """
+    directory.mkdir(parents=True, exist_ok=True)
+    with _THREAD_LOCK:
+        if fcntl is None:  # pragma: no cover - Windows: no cross-process guard
+            yield
+            return
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing the descriptor releases the lock
+
+
+_THREAD_LOCK = threading.RLock()
+
+
+def atomic_append(path: Path, text: str, *, header: str = "") -> None:
+    """Append ``text`` to ``path`` atomically (rewrite + rename: daily logs stay small).
+
+    ``header`` is written first when the file does not exist yet. Appends from several processes are
+    serialised by a lock on the file's directory, so none overwrites another's (a rewrite from a stale read
+    would lose the other's entry).
+    """
+    with directory_lock(path.parent):
+        existing = path.read_text(encoding="utf-8") if path.exists() else header
+        atomic_write(path, existing + text)
 
 
 def daily_log_entry(*, when: datetime, uid: str, type_: str, importance: float, store: str,

@@ -195,7 +195,7 @@ class MemoryService:
         path = daily_log_path(self.workspace, item.agent_id, item.created_at.date())
         entry = daily_log_entry(when=item.created_at, uid=item.uid, type_=item.type.value, importance=item.importance,
                                 store=item.store.value, tags=item.tags, content=item.content)  # fmt: skip
-        atomic_append(path, entry if path.exists() else daily_log_header(item.created_at.date()) + entry)
+        atomic_append(path, entry, header=daily_log_header(item.created_at.date()))
         return str(path)
 
     def prune_expired(self, agent_id: str) -> builtins.list[str]:

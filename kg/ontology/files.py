@@ -16,14 +16,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import sys
-import tempfile
-import threading
 import warnings
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -37,6 +33,7 @@ except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
 from kg.errors import WorkspaceError
+from kg.memory.files import atomic_write, directory_lock
 
 #: Every mabos ontology IRI starts with this.
 IRI_BASE = "https://w3id.org/mabos/"
@@ -319,43 +316,6 @@ def ontology_json(data: dict[str, Any], unit: str = "  ") -> str:
         else:
             lines.append(f"{unit}{name}: {_inline(value)}")
     return "{\n" + ",\n".join(lines) + "\n}\n"
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` all at once (temporary file in the same directory, fsync, rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-@contextmanager
-def directory_lock(directory: Path) -> Iterator[None]:
-    """Hold an exclusive ``flock`` on a directory (other processes wait) while changing files in it.
-
-    No lock file is left behind. Where ``fcntl`` is missing (Windows) this only orders this process's threads.
-    """
-    directory.mkdir(parents=True, exist_ok=True)
-    with _THREAD_LOCK:
-        if fcntl is None:  # pragma: no cover - Windows
-            yield
-            return
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)  # closing releases the lock
-
-
-_THREAD_LOCK = threading.RLock()
 
 
 def _skip(text: str, i: int) -> int:
