@@ -360,8 +360,9 @@ class VectorIndex(Protocol):
 class RuleStore(Protocol):
     """Inference, constraint and policy rules (stored whole)."""
 
-    def put(self, rule: Rule, *, now: datetime) -> Rule:
-        """Insert or replace (by uid, same agent and scope) with an outbox event."""
+    def put(self, rule: Rule, *, now: datetime, by: str | None = None) -> Rule:
+        """Insert or replace (by uid, same agent and scope) with an outbox event naming ``by`` (default the
+        rule's agent): the agent that made this change."""
         ...
 
     def get_many(self, uids: Iterable[str]) -> dict[str, Rule]:
@@ -375,8 +376,8 @@ class RuleStore(Protocol):
         """Rules in the scopes, oldest first, optionally filtered."""
         ...
 
-    def delete(self, uids: Sequence[str]) -> builtins.list[str]:
-        """Delete by uid; return the uids deleted."""
+    def delete(self, uids: Sequence[str], *, by: str | None = None) -> builtins.list[str]:
+        """Delete by uid (events name ``by``, default each rule's agent); return the uids deleted."""
         ...
 
 

@@ -122,13 +122,13 @@ class RuleService:
         rule = self.get(agent_id, uid)
         self.scopes.check_write(agent_id, rule.scope)
         state = (not rule.enabled) if enabled is None else enabled
-        return self.store.rules.put(rule.model_copy(update={"enabled": state}), now=self.clock.now())
+        return self.store.rules.put(rule.model_copy(update={"enabled": state}), now=self.clock.now(), by=agent_id)
 
     def delete(self, agent_id: str, uid: str) -> str:
         """Delete a rule the agent can write."""
         rule = self.get(agent_id, uid)
         self.scopes.check_write(agent_id, rule.scope)
-        self.store.rules.delete([uid])
+        self.store.rules.delete([uid], by=agent_id)
         return uid
 
     def export(self, agent_id: str, fmt: Literal["json", "yaml"] = "json") -> str:

@@ -18,7 +18,7 @@ class SqliteRuleStore:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    def put(self, rule: Rule, *, now: datetime) -> Rule:
+    def put(self, rule: Rule, *, now: datetime, by: str | None = None) -> Rule:
         """Insert ``rule`` or replace the stored one with the same uid (same agent and scope), with an event."""
         body = rule.model_dump_json()
         stamp = format_ts(now)
@@ -38,8 +38,8 @@ class SqliteRuleStore:
             except sqlite3.IntegrityError as exc:
                 raise integrity_error(exc, rule.agent_id, rule.uid) from exc
             self.db.outbox(
-                conn, aggregate="rule", op="upsert", record_uid=rule.uid, agent_id=rule.agent_id, scope=rule.scope,
-                payload=rule.model_dump(mode="json"),
+                conn, aggregate="rule", op="upsert", record_uid=rule.uid, agent_id=by or rule.agent_id,
+                scope=rule.scope, payload=rule.model_dump(mode="json"),
             )  # fmt: skip
         return rule
 
@@ -68,8 +68,9 @@ class SqliteRuleStore:
         rows = self.db.read(f"SELECT body FROM rules WHERE {' AND '.join(where)} ORDER BY seq", params)
         return [Rule.model_validate_json(r[0]) for r in rows]
 
-    def delete(self, uids: Sequence[str]) -> builtins.list[str]:
-        """Delete rules by uid; return those deleted (each with a delete event)."""
+    def delete(self, uids: Sequence[str], *, by: str | None = None) -> builtins.list[str]:
+        """Delete rules by uid; return those deleted (each with a delete event naming ``by``, default the rule's
+        agent)."""
         if not uids:
             return []
         with self.db.write() as conn:
@@ -77,8 +78,8 @@ class SqliteRuleStore:
                 f"DELETE FROM rules WHERE uid IN ({marks(uids)}) RETURNING uid, agent_id, scope", list(uids)
             ).fetchall()
             for uid, agent_id, scope in rows:
-                self.db.outbox(conn, aggregate="rule", op="delete", record_uid=uid, agent_id=agent_id, scope=scope,
-                               payload={"uid": uid})  # fmt: skip
+                self.db.outbox(conn, aggregate="rule", op="delete", record_uid=uid, agent_id=by or agent_id,
+                               scope=scope, payload={"uid": uid})  # fmt: skip
         return sorted(r[0] for r in rows)
 
 
