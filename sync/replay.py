@@ -286,11 +286,12 @@ def _case(conn: sqlite3.Connection, e: OutboxEvent) -> bool:
 
 
 def _proposal(conn: sqlite3.Connection, e: OutboxEvent) -> bool:
-    p = OntologyProposal.model_validate(e.payload)
+    # The payload is the model's dump: its updated_at is a property (the last status change), not a field.
+    p = OntologyProposal.model_validate({k: v for k, v in e.payload.items() if k != "updated_at"})
     row = {
         "uid": p.uid, "agent_id": p.agent_id, "scope": p.scope, "domain": p.domain, "node_id": p.node_id,
         "status": p.status.value, "body": p.model_dump_json(), "created_at": e.payload["created_at"],
-        "updated_at": e.payload["updated_at"],
+        "updated_at": format_ts(p.updated_at),
     }  # fmt: skip
     return _changed(conn, _PROPOSAL_SQL, row)
 

@@ -86,8 +86,9 @@ CASES: dict[str, OutboxEvent] = {
         "solution": {"plan_id": "P-1", "actions": ["discount"]},
         "outcome": {"success": True, "metrics": {"deals": 3}, "lessons": ["ask early"]}}),
     "case-delete": _event("case", "delete", "C-1", {"uid": "C-1"}),
-    "proposal": _event("proposal", "upsert", "O-1", {
-        "uid": "O-1", **COMMON, "domain": "sbvr-business", "node_type": "class", "node_id": "biz:DropshipVendor",
+    "proposal": _event("proposal", "upsert", "O-1", {  # the real payload: model_dump() has no updated_at
+        "uid": "O-1", "agent_id": "sales-agent", "scope": "agent:sales-agent", "created_at": T0,
+        "domain": "sbvr-business", "node_type": "class", "node_id": "biz:DropshipVendor",
         "label": "Dropship Vendor", "parent_class": "biz:Supplier", "domain_class": None, "range": None,
         "sbvr_definition": "a supplier that ships to the buyer", "sbvr_synonyms": ["drop shipper"],
         "rationale": "", "multi_valued": False, "proposed_by": "sales-agent", "status": "pending"}),

@@ -384,6 +384,9 @@ def _proposal(e: OutboxEvent) -> list[str]:
     p = e.payload
     attributes: Attributes = {
         **_common(p),
+        # a proposal's payload has no updated_at (a property of the model, not a field): the event's time is the
+        # state's time, so the newer-state guard has something to compare
+        "updated-at": format_ts(_stamp(p, e)),
         "target-domain": p.get("domain"),
         "proposed-node-type": p.get("node_type"),
         "proposed-node-id": p.get("node_id"),
