@@ -14,9 +14,24 @@ their backend's exceptions at the boundary (``raise ... from exc``)::
         └── StoreBusyError      the embedded store stayed locked past every retry
 
 The CLI maps ``BackendUnavailableError`` to exit code 3 and every other ``MabosError`` to 1.
+A message longer than :data:`MAX_MESSAGE` characters is clipped in the middle: a refusal that quotes the
+refused value must not echo a 10 MB input back to the caller (an agent reads these messages).
 """
 
 from __future__ import annotations
+
+from typing import Any
+
+#: The longest message an error carries (longer ones keep their start and end).
+MAX_MESSAGE = 600
+
+
+def clip(text: str, limit: int = MAX_MESSAGE) -> str:
+    """``text``, or its start and end around a note of how much was left out when it is over ``limit``."""
+    if len(text) <= limit:
+        return text
+    head, tail = limit * 2 // 3, limit // 6
+    return f"{text[:head]}...[{len(text) - head - tail} characters left out]...{text[-tail:]}"
 
 
 class MabosError(Exception):
@@ -24,14 +39,19 @@ class MabosError(Exception):
 
     exit_code = 1
 
+    def __init__(self, *args: Any) -> None:
+        if args and isinstance(args[0], str):
+            args = (clip(args[0]), *args[1:])
+        super().__init__(*args)
+
 
 class InputError(MabosError):
     """Bad input. The message names the field and the rule it broke; nothing was written."""
 
     def __init__(self, field: str, rule: str) -> None:
-        self.field = field
-        self.rule = rule
-        super().__init__(f"{field}: {rule}")
+        self.field = clip(field, MAX_MESSAGE // 3)
+        self.rule = clip(rule)
+        super().__init__(f"{self.field}: {self.rule}")
 
 
 class NotFoundError(MabosError):

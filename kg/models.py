@@ -909,10 +909,16 @@ class OutboxEvent(Model):
 M = TypeVar("M", bound=BaseModel)
 
 
+def _loc_part(part: str | int) -> str:
+    # a dict key of the input can be any text: quote it when it is not a plain name, so the message stays one line
+    text = str(part)
+    return text if re.fullmatch(r"[\w\-]{1,64}", text) else repr(text[:40])
+
+
 def describe_validation_error(exc: ValidationError) -> InputError:
     """Turn pydantic's report into one :class:`InputError` naming the first bad field."""
     err = exc.errors(include_url=False)[0]
-    field = ".".join(str(p) for p in err["loc"])
+    field = ".".join(_loc_part(p) for p in err["loc"])
     msg = str(err["msg"]).removeprefix("Value error, ")
     if not field:  # a model-level rule: its message starts with "<field>: "
         named = re.match(r"^([A-Za-z_][\w.]*): (.*)$", msg, re.S)

@@ -20,13 +20,14 @@ field and the rule, before the handler runs.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from kg.errors import InputError, ScopeError
 from kg.models import describe_validation_error
@@ -88,6 +89,33 @@ class ToolInput(BaseModel):
         default=None,
         description="The acting agent's id. Optional when the server is bound to one agent; otherwise required.",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_lone_surrogates(cls, data: Any) -> Any:
+        # pydantic passes a str with a lone surrogate through unless the field has constraints; SQLite and UTF-8 files
+        # then fail with UnicodeEncodeError, so refuse it here, for every field of every tool, naming the field.
+        if isinstance(data, dict):
+            for key, value in data.items():
+                bad = _surrogate(value)
+                if bad is not None:
+                    name = key if isinstance(key, str) and key.isidentifier() else "arguments"
+                    raise ValueError(
+                        f"{name}: must be valid Unicode text; it holds the lone surrogate U+{ord(bad):04X}"
+                    )
+        return data
+
+
+def _surrogate(value: Any) -> str | None:
+    """The first lone surrogate in a string, or in the strings, keys and values of a list or dict; else None."""
+    if isinstance(value, str):
+        found = _SURROGATE.search(value)
+        return found.group() if found else None
+    items = [*value.keys(), *value.values()] if isinstance(value, dict) else value if isinstance(value, list) else []
+    return next((bad for bad in map(_surrogate, items) if bad is not None), None)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass

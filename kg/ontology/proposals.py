@@ -136,7 +136,9 @@ class OntologyService:
             "created_at": self.clock.now(), "domain": domain, "node_type": node_type,
             "node_id": self.split_node_id(domain, node_id), "label": label, "parent_class": parent_class or None,
             "domain_class": domain_class or None, "range": range or None, "sbvr_definition": sbvr_definition,
-            "sbvr_synonyms": list(sbvr_synonyms), "rationale": rationale, "multi_valued": multi_valued,
+            # list() of a str would split it into letters and of a number would raise TypeError: only copy sequences
+            "sbvr_synonyms": list(sbvr_synonyms) if isinstance(sbvr_synonyms, list | tuple) else sbvr_synonyms,
+            "rationale": rationale, "multi_valued": multi_valued,
             "proposed_by": agent_id,
         }  # fmt: skip
         proposal = parse(OntologyProposal, fields)
