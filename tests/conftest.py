@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import sqlite3
 import uuid
@@ -112,6 +113,31 @@ def typedb_address() -> Iterator[str]:
     )
     with container:
         yield f"{container.get_container_host_ip()}:{container.get_exposed_port(1729)}"
+
+
+# ------------------------------------------------------------------------------------------ conversations
+
+#: An original 48-message dialogue (tests/data/conversation/compaction-dialogue.md says where it comes from).
+DIALOGUE = Path(__file__).resolve().parent / "data" / "conversation" / "compaction-dialogue.jsonl"
+
+
+@pytest.fixture(scope="session")
+def long_dialogue() -> Callable[[int], list[dict[str, Any]]]:
+    """``long_dialogue(copies)``: the dialogue repeated, without times and with fresh tool call ids per copy, as
+    ingest rows: enough messages beyond the 64-message fresh tail to compact."""
+    rows = [json.loads(line) for line in DIALOGUE.read_text(encoding="utf-8").splitlines()]
+
+    def repeated(copies: int = 4) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for copy in range(copies):
+            for row in rows:
+                fresh = {k: v for k, v in row.items() if k != "created_at"}
+                if row.get("tool_call_id"):
+                    fresh["tool_call_id"] = f"{row['tool_call_id']}-{copy}"
+                out.append(fresh)
+        return out
+
+    return repeated
 
 
 # ------------------------------------------------------------------------------------------ golden files

@@ -4,6 +4,7 @@ expanded summaries, and bad input that changes nothing."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,22 +15,18 @@ DIALOGUE = Path(__file__).resolve().parents[1] / "data" / "conversation" / "comp
 A = ("--agent", "sales-agent")
 
 
-def _long_session(tmp_path: Path, repeats: int = 4) -> Path:
-    """The dialogue repeated (new call ids per copy): enough messages beyond the 64-message fresh tail."""
-    rows = [json.loads(line) for line in DIALOGUE.read_text(encoding="utf-8").splitlines()]
+def _long_session(tmp_path: Path, rows: list[dict[str, Any]]) -> Path:
+    """The rows as a JSONL file to ingest."""
     path = tmp_path / "long.jsonl"
-    with path.open("w", encoding="utf-8") as out:
-        for copy in range(repeats):
-            for row in rows:
-                fresh = {k: v for k, v in row.items() if k != "created_at"}
-                if row.get("tool_call_id"):
-                    fresh["tool_call_id"] = f"{row['tool_call_id']}-{copy}"
-                out.write(json.dumps(fresh) + "\n")
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     return path
 
 
-def test_ingest_compact_assemble_and_expand_back_to_every_message(ready: Mabos, tmp_path: Path) -> None:
-    ingested = ready.json("conversation", "ingest", *A, "--session", "long", "--file", str(_long_session(tmp_path)))
+def test_ingest_compact_assemble_and_expand_back_to_every_message(
+    ready: Mabos, tmp_path: Path, long_dialogue: Callable[[int], list[dict[str, Any]]]
+) -> None:
+    rows = _long_session(tmp_path, long_dialogue(4))
+    ingested = ready.json("conversation", "ingest", *A, "--session", "long", "--file", str(rows))
     assert (ingested["created"], ingested["appended"]) == (True, 192)
     report = ready.json("conversation", "compact", *A, "--session", "long")
     assert report["compacted"] is True and report["checkpoint"]

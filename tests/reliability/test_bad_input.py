@@ -312,19 +312,6 @@ VENDOR = {
     "sbvr_definition": "A dropship vendor is a supplier that ships to the buyer.",
     "rationale": "three suppliers ship direct",
 }
-DIALOGUE = Path(__file__).resolve().parents[1] / "data" / "conversation" / "compaction-dialogue.jsonl"
-
-
-def _session(repeats: int = 4) -> list[dict[str, Any]]:
-    rows = [json.loads(line) for line in DIALOGUE.read_text(encoding="utf-8").splitlines()]
-    out: list[dict[str, Any]] = []
-    for copy in range(repeats):
-        for row in rows:
-            fresh = {k: v for k, v in row.items() if k != "created_at"}
-            if row.get("tool_call_id"):
-                fresh["tool_call_id"] = f"{row['tool_call_id']}-{copy}"
-            out.append(fresh)
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -339,7 +326,9 @@ def env() -> Iterator[None]:
 
 
 @pytest.fixture(scope="module")
-def seeded(env: None, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+def seeded(
+    env: None, tmp_path_factory: pytest.TempPathFactory, long_dialogue: Callable[[int], list[dict[str, Any]]]
+) -> tuple[Path, dict[str, Any]]:
     """A workspace with agents a and b, a fact, a rule, a memory, a proposal and a compacted conversation."""
     root = tmp_path_factory.mktemp("fuzz") / "ws"
     with kg.init_workspace(root) as ws:
@@ -350,7 +339,7 @@ def seeded(env: None, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, d
         rule = RuleService(ws.store, ws.scopes, ws.clock).create("a", **TAXABLE)
         ws.memory.store_item("a", "Acme needs SSO", tags=["auth"])
         proposal = _ontology(ws).propose("a", **VENDOR)  # type: ignore[arg-type]
-        ws.conversations.ingest("a", "long", _session(2))
+        ws.conversations.ingest("a", "long", long_dialogue(2))
         summaries = list(ws.conversations.compact("a", "long").created)
     return root, {"fact": fact.uid, "rule": rule.uid, "proposal": proposal.uid, "summary": summaries[0]}
 

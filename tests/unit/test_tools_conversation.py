@@ -3,7 +3,7 @@ real workspace: the test dialogue ingested and compacted (extractive summaries, 
 
 from __future__ import annotations
 
-import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,21 +19,10 @@ DIALOGUE = Path(__file__).resolve().parents[1] / "data" / "conversation" / "comp
 AGENT = "sales-agent"
 
 
-def _long_session(repeats: int = 4) -> list[dict[str, Any]]:
-    """The dialogue repeated (new call ids per copy): enough messages beyond the 64-message fresh tail."""
-    rows = [json.loads(line) for line in DIALOGUE.read_text(encoding="utf-8").splitlines()]
-    out: list[dict[str, Any]] = []
-    for copy in range(repeats):
-        for row in rows:
-            fresh = {k: v for k, v in row.items() if k != "created_at"}
-            if row.get("tool_call_id"):
-                fresh["tool_call_id"] = f"{row['tool_call_id']}-{copy}"
-            out.append(fresh)
-    return out
-
-
 @pytest.fixture(scope="module")
-def compacted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+def compacted(
+    tmp_path_factory: pytest.TempPathFactory, long_dialogue: Callable[[int], list[dict[str, Any]]]
+) -> tuple[Path, list[str]]:
     """A workspace whose agent has session ``long`` compacted, and the summaries compaction created."""
     mp = pytest.MonkeyPatch()
     mp.setenv("MABOS_EMBEDDER", "none")
@@ -41,7 +30,7 @@ def compacted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]
     with init_workspace(path) as ws:
         ws.agents.add(AGENT)
         ws.agents.add("other")
-        ws.conversations.ingest(AGENT, "long", _long_session())
+        ws.conversations.ingest(AGENT, "long", long_dialogue(4))
         report = ws.conversations.compact(AGENT, "long")
     mp.undo()
     assert report.compacted and report.created
