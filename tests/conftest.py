@@ -28,6 +28,14 @@ from kg.store.typedb.settings import TypeDBSettings
 from kg.store.typedb.store import TypeDBGraphStore
 from kg.workspace import DB_FILE, STATE_DIR, Workspace
 
+
+def pytest_configure(config: pytest.Config) -> None:
+    """``pytest -m slow`` asks for the long versions of the reliability harnesses: the same as ``MABOS_SLOW=1``
+    (which every harness reads), so either way selects them."""
+    if "slow" in str(config.getoption("markexpr") or "") and "not slow" not in str(config.getoption("markexpr")):
+        os.environ["MABOS_SLOW"] = "1"
+
+
 #: The instant every fixed clock starts at.
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 
@@ -66,7 +74,6 @@ TYPEDB_IMAGE = "typedb/typedb:3.14.0"
 
 def _docker_engine() -> str | None:
     """None when a Docker engine answers within a second, else why not (no socket, no daemon, no SDK)."""
-    import os  # noqa: PLC0415
 
     if not os.environ.get("DOCKER_HOST") and not Path("/var/run/docker.sock").exists():
         return "no DOCKER_HOST and no /var/run/docker.sock"
@@ -92,7 +99,6 @@ def typedb_address() -> Iterator[str]:
 
     Skips (in well under a second) with the reason when neither is available.
     """
-    import os  # noqa: PLC0415
 
     address = os.environ.get("MABOS_TYPEDB_ADDRESS")
     if address:
