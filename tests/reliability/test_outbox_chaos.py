@@ -34,7 +34,7 @@ import random
 import re
 import shutil
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -59,7 +59,15 @@ from reasoning.cases import CaseService
 from reasoning.service import Reasoner, RuleService
 from sync.replay import EmbeddedTarget, push
 
-os.environ.setdefault("MABOS_EMBEDDER", "none")
+
+@pytest.fixture(scope="module", autouse=True)
+def _no_embedder() -> Iterator[None]:
+    """No embedding model in this module (replay does not embed), restored afterwards for the other tests."""
+    patch = pytest.MonkeyPatch()
+    patch.setenv("MABOS_EMBEDDER", "none")
+    yield
+    patch.undo()
+
 
 # ------------------------------------------------------------------------------ canonical state
 # As tests/unit/test_outbox_replay.py: columns local by design (row ids, usage statistics, derived search context)
