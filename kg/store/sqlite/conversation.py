@@ -24,6 +24,7 @@ import json
 import re
 import sqlite3
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
@@ -418,26 +419,52 @@ class SqliteConversationStore:
         See the module docstring for the two modes. ``since`` is inclusive and ``before`` exclusive.
         InputError (field ``pattern``, ``mode`` or ``limit``) for bad input; no conversations, no results.
         """
-        _check_search(pattern, mode, limit)
-        if not conversation_uids:
-            return []
-        where, params = _search_where("messages", "m", pattern, mode)
-        uids = list(dict.fromkeys(conversation_uids))
-        where.append("m.conversation_uid IN (SELECT value FROM json_each(?))")
-        params.append(json.dumps(uids))
-        if since is not None:
-            where.append("m.created_at >= ?")
-            params.append(format_ts(since))
-        if before is not None:
-            where.append("m.created_at < ?")
-            params.append(format_ts(before))
-        rows = _run_search(
-            self.db,
-            f"SELECT {_MESSAGE_COLUMNS} FROM messages m WHERE {' AND '.join(where)} "
-            "ORDER BY m.created_at, m.seq, m.uid LIMIT ?",
-            [*params, limit],
-        )
+        rows = _search_rows(self.db, _MESSAGE_SEARCH, pattern, mode=mode, conversation_uids=conversation_uids,
+                            since=since, before=before, limit=limit)  # fmt: skip
         return [_message(r) for r in rows]
+
+
+@dataclass(frozen=True)
+class _SearchTarget:
+    """What a search reads: the table and alias, the selected columns, the columns ``since`` and ``before``
+    compare (``since`` inclusive, ``before`` exclusive) and the order of the results."""
+
+    table: str
+    alias: str
+    columns: str
+    since_column: str
+    before_column: str
+    order: str
+
+
+#: Messages: the window compares their time; oldest first. Summaries: a summary passes when the span it
+#: covers overlaps the window (``latest_at >= since``, ``earliest_at < before``); by earliest time.
+_MESSAGE_SEARCH = _SearchTarget(
+    "messages", "m", _MESSAGE_COLUMNS, "created_at", "created_at", "m.created_at, m.seq, m.uid"
+)
+_SUMMARY_SEARCH = _SearchTarget("summaries", "s", _SUMMARY_COLUMNS, "latest_at", "earliest_at", "s.earliest_at, s.uid")
+
+
+def _search_rows(
+    db: Database, target: _SearchTarget, pattern: str, *, mode: str, conversation_uids: Sequence[str],
+    since: datetime | None, before: datetime | None, limit: int,
+) -> builtins.list[sqlite3.Row]:  # fmt: skip
+    """Rows of ``target`` in the conversations that match ``pattern``, within the time bounds, in order."""
+    _check_search(pattern, mode, limit)
+    if not conversation_uids:
+        return []
+    a = target.alias
+    where, params = _search_where(target.table, a, pattern, mode)
+    where.append(f"{a}.conversation_uid IN (SELECT value FROM json_each(?))")
+    params.append(json.dumps(list(dict.fromkeys(conversation_uids))))
+    if since is not None:
+        where.append(f"{a}.{target.since_column} >= ?")
+        params.append(format_ts(since))
+    if before is not None:
+        where.append(f"{a}.{target.before_column} < ?")
+        params.append(format_ts(before))
+    sql = f"SELECT {target.columns} FROM {target.table} {a} WHERE {' AND '.join(where)} ORDER BY {target.order} LIMIT ?"
+    return _run_search(db, sql, [*params, limit])
 
 
 def _run_search(db: Database, sql: str, params: builtins.list[Any]) -> builtins.list[sqlite3.Row]:
@@ -621,24 +648,8 @@ class SqliteSummaryStore:
         Modes as :meth:`SqliteConversationStore.search`. A summary passes ``since``/``before`` when the time
         span it covers overlaps them: ``latest_at >= since`` and ``earliest_at < before``.
         """
-        _check_search(pattern, mode, limit)
-        if not conversation_uids:
-            return []
-        where, params = _search_where("summaries", "s", pattern, mode)
-        where.append("s.conversation_uid IN (SELECT value FROM json_each(?))")
-        params.append(json.dumps(list(dict.fromkeys(conversation_uids))))
-        if since is not None:
-            where.append("s.latest_at >= ?")
-            params.append(format_ts(since))
-        if before is not None:
-            where.append("s.earliest_at < ?")
-            params.append(format_ts(before))
-        rows = _run_search(
-            self.db,
-            f"SELECT {_SUMMARY_COLUMNS} FROM summaries s WHERE {' AND '.join(where)} "
-            "ORDER BY s.earliest_at, s.uid LIMIT ?",
-            [*params, limit],
-        )
+        rows = _search_rows(self.db, _SUMMARY_SEARCH, pattern, mode=mode, conversation_uids=conversation_uids,
+                            since=since, before=before, limit=limit)  # fmt: skip
         return [_summary(r) for r in rows]
 
 
