@@ -1,0 +1,171 @@
+"""Engines of the social methods: game-theory, negotiation, social-choice, argumentation, stakeholder.
+
+The computations live in :mod:`.games`, :mod:`.social_choice` and :mod:`.argumentation`; this module
+turns them into engines and adds the stakeholder analysis.
+
+Stakeholder (``inputs.stakeholder``)::
+
+    {"stakeholders": [{"name": "cfo", "power": 0.9, "interest": 0.3}, ...], "threshold": 0.5}
+
+places each stakeholder on Mendelow's power/interest grid (1991): power and interest at or above the
+threshold -> ``manage closely``; power only -> ``keep satisfied``; interest only -> ``keep informed``;
+neither -> ``monitor``. Without ``stakeholders`` the agents become the stakeholders, from the goals
+the asking agent can read (optionally only those sharing a word with ``topic``):
+
+- interest = the agent's summed priority of open goals (pending, active, suspended) on the topic,
+  divided by the largest such sum among the agents;
+- power = the mean level of the agent's open goals: strategic 1, tactical 0.6, operational 0.3
+  (how high in the goal hierarchy the agent works) - a heuristic, and said so in the notes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from kg.models import HierarchyLevel, Model, Unit
+from reasoning.router.methods import argumentation, social_choice
+from reasoning.router.methods.base import Engine, MethodContext, MethodOutcome, MissingInputs, computed
+from reasoning.router.methods.fields import parse_inputs
+from reasoning.router.methods.games import GAME, NEGOTIATION, bargain, equilibria, game_conclusion
+
+STAKEHOLDER = "stakeholder"
+OPEN_GOALS = ("pending", "active", "suspended")
+LEVEL_POWER = {HierarchyLevel.STRATEGIC: 1.0, HierarchyLevel.TACTICAL: 0.6, HierarchyLevel.OPERATIONAL: 0.3}
+QUADRANTS = ("manage closely", "keep satisfied", "keep informed", "monitor")
+_WORD = re.compile(r"\w{3,}")
+
+
+def _require(inputs: dict[str, Any], method: str, key: str, what: str) -> None:
+    """No inputs at all: the method falls back to a prompt; partial inputs are checked (InputError)."""
+    if not inputs:
+        raise MissingInputs(method, f"give inputs.{method}.{key} ({what})")
+
+
+def game_theory(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
+    """Pure and mixed Nash equilibria of a two-player normal-form game."""
+    _require(inputs, GAME, "payoffs", "players, actions and a payoff matrix")
+    value, trace, notes = equilibria(inputs)
+    return computed(GAME, game_conclusion(value), 1.0 if value["equilibria"] else 0.0, value, trace=trace,
+                    notes=notes)  # fmt: skip
+
+
+def negotiation(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
+    """Zone of possible agreement and the Nash bargaining price."""
+    _require(inputs, NEGOTIATION, "parties", "buyers and sellers with reservation prices")
+    value, trace = bargain(inputs)
+    if value["zopa"] is None:
+        text = f"no zone of possible agreement between {value['buyer']} and {value['seller']}"
+    else:
+        low, high = value["zopa"]
+        text = f"ZOPA [{low:g}, {high:g}]; Nash bargaining price {value['nash_bargaining']:g}"
+    return computed(NEGOTIATION, text, 1.0, value, trace=trace)
+
+
+def social_choice_engine(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
+    """The winner of an election under the chosen voting rule."""
+    _require(inputs, social_choice.METHOD, "ballots", "a rule, candidates and ballots")
+    value = social_choice.decide(inputs)
+    trace = [f"{value['voters']} voter(s), rule {value['rule']}"]
+    trace += [f"round {i + 1}: {r['counts']}" + (f", eliminate {r['eliminated']}" if "eliminated" in r else "")
+              for i, r in enumerate(value.get("rounds", []))]  # fmt: skip
+    return computed(social_choice.METHOD, social_choice.conclusion(value), 1.0 if value["winner"] else 0.5, value,
+                    trace=trace)  # fmt: skip
+
+
+def argumentation_engine(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
+    """Extensions of an abstract argumentation framework."""
+    _require(inputs, argumentation.METHOD, "arguments", "arguments, attacks and a semantics")
+    value, trace = argumentation.extensions(inputs)
+    confidence = 1.0 if len(value["extensions"]) == 1 else 0.5 if value["extensions"] else 0.0
+    return computed(argumentation.METHOD, argumentation.conclusion(value), confidence, value, trace=trace)
+
+
+# ----------------------------------------------------------------------------------------------
+# stakeholder
+# ----------------------------------------------------------------------------------------------
+
+
+class Stakeholder(Model):
+    """A stakeholder's power over and interest in the matter, each 0..1."""
+
+    name: Annotated[str, Field(min_length=1, max_length=256)]
+    power: Unit
+    interest: Unit
+
+
+class StakeholderInput(Model):
+    """Inputs of ``stakeholder``."""
+
+    stakeholders: list[Stakeholder] | None = Field(default=None, min_length=1, max_length=10_000)
+    threshold: Unit = 0.5
+    topic: Annotated[str, Field(max_length=2_000)] = ""
+
+
+def quadrant(power: float, interest: float, threshold: float) -> str:
+    """Mendelow's quadrant of a stakeholder."""
+    if power >= threshold:
+        return QUADRANTS[0] if interest >= threshold else QUADRANTS[1]
+    return QUADRANTS[2] if interest >= threshold else QUADRANTS[3]
+
+
+def _from_goals(ctx: MethodContext, topic: str) -> tuple[list[Stakeholder], list[str], list[str]]:
+    words = {w.casefold() for w in _WORD.findall(topic)}
+    interest: dict[str, float] = defaultdict(float)
+    levels: dict[str, list[float]] = defaultdict(list)
+    used: list[str] = []
+    for goal in ctx.nodes("goal", limit=100_000):
+        if goal.status not in OPEN_GOALS:
+            continue
+        if words and not words & {w.casefold() for w in _WORD.findall(goal.content)}:
+            continue
+        used.append(goal.uid)
+        interest[goal.agent_id] += goal.priority or 5
+        levels[goal.agent_id].append(LEVEL_POWER.get(goal.hierarchy_level or HierarchyLevel.TACTICAL, 0.6))
+    if not interest:
+        raise MissingInputs(STAKEHOLDER, "give inputs.stakeholder.stakeholders (no open goals"
+                            + (f" on {topic!r}" if topic else "") + " are visible to derive them from)")  # fmt: skip
+    top = max(interest.values())
+    people = [Stakeholder(name=agent, power=round(sum(lv) / len(lv), 6), interest=round(interest[agent] / top, 6))
+              for agent, lv in sorted(levels.items())]  # fmt: skip
+    notes = ["power and interest derived from the visible open goals of each agent (heuristic: interest = summed "
+             "goal priority relative to the largest; power = mean goal level, strategic 1, tactical 0.6, "
+             "operational 0.3)"]  # fmt: skip
+    return people, used, notes
+
+
+def stakeholder(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
+    """The power/interest grid of the stakeholders (given, or the agents behind the visible goals)."""
+    data = parse_inputs(StakeholderInput, inputs, STAKEHOLDER)
+    used: list[str] = []
+    notes: list[str] = []
+    if data.stakeholders is None:
+        people, used, notes = _from_goals(ctx, data.topic)
+        confidence = 0.6
+    else:
+        people, confidence = data.stakeholders, 1.0
+    grid: dict[str, list[str]] = {q: [] for q in QUADRANTS}
+    rows = []
+    for person in people:
+        q = quadrant(person.power, person.interest, data.threshold)
+        grid[q].append(person.name)
+        rows.append({"name": person.name, "power": person.power, "interest": person.interest, "quadrant": q})
+    trace = [f"{len(rows)} stakeholder(s), threshold {data.threshold:g}"]
+    trace += [f"{r['name']}: power {r['power']:.3g}, interest {r['interest']:.3g} -> {r['quadrant']}" for r in rows]
+    text = "; ".join(f"{q}: {', '.join(names)}" for q, names in grid.items() if names)
+    return computed(STAKEHOLDER, text, confidence, {"stakeholders": rows, "grid": grid, "threshold": data.threshold},
+                    trace=trace, used=used, notes=notes)  # fmt: skip
+
+
+ENGINES: dict[str, Engine] = {
+    GAME: game_theory,
+    NEGOTIATION: negotiation,
+    social_choice.METHOD: social_choice_engine,
+    argumentation.METHOD: argumentation_engine,
+    STAKEHOLDER: stakeholder,
+}
+
+__all__ = ["ENGINES", "quadrant", "stakeholder"]
