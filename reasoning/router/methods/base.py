@@ -120,7 +120,7 @@ class MethodContext:
         """Ids of the agents of the workspace (agents are not scoped records)."""
         if self.workspace is None:
             return []
-        return [a.id for a in self.workspace.agents.list()]
+        return [a.uid for a in self.workspace.agents.list()]
 
     def reasoner(self) -> Reasoner:
         """The rule engine over the agent's facts and rules (forward, backward, abduce)."""
