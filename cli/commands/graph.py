@@ -13,7 +13,7 @@ from cli.common import ISO_DATETIME, Session, agent_option, example, mabos_optio
 from cli.tools.graph import GraphQueryAnswer
 from cli.tools.registry import run
 from kg.models import RelationKind
-from kg.store.sqlite.readonly import run_readonly
+from kg.store.sqlite.readonly import DEFAULT_TIMEOUT, run_readonly
 from kg.workspace import DB_FILE, STATE_DIR
 
 RELATIONS = [k.value for k in RelationKind if k is not RelationKind.AGENT_OWNS]  # agent-owns is implied
@@ -100,18 +100,21 @@ def path(
 @graph.command("sql", help=example(
     "Run one read-only SQL statement on the embedded store (a separate read-only connection: INSERT, UPDATE, "
     "DELETE, DDL, ATTACH and writable pragmas are refused before they run). Reads every scope: a tool for the "
-    "workspace's owner. Rows past --limit are cut and the result says truncated. Tables: docs/cli.md.",
+    "workspace's owner. Rows past --limit (or 32 MB) are cut and the result says truncated; a query still running "
+    "after --timeout seconds is stopped with an error. Tables: docs/cli.md.",
     'mabos graph sql "SELECT predicate, count(*) AS n FROM facts GROUP BY predicate ORDER BY n DESC" --json',
 ))  # fmt: skip
 @click.argument("sql")
 @click.option("--limit", type=int, default=1000, show_default=True, help="Most rows returned (1..10000).")
+@click.option("--timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True,
+              help="Seconds the query may run (at most 300); a query still running then is stopped.")  # fmt: skip
 @mabos_options
-def sql(out: Session, *, sql: str, limit: int) -> None:
+def sql(out: Session, *, sql: str, limit: int, timeout: float) -> None:
     ws = out.workspace()
-    result = run_readonly(ws.path / STATE_DIR / DB_FILE, sql, limit=limit)
+    result = run_readonly(ws.path / STATE_DIR / DB_FILE, sql, limit=limit, timeout=timeout)
     lines: list[Any] = [render.table("SQL", result.columns, result.rows)]
     if result.truncated:
-        lines.append(render.note(f"truncated at {limit} rows (raise --limit)"))
+        lines.append(render.note(f"truncated after {len(result.rows)} rows (--limit {limit}, or the 32 MB cap)"))
     out.emit(result, *lines)
 
 

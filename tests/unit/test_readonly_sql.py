@@ -59,3 +59,37 @@ def test_anything_but_reading_is_refused_and_changes_nothing(db, sql):
 def test_blobs_are_described_not_dumped(ws, db):
     ws.store.embeddings.put_many("m", {hashlib.sha256(b"x").hexdigest(): [1.0, 2.0]})
     assert run_readonly(db, "SELECT vector FROM embeddings").rows == [["<blob 8 bytes>"]]
+
+
+ENDLESS = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r)"
+
+
+def test_an_endless_recursive_query_streams_to_the_row_cap(db):
+    result = run_readonly(db, f"{ENDLESS} SELECT n FROM r", limit=10)
+    assert result.rows == [[n] for n in range(1, 11)] and result.truncated
+
+
+@pytest.mark.parametrize("tail", ["SELECT max(n) FROM r", "SELECT n FROM r ORDER BY n DESC"])
+def test_a_query_that_never_returns_a_row_stops_at_the_deadline(db, tail):
+    with pytest.raises(InputError, match=r"^sql: .*timeout of 0.2 s") as caught:
+        run_readonly(db, f"{ENDLESS} {tail}", timeout=0.2)
+    assert "\n" not in str(caught.value)
+    assert run_readonly(db, "SELECT count(*) FROM facts").rows == [[5]]  # the database is still usable
+
+
+def test_the_deadline_is_checked(db):
+    for bad in (0, -1, 301, float("nan")):
+        with pytest.raises(InputError, match=r"^timeout: "):
+            run_readonly(db, "SELECT 1", timeout=bad)
+
+
+def test_huge_values_are_refused_not_built(db):
+    with pytest.raises(InputError, match=r"^sql: .*too big"):
+        run_readonly(db, "SELECT zeroblob(200000000)")
+    with pytest.raises(InputError, match=r"^sql: .*too big"):
+        run_readonly(db, "SELECT hex(zeroblob(10000000))")  # 20 MB of text
+
+
+def test_the_result_is_cut_at_its_size_cap(db):
+    result = run_readonly(db, f"{ENDLESS} SELECT printf('%.*c', 5000000, 'x') FROM r", limit=100)
+    assert 0 < len(result.rows) < 100 and result.truncated
