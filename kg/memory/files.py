@@ -170,11 +170,38 @@ def daily_log_entry(*, when: datetime, uid: str, type_: str, importance: float, 
 
     JWT uses RS256
 
+    The content is written in its :func:`log_form`, and every content line that a reader could take for
+    structure (a heading such as another entry's header, a ``tags:`` line, a ``>`` quote) is quoted with
+    ``> ``: no content can forge an entry. :func:`entry_content` reads it back.
     """
     tag_line = f"tags: {', '.join(tags)}\n" if tags else ""
-    return (
-        f"## {when:%H:%M} {type_} {uid} (importance {importance:.2f}, store {store})\n{tag_line}\n{content.strip()}\n\n"
-    )
+    body = "\n".join(f"> {line}" if _STRUCTURE_RE.match(line) else line for line in log_form(content).split("\n"))
+    return f"## {when:%H:%M} {type_} {uid} (importance {importance:.2f}, store {store})\n{tag_line}\n{body}\n\n"
+
+
+#: Content lines quoted in a daily log: headings (an entry header is one), quotes (the escape itself) and
+#: ``tags:`` (the line after a header); leading blank space does not hide them.
+_STRUCTURE_RE = re.compile(r"^\s*(?:#|>|tags:)")
+
+
+def log_form(content: str) -> str:
+    """The content as a daily log holds it: line breaks as ``\\n`` (a lone ``\\r`` too: readers split on it),
+    without surrounding blank space; everything else as it is."""
+    return content.replace("\r\n", "\n").replace("\r", "\n").strip()
+
+
+def entry_content(lines: list[str]) -> tuple[tuple[str, ...], str]:
+    """The tags and content of one entry from the lines after its header (the inverse of
+    :func:`daily_log_entry`): the ``tags:`` line, the blank line, then the content lines, unquoted."""
+    body = list(lines)
+    tags: tuple[str, ...] = ()
+    if body and body[0].startswith("tags:"):
+        tags = tuple(t.strip() for t in body.pop(0)[5:].split(",") if t.strip())
+    while body and not body[-1].strip():
+        body.pop()
+    while body and not body[0].strip():
+        body.pop(0)
+    return tags, "\n".join(line[2:] if line.startswith("> ") else line for line in body)
 
 
 def daily_log_header(day: date) -> str:

@@ -101,11 +101,8 @@ def parse_daily_log(text: str, day: date) -> list[LogEntry]:
     entries = _notes(lines, 0, headers[0][0] if headers else len(lines), day)
     for n, (i, match) in enumerate(headers):
         end = headers[n + 1][0] if n + 1 < len(headers) else len(lines)
-        body = [line.strip() for line in lines[i + 1 : end]]
-        tags: tuple[str, ...] = ()
-        if body and body[0].startswith("tags:"):
-            tags = tuple(t.strip() for t in body.pop(0)[5:].split(",") if t.strip())
-        entries.append(LogEntry(day=day, line=i + 1, text="\n".join(b for b in body if b), type=match["type"],
+        tags, text = files.entry_content(lines[i + 1 : end])
+        entries.append(LogEntry(day=day, line=i + 1, text=text, type=match["type"],
                                 time=match["time"], uid=match["uid"], importance=_float(match["importance"]),
                                 tags=tags))  # fmt: skip
     return entries
