@@ -137,6 +137,16 @@ class ToolContext:
     operator: bool = True
     _opened: Workspace | None = field(default=None, repr=False)
 
+    def __post_init__(self) -> None:
+        # Python callers pass anything: refuse what is not an agent id or a path here, as an InputError naming the
+        # argument, rather than as a TypeError from deep inside the scope checks or pathlib.
+        if self.agent is not None and not isinstance(self.agent, str):
+            raise InputError("agent", f"must be an agent id (a string), got {type(self.agent).__name__}")
+        if self.path is not None and not isinstance(self.path, str | Path):
+            raise InputError("workspace", f"must be a path (a string), got {type(self.path).__name__}")
+        if self.path is not None:
+            self.path = Path(self.path)
+
     def workspace(self) -> Workspace:
         """The open workspace."""
         if self.workspace_obj is not None:
@@ -218,6 +228,8 @@ def tool(
 
 def get(name: str) -> Tool[Any, Any]:
     """A tool by name, or an :class:`InputError` listing the close names."""
+    if not isinstance(name, str):
+        raise InputError("tool", f"must be a tool name (a string), got {type(name).__name__}")
     found = REGISTRY.get(name)
     if found is None:
         close = sorted(n for n in REGISTRY if name.split("_", maxsplit=1)[0] in n)[:5]
@@ -229,6 +241,8 @@ def get(name: str) -> Tool[Any, Any]:
 def run(ctx: ToolContext, name: str, arguments: Mapping[str, Any] | BaseModel) -> BaseModel:
     """Validate ``arguments`` for tool ``name`` and run it in ``ctx``; the tool's output model."""
     found = get(name)
+    if not isinstance(arguments, Mapping | BaseModel):
+        raise InputError("arguments", f"must be an object of named arguments, got {type(arguments).__name__}")
     args = arguments if isinstance(arguments, found.input) else found.parse(_plain(arguments))
     return found.handler(ctx, args)  # type: ignore[no-any-return]
 
@@ -240,7 +254,7 @@ def _plain(arguments: Mapping[str, Any] | BaseModel) -> Mapping[str, Any]:
 @contextmanager
 def context(path: Path | str | None = None, *, agent: str | None = None) -> Iterator[ToolContext]:
     """A tool context on the workspace at ``path``, closed afterwards."""
-    ctx = ToolContext(path=Path(path) if path is not None else None, agent=agent)
+    ctx = ToolContext(path=path, agent=agent)  # type: ignore[arg-type]  # checked (and made a Path) on creation
     try:
         yield ctx
     finally:
