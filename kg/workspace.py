@@ -39,6 +39,7 @@ from kg.recall.http_embedder import HttpEmbedder
 from kg.recall.sidecar import VECTORS_DIR, VectorSidecar
 from kg.scopes import ScopePolicy
 from kg.store.sqlite import SqliteGraphStore
+from kg.tokens import TokenService
 
 log = logging.getLogger("mabos")
 
@@ -204,6 +205,7 @@ class Workspace:
         settings = recall_settings(config.recall)
         self.recall_engine = RecallEngine(self.store, self.embedder, self.vectors, settings)
         self.memory = MemoryService(self.store, self.scopes, self.clock, path, engine=self.recall_engine)
+        self.tokens = TokenService(self.store.tokens, self.clock)  # API tokens of remote callers (MCP HTTP)
 
     @functools.cached_property
     def conversations(self) -> ConversationService:

@@ -18,6 +18,7 @@ from cli.commands.rules import GROUPS as RULE_GROUPS
 from cli.commands.scopes import scope
 from cli.commands.serve import serve
 from cli.commands.sync import sync
+from cli.commands.tokens import token
 from cli.commands.tools_cmd import tools
 from cli.commands.typedb import typedb
 from cli.commands.workspace import demo, init, status
@@ -42,6 +43,7 @@ COMMANDS: list[click.Command] = [
     sync,
     tools,
     serve,
+    token,
 ]
 
 __all__ = ["COMMANDS"]

@@ -18,6 +18,7 @@ from kg.store.sqlite.memory import SqliteMemoryStore
 from kg.store.sqlite.ontology import SqliteProposalStore
 from kg.store.sqlite.outbox import SqliteOutboxStore
 from kg.store.sqlite.reasoning import SqliteCaseStore, SqliteRuleStore
+from kg.store.sqlite.tokens import SqliteTokenStore
 
 _COUNTED_TABLES = ("agents", "grants", "bdi_nodes", "relations", "memory_items", "lineage", "rules", "cases",
                    "ontology_proposals")  # fmt: skip
@@ -44,6 +45,7 @@ class SqliteGraphStore:
         self.proposals = SqliteProposalStore(self.db)
         self.conversations = SqliteConversationStore(self.db)
         self.summaries = SqliteSummaryStore(self.db)
+        self.tokens = SqliteTokenStore(self.db)  # local credentials (kg/tokens.py): SQLite only, never synced
 
     def stats(self) -> dict[str, Any]:
         """Counts of every aggregate, outbox state and file facts."""

@@ -140,7 +140,8 @@ def extensions(data: Any) -> tuple[dict[str, Any], list[str]]:
     """
     f = parse_inputs(Framework, data, METHOD)
     ground, steps = grounded(f.arguments, f.attacks)
-    trace = [f"F^{i + 1}(∅) = {{{', '.join(s)}}}" for i, s in enumerate(steps)] or ["F(∅) = ∅: every argument is attacked"]
+    trace = [f"F^{i + 1}(∅) = {{{', '.join(s)}}}" for i, s in enumerate(steps)]
+    trace = trace or ["F(∅) = ∅: every argument is attacked"]
     if f.semantics == "grounded":
         found = [ground]
     else:

@@ -1,7 +1,216 @@
-"""Engines of the experience methods (placeholder: filled by issue 20)."""
+"""Engines of the experience methods: satisficing, pattern-recognition, and (from :mod:`.recognition`)
+case-based, heuristic and naturalistic.
+
+Satisficing (Simon 1955; ``inputs.satisficing``)::
+
+    {"options": [{"name": "A", "attributes": {"price": 120, "rating": 4.1}}, ...],   # in the order considered
+     "aspirations": {"price": {"max": 150}, "rating": {"min": 4}}}
+
+``value.choice`` is the first option meeting every aspiration level (null if none does) and
+``value.checked`` the options looked at, each with the aspirations it failed: the search stops at
+the first acceptable option, as a satisficer does. A missing or non-numeric attribute fails its
+aspiration.
+
+Pattern recognition (``inputs.pattern-recognition``): frequent itemsets and association rules
+(Apriori, Agrawal & Srikant 1994, through efficient-apriori) over ``transactions`` (lists of items),
+or, without them, over the agent's graph: ``"source": "facts"`` (default) makes one transaction per
+subject of the visible live facts, its items ``predicate=object``; ``"source": "memories"`` one per
+visible memory item, its items ``type=<type>`` and ``tag=<tag>``. ``min_support`` (share of
+transactions, default 0.1, and at least 2 transactions), ``min_confidence`` (default 0.7),
+``max_length`` (default 3) and ``top`` (default 20) shape the output.
+"""
 
 from __future__ import annotations
 
-from reasoning.router.methods.base import Engine
+from collections import defaultdict
+from typing import Annotated, Any, Literal
 
-ENGINES: dict[str, Engine] = {}
+from efficient_apriori import apriori
+from pydantic import Field, model_validator
+
+from kg.models import MAX_LIST, MemoryQuery, Model, Unit
+from reasoning.router.methods.base import Engine, MethodContext, MethodOutcome, MissingInputs, computed
+from reasoning.router.methods.fields import parse_inputs
+from reasoning.router.methods.recognition import ENGINES as RECOGNITION
+
+SATISFICING = "satisficing"
+PATTERNS = "pattern-recognition"
+MAX_TRANSACTIONS = 100_000
+MAX_GRAPH_RECORDS = 20_000
+
+_Name = Annotated[str, Field(min_length=1, max_length=256)]
+_Number = Annotated[float, Field(allow_inf_nan=False)]
+
+
+# ----------------------------------------------------------------------------------------------
+# satisficing
+# ----------------------------------------------------------------------------------------------
+
+
+class Option(Model):
+    """One option and its attribute values."""
+
+    name: _Name
+    attributes: dict[_Name, Any] = Field(default_factory=dict)
+
+
+class Aspiration(Model):
+    """The least (``min``) and/or most (``max``) acceptable value of an attribute."""
+
+    min: _Number | None = None
+    max: _Number | None = None
+
+    @model_validator(mode="after")
+    def _some_bound(self) -> Aspiration:
+        if self.min is None and self.max is None:
+            raise ValueError("@min: give min, max or both")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError("@min: must not be greater than max")
+        return self
+
+
+class SatisficingInput(Model):
+    """Inputs of ``satisficing``."""
+
+    options: list[Option] = Field(min_length=1, max_length=MAX_LIST)
+    aspirations: dict[_Name, Aspiration] = Field(min_length=1, max_length=1_000)
+
+
+def _failures(option: Option, aspirations: dict[str, Aspiration]) -> list[str]:
+    failed = []
+    for attr, level in aspirations.items():
+        raw = option.attributes.get(attr)
+        if isinstance(raw, bool) or not isinstance(raw, int | float):
+            failed.append(f"{attr} missing" if raw is None else f"{attr} is not a number")
+        elif level.min is not None and raw < level.min:
+            failed.append(f"{attr} {raw:g} < min {level.min:g}")
+        elif level.max is not None and raw > level.max:
+            failed.append(f"{attr} {raw:g} > max {level.max:g}")
+    return failed
+
+
+def satisfice(data: Any) -> dict[str, Any]:
+    """``value``: ``choice`` (first acceptable option or None), ``checked`` (with failures), ``considered``."""
+    s = parse_inputs(SatisficingInput, data, SATISFICING)
+    checked = []
+    for option in s.options:
+        failed = _failures(option, s.aspirations)
+        checked.append({"name": option.name, "acceptable": not failed, "failed": failed})
+        if not failed:
+            return {"choice": option.name, "checked": checked, "considered": len(checked), "total": len(s.options)}
+    return {"choice": None, "checked": checked, "considered": len(checked), "total": len(s.options)}
+
+
+def satisficing(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
+    """The first option that meets every aspiration level."""
+    if not inputs:
+        raise MissingInputs(SATISFICING, "give inputs.satisficing.options and inputs.satisficing.aspirations")
+    value = satisfice(inputs)
+    trace = [f"{c['name']}: " + ("meets every aspiration: stop" if c["acceptable"] else "; ".join(c["failed"]))
+             for c in value["checked"]]  # fmt: skip
+    if value["choice"] is None:
+        return computed(SATISFICING, f"no option meets every aspiration ({value['total']} checked)", 1.0, value,
+                        trace=trace, notes=["lower an aspiration level or look for more options"])  # fmt: skip
+    text = f"choose {value['choice']} (option {value['considered']} of {value['total']} considered)"
+    return computed(SATISFICING, text, 1.0, value, trace=trace)
+
+
+# ----------------------------------------------------------------------------------------------
+# pattern recognition
+# ----------------------------------------------------------------------------------------------
+
+
+class PatternInput(Model):
+    """Inputs of ``pattern-recognition``."""
+
+    transactions: list[list[_Name]] | None = Field(default=None, min_length=1, max_length=MAX_TRANSACTIONS)
+    source: Literal["facts", "memories"] = "facts"
+    min_support: Annotated[float, Field(gt=0.0, le=1.0, allow_inf_nan=False)] = 0.1
+    min_confidence: Unit = 0.7
+    max_length: int = Field(default=3, ge=1, le=6)
+    top: int = Field(default=20, ge=1, le=1_000)
+
+
+def _from_graph(ctx: MethodContext, source: str) -> tuple[list[tuple[str, ...]], dict[str, list[str]], list[str]]:
+    """Transactions from the visible facts or memories, and the uids behind each item."""
+    baskets: dict[str, set[str]] = defaultdict(set)
+    uids: dict[str, list[str]] = defaultdict(list)
+    notes = []
+    if source == "facts":
+        for f in ctx.facts(limit=MAX_GRAPH_RECORDS):
+            item = f"{f.predicate}={f.object}"
+            baskets[f.subject].add(item)
+            uids[item].append(f.uid)
+        count = sum(len(v) for v in uids.values())
+    else:
+        ws = ctx.workspace
+        items = [] if ws is None else ws.store.memory.list(
+            MemoryQuery(scopes=ws.scopes.readable(ctx.agent_id), limit=MAX_GRAPH_RECORDS))  # fmt: skip
+        for m in items:
+            for item in (f"type={m.type.value}", *(f"tag={t}" for t in m.tags)):
+                baskets[m.uid].add(item)
+                uids[item].append(m.uid)
+        count = len(items)
+    if count >= MAX_GRAPH_RECORDS:
+        notes.append(f"read the first {MAX_GRAPH_RECORDS} {source} only")
+    return [tuple(sorted(b)) for _, b in sorted(baskets.items())], uids, notes
+
+
+def mine(transactions: list[tuple[str, ...]], p: PatternInput) -> dict[str, Any]:
+    """Frequent itemsets (support ≥ max(min_support, 2 transactions)) and association rules."""
+    n = len(transactions)
+    support = max(p.min_support, 2 / n) if n >= 2 else 1.0
+    itemsets, rules = apriori(transactions, min_support=support, min_confidence=p.min_confidence,
+                              max_length=p.max_length)  # fmt: skip
+    found = [(items, count) for size in itemsets.values() for items, count in size.items()]
+    found.sort(key=lambda pair: (-pair[1], -len(pair[0]), pair[0]))
+    patterns = [{"items": list(items), "count": count, "support": round(count / n, 6)}
+                for items, count in found if len(items) >= 2][: p.top]  # fmt: skip
+    frequent = [{"item": items[0], "count": count, "support": round(count / n, 6)}
+                for items, count in found if len(items) == 1][: p.top]  # fmt: skip
+    ordered = sorted(rules, key=lambda r: (-r.confidence, -r.lift, -r.support, r.lhs, r.rhs))
+    shown = [{"if": list(r.lhs), "then": list(r.rhs), "confidence": round(r.confidence, 6),
+              "support": round(r.support, 6), "lift": round(r.lift, 6)} for r in ordered[: p.top]]  # fmt: skip
+    return {"transactions": n, "min_support": round(support, 6), "patterns": patterns, "frequent_items": frequent,
+            "rules": shown}  # fmt: skip
+
+
+def pattern_recognition(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
+    """Frequent patterns and association rules in transactions, the agent's facts or its memories."""
+    p = parse_inputs(PatternInput, inputs, PATTERNS)
+    used: list[str] = []
+    notes: list[str] = []
+    if p.transactions is not None:
+        transactions = [tuple(sorted(set(t))) for t in p.transactions]
+        origin = "the given transactions"
+    else:
+        transactions, uids, notes = _from_graph(ctx, p.source)
+        origin = f"the visible {p.source} (one transaction per {'subject' if p.source == 'facts' else 'item'})"
+    if len(transactions) < 2:
+        found = "" if p.transactions is not None else f"; fewer than 2 found in the {p.source}"
+        raise MissingInputs(PATTERNS, f"give inputs.pattern-recognition.transactions (at least 2){found}")
+    value = mine(transactions, p)
+    if p.transactions is None:
+        named = {i for pat in value["patterns"] for i in pat["items"]} | {r for x in value["rules"] for r in x["if"]}
+        used = [uid for item in sorted(named) for uid in uids.get(item, [])]
+    trace = [f"{value['transactions']} transaction(s) from {origin}",
+             f"Apriori at support ≥ {value['min_support']:g}, confidence ≥ {p.min_confidence:g}, "
+             f"itemsets up to {p.max_length}: {len(value['patterns'])} pattern(s), "
+             f"{len(value['rules'])} rule(s)"]  # fmt: skip
+    if value["rules"]:
+        r = value["rules"][0]
+        rule = f"{{{', '.join(r['if'])}}} -> {{{', '.join(r['then'])}}}"
+        text = f"strongest rule {rule} (confidence {r['confidence']:.3g})"
+        confidence = r["confidence"]
+    elif value["patterns"]:
+        top = value["patterns"][0]
+        text = f"most frequent pattern {{{', '.join(top['items'])}}} (support {top['support']:.3g})"
+        confidence = top["support"]
+    else:
+        text, confidence = "no pattern reaches the support threshold", 0.0
+    return computed(PATTERNS, text, confidence, value, trace=trace, used=used, notes=notes)
+
+
+ENGINES: dict[str, Engine] = {SATISFICING: satisficing, PATTERNS: pattern_recognition, **RECOGNITION}
+
+__all__ = ["ENGINES", "PatternInput", "SatisficingInput", "mine", "satisfice"]

@@ -18,11 +18,13 @@ Negotiation inputs (``inputs.negotiation``)::
     {"parties": {"alice": {"side": "buy", "reservation": 120, "power": 1},
                  "bob":   {"side": "sell", "reservation": 100}}}
 
-The zone of possible agreement (ZOPA) is ``[highest seller reservation of the pair, lowest buyer's...]``:
-with several parties on a side, the pair with the most room (highest buyer reservation, lowest seller
-reservation) is bargained over and every pair's zone is listed. The Nash bargaining solution with
-utilities u_b = R_b - p and u_s = p - R_s and disagreement point (0, 0) maximises u_b^α_b · u_s^α_s,
-so p* = (α_s·R_b + α_b·R_s) / (α_b + α_s): the midpoint for equal bargaining power (Nash 1950).
+The zone of possible agreement (ZOPA) of a buyer and a seller is ``[seller's reservation, buyer's
+reservation]`` when the first is not above the second (else there is none). With several parties on
+a side, the pair with the most room (highest buyer reservation, lowest seller reservation) is
+bargained over and every pair's zone is listed. The Nash bargaining solution with
+utilities u_b = R_b - p and u_s = p - R_s and disagreement point (0, 0) maximises u_b^w_b · u_s^w_s
+(w: each party's ``power``, default 1), so p* = (w_s·R_b + w_b·R_s) / (w_b + w_s): the midpoint
+for equal bargaining power (Nash 1950).
 """
 
 from __future__ import annotations
@@ -65,10 +67,12 @@ class Game(Model):
                 raise ValueError(f"@actions.{p}: action names must be unique")
         rows, cols = len(self.actions[0]), len(self.actions[1])
         if len(self.payoffs) != rows:
-            raise ValueError(f"@payoffs: needs one row per action of {self.players[0]} ({rows}), got {len(self.payoffs)}")
+            raise ValueError(f"@payoffs: needs one row per action of {self.players[0]} ({rows}), "
+                             f"got {len(self.payoffs)}")  # fmt: skip
         for i, row in enumerate(self.payoffs):
             if len(row) != cols:
-                raise ValueError(f"@payoffs.{i}: needs one cell per action of {self.players[1]} ({cols}), got {len(row)}")
+                raise ValueError(f"@payoffs.{i}: needs one cell per action of {self.players[1]} ({cols}), "
+                                 f"got {len(row)}")  # fmt: skip
             for j, cell in enumerate(row):
                 if len(cell) != 2:
                     raise ValueError(f"@payoffs.{i}.{j}: a cell is [payoff of {self.players[0]}, payoff of "
@@ -122,8 +126,8 @@ def equilibria(data: Any) -> tuple[dict[str, Any], list[str], list[str]]:
     seen: set[tuple[float, ...]] = set()
     listed: list[dict[str, Any]] = []
     expected: list[list[float]] = []
-    for s, t in [(np.eye(len(acts1))[i], np.eye(len(acts2))[j]) for i, j in pure] + found:
-        s, t = np.clip(np.asarray(s, dtype=float), 0, None), np.clip(np.asarray(t, dtype=float), 0, None)
+    for raw_s, raw_t in [(np.eye(len(acts1))[i], np.eye(len(acts2))[j]) for i, j in pure] + found:
+        s, t = np.clip(np.asarray(raw_s, dtype=float), 0, None), np.clip(np.asarray(raw_t, dtype=float), 0, None)
         s, t = s / s.sum(), t / t.sum()
         key = tuple(np.round(np.concatenate([s, t]), 9))
         if key in seen or not _is_equilibrium(a, b, s, t):

@@ -132,7 +132,7 @@ def pairwise(e: Election) -> dict[str, dict[str, int]]:
 def condorcet(e: Election) -> dict[str, Any]:
     """The Condorcet winner, or the cycle in the majority graph that leaves none."""
     d = pairwise(e)
-    majority = nx.DiGraph()
+    majority: nx.DiGraph[str] = nx.DiGraph()
     majority.add_nodes_from(e.candidates)
     for x, y in combinations(e.candidates, 2):
         if d[x][y] > d[y][x]:
@@ -209,4 +209,4 @@ def conclusion(value: dict[str, Any]) -> str:
     return f"no single winner under {value['rule']}: tie between {', '.join(value.get('tied') or []) or 'all'}"
 
 
-__all__ = ["METHOD", "Ballot", "Election", "borda", "condorcet", "conclusion", "decide", "irv", "pairwise"]
+__all__ = ["METHOD", "Ballot", "Election", "borda", "conclusion", "condorcet", "decide", "irv", "pairwise"]
