@@ -113,9 +113,10 @@ def lcm() -> None:
 
 
 @lcm.command("grep", help=example(
-    "Search the agent's messages and/or summaries: a regex (Python syntax; (?i) for any case) or full text (every "
-    "word; trigram matching for CJK text). Oldest first, snippets cite ids; results are capped at 40,000 "
-    "characters and say truncated when cut.",
+    "Search the agent's messages and/or summaries: a regex (Python syntax run by RE2 in linear time: no "
+    "backreferences or lookaround; (?i) for any case) or full text (every word; trigram matching for CJK text). "
+    "Oldest first, snippets cite ids; results are capped at 40,000 characters, a regex search stops after 10 s, "
+    "and the result says truncated (and why) when cut.",
     'mabos lcm grep --agent sales-agent "SSO|single sign-on" --json',
 ))  # fmt: skip
 @agent_option

@@ -5,9 +5,10 @@ and the tool registry render them). An agent only ever reads its own conversatio
 conversation of another agent is reported exactly as a missing one (:class:`~kg.errors.NotFoundError`), so
 the answer does not reveal that it exists.
 
-* :func:`lcm_grep` finds messages and/or summaries by regular expression (Python ``re``, case-sensitive
-  unless ``(?i)``) or full text (every word must occur; CJK by substring), optionally within a time window
-  (``since`` inclusive, ``before`` exclusive), oldest first. Each hit is cited by id with a snippet of about
+* :func:`lcm_grep` finds messages and/or summaries by regular expression (Python syntax run by RE2 in
+  linear time under a deadline, :mod:`kg.regex`; case-sensitive unless ``(?i)``) or full text (every word
+  must occur; CJK by substring), optionally within a time window (``since`` inclusive, ``before``
+  exclusive), oldest first. Each hit is cited by id with a snippet of about
   :data:`SNIPPET_CONTEXT` characters either side of its first match; at most ``limit`` hits and
   :data:`GREP_MAX_CHARS` characters of snippets are returned, and ``truncated`` says when either cap cut.
 * :func:`lcm_describe` shows one summary: content, kind, depth, token counts, method and model, time span,
@@ -32,6 +33,8 @@ from kg.errors import InputError, NotFoundError
 from kg.ids import ID_PATTERN, PREFIXES
 from kg.models import AGENT_ID_RE, Model
 from kg.ports import ConversationStore, SummaryStore
+from kg.regex import DEFAULT_DEADLINE, UserRegex, compile_regex, literal_regex
+from kg.regex import deadline as regex_deadline
 
 #: Characters of all snippets of one grep result.
 GREP_MAX_CHARS = 40_000
@@ -110,7 +113,8 @@ class GrepResult(Model):
         hits: The hits.
         total_chars: Characters of all snippets (at most :data:`GREP_MAX_CHARS`).
         truncated: More hits exist than were returned.
-        truncated_by: What cut: ``limit`` (more matches than ``limit``) and/or ``chars`` (the character cap).
+        truncated_by: What cut: ``limit`` (more matches than ``limit``), ``chars`` (the character cap) and/or
+            ``deadline`` (the regex search ran out of time: rows after that were not matched).
     """
 
     pattern: str
@@ -120,7 +124,7 @@ class GrepResult(Model):
     hits: list[GrepHit]
     total_chars: int
     truncated: bool
-    truncated_by: list[Literal["limit", "chars"]] = Field(default_factory=list)
+    truncated_by: list[Literal["limit", "chars", "deadline"]] = Field(default_factory=list)
 
 
 class SummaryDescription(Model):
@@ -275,43 +279,43 @@ def _conversations(stores: ConversationStores, agent_id: str, conversation: str 
     return [found]
 
 
-def _finder(pattern: str, mode: GrepMode) -> re.Pattern[str]:
-    """What the snippets are centred on: the regex itself, or any word of a full-text pattern (any case)."""
+def _finder(pattern: str, mode: GrepMode) -> UserRegex:
+    """What the snippets are centred on: the regex itself, or any word of a full-text pattern (any case).
+
+    Both run on RE2 (:mod:`kg.regex`): linear time, a pattern it cannot run is refused naming ``pattern``.
+    """
     if mode == "regex":
-        try:
-            return re.compile(pattern)
-        except (re.error, RecursionError, OverflowError) as exc:
-            raise InputError("pattern", f"is not a valid regular expression ({exc})") from None
+        return compile_regex(pattern)
     parts = [w for part in pattern.split() for w in (_WORD.findall(part) if part.isascii() else [part.strip("*")])]
-    words = sorted(dict.fromkeys(p for p in parts if p), key=lambda w: (-len(w), w))
-    if not words:
+    if not any(parts):
         raise InputError("pattern", "has no words to search for (letters or digits); use mode regex for symbols")
-    return re.compile("|".join(re.escape(w) for w in words), re.IGNORECASE)
+    return literal_regex(parts)
 
 
-def snippet(text: str, finder: re.Pattern[str], *, context: int = SNIPPET_CONTEXT) -> tuple[str, int]:
+def snippet(text: str, finder: UserRegex, *, context: int = SNIPPET_CONTEXT) -> tuple[str, int]:
     """``(snippet, matches)``: the text around the first match of ``finder``, and how many matches there are.
 
     Without a match (a full-text prefix match, say) the snippet is the start of the text. ``...`` marks a cut.
+    Matches are counted up to 10,000 in the first :data:`kg.regex.MAX_TEXT` characters.
     """
     first = finder.search(text)
     matches = 0
     if first is not None:
-        matches = sum(1 for _ in zip(range(10_000), finder.finditer(text), strict=False))
-    start, end = (first.start(), first.end()) if first is not None else (0, 0)
+        matches = len(finder.finditer(text, limit=10_000))
+    start, end = first if first is not None else (0, 0)
     lo, hi = max(0, start - context), min(len(text), max(end, start + 1) + context)
     if first is not None and end - start > 2 * context:  # a huge match: show its start
         hi = start + 2 * context
     return ("..." if lo > 0 else "") + text[lo:hi] + ("..." if hi < len(text) else ""), matches
 
 
-def _message_hit(m: Message, finder: re.Pattern[str]) -> GrepHit:
+def _message_hit(m: Message, finder: UserRegex) -> GrepHit:
     text, matches = snippet(m.content, finder)
     return GrepHit(kind="message", uid=m.uid, conversation_uid=m.conversation_uid, role=m.role, seq=m.seq,
                    at=m.created_at, snippet=text, matches=matches)  # fmt: skip
 
 
-def _summary_hit(s: Summary, finder: re.Pattern[str]) -> GrepHit:
+def _summary_hit(s: Summary, finder: UserRegex) -> GrepHit:
     text, matches = snippet(s.content, finder)
     return GrepHit(kind="summary", uid=s.uid, conversation_uid=s.conversation_uid, depth=s.depth,
                    at=s.earliest_at, snippet=text, matches=matches)  # fmt: skip
@@ -347,6 +351,7 @@ def lcm_grep(
     before: datetime | None = None,
     limit: int = 50,
     conversation: str | None = None,
+    deadline: float = DEFAULT_DEADLINE,
 ) -> GrepResult:
     """Messages and/or summaries of the agent's conversations that match ``pattern``, oldest first.
 
@@ -360,6 +365,8 @@ def lcm_grep(
         before: Only items before this time.
         limit: Most hits (1..1000).
         conversation: One conversation, by uid or session key (default: all of the agent's).
+        deadline: Seconds a regex search may take (0..300); past it, rows are no longer matched and the
+            result says ``truncated_by: ["deadline"]`` with what was found so far.
 
     Returns:
         The hits with snippets, at most ``limit`` and :data:`GREP_MAX_CHARS` characters of snippets.
@@ -373,16 +380,19 @@ def lcm_grep(
     finder = _finder(pattern, grep_mode)
     uids = [c.uid for c in _conversations(stores, agent_id, conversation)]
     hits: list[GrepHit] = []
-    if grep_scope != "summaries":
-        messages = stores.conversations.search(pattern, conversation_uids=uids, mode=grep_mode, since=since,
-                                               before=before, limit=limit + 1)  # fmt: skip
-        hits += [_message_hit(m, finder) for m in messages]
-    if grep_scope != "messages":
-        summaries = stores.summaries.search(pattern, conversation_uids=uids, mode=grep_mode, since=since,
-                                            before=before, limit=limit + 1)  # fmt: skip
-        hits += [_summary_hit(s, finder) for s in summaries]
+    with regex_deadline(deadline) as budget:
+        if grep_scope != "summaries":
+            messages = stores.conversations.search(pattern, conversation_uids=uids, mode=grep_mode, since=since,
+                                                   before=before, limit=limit + 1)  # fmt: skip
+            hits += [_message_hit(m, finder) for m in messages]
+        if grep_scope != "messages":
+            summaries = stores.summaries.search(pattern, conversation_uids=uids, mode=grep_mode, since=since,
+                                                before=before, limit=limit + 1)  # fmt: skip
+            hits += [_summary_hit(s, finder) for s in summaries]
     hits.sort(key=lambda h: (h.at, h.kind == "message", h.conversation_uid, h.seq or 0, h.uid))
-    truncated_by: list[Literal["limit", "chars"]] = ["limit"] if len(hits) > limit else []
+    truncated_by: list[Literal["limit", "chars", "deadline"]] = ["limit"] if len(hits) > limit else []
+    if budget.expired:
+        truncated_by.append("deadline")
     kept: list[GrepHit] = []
     total = 0
     for hit in hits[:limit]:

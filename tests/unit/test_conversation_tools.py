@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -16,6 +15,7 @@ from kg.conversation.models import Conversation, Message, MessageInput, MessageQ
 from kg.conversation.tools import GREP_MAX_CHARS, lcm_describe, lcm_expand, lcm_grep, snippet
 from kg.errors import InputError, NotFoundError
 from kg.ids import new_id
+from kg.regex import compile_regex
 from kg.workspace import Workspace
 
 
@@ -111,10 +111,10 @@ def test_grep_caps_the_result_at_40000_characters(ws):
 
 
 def test_snippet_windows():
-    assert snippet("abc", re.compile("b"), context=10) == ("abc", 1)
-    text, n = snippet("a" * 50 + "XY" + "b" * 50, re.compile("XY"), context=5)
+    assert snippet("abc", compile_regex("b"), context=10) == ("abc", 1)
+    text, n = snippet("a" * 50 + "XY" + "b" * 50, compile_regex("XY"), context=5)
     assert (text, n) == ("...aaaaaXYbbbbb...", 1)
-    assert snippet("no match here", re.compile("zzz"), context=3) == ("no m...", 0)
+    assert snippet("no match here", compile_regex("zzz"), context=3) == ("no m...", 0)
 
 
 def test_grep_bad_input_is_one_line_and_names_the_field(ws, dag):
@@ -221,3 +221,24 @@ def test_expand_refuses_other_agents_and_bad_caps(ws, dag):
         with pytest.raises(InputError) as err:
             lcm_expand(ws.store, "a", dag["root"].uid, **kwargs)
         assert err.value.field == field
+
+
+def test_grep_with_a_catastrophic_regex_returns_instead_of_hanging(ws: Workspace) -> None:
+    """Issue 18: 34 a's and a '!' made Python's re backtrack 2^34 times on '(a+)+$' (over 60 s at 100% CPU)."""
+    c = ws.store.conversations.open("a", "s1", now=ws.clock.now())
+    add(ws, c, ["a" * 34 + "!", "aaaa"])
+    found = lcm_grep(ws.store, "a", "(a+)+$", mode="regex")
+    assert [h.snippet for h in found.hits] == ["aaaa"] and not found.truncated
+
+
+def test_grep_refuses_a_regex_it_cannot_run_in_linear_time(ws: Workspace) -> None:
+    with pytest.raises(InputError, match=r"^pattern: .*backreference") as caught:
+        lcm_grep(ws.store, "a", r"(a)\1", mode="regex")
+    assert "\n" not in str(caught.value)
+
+
+def test_grep_past_its_deadline_returns_what_it_found_and_says_so(ws: Workspace) -> None:
+    c = ws.store.conversations.open("a", "s1", now=ws.clock.now())
+    add(ws, c, ["alpha one", "alpha two"])
+    found = lcm_grep(ws.store, "a", "alpha", mode="regex", deadline=0)
+    assert found.hits == [] and found.truncated and found.truncated_by == ["deadline"]

@@ -13,8 +13,9 @@ Search patterns (``mode``):
   as syntax, each word is quoted. A pattern containing CJK or Thai text is matched by substrings instead:
   each whitespace-separated part must occur in the text (trigram index for parts of 3+ characters,
   ``LIKE`` over the conversations' rows for shorter ones), case-insensitively for ASCII.
-* ``regex``: a Python regular expression (``re.search``, case-sensitive unless ``(?i)``), evaluated over
-  the given conversations' rows only.
+* ``regex``: a regular expression in Python syntax run by RE2 in linear time (:mod:`kg.regex`: no
+  backreferences or lookaround; case-sensitive unless ``(?i)``), evaluated over the given conversations' rows
+  only, and no longer once the caller's :func:`kg.regex.deadline` has passed.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from functools import lru_cache
 from typing import Any
 
 from kg.conversation.models import (
@@ -43,6 +43,7 @@ from kg.conversation.tokens import TokenEstimator, estimate_tokens
 from kg.errors import ConflictError, InputError, NotFoundError
 from kg.ids import new_id
 from kg.models import agent_scope, format_ts
+from kg.regex import compile_regex
 from kg.store.sqlite.db import Database, marks
 
 #: Search modes of :meth:`SqliteConversationStore.search` and :meth:`SqliteSummaryStore.search`.
@@ -83,25 +84,20 @@ _OUTBOX_INSERT = (
 )
 
 
-@lru_cache(maxsize=64)
-def _compiled(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
-
-
 def _regexp(pattern: str, text: str | None) -> int:
-    return int(text is not None and _compiled(pattern).search(text) is not None)
+    return int(text is not None and compile_regex(pattern).matches(text))
 
 
 def register_regexp(conn: sqlite3.Connection) -> None:
-    """Register ``mabos_regexp(pattern, text)`` (1 when Python's ``re.search`` finds the pattern)."""
-    conn.create_function(REGEXP_FUNCTION, 2, _regexp, deterministic=True)
+    """Register ``mabos_regexp(pattern, text)``: 1 when the pattern occurs (RE2, linear time: :mod:`kg.regex`).
+
+    Not ``deterministic``: once the caller's :func:`kg.regex.deadline` passes it answers 0.
+    """
+    conn.create_function(REGEXP_FUNCTION, 2, _regexp)
 
 
 def _check_regex(pattern: str) -> None:
-    try:
-        _compiled(pattern)
-    except (re.error, RecursionError, OverflowError) as exc:
-        raise InputError("pattern", f"is not a valid regular expression ({exc})") from None
+    compile_regex(pattern)
 
 
 def _like(term: str) -> str:
