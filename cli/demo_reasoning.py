@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kg.workspace import Workspace
-from reasoning.cases import CaseService, router_engines
-from reasoning.router import Problem, reason
+from reasoning.cases import CaseService
+from reasoning.router import MethodContext, reason
 from reasoning.service import Reasoner, RuleService
 
 if TYPE_CHECKING:
@@ -61,7 +61,9 @@ def reasoning(ws: Workspace, agent_id: str, out: Section) -> None:
     found = cases.retrieve(agent_id, beliefs=["price sensitive"], desires=["grow revenue"])
     best = found.matches[0]
     out.say(f"cbr retrieve: {best.case_uid} score {best.score:g} -> {best.solution.actions[0]}")
-    problem = Problem(text="Should acme go to US sales?", inputs={"deductive": {"goal": "acme assignTo us-sales"}})
-    routed = reason(problem, ["deductive", "counterfactual"], engines=router_engines(reasoner, cases, agent_id))
+    inputs = {"deductive": {"goal": "acme assignTo us-sales"},
+              "counterfactual": {"goal": "acme assignTo us-sales", "without": ["acme locatedIn US"]}}  # fmt: skip
+    routed = reason(MethodContext(agent_id, ws), "Should acme go to US sales?", methods=["deductive", "counterfactual"],
+                    multi_method=True, inputs=inputs)  # fmt: skip
     out.say("reason --methods deductive,counterfactual: " + "; ".join(
-        f"{r.method}: {getattr(r, 'answer', '') or 'a prompt for your LLM'}" for r in routed.results))  # fmt: skip
+        f"{r.method} ({r.kind}): {r.conclusion}" for r in routed.results))  # fmt: skip

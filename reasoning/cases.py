@@ -1,4 +1,4 @@
-"""Case-based reasoning over a workspace (``cbr_store``, ``cbr_retrieve``) and the router's engines.
+"""Case-based reasoning over a workspace (``cbr_store``, ``cbr_retrieve``).
 
 :class:`CaseService` stores an agent's cases (one per situation and scope: storing an identical situation
 again returns the stored case) and prunes the scope past its capacity (default 10,000; failed and old
@@ -6,9 +6,8 @@ cases go first, see :func:`reasoning.cbr.prune`). Retrieval ranks the cases the 
 CBR-BDI similarity (:func:`reasoning.cbr.retrieve`), with context similarity through the workspace's
 embedder when a context is given.
 
-:func:`router_engines` gives :func:`reasoning.router.reason` the three engines computed here: deductive
-(forward closure, or a backward proof of ``inputs.deductive.goal``), abductive (hypotheses for
-``inputs.abductive.observation``) and case-based (retrieval for ``inputs.case_based``).
+The reasoning methods' engines (deductive, abductive, case-based, ...) live in
+:mod:`reasoning.router.methods`.
 """
 
 from __future__ import annotations
@@ -23,8 +22,6 @@ from kg.models import Case, Model, agent_scope, parse
 from kg.ports import Embedder, GraphStore
 from kg.scopes import ScopePolicy
 from reasoning.cbr import DEFAULT_CAPACITY, CaseQuery, CBRWeights, RetrievalResult, prune, retrieve, situation_key
-from reasoning.router import ComputedResult, Engine, MethodResult, Problem, build_prompt
-from reasoning.service import Reasoner
 
 
 class StoredCase(Model):
@@ -74,62 +71,4 @@ class CaseService:
         return retrieve(cases, query, k=k, weights=weights, embedder=self.embedder, min_score=min_score)
 
 
-def _triple(value: Any, field: str) -> tuple[str, str, str]:
-    if isinstance(value, str):
-        parts = value.split(maxsplit=2)
-    elif isinstance(value, Sequence):
-        parts = [str(v) for v in value]
-    else:
-        parts = []
-    if len(parts) != 3 or not all(p.strip() for p in parts):
-        raise InputError(field, "must be [subject, predicate, object] or 'SUBJECT PREDICATE OBJECT'")
-    return (parts[0], parts[1], parts[2])
-
-
-def router_engines(reasoner: Reasoner, cases: CaseService, agent_id: str) -> dict[str, Engine]:
-    """The deductive, abductive and case-based engines of the router, bound to one agent."""
-
-    def deductive(problem: Problem) -> ComputedResult:
-        inputs = problem.inputs.get("deductive", {})
-        if "goal" in inputs:
-            goal = _triple(inputs["goal"], "inputs.deductive.goal")
-            proof = reasoner.backward(agent_id, *goal)
-            answer = f"{' '.join(goal)}: {'proved' if proof.proved else 'not proved'}"
-            gaps = [str(g) for g in proof.gaps]
-            return ComputedResult(method="deductive", answer=answer, confidence=None,
-                                  summary="backward chaining over the agent's facts and rules",
-                                  output={"proved": proof.proved, "gaps": gaps}, notes=[])  # fmt: skip
-        report = reasoner.forward(agent_id)
-        derived = [f"{d.subject} {d.predicate} {d.object}" for d in report.derived]
-        return ComputedResult(method="deductive", answer=f"{len(derived)} facts follow from the rules",
-                              summary="forward chaining over the agent's facts and rules",
-                              output={"derived": derived[:50], "iterations": report.iterations})  # fmt: skip
-
-    def abductive(problem: Problem) -> MethodResult:
-        raw = problem.inputs.get("abductive", {}).get("observation")
-        if raw is None:  # as the built-in engines do: without its input the method becomes a prompt
-            note = "not computed: give inputs.abductive.observation to compute it; returned a prompt instead"
-            return build_prompt("abductive", problem, notes=[note])
-        observation = _triple(raw, "inputs.abductive.observation")
-        found = reasoner.abduce(agent_id, *observation)
-        best = found[0] if found else None
-        answer = f"best explanation: rule {best.rule_id}" if best else "no rule explains the observation"
-        return ComputedResult(method="abductive", answer=answer, confidence=best.score if best else None,
-                              summary="hypotheses from the rules that conclude the observation",
-                              output={"hypotheses": [h.rule_id for h in found][:10]})  # fmt: skip
-
-    def case_based(problem: Problem) -> ComputedResult:
-        inputs = problem.inputs.get("case_based", {})
-        found = cases.retrieve(agent_id, beliefs=inputs.get("beliefs", []), desires=inputs.get("desires", []),
-                               context=inputs.get("context", problem.text))  # fmt: skip
-        best = found.matches[0] if found.matches else None
-        answer = f"reuse case {best.case_uid}" if best else "no similar case"
-        return ComputedResult(method="case_based", answer=answer, confidence=best.score if best else None,
-                              summary="the most similar past case and what was done",
-                              output={"matches": [m.model_dump(mode="json") for m in found.matches]},
-                              notes=found.notes)  # fmt: skip
-
-    return {"deductive": deductive, "abductive": abductive, "case_based": case_based}
-
-
-__all__ = ["CaseService", "StoredCase", "agent_scope", "router_engines"]
+__all__ = ["CaseService", "StoredCase", "agent_scope"]

@@ -8,6 +8,7 @@ from typing import Any, cast
 
 import click
 import yaml
+from pydantic import BaseModel
 
 from cli import render
 from cli.common import Session, agent_option, example, mabos_options, scope_option
@@ -17,9 +18,8 @@ from kg.errors import InputError
 from reasoning.cases import StoredCase
 from reasoning.cbr import RetrievalResult
 from reasoning.owl import run_owl_rl
-from reasoning.router import AUTO, RouterResult, list_methods
+from reasoning.router import AUTO, RouterResult, engine_kind, list_methods
 
-LEVELS = click.Choice(["low", "medium", "high"])
 _OWN = ("agent_id", "created_at")  # set by mabos, never read from a case file
 
 
@@ -129,81 +129,117 @@ class _ReasonGroup(click.Group):
 
 @click.group("reason", cls=_ReasonGroup)
 def reason_group() -> None:
-    """Reasoning methods: the router over 35 methods (`reason [run]`), the catalogue, OWL-RL."""
+    """Reasoning methods: the seed's 32 methods (`reason [run]`), the catalogue, OWL-RL."""
 
 
-@reason_group.command("run", help=example(
-    "Route a problem to a reasoning method and run it. Deductive, abductive, case-based, bayesian update and "
-    "expected utility compute; the other methods return a structured prompt for your own LLM "
-    "(kind 'llm_prompt'). --auto classifies the problem (or takes --uncertainty ... as given) and runs the "
-    "best-scored method(s); --methods runs several and reports agreements and disagreements. Method inputs "
-    "come from --inputs FILE ({method_id: {...}}) or --goal / --observation / --beliefs / --desires.",
-    "mabos reason --agent a --method deductive --goal 'acme isTaxable true'",
-    "mabos reason run --agent a --method bayesian_update --inputs evidence.json",
-    "mabos reason --agent a --auto --uncertainty high --stakes high 'Should we enter the German market?'",
-    "mabos reason --agent a --methods deductive,abductive --goal 'acme isTaxable true' "
-    "--observation 'acme isTaxable true'",
-))  # fmt: skip
-@agent_option
-@click.argument("problem", required=False, default="")
-@click.option("--method", default=None, help="One method id (see 'mabos reason methods'), e.g. bayesian_update.")
-@click.option("--auto", "auto", is_flag=True, default=False, help="Pick the method from the problem's profile.")
-@click.option("--methods", default=None, help="Several comma-separated method ids (multi-method fusion).")
-@click.option("--top", type=int, default=1, show_default=True, help="With --auto: how many methods to run.")
-@click.option("--uncertainty", type=LEVELS, default=None)
-@click.option("--complexity", type=LEVELS, default=None)
-@click.option(
-    "--domain", default=None, help="finance, operations, strategy, legal, technical, marketing, people, general"
-)
-@click.option("--data", "data_availability", type=LEVELS, default=None, help="Data availability.")
-@click.option("--stakes", type=LEVELS, default=None)
-@click.option("--inputs", "inputs_file", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None)
-@click.option("--goal", default=None, metavar="'S P O'", help="Deductive: prove this (backward chaining).")
-@click.option("--observation", default=None, metavar="'S P O'", help="Abductive: explain this.")
-@click.option("--beliefs", default=None, help="Case-based: comma-separated beliefs.")
-@click.option("--desires", default=None, help="Case-based: comma-separated desires.")
-@mabos_options
-def run_(out: Session, *, agent: str, problem: str, method: str | None, auto: bool, methods: str | None, top: int,
-         uncertainty: str | None, complexity: str | None, domain: str | None, data_availability: str | None,
-         stakes: str | None, inputs_file: Path | None, goal: str | None, observation: str | None,
-         beliefs: str | None, desires: str | None) -> None:  # fmt: skip
-    chosen = [x for x in (method, methods, AUTO if auto else None) if x]
-    if len(chosen) != 1:
-        raise InputError("method", "give exactly one of --method ID, --methods A,B or --auto")
-    inputs: dict[str, Any] = _read_mapping(inputs_file, "inputs") if inputs_file else {}
+def _inputs(path: Path | None, goal: str | None, observation: str | None) -> dict[str, Any]:
+    inputs: dict[str, Any] = _read_mapping(path, "inputs") if path else {}
     if goal:
         inputs.setdefault("deductive", {})["goal"] = goal
     if observation:
         inputs.setdefault("abductive", {})["observation"] = observation
-    if beliefs or desires:
-        inputs.setdefault("case_based", {}).update(beliefs=_csv(beliefs), desires=_csv(desires))
-    given = {"uncertainty": uncertainty, "complexity": complexity, "domain": domain,
+    return inputs
+
+
+@reason_group.command("run", help=example(
+    "Apply a reasoning method to a problem. Every method of the seed's catalogue computes from structured "
+    "inputs (--inputs FILE: {method_id: {...}} or the method's own object) or from the agent's facts, rules, "
+    "cases, beliefs and goals; a method lacking both returns a prompt for your LLM (kind llm_prompt), or runs "
+    "on the configured chat model (kind llm). --auto (or any of --uncertainty ...) selects the method by the "
+    "seed's scoring; --methods A,B runs several and fuses their conclusions.",
+    "mabos reason run --agent a --method bayesian --inputs sprinkler.json --json",
+    "mabos reason --agent a --method deductive --goal 'acme isTaxable true'",
+    "mabos reason --agent a --auto --uncertainty high --complexity complex --domain empirical 'Enter Germany?'",
+    "mabos reason --agent a --methods deductive,abductive,counterfactual --inputs inputs.json",
+))  # fmt: skip
+@agent_option
+@click.argument("problem", required=False, default="")
+@click.option("--method", default=None, help="One method id (see 'mabos reason methods'), e.g. bayesian.")
+@click.option("--auto", "auto", is_flag=True, default=False, help="Select the method from the classification.")
+@click.option("--methods", default=None, help="Several comma-separated method ids (multi-method fusion).")
+@click.option("--multi", "multi", is_flag=True, default=False, help="Fusion of the best 3 methods (or --methods).")
+@click.option("--top", type=int, default=1, show_default=True, help="With --auto: how many methods to run.")
+@click.option("--uncertainty", type=click.Choice(["low", "medium", "high"]), default=None)
+@click.option("--complexity", type=click.Choice(["simple", "moderate", "complex"]), default=None)
+@click.option("--domain", type=click.Choice(["formal", "empirical", "social", "mixed"]), default=None)
+@click.option("--time-pressure", type=click.Choice(["none", "moderate", "urgent"]), default=None)
+@click.option("--data", "data_availability", type=click.Choice(["rich", "moderate", "sparse"]), default=None)
+@click.option("--stakes", type=click.Choice(["low", "medium", "high"]), default=None)
+@click.option("--inputs", "inputs_file", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None)
+@click.option("--goal", default=None, metavar="'S P O'", help="Deductive: prove this (backward chaining).")
+@click.option("--observation", default=None, metavar="'S P O'", help="Abductive: explain this.")
+@click.option("--narrate", is_flag=True, default=False, help="Explain computed results with the chat model.")
+@click.option("--store", type=click.Choice(["memory", "case"]), default=None, help="Store each result.")
+@click.option("--store-scope", default=None, help="Scope to store in (no wider than the sources).")
+@click.option("--success/--failure", "success", default=None, help="With --store case: how it turned out.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of simulations.")
+@mabos_options
+def run_(out: Session, *, agent: str, problem: str, method: str | None, auto: bool, methods: str | None, multi: bool,
+         top: int, uncertainty: str | None, complexity: str | None, domain: str | None, time_pressure: str | None,
+         data_availability: str | None, stakes: str | None, inputs_file: Path | None, goal: str | None,
+         observation: str | None, narrate: bool, store: str | None, store_scope: str | None, success: bool | None,
+         seed: int) -> None:  # fmt: skip
+    given = {"uncertainty": uncertainty, "complexity": complexity, "domain": domain, "time_pressure": time_pressure,
              "data_availability": data_availability, "stakes": stakes}  # fmt: skip
-    profile = {k: v for k, v in given.items() if v} or None
-    target = {"methods": _csv(methods)} if methods else {"method": method or AUTO}
-    arguments = {"agent_id": agent, "problem": problem, **target, "top": top, "profile": profile, "inputs": inputs}
+    classification = {k: v for k, v in given.items() if v} or None
+    chosen = [x for x in (method, methods, AUTO if auto or classification else None, "multi" if multi else None) if x]
+    if len(chosen) > 1 and not (multi and methods):
+        raise InputError("method", "give one of --method ID, --methods A,B, --multi or --auto (a classification)")
+    if not chosen:
+        raise InputError("method", "give --method ID, --methods A,B, --multi or --auto (see 'mabos reason methods')")
+    arguments: dict[str, Any] = {"agent_id": agent, "problem": problem, "top": top, "narrate": narrate,
+                                 "problem_classification": classification, "seed": seed,
+                                 "inputs": _inputs(inputs_file, goal, observation)}  # fmt: skip
+    if methods:
+        arguments.update(methods=_csv(methods), multi_method=True)
+    elif multi:
+        arguments["multi_method"] = True
+    elif method:
+        arguments["method"] = method
+    if store:
+        arguments.update(store=store, store_scope=store_scope, success=success)
     result = cast(RouterResult, run(out.tools(), "reason", arguments))
-    rows = [(r.method, r.kind, getattr(r, "answer", "") or "(prompt for your LLM)") for r in result.results]
-    human: list[Any] = [render.table(f"Reasoning ({result.mode})", ("method", "kind", "answer"), rows)]
+    rows = [(r.method, r.kind, round(r.confidence, 3), r.conclusion) for r in result.results]
+    human: list[Any] = [render.table(f"Reasoning ({result.mode})", ("method", "kind", "confidence", "conclusion"),
+                                     rows)]  # fmt: skip
     if result.fusion is not None:
         human.append(render.note(result.fusion.summary))
-    human += [render.note(n) for n in result.notes]
+    if result.tie_break:
+        human.append(render.note(result.tie_break))
+    human += [render.note(f"{m}: {text}") for m, text in result.narration.items()]
+    human += [render.done(f"stored {s['kind']} {s['uid']} in {s['scope']}") for s in result.stored]
+    human += [render.note(n) for r in result.results for n in r.notes] + [render.note(n) for n in result.notes]
     out.emit(result, *human)
+
+
+class MethodRow(BaseModel):
+    """One catalogue entry as ``mabos reason methods --json`` lists it."""
+
+    id: str
+    category: str
+    engine: str
+    name: str
+    description: str
+    profile: dict[str, str]
 
 
 @reason_group.command(
     "methods",
     help=example(
-        "The catalogue of reasoning methods, with their ideal problem profiles and whether they compute.",
-        "mabos reason methods --category decision_making --json",
+        "The catalogue: the seed's 32 methods in 6 categories and 16 extension methods, with their ideal "
+        "problem profiles and engine (builtin: computes from inputs; graph: also reads the agent's graph; "
+        "prompt: returns a prompt for your LLM).",
+        "mabos reason methods --category probabilistic --json",
     ),
 )
-@click.option("--category", default=None, help="Only one category.")
+@click.option("--category", default=None, help="Only one category (formal, probabilistic, ..., extension).")
 @mabos_options
 def methods_(out: Session, *, category: str | None) -> None:
-    found = list_methods(category)
-    rows = [(m.id, m.category.value, m.engine or "prompt", m.description) for m in found]
-    out.emit(found, render.table("Reasoning methods", ("id", "category", "computes", "description"), rows))
+    found = [MethodRow(id=m.id, category=m.category.value, engine=engine_kind(m), name=m.name,
+                       description=m.description, profile=m.profile.model_dump(mode="json"))
+             for m in list_methods(category)]  # fmt: skip
+    rows = [(m.id, m.category, m.engine, m.description) for m in found]
+    out.emit(found, render.table("Reasoning methods", ("id", "category", "engine", "description"), rows))
 
 
 @reason_group.command("owl-rl", help=example(

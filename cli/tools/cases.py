@@ -1,31 +1,28 @@
 """Case-based reasoning and the method router: cbr_store, cbr_retrieve and reason.
 
 The handlers make the calls ``mabos cbr store|retrieve`` and ``mabos reason run`` make: the
-:class:`reasoning.cases.CaseService` of the workspace and :func:`reasoning.router.reason` with the engines of
-:func:`reasoning.cases.router_engines`. Limits are the services' (retrieve k 1..100, router top 1..35).
+:class:`reasoning.cases.CaseService` of the workspace and :func:`reasoning.router.reason` in a
+:class:`~reasoning.router.MethodContext` of the agent. Limits are the services' (retrieve k 1..100, router
+top 1..32).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from cli.tools.registry import ToolContext, ToolInput, tool
-from kg.errors import InputError
+from kg.conversation.llm import chat_model_from_config
 from kg.models import MAX_CONTENT, MAX_LIST, CaseOutcome, CaseSituation, CaseSolution, RecordId, Unit
 from kg.workspace import Workspace
-from reasoning.cases import CaseService, StoredCase, router_engines
+from reasoning.cases import CaseService, StoredCase
 from reasoning.cbr import DEFAULT_K, CBRWeights, RetrievalResult
-from reasoning.router import AUTO, Problem, ProblemProfile, RouterResult, reason
+from reasoning.router import MethodContext, ProblemClassification, RouterResult, reason
 from reasoning.router.run import MAX_METHODS
-from reasoning.service import Reasoner
+from reasoning.router.store import store_result
 
 MAX_K = 100  # CaseService.retrieve's ceiling
-
-#: Short names accepted for the methods with an engine.
-ALIASES = {"bayesian": "bayesian_update", "bayes": "bayesian_update", "decision": "expected_utility",
-           "eu": "expected_utility", "cbr": "case_based", "case-based": "case_based"}  # fmt: skip
 
 _Item = Annotated[str, Field(max_length=1024)]
 
@@ -115,45 +112,44 @@ def cbr_retrieve(ctx: ToolContext, args: CbrRetrieveInput) -> RetrievalResult:
 
 
 class ReasonInput(ToolInput):
-    """Arguments of ``reason``: the problem and which method(s) to run."""
+    """Arguments of ``reason`` (the seed's parameters, plus top, narrate and storing)."""
 
     problem: str = Field("", max_length=MAX_CONTENT, description="The problem or question in plain words.")
     method: str | None = Field(
         None,
         max_length=64,
-        description="One method id (e.g. deductive, abductive, case_based, bayesian_update, expected_utility, "
-        "counterfactual; aliases bayes, decision, cbr), or 'auto' to pick from the problem's profile. "
-        "Default 'auto' when methods is not given.",
+        description="One method id (mode 1), e.g. bayesian, decision-theory, game-theory, counterfactual ('_' works "
+        "for '-'), or 'auto'. Omit it to auto-select from problem_classification.",
     )
-    methods: list[str] | None = Field(
+    problem_classification: ProblemClassification | None = Field(
         None,
-        min_length=1,
-        max_length=MAX_METHODS,
-        description="Several method ids to run and compare (multi-method fusion: agreements, disagreements, "
-        "majority). Give either method or methods.",
+        description="Mode 2 (auto-select): {uncertainty: low|medium|high, complexity: simple|moderate|complex, "
+        "domain: formal|empirical|social|mixed, time_pressure: none|moderate|urgent, data_availability: "
+        "rich|moderate|sparse, stakes: low|medium|high}; read from the problem text when omitted.",
     )
-    top: int = Field(1, ge=1, le=MAX_METHODS, description="In auto mode: how many best-scored methods to run (1..35).")
-    profile: ProblemProfile | None = Field(
-        None,
-        description="The problem's profile for auto mode: {uncertainty, complexity, data_availability, stakes: "
-        "low|medium|high, domain: finance|operations|strategy|legal|technical|marketing|people|general}; "
-        "classified from the problem text when omitted.",
+    multi_method: bool = Field(False, description="Mode 3: run several methods and fuse their conclusions.")
+    methods: list[Annotated[str, Field(max_length=64)]] | None = Field(
+        None, min_length=1, max_length=MAX_METHODS, description="The methods for multi_method (default: best 3)."
     )
-    inputs: dict[str, dict[str, Any]] = Field(
+    inputs: dict[str, Any] = Field(
         default_factory=dict,
-        description="Inputs per method id: deductive {goal: 'S P O'} (prove it; else forward chaining), abductive "
-        "{observation: 'S P O'}, case_based {beliefs: [..], desires: [..], context}, bayesian_update {hypotheses: "
-        "[{label, prior, evidence: [{p_given_h, p_given_not_h}]}]}, expected_utility {options: [{name, outcomes: "
-        "[{probability, utility}]}]}.",
+        description="Inputs per method id, e.g. {bayesian: {network: {nodes: {Rain: {parents: [], cpt: {'': 0.2}}}}, "
+        "evidence: {}, query: Rain}}; or one method's own object. Without inputs a method reads the agent's "
+        "graph (facts, rules, cases, beliefs, goals) where it can; see docs/reasoning-methods.md.",
     )
+    top: int = Field(1, ge=1, le=32, description="Auto mode: how many best-scored methods to run.")
+    narrate: bool = Field(False, description="Add a short explanation by the configured chat model (if any).")
+    store: Literal["memory", "case"] | None = Field(None, description="Store each result as a memory or a case.")
+    store_scope: str | None = Field(None, description="Where to store (no wider than the result's sources).")
+    success: bool | None = Field(None, description="With store='case': how the decision turned out.")
+    seed: int = Field(0, ge=0, le=2**32 - 1, description="Seed of simulations (monte-carlo).")
 
 
-def _target(args: ReasonInput) -> str | list[str]:
-    if args.method is not None and args.methods is not None:
-        raise InputError("method", "give either method or methods, not both")
-    if args.methods is not None:
-        return [ALIASES.get(m, m) for m in args.methods]
-    return ALIASES.get(args.method, args.method) if args.method else AUTO
+def method_context(ws: Workspace, agent: str, *, seed: int = 0, problem: str = "") -> MethodContext:
+    """The context engines run in: the agent, its workspace and the configured chat model (if any)."""
+    c = ws.config.conversation
+    chat = chat_model_from_config(c.llm_url, c.llm_model, c.llm_api_key_env)
+    return MethodContext(agent_id=agent, workspace=ws, chat=chat, seed=seed, problem=problem)
 
 
 @tool(
@@ -161,30 +157,38 @@ def _target(args: ReasonInput) -> str | list[str]:
     group="cases",
     input=ReasonInput,
     output=RouterResult,
-    description="""Route a problem to one of 35 reasoning methods and run it. Deductive (over the agent's facts and
-    rules), abductive, case-based, bayesian_update and expected_utility compute an answer; the other methods return
-    a structured prompt for your own LLM (kind 'llm_prompt'). method='auto' (the default) classifies the problem
-    and runs the best-scored method(s); methods=[..] runs several and reports agreements, disagreements and the
-    majority. Returns the mode, the methods run, the profile and scores (auto), each result and the fusion report.""",
+    description="""Apply a reasoning method to a problem: 32 methods in 6 categories (formal, probabilistic,
+    causal, experience, social, meta), each computed by an engine from structured inputs or from the agent's
+    facts, rules, cases, beliefs and goals. Three modes: method='bayesian' (explicit); problem_classification
+    (auto-select by the seed's scoring); multi_method with methods (fusion: agreements, disagreements, a unified
+    conclusion and an overall confidence). Each result: {method, kind: computed|llm_prompt|llm, conclusion,
+    confidence, value, trace, used, notes}. A method lacking inputs returns a prompt for your LLM.""",
 )
 def reason_tool(ctx: ToolContext, args: ReasonInput) -> RouterResult:
-    """Run the reasoning-method router with the workspace's deductive, abductive and case-based engines."""
+    """Run the router for the agent over its workspace; store results on request."""
     agent = ctx.agent_for(args)
-    target = _target(args)
     ws = ctx.workspace()
     ws.scopes.require_agent(agent)
-    engines = router_engines(Reasoner(ws.store, ws.scopes, ws.clock, ws.facts), cases_of(ws), agent)
-    problem = Problem(text=args.problem, profile=args.profile, inputs=args.inputs)
-    return reason(problem, target, top=args.top, engines=engines)
+    if args.store is not None and args.store_scope is not None:
+        ws.scopes.check_write(agent, args.store_scope)
+    context = method_context(ws, agent, seed=args.seed, problem=args.problem)
+    result = reason(context, args.problem, method=args.method, problem_classification=args.problem_classification,
+                    multi_method=args.multi_method, methods=args.methods, inputs=args.inputs, top=args.top,
+                    narrate_results=args.narrate)  # fmt: skip
+    if args.store is not None:
+        stored = [store_result(ws, agent, args.problem, r, store_as=args.store, scope=args.store_scope,
+                               success=args.success) for r in result.results if r.kind != "llm_prompt"]  # fmt: skip
+        result = result.model_copy(update={"stored": stored})
+    return result
 
 
 __all__ = [
-    "ALIASES",
     "CbrRetrieveInput",
     "CbrStoreInput",
     "ReasonInput",
     "cases_of",
     "cbr_retrieve",
     "cbr_store",
+    "method_context",
     "reason_tool",
 ]

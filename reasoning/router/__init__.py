@@ -1,101 +1,61 @@
-"""The reasoning-method router: 35 methods in 6 categories, scored against a problem profile.
-
-``reason(problem)`` classifies the problem and runs the best-scored method (auto mode);
-``reason(problem, "deductive")`` runs one method; ``reason(problem, [...])`` runs several and adds a
-fusion report. Bayesian updating and expected utility compute here; deductive, abductive and
-case-based reasoning compute through engines the caller injects; every other method comes back as a
-structured prompt for the caller's own LLM (``kind="llm_prompt"``).
+"""The reasoning-method router: the seed's 32 methods in 6 categories (plus 16 extension methods), scored
+against the seed's problem classification, each computed by an engine in :mod:`reasoning.router.methods`.
 
 Example:
-    >>> from reasoning.router import Problem, reason
-    >>> problem = Problem(text="Which supplier should we pick?", inputs={"expected_utility": {"options": [
-    ...     {"name": "A", "outcomes": [{"probability": 1.0, "utility": 5}]}]}})
-    >>> reason(problem, "expected_utility").results[0].answer
-    'A'
+    >>> from reasoning.router import MethodContext, reason
+    >>> inputs = {"expected-utility": {"options": [{"name": "A", "outcomes": [{"probability": 1.0, "utility": 5}]}]}}
+    >>> reason(MethodContext("a"), method="expected_utility", inputs=inputs).results[0].conclusion
+    'choose A (expected utility 5)'
 """
 
-from reasoning.router.catalogue import METHODS, get_method, list_methods, method_ids
-from reasoning.router.engines import (
-    BayesHypothesis,
-    BayesInput,
-    BayesPosterior,
-    BayesStep,
-    DecisionInput,
-    DecisionOption,
-    DecisionOutcome,
-    DecisionResult,
-    Evidence,
-    OptionValue,
-    bayesian_update,
-    decide,
-    expected_utility,
-    hypothesis_from_fact,
-    posterior,
-)
+from reasoning.router.catalogue import ALIASES, METHODS, SEED, canonical, get_method, list_methods, method_ids
+from reasoning.router.fusion import fuse
+from reasoning.router.llm import build_prompt
+from reasoning.router.methods import engines
+from reasoning.router.methods.base import Engine, MethodContext, MethodOutcome, MissingInputs
 from reasoning.router.models import (
     Category,
-    ComputedResult,
-    DimensionScores,
-    Disagreement,
-    Domain,
     FusionReport,
-    IdealProfile,
-    Level,
-    MethodResult,
     MethodScore,
     MethodSpec,
-    Position,
-    Problem,
-    ProblemProfile,
-    PromptResult,
+    ProblemClassification,
     RouterResult,
 )
-from reasoning.router.run import AUTO, Engine, build_prompt, fuse, reason, run
+from reasoning.router.run import AUTO, reason, run
 from reasoning.router.scoring import WEIGHTS, classification_signals, classify_problem, score_methods_for_problem
 
+
+def engine_kind(method: MethodSpec) -> str:
+    """What ``mabos reason methods`` reports: the catalogue's engine kind when an engine is registered, else prompt."""
+    return method.engine if method.id in engines() else "prompt"
+
+
 __all__ = [
+    "ALIASES",
     "AUTO",
     "METHODS",
+    "SEED",
     "WEIGHTS",
-    "BayesHypothesis",
-    "BayesInput",
-    "BayesPosterior",
-    "BayesStep",
     "Category",
-    "ComputedResult",
-    "DecisionInput",
-    "DecisionOption",
-    "DecisionOutcome",
-    "DecisionResult",
-    "DimensionScores",
-    "Disagreement",
-    "Domain",
     "Engine",
-    "Evidence",
     "FusionReport",
-    "IdealProfile",
-    "Level",
-    "MethodResult",
+    "MethodContext",
+    "MethodOutcome",
     "MethodScore",
     "MethodSpec",
-    "OptionValue",
-    "Position",
-    "Problem",
-    "ProblemProfile",
-    "PromptResult",
+    "MissingInputs",
+    "ProblemClassification",
     "RouterResult",
-    "bayesian_update",
     "build_prompt",
+    "canonical",
     "classification_signals",
     "classify_problem",
-    "decide",
-    "expected_utility",
+    "engine_kind",
+    "engines",
     "fuse",
     "get_method",
-    "hypothesis_from_fact",
     "list_methods",
     "method_ids",
-    "posterior",
     "reason",
     "run",
     "score_methods_for_problem",

@@ -1,267 +1,196 @@
-"""The catalogue: 35 reasoning methods in 6 categories, each with its ideal problem profile.
+"""The seed's catalogue: 32 reasoning methods in 6 categories, each with its ideal problem profile.
 
-A profile reads ``(uncertainty, complexity, domains, data availability, stakes)``; ``steps`` are the
-instructions the router puts into the prompt for the caller's LLM when it does not compute the
-method itself. ``engine`` says who computes: ``builtin`` (this package), ``injected`` (an engine the
-caller passes, e.g. the rule engine for deduction) or nobody (a prompt is returned).
+A profile reads ``(uncertainty, complexity, domain, data_availability, stakes)`` in the seed's
+classification. ``engine`` says how the method computes: ``builtin`` (from its inputs alone),
+``graph`` (reads the agent's knowledge graph when inputs are missing) or ``prompt``; what
+``mabos reason methods`` reports is the engine actually registered (a method with no registered
+engine is listed as ``prompt``). The 16 methods mabos has beyond the seed are in
+:mod:`reasoning.router.catalogue_extension` (category ``extension``).
+
+Ids are the seed's hyphenated names; ``_`` is accepted for ``-`` and the ids of earlier versions
+are aliases (``bayesian_update`` -> ``bayesian``).
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
 
 from kg.errors import InputError
-from reasoning.router.models import Category, Domain, EngineKind, IdealProfile, Level, MethodSpec
+from reasoning.router.catalogue_extension import EXTENSION, spec
+from reasoning.router.models import Category, MethodSpec
 
-L, M, H = Level.LOW, Level.MEDIUM, Level.HIGH
-FIN, OPS, STR, LEG, TEC, MKT, PPL, GEN = (
-    Domain.FINANCE,
-    Domain.OPERATIONS,
-    Domain.STRATEGY,
-    Domain.LEGAL,
-    Domain.TECHNICAL,
-    Domain.MARKETING,
-    Domain.PEOPLE,
-    Domain.GENERAL,
-)
-
-
-def _method(
-    category: Category,
-    method_id: str,
-    name: str,
-    profile: tuple[Level, Level, Iterable[Domain], Level, Level],
-    *,
-    description: str,
-    steps: tuple[str, ...],
-    engine: EngineKind | None = None,
-) -> MethodSpec:
-    uncertainty, complexity, domains, data, stakes = profile
-    ideal = IdealProfile(uncertainty=uncertainty, complexity=complexity, domains=frozenset(domains),
-                         data_availability=data, stakes=stakes)  # fmt: skip
-    return MethodSpec(id=method_id, name=name, category=category, description=description, profile=ideal,
-                      steps=steps, engine=engine)  # fmt: skip
-
-
-_F, _P, _C = Category.FORMAL_LOGICAL, Category.PROBABILISTIC, Category.CAUSAL_SYSTEMS
-_E, _D, _S = Category.EXPERIENTIAL, Category.DECISION_MAKING, Category.SOCIAL_ETHICAL_CREATIVE
+_F, _P, _C = Category.FORMAL, Category.PROBABILISTIC, Category.CAUSAL
+_X, _S, _M = Category.EXPERIENCE, Category.SOCIAL, Category.META
 
 # fmt: off
-METHODS: tuple[MethodSpec, ...] = (
-    # ---- formal and logical -------------------------------------------------------------------
-    _method(_F, "deductive", "Deductive reasoning", (L, M, (LEG, TEC, GEN), H, H),
-        description="Derives what necessarily follows from known rules and facts (forward and backward chaining).",
-        steps=("List the rules and the facts that are known to hold.",
-               "Apply the rules until nothing new follows, or work back from the goal to the facts it needs.",
-               "State what follows necessarily, and which missing conditions block what does not."),
-        engine="injected"),
-    _method(_F, "inductive", "Inductive reasoning", (M, M, (GEN, OPS, MKT, TEC), H, L),
-        description="Generalises a rule or trend from observed instances, as strong as the evidence behind it.",
-        steps=("Collect the observed instances and the features they share.",
-               "Propose the narrowest generalisation that covers them and note any counter-examples.",
-               "Rate the generalisation's strength by the number and variety of instances.")),
-    _method(_F, "abductive", "Abductive reasoning", (H, M, (TEC, OPS, GEN), M, M),
-        description="Finds the most plausible explanation for observations, ranking hypotheses by what they explain.",
-        steps=("List the observations that need explaining.",
-               "Generate candidate explanations and check which observations each one accounts for.",
-               "Rank the explanations by coverage and plausibility and name what would confirm the best one."),
-        engine="injected"),
-    _method(_F, "analogical", "Analogical reasoning", (M, M, (STR, GEN), L, M),
-        description="Transfers the solution of a structurally similar problem from another setting.",
-        steps=("Describe the structure of the problem (actors, relations, constraints), not its surface.",
-               "Find a well-understood situation with the same structure.",
-               "Map its solution across and check where the analogy breaks down.")),
-    _method(_F, "deontic", "Deontic reasoning", (L, M, (LEG, OPS), M, H),
-        description="Reasons about obligations, permissions and prohibitions under laws, contracts or policies.",
-        steps=("Identify the norms that apply (laws, contract clauses, policies) and whom they bind.",
-               "Classify each relevant action as obligatory, permitted or forbidden; resolve conflicts by precedence.",
-               "State what must, may and must not be done, citing the norm for each.")),
-    _method(_F, "constraint_satisfaction", "Constraint satisfaction", (L, H, (OPS, TEC), H, M),
-        description="Searches for assignments (schedules, configurations, allocations) meeting every hard constraint.",
-        steps=("List the variables, their possible values, and the hard and soft constraints.",
-               "Prune values that break hard constraints and search the remaining space systematically.",
-               "Report a feasible (or best soft-constraint) assignment, or the constraints that make it infeasible.")),
-    _method(_F, "temporal", "Temporal reasoning", (L, M, (OPS, TEC, LEG), M, M),
-        description="Reasons about the order, duration, deadlines and overlap of events and tasks.",
-        steps=("Place the events and tasks on a timeline with their durations and dependencies.",
-               "Derive the orderings, the critical path and conflicts between intervals.",
-               "State which deadlines hold, which slip, and why.")),
-    # ---- probabilistic and statistical --------------------------------------------------------
-    _method(_P, "bayesian_update", "Bayesian updating", (H, M, (FIN, TEC, GEN), M, M),
-        description="Revises a hypothesis's probability (a fact's confidence) with evidence via P(e|h) and P(e|not h).",
-        steps=("State the hypothesis and its prior probability.",
-               "For each piece of evidence, estimate how likely it is if the hypothesis is true and if it is false.",
-               "Multiply the prior odds by each likelihood ratio and convert back to a probability."),
-        engine="builtin"),
-    _method(_P, "statistical_inference", "Statistical inference", (M, M, (TEC, MKT, OPS, FIN), H, M),
-        description="Draws conclusions about a population from sample data with estimates, intervals and tests.",
-        steps=("Define the quantity or hypothesis and the data that bear on it.",
-               "Choose an estimator or test that fits the data and check its assumptions.",
-               "Report the estimate with its uncertainty, and what it does not show.")),
-    _method(_P, "monte_carlo", "Monte Carlo simulation", (H, H, (FIN, OPS, TEC), M, H),
-        description="Estimates the distribution of outcomes by sampling uncertain inputs many times.",
-        steps=("Model the outcome as a function of uncertain inputs, with a distribution for each input.",
-               "Sample the inputs many times and compute the outcome each time.",
-               "Summarise the distribution of outcomes: mean, spread and tail risks.")),
-    _method(_P, "fuzzy_logic", "Fuzzy reasoning", (M, M, (TEC, OPS), L, L),
-        description="Handles vague categories ('high demand', 'slightly late') with degrees of membership, not yes/no.",
-        steps=("Define each vague term as a membership function over a measurable quantity.",
-               "Apply if-then rules that combine the memberships.",
-               "Turn the combined result into a concrete value or action.")),
-    _method(_P, "risk_assessment", "Risk assessment", (H, M, (FIN, OPS, LEG, TEC), M, H),
-        description="Ranks hazards by likelihood and impact and proposes mitigations for the largest exposures.",
-        steps=("List what could go wrong.",
-               "Rate each risk's likelihood and impact and compute its exposure.",
-               "Propose mitigations for the largest exposures and state the residual risk.")),
-    _method(_P, "forecasting", "Forecasting", (M, M, (FIN, OPS, MKT), H, M),
-        description="Projects future values from history, trends and seasonality, with an uncertainty band.",
-        steps=("Gather the history of the quantity and the drivers that move it.",
-               "Fit a trend and seasonality model (or a reference class) and project it forward.",
-               "Give the forecast with a range and the assumptions that would invalidate it.")),
-    # ---- causal and systems -------------------------------------------------------------------
-    _method(_C, "causal_inference", "Causal inference", (M, H, (TEC, MKT, GEN), H, H),
-        description="Estimates an intervention's effect by separating cause from correlation (confounders, trials).",
-        steps=("Draw the causal graph: the intervention, the outcome and the confounders between them.",
-               "Choose an identification strategy the data support (experiment, controls, natural experiment).",
-               "Estimate the effect and state the assumptions it depends on.")),
-    _method(_C, "counterfactual", "Counterfactual reasoning", (M, M, (LEG, STR, GEN), M, M),
-        description="Asks what would have happened had something been different, to judge responsibility or learn.",
-        steps=("State the actual course of events and the change to consider.",
-               "Trace how the change would have propagated, holding everything else fixed.",
-               "Compare the imagined outcome with the actual one and say what that implies.")),
-    _method(_C, "systems_thinking", "Systems thinking", (M, H, (STR, OPS), M, H),
-        description="Models feedback loops, delays, stocks and flows to understand how a system behaves over time.",
-        steps=("Map the elements, stocks and flows, and the reinforcing and balancing loops between them.",
-               "Identify the delays and the leverage points.",
-               "Predict how the system responds to the proposed change, side effects included.")),
-    _method(_C, "root_cause_analysis", "Root-cause analysis", (M, M, (OPS, TEC), M, M),
-        description="Traces a failure back through its causes (five whys, fishbone) to the cause worth fixing.",
-        steps=("Describe the failure precisely: what, where, when and how often.",
-               "Ask why repeatedly and group the candidate causes (people, process, tools, environment).",
-               "Name the root cause with its evidence and a fix that prevents recurrence.")),
-    _method(_C, "scenario_planning", "Scenario planning", (H, H, (STR, FIN), L, H),
-        description="Builds a few distinct, plausible futures from key uncertainties and tests options against each.",
-        steps=("Pick the two or three driving uncertainties with the largest impact.",
-               "Combine them into three or four distinct, internally consistent scenarios.",
-               "Test each option against every scenario and prefer the robust ones.")),
-    _method(_C, "second_order_thinking", "Second-order thinking", (M, H, (STR, FIN, GEN), L, H),
-        description="Follows the consequences of consequences, including how others react and the long-run effects.",
-        steps=("State the immediate effect of the decision.",
-               "Ask what happens next, who reacts and how, over weeks, months and years.",
-               "Weigh the later effects against the immediate ones.")),
-    # ---- experiential -------------------------------------------------------------------------
-    _method(_E, "case_based", "Case-based reasoning", (M, M, (OPS, STR, GEN), M, M),
-        description="Retrieves similar past cases (beliefs, desires, context) and adapts the solution that worked.",
-        steps=("Describe the current situation as beliefs, desires and context.",
-               "Retrieve the most similar past cases and their outcomes.",
-               "Adapt the best successful solution to the differences, and avoid what failed."),
-        engine="injected"),
-    _method(_E, "heuristic", "Heuristic reasoning", (M, L, (GEN,), L, L),
-        description="Applies rules of thumb to reach a good-enough answer quickly.",
-        steps=("Name the rules of thumb experts use for this kind of problem.",
-               "Apply them to get a quick answer.",
-               "Note where the heuristic is known to mislead and whether that applies here.")),
-    _method(_E, "recognition_primed", "Recognition-primed decision", (H, M, (OPS, GEN), L, M),
-        description="Matches the situation to a familiar pattern and simulates the typical response before acting.",
-        steps=("Recognise which familiar kind of situation this is, and its typical cues.",
-               "Take the typical response and simulate it mentally in this situation.",
-               "Adopt it if the simulation works; otherwise adjust it or try the next typical response.")),
-    _method(_E, "experimentation", "Experimentation", (H, L, (MKT, TEC, OPS), L, L),
-        description="Learns by small, cheap, reversible trials and measuring what happens.",
-        steps=("Turn the question into a hypothesis with a measurable signal of success.",
-               "Design the smallest safe trial (A/B test, pilot, prototype).",
-               "Decide in advance which result would change the plan.")),
-    _method(_E, "retrospective", "Lessons-learned review", (L, L, (OPS, PPL, GEN), M, L),
-        description="Reviews what went well and badly in past work to derive lessons for the next attempt.",
-        steps=("Reconstruct what was planned and what actually happened.",
-               "Find the differences and why they arose.",
-               "Write the lessons as concrete changes to how the next attempt is run.")),
-    # ---- decision-making ----------------------------------------------------------------------
-    _method(_D, "expected_utility", "Expected utility (decision theory)", (H, M, (FIN, STR, GEN), M, H),
-        description="Chooses the option with the highest probability-weighted utility over its possible outcomes.",
-        steps=("List the options and, for each, its possible outcomes.",
-               "Estimate each outcome's probability (summing to 1 per option) and its utility on one scale.",
-               "Compute each option's expected utility, choose the highest, and note how sensitive the choice is."),
-        engine="builtin"),
-    _method(_D, "multi_criteria", "Multi-criteria decision analysis", (L, H, (OPS, STR, GEN), M, M),
-        description="Scores options on several weighted criteria (cost, quality, risk ...) to rank them transparently.",
-        steps=("Choose the criteria and agree their weights.",
-               "Score every option on every criterion on a common scale.",
-               "Rank by weighted sum and check whether the ranking survives plausible changes of the weights.")),
-    _method(_D, "game_theoretic", "Game-theoretic reasoning", (M, H, (STR, FIN, LEG), M, H),
-        description="Analyses decisions whose outcome depends on the choices of other strategic parties.",
-        steps=("Identify the players, their options and their payoffs.",
-               "Find each player's best responses and the equilibria.",
-               "Choose a strategy that is robust to how the others will likely respond, including in repeated play.")),
-    _method(_D, "cost_benefit", "Cost-benefit analysis", (L, M, (FIN, OPS), H, M),
-        description="Compares the monetised costs and benefits of options over time (net present value, ROI).",
-        steps=("List every cost and benefit of each option and when it occurs.",
-               "Express them in money and discount future amounts.",
-               "Compare net present values and state the assumptions with the most influence.")),
-    _method(_D, "minimax_regret", "Minimax regret", (H, M, (STR, FIN), L, H),
-        description="Under deep uncertainty, picks the option whose worst-case regret is smallest.",
-        steps=("Tabulate each option's payoff in each possible state of the world.",
-               "For each state, compute each option's regret against the best option in that state.",
-               "Choose the option whose largest regret is smallest.")),
-    _method(_D, "satisficing", "Satisficing", (M, L, (OPS, GEN), L, L),
-        description="Takes the first option that meets explicit minimum requirements instead of seeking the best.",
-        steps=("Set the minimum acceptable level for each requirement.",
-               "Examine the options in a sensible order.",
-               "Take the first option that meets every requirement, and stop.")),
-    # ---- social, ethical and creative ---------------------------------------------------------
-    _method(_S, "ethical", "Ethical reasoning", (M, M, (LEG, PPL, GEN), L, H),
-        description="Weighs duties, rights, consequences and fairness to find the most defensible course of action.",
-        steps=("Identify who is affected and which duties, rights and values are at stake.",
-               "Assess the options by their consequences, the duties they honour or break, and their fairness.",
-               "Recommend the most defensible option and state the trade-offs openly.")),
-    _method(_S, "stakeholder_analysis", "Stakeholder analysis", (M, M, (STR, PPL, MKT), M, M),
-        description="Maps the affected parties, their interests and influence, to shape a decision they will support.",
-        steps=("List the stakeholders and what each of them wants.",
-               "Rate their influence and how each option affects them.",
-               "Choose and frame the option that secures the support it needs.")),
-    _method(_S, "dialectical", "Dialectical reasoning", (M, H, (STR, LEG, GEN), L, M),
-        description="Confronts a position with its strongest opposite and builds a synthesis of what holds in both.",
-        steps=("State the thesis at its strongest.",
-               "State the strongest antithesis.",
-               "Build a synthesis that resolves the tension and keeps the valid points of each.")),
-    _method(_S, "lateral_thinking", "Lateral thinking", (H, M, (MKT, STR), L, L),
-        description="Generates unconventional options by challenging assumptions and reframing the problem.",
-        steps=("List the assumptions the obvious solutions share.",
-               "Break or invert each assumption to generate new options.",
-               "Pick the most promising unconventional options and say how to test them cheaply.")),
-    _method(_S, "first_principles", "First-principles reasoning", (M, H, (TEC, STR), L, M),
-        description="Breaks a problem down to basic truths and rebuilds a solution from them, not from convention.",
-        steps=("Question the problem until only the facts that must be true remain.",
-               "Rebuild the solution from those facts, ignoring how it is usually done.",
-               "Compare the rebuilt solution with the conventional one and explain the differences.")),
+SEED: tuple[MethodSpec, ...] = (
+    # ---- formal ---------------------------------------------------------------------------------
+    spec(_F, "deductive", "Deductive reasoning", "low moderate formal rich high", "graph",
+         "What necessarily follows from the agent's facts and rules (backward chaining to a goal, else forward).",
+         ("Collect the known facts and rules.", "Chain the rules forward, or backward from the goal.",
+          "State what follows necessarily and the missing conditions of what does not.")),
+    spec(_F, "inductive", "Inductive reasoning", "medium moderate empirical rich medium", "graph",
+         "Mines candidate rules 'X p a => X q b' from facts, with support and confidence; proposes them disabled.",
+         ("Group the facts by subject.", "Count how often one property co-occurs with another.",
+          "Keep the generalisations with enough support and confidence; propose them for review.")),
+    spec(_F, "abductive", "Abductive reasoning", "high moderate empirical moderate medium", "graph",
+         "The most plausible explanations of an observation: rules that conclude it, ranked by what they need.",
+         ("State the observation.", "Find the rules whose conclusion matches it.",
+          "Rank the hypotheses by how much of their premise already holds.")),
+    spec(_F, "analogical", "Analogical reasoning", "medium complex mixed sparse medium", "graph",
+         "Structure mapping between a source and a target (cases or fact subgraphs): which relations carry over.",
+         ("Describe source and target as relations between entities.", "Find the entity mapping that "
+          "preserves the most relations.", "Carry over the source relations that the target lacks (inferences).")),
+    spec(_F, "modal", "Modal reasoning", "medium complex formal sparse medium", "builtin",
+         "Necessity and possibility of propositions over explicit possible worlds or scenarios.",
+         ("List the possible worlds (scenarios) and what holds in each.", "A proposition is necessary if it "
+          "holds in every accessible world, possible if in one.", "Report necessary, possible and impossible.")),
+    spec(_F, "deontic", "Deontic reasoning", "low moderate formal moderate high", "graph",
+         "Obligations, permissions and prohibitions of actions under policy rules, with their conflicts.",
+         ("Collect the norms that apply.", "Classify each action as obliged, permitted or forbidden.",
+          "Report conflicts (obliged and forbidden) and resolve them by priority.")),
+    spec(_F, "temporal", "Temporal reasoning", "low moderate formal rich medium", "graph",
+         "Allen interval relations between events or fact validity intervals, and what holds as of a time.",
+         ("Place the intervals on a timeline.", "Compute the Allen relation of each pair.",
+          "State what holds at the asked instant.")),
+    # ---- probabilistic --------------------------------------------------------------------------
+    spec(_P, "bayesian", "Bayesian inference", "high moderate empirical moderate medium", "builtin",
+         "P(query | evidence) in a Bayesian network by exact enumeration; or sequential updates of hypotheses.",
+         ("State the variables, their parents and conditional probabilities.", "Enter the evidence.",
+          "Sum the joint distribution over the hidden variables and normalise.")),
+    spec(_P, "decision-theory", "Decision theory", "high complex empirical moderate high", "builtin",
+         "Decision tables or trees under risk and uncertainty: expected value, risk attitude, maximin, regret.",
+         ("Tabulate acts by states with payoffs (and state probabilities).",
+          "Apply the decision criteria (expected utility with a risk attitude, maximin, minimax regret, Hurwicz).",
+          "Choose and report where the criteria disagree.")),
+    spec(_P, "expected-utility", "Expected utility", "medium moderate empirical moderate high", "builtin",
+         "The option with the highest probability-weighted utility over its outcomes.",
+         ("List the options and their outcomes.", "Weight each outcome's utility by its probability.",
+          "Choose the highest expected utility.")),
+    spec(_P, "info-theory", "Information theory", "high moderate empirical rich low", "builtin",
+         "Entropy of a distribution, mutual information of a joint one, and which question is worth most.",
+         ("Write the distribution of the unknown.", "Compute its entropy and each question's expected "
+          "information gain.", "Ask the question with the largest gain.")),
+    spec(_P, "monte-carlo", "Monte Carlo simulation", "high complex empirical sparse high", "builtin",
+         "A seeded simulation of a formula over uncertain inputs, with mean, percentiles and confidence intervals.",
+         ("Give each uncertain input a distribution.", "Sample many times and evaluate the outcome.",
+          "Summarise the outcome distribution with intervals.")),
+    # ---- causal ---------------------------------------------------------------------------------
+    spec(_C, "causal", "Causal inference", "medium complex empirical rich high", "graph",
+         "Identification of a causal effect on a causal graph: a back-door adjustment set, or why none exists.",
+         ("Draw the causal graph (from inputs or 'causes' facts).", "Find a set blocking every back-door path.",
+          "State the adjustment formula (and the effect when probabilities are given).")),
+    spec(_C, "counterfactual", "Counterfactual reasoning", "medium complex mixed moderate medium", "graph",
+         "What would no longer (or newly) hold if given facts were false: re-derivation with the rule engine.",
+         ("Take the facts as they are and derive the goal.", "Remove the counterfactual facts and derive again.",
+          "Compare: what is lost and what is gained.")),
+    spec(_C, "interventional", "Interventional reasoning", "medium complex empirical moderate high", "builtin",
+         "The effect of do(X = x) in a causal Bayesian network (graph surgery), compared with observing X = x.",
+         ("Cut the arrows into the intervened variable.", "Fix its value and compute the query.",
+          "Compare with conditioning to show the confounding.")),
+    spec(_C, "root-cause", "Root-cause analysis", "medium moderate empirical moderate high", "graph",
+         "Ranks candidate root causes of a symptom over causal/dependency edges, by reach and evidence.",
+         ("Walk back from the symptom over cause edges.", "Keep causes with no cause of their own (roots).",
+          "Rank them by the share of observed symptoms they explain and their evidence.")),
+    spec(_C, "systems-thinking", "Systems thinking", "high complex mixed moderate high", "graph",
+         "Feedback loops with their polarity (reinforcing or balancing) and leverage points of a signed graph.",
+         ("Map the variables and signed influences.", "Find the cycles; an even number of negative links "
+          "makes a loop reinforcing.", "Name the variables on most loops as leverage points.")),
+    # ---- experience -----------------------------------------------------------------------------
+    spec(_X, "heuristic", "Heuristic reasoning", "high simple mixed sparse low", "graph",
+         "Recognition from the closest past cases, then a quick check of the chosen action.",
+         ("Recognise the closest past case.", "Take what worked there.", "Check it quickly against the rules.")),
+    spec(_X, "case-based", "Case-based reasoning", "medium moderate mixed moderate medium", "graph",
+         "Retrieves the most similar past cases and reuses the solution that worked.",
+         ("Describe the situation.", "Retrieve similar cases.", "Adapt the best successful solution.")),
+    spec(_X, "pattern-recognition", "Pattern recognition", "medium moderate empirical rich low", "graph",
+         "Frequent patterns (itemsets and association rules) in facts or memories.",
+         ("Turn the records into transactions.", "Mine the frequent itemsets.", "Report the strong rules.")),
+    spec(_X, "satisficing", "Satisficing", "medium simple empirical moderate low", "builtin",
+         "The first option, in the order considered, that meets every aspiration level.",
+         ("Set the aspiration levels.", "Examine the options in order.", "Take the first that meets them all.")),
+    spec(_X, "naturalistic", "Naturalistic decision making", "high complex mixed sparse high", "graph",
+         "Recognition-primed decision: the typical action of the closest case, simulated forward with the rules.",
+         ("Recognise the situation from cues.", "Take the typical action.",
+          "Simulate it with the rules; adopt it or try the next.")),
+    # ---- social ---------------------------------------------------------------------------------
+    spec(_S, "game-theory", "Game theory", "medium complex social moderate high", "builtin",
+         "Pure and mixed Nash equilibria of a two-player normal-form game.",
+         ("List players, actions and payoffs.", "Find best responses.", "Report the equilibria.")),
+    spec(_S, "negotiation", "Negotiation", "medium moderate social moderate high", "builtin",
+         "The zone of possible agreement from reservation values, and the Nash bargaining split.",
+         ("State each party's reservation value.", "Intersect the acceptable ranges.",
+          "Propose the Nash bargaining point.")),
+    spec(_S, "social-choice", "Social choice", "low moderate social rich medium", "builtin",
+         "Aggregates ballots: plurality, Borda, Condorcet (with cycle detection), approval, instant runoff.",
+         ("Collect the ballots.", "Apply the voting rule.", "Report the winner and the scores.")),
+    spec(_S, "argumentation", "Argumentation", "high complex social sparse medium", "builtin",
+         "Extensions of an abstract argumentation framework: grounded, preferred, stable.",
+         ("List arguments and attacks.", "Compute the extensions under the semantics.",
+          "Report what is sceptically and credulously accepted.")),
+    spec(_S, "stakeholder", "Stakeholder analysis", "medium moderate social moderate medium", "graph",
+         "A power/interest grid of stakeholders, from inputs or from agents and their goals.",
+         ("List the stakeholders.", "Rate power and interest.", "Place each on the grid with its strategy.")),
+    # ---- meta -----------------------------------------------------------------------------------
+    spec(_M, "meta-cognitive", "Meta-cognitive reasoning", "high complex mixed sparse high", "graph",
+         "What is known, unknown and uncertain about a problem: knowledge gaps and low-confidence support.",
+         ("Try to prove what the problem needs.", "List the gaps and weak support.",
+          "Say what to find out first.")),
+    spec(_M, "strategy-selection", "Strategy selection", "medium moderate mixed moderate medium", "builtin",
+         "The router's ranking of methods for a classification, with the reasons.",
+         ("Classify the problem.", "Score every method.", "Pick the best and explain the ranking.")),
+    spec(_M, "learning-to-reason", "Learning to reason", "medium complex mixed rich low", "graph",
+         "Method priors updated from the recorded outcomes of earlier runs.",
+         ("Collect earlier runs and their outcomes.", "Update each method's success rate.",
+          "Re-rank the methods.")),
+    spec(_M, "reflection", "Reflection", "low moderate mixed moderate low", "graph",
+         "Expected against actual outcomes of cases and intentions, and the lessons.",
+         ("Collect what was expected.", "Compare with what happened.", "Draw the lessons.")),
+    spec(_M, "calibration", "Calibration", "medium simple empirical rich medium", "graph",
+         "Brier score and reliability bins of predictions or beliefs against their resolved outcomes.",
+         ("Pair each probability with its outcome.", "Compute the Brier score.", "Bin and compare.")),
 )
 # fmt: on
+
+#: The whole catalogue: the seed's 32 methods, then the 16 extension methods.
+METHODS: tuple[MethodSpec, ...] = SEED + EXTENSION
+
+#: Ids of earlier versions (and short names) that still work.
+ALIASES: dict[str, str] = {
+    "bayesian-update": "bayesian", "bayes": "bayesian", "causal-inference": "causal",
+    "root-cause-analysis": "root-cause", "recognition-primed": "naturalistic", "game-theoretic": "game-theory",
+    "stakeholder-analysis": "stakeholder", "decision": "expected-utility", "eu": "expected-utility",
+    "cbr": "case-based",
+}  # fmt: skip
 
 _BY_ID: dict[str, MethodSpec] = {method.id: method for method in METHODS}
 
 
-def method_ids() -> list[str]:
-    """Every method id, in catalogue order."""
-    return list(_BY_ID)
+def canonical(method_id: str) -> str | None:
+    """The canonical id of ``method_id`` (``_`` read as ``-``, aliases resolved), or None if unknown."""
+    key = str(method_id).strip().casefold().replace("_", "-")
+    key = ALIASES.get(key, key)
+    return key if key in _BY_ID else None
+
+
+def method_ids(*, seed_only: bool = False) -> list[str]:
+    """Every canonical method id, in catalogue order (``seed_only``: the seed's 32)."""
+    return [m.id for m in (SEED if seed_only else METHODS)]
 
 
 def get_method(method_id: str, *, field: str = "method") -> MethodSpec:
-    """The catalogue entry of ``method_id``.
+    """The catalogue entry of ``method_id`` (any accepted spelling).
 
     Raises:
-        InputError: no such method; the message suggests close ids and where to list them.
+        InputError: no such method; the message suggests close ids.
     """
-    found = _BY_ID.get(method_id)
+    found = canonical(method_id)
     if found is not None:
-        return found
-    close = difflib.get_close_matches(str(method_id), _BY_ID, n=3, cutoff=0.6)
+        return _BY_ID[found]
+    close = difflib.get_close_matches(str(method_id).replace("_", "-"), [*_BY_ID, *ALIASES], n=3, cutoff=0.6)
     hint = f"did you mean {', '.join(repr(c) for c in close)}? " if close else ""
-    raise InputError(
-        field,
-        f"unknown reasoning method {method_id!r}; {hint}valid ids come from "
-        "reasoning.router.method_ids() (the table in docs/cbr-and-router.md), or use 'auto'",
-    )
+    raise InputError(field, f"unknown reasoning method {str(method_id)[:64]!r}; {hint}list them with "
+                            "'mabos reason methods', or use 'auto'")  # fmt: skip
 
 
 def list_methods(category: Category | str | None = None) -> list[MethodSpec]:
@@ -276,4 +205,4 @@ def list_methods(category: Category | str | None = None) -> list[MethodSpec]:
     return [method for method in METHODS if method.category is wanted]
 
 
-__all__ = ["METHODS", "get_method", "list_methods", "method_ids"]
+__all__ = ["ALIASES", "METHODS", "SEED", "canonical", "get_method", "list_methods", "method_ids"]

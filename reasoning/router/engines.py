@@ -1,4 +1,4 @@
-"""The router's built-in engines: Bayesian updating of fact confidences and expected utility.
+"""Sequential Bayesian updating of hypotheses (e.g. fact confidences) and expected utility of options.
 
 Bayes, one piece of evidence ``e`` at a time (pieces are taken as conditionally independent)::
 
@@ -22,7 +22,6 @@ from pydantic import Field, field_validator, model_validator
 
 from kg.errors import InputError
 from kg.models import MAX_CONTENT, MAX_LIST, Fact, Model, Name, RecordId, Unit, parse
-from reasoning.router.models import ComputedResult, Problem
 
 PROBABILITY_TOLERANCE = 1e-9
 
@@ -203,49 +202,7 @@ def decide(data: DecisionInput | Mapping[str, Any]) -> DecisionResult:
                           tied_best=[v.name for v in ranking if v.expected_utility == top])  # fmt: skip
 
 
-# --------------------------------------------------------------------------------------------
-# As router engines
-# --------------------------------------------------------------------------------------------
-
-
-def _inputs(problem: Problem, method: str) -> dict[str, Any]:
-    return problem.inputs.get(method, {})
-
-
-def _reraise(method: str, exc: InputError) -> InputError:
-    return InputError(f"inputs.{method}.{exc.field}", exc.rule)
-
-
-def bayes_engine(problem: Problem) -> ComputedResult:
-    """Engine of ``bayesian_update``: reads ``problem.inputs["bayesian_update"]`` (a :class:`BayesInput`)."""
-    try:
-        results = bayesian_update(_inputs(problem, "bayesian_update"))
-    except InputError as exc:
-        raise _reraise("bayesian_update", exc) from None
-    best = max(results, key=lambda r: r.posterior)  # max keeps the first of equals
-    summary = "; ".join(f"{r.label}: {r.prior:.4g} -> {r.posterior:.4g}" for r in results)
-    return ComputedResult(method="bayesian_update", answer=best.label, confidence=best.posterior, summary=summary,
-                          output={"posteriors": [r.model_dump(mode="json") for r in results]})  # fmt: skip
-
-
-def decision_engine(problem: Problem) -> ComputedResult:
-    """Engine of ``expected_utility``: reads ``problem.inputs["expected_utility"]`` (a :class:`DecisionInput`)."""
-    try:
-        result = decide(_inputs(problem, "expected_utility"))
-    except InputError as exc:
-        raise _reraise("expected_utility", exc) from None
-    summary = ", ".join(f"{v.name}: EU {v.expected_utility:.6g}" for v in result.options)
-    notes = [f"tie for best: {', '.join(result.tied_best)}"] if len(result.tied_best) > 1 else []
-    return ComputedResult(method="expected_utility", answer=result.best, summary=f"best {result.best} ({summary})",
-                          output=result.model_dump(mode="json"), notes=notes)  # fmt: skip
-
-
-#: Engines that ship with the router, by method id, and the input key each one needs.
-BUILTIN_ENGINES = {"bayesian_update": bayes_engine, "expected_utility": decision_engine}
-BUILTIN_INPUTS = {"bayesian_update": "hypotheses", "expected_utility": "options"}
-
 __all__ = [
-    "BUILTIN_ENGINES",
     "PROBABILITY_TOLERANCE",
     "BayesHypothesis",
     "BayesInput",
@@ -257,10 +214,8 @@ __all__ = [
     "DecisionResult",
     "Evidence",
     "OptionValue",
-    "bayes_engine",
     "bayesian_update",
     "decide",
-    "decision_engine",
     "expected_utility",
     "hypothesis_from_fact",
     "posterior",

@@ -1,4 +1,6 @@
-"""Inputs and outputs of the reasoning-method router: profiles, catalogue entries, results, fusion."""
+"""Inputs and outputs of the reasoning-method router: the seed's problem classification, catalogue
+entries, scores, fusion and the router's result. The per-method result is
+:class:`reasoning.router.methods.base.MethodOutcome`."""
 
 from __future__ import annotations
 
@@ -7,87 +9,96 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from kg.models import MAX_CONTENT, Model
+from kg.models import Model
+from reasoning.router.methods.base import MethodOutcome
 
 
-class Level(StrEnum):
-    """A low / medium / high rating of one problem dimension."""
+class Uncertainty(StrEnum):
+    """How uncertain the problem is."""
 
     LOW = "low"
     MEDIUM = "medium"
     HIGH = "high"
 
-    @property
-    def rank(self) -> int:
-        """0, 1, 2 for low, medium, high."""
-        return _LEVEL_RANK[self]
 
+class Complexity(StrEnum):
+    """How complex the problem is."""
 
-_LEVEL_RANK = {Level.LOW: 0, Level.MEDIUM: 1, Level.HIGH: 2}
+    SIMPLE = "simple"
+    MODERATE = "moderate"
+    COMPLEX = "complex"
 
 
 class Domain(StrEnum):
-    """Problem domains. ``general`` means no particular domain."""
+    """The kind of knowledge the problem rests on."""
 
-    FINANCE = "finance"
-    OPERATIONS = "operations"
-    STRATEGY = "strategy"
-    LEGAL = "legal"
-    TECHNICAL = "technical"
-    MARKETING = "marketing"
-    PEOPLE = "people"
-    GENERAL = "general"
+    FORMAL = "formal"
+    EMPIRICAL = "empirical"
+    SOCIAL = "social"
+    MIXED = "mixed"
+
+
+class TimePressure(StrEnum):
+    """How urgently an answer is needed (not scored by the seed; kept and reported)."""
+
+    NONE = "none"
+    MODERATE = "moderate"
+    URGENT = "urgent"
+
+
+class DataAvailability(StrEnum):
+    """How much data bears on the problem."""
+
+    RICH = "rich"
+    MODERATE = "moderate"
+    SPARSE = "sparse"
+
+
+class Stakes(StrEnum):
+    """What is at stake."""
+
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
 
 
 class Category(StrEnum):
-    """The six method categories."""
+    """The seed's six method categories, plus ``extension`` for methods mabos adds beyond the seed."""
 
-    FORMAL_LOGICAL = "formal_logical"
+    FORMAL = "formal"
     PROBABILISTIC = "probabilistic"
-    CAUSAL_SYSTEMS = "causal_systems"
-    EXPERIENTIAL = "experiential"
-    DECISION_MAKING = "decision_making"
-    SOCIAL_ETHICAL_CREATIVE = "social_ethical_creative"
-
-    @property
-    def label(self) -> str:
-        """Human name of the category."""
-        return _CATEGORY_LABELS[self]
+    CAUSAL = "causal"
+    EXPERIENCE = "experience"
+    SOCIAL = "social"
+    META = "meta"
+    EXTENSION = "extension"
 
 
-_CATEGORY_LABELS = {
-    Category.FORMAL_LOGICAL: "Formal and logical",
-    Category.PROBABILISTIC: "Probabilistic and statistical",
-    Category.CAUSAL_SYSTEMS: "Causal and systems",
-    Category.EXPERIENTIAL: "Experiential",
-    Category.DECISION_MAKING: "Decision-making",
-    Category.SOCIAL_ETHICAL_CREATIVE: "Social, ethical and creative",
-}
+class ProblemClassification(Model):
+    """The seed's ``ProblemClassification``; a dimension left out matches no method."""
 
-
-class ProblemProfile(Model):
-    """Where a problem sits on the five dimensions the router scores methods on."""
-
-    uncertainty: Level = Level.MEDIUM
-    complexity: Level = Level.MEDIUM
-    domain: Domain = Domain.GENERAL
-    data_availability: Level = Level.MEDIUM
-    stakes: Level = Level.MEDIUM
+    uncertainty: Uncertainty | None = None
+    complexity: Complexity | None = None
+    domain: Domain | None = None
+    time_pressure: TimePressure | None = None
+    data_availability: DataAvailability | None = None
+    stakes: Stakes | None = None
 
 
 class IdealProfile(Model):
-    """The problems a method suits best: one level per dimension and the domains it fits."""
+    """The problem a method suits best, one value per scored dimension (the seed's ``ideal_*``)."""
 
     model_config = ConfigDict(frozen=True)
 
-    uncertainty: Level
-    complexity: Level
-    domains: frozenset[Domain] = Field(min_length=1)
-    data_availability: Level
-    stakes: Level
+    uncertainty: Uncertainty
+    complexity: Complexity
+    domain: Domain
+    data_availability: DataAvailability
+    stakes: Stakes
 
 
-EngineKind = Literal["builtin", "injected"]
+#: builtin: computes from its inputs alone; graph: also reads the agent's knowledge graph; prompt: an LLM prompt.
+EngineKind = Literal["builtin", "graph", "prompt"]
 
 
 class MethodSpec(Model):
@@ -95,101 +106,50 @@ class MethodSpec(Model):
 
     model_config = ConfigDict(frozen=True)
 
-    id: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")]
+    id: Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]*$")]
     name: str
     category: Category
     description: str
     profile: IdealProfile
     steps: tuple[str, ...] = Field(min_length=2)
-    engine: EngineKind | None = Field(
-        default=None,
-        description="builtin: computed by the router; injected: computed by an engine the caller passes; "
-        "None: the router returns a prompt for the caller's LLM.",
-    )
-
-
-class DimensionScores(Model):
-    """How well a method's ideal profile matches the problem on each dimension (0, 0.5 or 1)."""
-
-    uncertainty: float
-    complexity: float
-    domain: float
-    data_availability: float
-    stakes: float
+    engine: EngineKind = "prompt"
+    aliases: tuple[str, ...] = ()
 
 
 class MethodScore(Model):
-    """A method's fit for a problem: the weighted sum of its dimension scores, in 0..1."""
+    """A method's fit for a classification under the seed's scoring, with the dimensions that matched."""
 
-    method_id: str
-    name: str
+    method: str
     category: Category
     score: float
-    breakdown: DimensionScores
-    computes: bool = Field(description="Whether the router or an injected engine can compute this method.")
-
-
-class Problem(Model):
-    """What to reason about.
-
-    ``inputs`` holds each method's own inputs under its id, e.g. ``{"expected_utility": {"options": [...]},
-    "bayesian_update": {"hypotheses": [...]}, "deductive": {...}}``; engines read their entry.
-    """
-
-    text: Annotated[str, Field(max_length=MAX_CONTENT)] = ""
-    profile: ProblemProfile | None = None
-    inputs: dict[str, dict[str, Any]] = Field(default_factory=dict)
-
-
-class ComputedResult(Model):
-    """A result an engine computed."""
-
-    kind: Literal["computed"] = "computed"
-    method: str
-    answer: str = Field(description="The conclusion in one line; fusion compares methods by it.")
-    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
-    summary: str = ""
-    output: dict[str, Any] = Field(default_factory=dict)
-    notes: list[str] = Field(default_factory=list)
-
-
-class PromptResult(Model):
-    """Nothing was computed: a structured prompt for the caller's own LLM to apply the method."""
-
-    kind: Literal["llm_prompt"] = "llm_prompt"
-    method: str
-    prompt: str
-    inputs: dict[str, Any] = Field(default_factory=dict)
-    response_format: dict[str, str] = Field(default_factory=dict)
-    notes: list[str] = Field(default_factory=list)
-
-
-#: What running one method gives: a computed result or a prompt, told apart by ``kind``.
-MethodResult = Annotated[ComputedResult | PromptResult, Field(discriminator="kind")]
+    matched: list[str] = Field(description="The dimensions whose ideal value equals the classification's.")
+    rank: int = Field(description="1 = best; ties are broken by catalogue order (see tie_break).")
 
 
 class Position(Model):
-    """One distinct answer and the methods that reached it."""
+    """One distinct conclusion and the methods that reached it."""
 
-    answer: str
+    conclusion: str
     methods: list[str]
+    weight: float = Field(description="The sum of the confidences of the methods that reached it.")
 
 
 class Disagreement(Model):
-    """Two methods that reached different answers."""
+    """Two methods that reached different conclusions."""
 
     methods: tuple[str, str]
-    answers: tuple[str, str]
+    conclusions: tuple[str, str]
 
 
 class FusionReport(Model):
-    """How the conclusions of several methods relate."""
+    """Multi-method fusion: the seed's five steps."""
 
-    positions: list[Position] = Field(description="Distinct answers, most supported first.")
-    agreements: list[Position] = Field(description="Answers reached by two or more methods.")
-    disagreements: list[Disagreement] = Field(description="Every pair of methods with different answers.")
-    pending: list[str] = Field(description="Methods that returned a prompt and have no answer yet.")
-    consensus: str | None = Field(description="The answer of a strict majority of at least two answered methods.")
+    positions: list[Position] = Field(description="Distinct conclusions, heaviest first.")
+    agreements: list[Position] = Field(description="Conclusions reached by two or more methods.")
+    disagreements: list[Disagreement]
+    pending: list[str] = Field(description="Methods that computed nothing (prompt only).")
+    unified_conclusion: str | None
+    overall_confidence: float = Field(ge=0.0, le=1.0)
     summary: str
 
 
@@ -198,8 +158,31 @@ class RouterResult(Model):
 
     mode: Literal["explicit", "auto", "multi"]
     methods: list[str]
-    profile: ProblemProfile | None = None
+    classification: ProblemClassification | None = None
     scores: list[MethodScore] = Field(default_factory=list)
-    results: list[MethodResult]
+    tie_break: str | None = None
+    results: list[MethodOutcome]
     fusion: FusionReport | None = None
+    narration: dict[str, str] = Field(default_factory=dict, description="method -> explanation by the chat model.")
+    stored: list[dict[str, Any]] = Field(default_factory=list, description="Records written on request.")
     notes: list[str] = Field(default_factory=list)
+
+
+__all__ = [
+    "Category",
+    "Complexity",
+    "DataAvailability",
+    "Disagreement",
+    "Domain",
+    "EngineKind",
+    "FusionReport",
+    "IdealProfile",
+    "MethodScore",
+    "MethodSpec",
+    "Position",
+    "ProblemClassification",
+    "RouterResult",
+    "Stakes",
+    "TimePressure",
+    "Uncertainty",
+]

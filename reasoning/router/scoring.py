@@ -1,15 +1,13 @@
-"""Scoring methods against a problem profile, and the keyword classifier that builds a profile from text.
+"""The seed's meta-reasoning router (``scoreMethodsForProblem``) and a keyword classifier for text.
 
-Score of a method for a problem::
+Score of a method for a classification, exactly as the seed writes it::
 
-    score = 0.20·m(uncertainty) + 0.20·m(complexity) + 0.30·d(domain) + 0.15·m(data) + 0.15·m(stakes)
+    score = 0.2·[ideal_uncertainty = uncertainty] + 0.2·[ideal_complexity = complexity]
+          + 0.3·[ideal_domain = domain] + 0.15·[ideal_data = data_availability] + 0.15·[ideal_stakes = stakes]
 
-    m(a, b) = 1 if a == b, 0.5 if the levels are adjacent (low-medium, medium-high), else 0
-    d       = 1   if the problem's domain is one of the method's domains
-              0.5 otherwise, if the method lists "general" or the problem's domain is "general"
-              0   otherwise
-
-Scores are rounded to 4 decimals (they are multiples of 0.025) and sorted best first, ties by id.
+(``[..]`` is 1 on a match, else 0; a dimension the classification leaves out matches nothing;
+``time_pressure`` is not scored). Auto-selection scores the seed's 32 methods. Ties are broken
+deterministically by catalogue order (the seed's table order, formal first) and the result says so.
 """
 
 from __future__ import annotations
@@ -20,232 +18,140 @@ from typing import Any
 
 from kg.errors import InputError
 from kg.models import parse
-from reasoning.router.catalogue import METHODS
-from reasoning.router.models import DimensionScores, Domain, Level, MethodScore, MethodSpec, ProblemProfile
+from reasoning.router.catalogue import SEED
+from reasoning.router.models import MethodScore, MethodSpec, ProblemClassification
 
 WEIGHTS: dict[str, float] = {
-    "uncertainty": 0.20,
-    "complexity": 0.20,
-    "domain": 0.30,
+    "uncertainty": 0.2,
+    "complexity": 0.2,
+    "domain": 0.3,
     "data_availability": 0.15,
     "stakes": 0.15,
 }
 
 
-def level_match(problem: Level, ideal: Level) -> float:
-    """1 for equal levels, 0.5 for adjacent ones, 0 for low against high."""
-    return {0: 1.0, 1: 0.5}.get(abs(problem.rank - ideal.rank), 0.0)
+def classification(value: ProblemClassification | Mapping[str, Any] | None) -> ProblemClassification:
+    """``value`` as a :class:`ProblemClassification` (errors name ``problem_classification.<field>``)."""
+    if value is None:
+        return ProblemClassification()
+    if isinstance(value, ProblemClassification):
+        return value
+    try:
+        return parse(ProblemClassification, dict(value))
+    except InputError as exc:
+        raise InputError(f"problem_classification.{exc.field}", exc.rule) from None
 
 
-def domain_match(problem: Domain, domains: frozenset[Domain]) -> float:
-    """1 if the method suits the domain, 0.5 if either side is general, else 0."""
-    if problem in domains:
-        return 1.0
-    if Domain.GENERAL in domains or problem is Domain.GENERAL:
-        return 0.5
-    return 0.0
+def score_method(method: MethodSpec, problem: ProblemClassification) -> tuple[float, list[str]]:
+    """The seed's score of one method and the dimensions that matched."""
+    matched = [name for name in WEIGHTS if getattr(problem, name) is not None
+               and getattr(problem, name) == getattr(method.profile, name)]  # fmt: skip
+    return round(sum(WEIGHTS[name] for name in matched), 4), matched
 
 
-def score_method(method: MethodSpec, profile: ProblemProfile) -> MethodScore:
-    """One method's fit for the problem."""
-    ideal = method.profile
-    parts = DimensionScores(
-        uncertainty=level_match(profile.uncertainty, ideal.uncertainty),
-        complexity=level_match(profile.complexity, ideal.complexity),
-        domain=domain_match(profile.domain, ideal.domains),
-        data_availability=level_match(profile.data_availability, ideal.data_availability),
-        stakes=level_match(profile.stakes, ideal.stakes),
-    )
-    total = sum(WEIGHTS[name] * value for name, value in parts.model_dump().items())
-    return MethodScore(method_id=method.id, name=method.name, category=method.category, score=round(total, 4),
-                       breakdown=parts, computes=method.engine is not None)  # fmt: skip
+def score_methods_for_problem(
+    problem: ProblemClassification | Mapping[str, Any], methods: tuple[MethodSpec, ...] = SEED
+) -> list[MethodScore]:
+    """Every method scored, best first; equal scores keep catalogue order (the tie-break)."""
+    checked = classification(problem)
+    scored = [(i, m, *score_method(m, checked)) for i, m in enumerate(methods)]
+    scored.sort(key=lambda row: (-row[2], row[0]))
+    return [MethodScore(method=m.id, category=m.category, score=score, matched=matched, rank=rank)
+            for rank, (_, m, score, matched) in enumerate(scored, 1)]  # fmt: skip
 
 
-def _profile(profile: ProblemProfile | Mapping[str, Any]) -> ProblemProfile:
-    return profile if isinstance(profile, ProblemProfile) else parse(ProblemProfile, dict(profile))
+def explain_tie(scores: list[MethodScore], chosen: int) -> str | None:
+    """A sentence explaining the tie at the cut after the first ``chosen`` methods, or None if there is none."""
+    if len(scores) <= chosen:
+        return None
+    last = scores[chosen - 1].score
+    tied = [s.method for s in scores if s.score == last]
+    if len(tied) < 2:
+        return None
+    kept = [m for m in tied if m in {s.method for s in scores[:chosen]}]
+    return (f"{len(tied)} methods tie at score {last}: {', '.join(tied)}; kept {', '.join(kept)} by catalogue order "
+            "(the seed's table order: formal, probabilistic, causal, experience, social, meta)")  # fmt: skip
 
 
-def score_methods_for_problem(profile: ProblemProfile | Mapping[str, Any]) -> list[MethodScore]:
-    """Every catalogue method scored for ``profile``, best first (ties by method id).
-
-    Raises:
-        InputError: a level or domain outside the allowed values.
-    """
-    checked = _profile(profile)
-    scores = sorted((score_method(m, checked) for m in METHODS), key=lambda s: s.method_id)
-    scores.sort(key=lambda s: s.score, reverse=True)
-    return scores
-
-
-# --------------------------------------------------------------------------------------------
-# Keyword classifier
-# --------------------------------------------------------------------------------------------
-
-# A keyword is a word, a phrase, or a prefix ending in "*" ("invest*" matches investment).
-_LEVEL_KEYWORDS: dict[str, dict[Level, tuple[str, ...]]] = {
+# ---------------------------------------------------------------------------------------------- keywords
+# A keyword is a word, or a prefix ending in "*" ("probab*" matches probability). Each dimension takes
+# the value with the most hits; none (or a tie) leaves the dimension out.
+_KEYWORDS: dict[str, dict[str, tuple[str, ...]]] = {
     "uncertainty": {
-        Level.HIGH: ("probabilit*", "probable", "likely", "unlikely", "likelihood", "chance", "chances", "risk*",
-                     "uncertain*", "unknown*", "unpredictable", "volatil*", "forecast*", "predict*", "odds", "might",
-                     "maybe", "possibly", "estimate*", "not sure", "not certain", "ambigu*", "unclear", "guess*"),
-        Level.LOW: ("certain", "certainly", "known", "definitely", "deterministic", "guaranteed", "proven", "fixed",
-                    "always", "must", "for sure", "confirmed"),
+        "high": ("probab*", "likel*", "uncertain*", "risk*", "chance*", "maybe", "might", "unknown*", "predict*",
+                 "forecast*", "estimat*", "odds", "unclear"),
+        "low": ("certain", "known", "definitely", "proven", "given", "always", "must", "deterministic"),
     },
     "complexity": {
-        Level.HIGH: ("complex*", "complicated", "interdependen*", "multiple", "many", "several", "trade-off*",
-                     "tradeoff*", "stakeholders", "system-wide", "ecosystem", "nonlinear", "long-term", "intricate"),
-        Level.LOW: ("simple", "straightforward", "single", "quick", "trivial", "basic", "routine", "one-off", "easy"),
+        "complex": ("complex*", "complicated", "interdependen*", "many", "multiple", "several", "system*",
+                    "feedback", "trade-off*", "loop*"),
+        "simple": ("simple", "single", "quick", "straightforward", "basic", "routine", "easy"),
+    },
+    "domain": {
+        "formal": ("rule*", "logic*", "proof", "prove", "law*", "legal", "policy", "policies", "contract*",
+                   "complian*", "oblig*", "permit*", "forbid*", "schedul*", "deadline*"),
+        "empirical": ("data", "measure*", "sales", "cost*", "price*", "demand", "experiment*", "rate*", "failure*",
+                      "outage*", "revenue*", "sensor*", "test*", "cause*", "effect*"),
+        "social": ("people", "team*", "stakeholder*", "vote*", "voting", "negotiat*", "competitor*", "customer*",
+                   "partner*", "argument*", "employee*", "union*", "bargain*"),
+    },
+    "time_pressure": {
+        "urgent": ("urgent*", "immediately", "asap", "now", "today", "emergency", "deadline"),
+        "none": ("eventually", "someday", "no rush", "long-term"),
     },
     "data_availability": {
-        Level.HIGH: ("data", "dataset*", "historical", "history", "statistic*", "metrics", "logs", "measured",
-                     "measurements", "records", "survey*", "samples", "benchmark*"),
-        Level.LOW: ("no data", "little data", "limited data", "lack of data", "without data", "scarce", "anecdot*",
-                    "unprecedented", "first time", "novel", "no history", "no records"),
+        "rich": ("data", "dataset*", "historical", "history", "statistic*", "logs", "records", "measured"),
+        "sparse": ("scarce", "anecdot*", "unprecedented", "novel", "first", "little", "no data"),
     },
     "stakes": {
-        Level.HIGH: ("critical", "safety", "life", "lives", "death", "fatal", "irreversible", "million*", "billion*",
-                     "bankrupt*", "catastroph*", "crucial", "major", "high stakes", "high-stakes", "reputation*",
-                     "survival", "existential"),
-        Level.LOW: ("minor", "small", "trivial", "low stakes", "low-stakes", "cheap", "reversible", "inexpensive",
-                    "no big deal", "harmless"),
+        "high": ("critical", "safety", "lives", "irreversible", "million*", "billion*", "crucial", "major",
+                 "bankrupt*", "catastroph*", "reputation*"),
+        "low": ("minor", "small", "trivial", "cheap", "reversible", "harmless"),
     },
 }  # fmt: skip
 
-# Domains in tie-break order: on equal hit counts the earlier one wins.
-_DOMAIN_KEYWORDS: dict[Domain, tuple[str, ...]] = {
-    Domain.LEGAL: ("legal*", "law", "laws", "lawsuit*", "contract*", "complian*", "regulat*", "liabilit*", "gdpr",
-                   "court*", "litigation", "licen*", "patent*", "clause*", "statute*", "attorney*", "lawyer*", "sue",
-                   "sued", "breach*", "privacy"),
-    Domain.FINANCE: ("money", "cost", "costs", "price*", "pricing", "budget*", "revenue*", "profit*", "invest*",
-                     "loan*", "cash", "financ*", "roi", "margin*", "dollar*", "euro*", "interest rate",
-                     "interest rates", "$", "€", "£", "fund*", "capital", "tax*", "valuation", "dividend*",
-                     "portfolio*", "expense*", "spend*", "payment*", "stock price", "return on investment"),
-    Domain.TECHNICAL: ("software", "code", "bug*", "server*", "api", "apis", "database*", "deploy*", "outage*",
-                       "latency", "algorithm*", "network*", "infrastructure", "crash*", "cpu", "memory leak",
-                       "kubernetes", "cloud", "security", "vulnerabilit*", "microservice*", "frontend", "backend",
-                       "engineering", "technical"),
-    Domain.OPERATIONS: ("supply", "supplier*", "inventory", "logistic*", "schedul*", "workflow*", "process*",
-                        "staffing", "shift", "shifts", "capacity", "delivery", "deliveries", "production", "warehouse*",
-                        "shipping", "throughput", "procurement", "operations", "operational", "maintenance",
-                        "vendor*", "stock-out*"),
-    Domain.MARKETING: ("marketing", "campaign*", "brand*", "customer*", "advertis*", "conversion*", "audience*",
-                       "churn", "segment*", "social media", "seo", "promotion*"),
-    Domain.PEOPLE: ("hire", "hiring", "hired", "employee*", "team", "teams", "culture", "morale", "hr",
-                    "human resources", "recruit*", "manager*", "performance review", "layoff*", "salar*", "burnout",
-                    "talent", "colleague*"),
-    Domain.STRATEGY: ("strateg*", "competitor*", "competition", "competitive", "market", "markets", "market share",
-                      "expansion", "expand*",
-                      "merger*", "acquisition*", "vision", "positioning", "partnership*", "new market",
-                      "diversif*", "growth", "long-term plan"),
-}  # fmt: skip
-
-_TOKEN = re.compile(r"[$€£]|[^\W_]+(?:['-][^\W_]+)*")
+_TOKEN = re.compile(r"[^\W_]+(?:['-][^\W_]+)*")
 
 
-def _tokens(text: str) -> list[str]:
-    return _TOKEN.findall(text.casefold())
-
-
-def _consume(tokens: list[str | None], keyword: str) -> int:
-    """Count and blank out the occurrences of ``keyword`` (so a phrase's words are not counted again)."""
-    words = keyword.split()
-    prefix = words[-1].endswith("*")
-    if prefix:
-        words[-1] = words[-1][:-1]
-    hits, size = 0, len(words)
-    for start in range(len(tokens) - size + 1):
-        window = tokens[start : start + size]
-        if any(w is None for w in window):
-            continue
-        exact, last = window[:-1] == words[:-1], str(window[-1])
-        if exact and (last.startswith(words[-1]) if prefix else last == words[-1]):
-            tokens[start : start + size] = [None] * size
-            hits += 1
-    return hits
-
-
-def _count(tokens: list[str], groups: Mapping[Any, tuple[str, ...]]) -> dict[Any, list[str]]:
-    """Keyword hits per group; longer keywords are matched first and consume their words."""
-    remaining: list[str | None] = list(tokens)
-    keywords = sorted(((kw, group) for group, kws in groups.items() for kw in kws), key=lambda p: -len(p[0].split()))
-    hits: dict[Any, list[str]] = {group: [] for group in groups}
-    for keyword, group in keywords:
-        hits[group].extend([keyword] * _consume(remaining, keyword))
-    return hits
-
-
-def _level(hits: dict[Level, list[str]]) -> Level:
-    high, low = len(hits[Level.HIGH]), len(hits[Level.LOW])
-    return Level.HIGH if high > low else Level.LOW if low > high else Level.MEDIUM
-
-
-def _domain(hits: dict[Domain, list[str]]) -> Domain:
-    best = max(_DOMAIN_KEYWORDS, key=lambda d: len(hits[d]))  # max keeps the first of equals
-    return best if hits[best] else Domain.GENERAL
+def _hits(tokens: list[str], keywords: tuple[str, ...]) -> list[str]:
+    found = []
+    for token in tokens:
+        for keyword in keywords:
+            if token.startswith(keyword[:-1]) if keyword.endswith("*") else token == keyword:
+                found.append(token)
+                break
+    return found
 
 
 def classification_signals(text: str) -> dict[str, list[str]]:
-    """The keywords the classifier found, by ``dimension:value`` (``uncertainty:high``, ``domain:finance``)."""
-    tokens = _tokens(text)
+    """The keywords found, by ``dimension:value`` (e.g. ``uncertainty:high``)."""
+    tokens = _TOKEN.findall(text.casefold())
     signals: dict[str, list[str]] = {}
-    for dimension, groups in _LEVEL_KEYWORDS.items():
-        for level, found in _count(tokens, groups).items():
+    for dimension, groups in _KEYWORDS.items():
+        for value, keywords in groups.items():
+            found = _hits(tokens, keywords)
             if found:
-                signals[f"{dimension}:{level.value}"] = sorted(found)
-    for domain, found in _count(tokens, _DOMAIN_KEYWORDS).items():
-        if found:
-            signals[f"domain:{domain.value}"] = sorted(found)
+                signals[f"{dimension}:{value}"] = sorted(set(found))
     return signals
 
 
-def _explicit(name: str, value: str | None, kind: type[Level] | type[Domain]) -> Any:
-    if value is None:
-        return None
-    try:
-        return kind(value)
-    except ValueError:
-        valid = ", ".join(v.value for v in kind)
-        raise InputError(name, f"must be one of {valid}, got {value!r}") from None
-
-
-def classify_problem(
-    text: str,
-    *,
-    uncertainty: Level | str | None = None,
-    complexity: Level | str | None = None,
-    domain: Domain | str | None = None,
-    data_availability: Level | str | None = None,
-    stakes: Level | str | None = None,
-) -> ProblemProfile:
-    """A problem profile from keywords in ``text``; explicit values override what the text suggests.
-
-    Per level dimension: more "high" than "low" keyword hits -> high, more "low" -> low, else medium.
-    Domain: the domain with the most hits (ties in the order legal, finance, technical, operations,
-    marketing, people, strategy), general when none. Matching is on casefolded words; phrases are
-    matched before single words and consume them ("no data" counts as low data, not as "data").
-
-    Raises:
-        InputError: an explicit value outside the allowed levels or domains.
-    """
-    given = {
-        "uncertainty": _explicit("uncertainty", uncertainty, Level),
-        "complexity": _explicit("complexity", complexity, Level),
-        "domain": _explicit("domain", domain, Domain),
-        "data_availability": _explicit("data_availability", data_availability, Level),
-        "stakes": _explicit("stakes", stakes, Level),
-    }
-    tokens = _tokens(text)
-    found: dict[str, Any] = {name: _level(_count(tokens, groups)) for name, groups in _LEVEL_KEYWORDS.items()}
-    found["domain"] = _domain(_count(tokens, _DOMAIN_KEYWORDS))
-    found.update({name: value for name, value in given.items() if value is not None})
-    return ProblemProfile(**found)
+def classify_problem(text: str) -> ProblemClassification:
+    """A classification from keywords in ``text``: per dimension the value with the most distinct hits."""
+    signals = classification_signals(text)
+    found: dict[str, str] = {}
+    for dimension, groups in _KEYWORDS.items():
+        counts = sorted(((len(signals.get(f"{dimension}:{v}", [])), v) for v in groups), reverse=True)
+        if counts[0][0] > 0 and (len(counts) == 1 or counts[0][0] > counts[1][0]):
+            found[dimension] = counts[0][1]
+    return parse(ProblemClassification, found)
 
 
 __all__ = [
     "WEIGHTS",
+    "classification",
     "classification_signals",
     "classify_problem",
-    "domain_match",
-    "level_match",
+    "explain_tie",
     "score_method",
     "score_methods_for_problem",
 ]
