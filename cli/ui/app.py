@@ -1,0 +1,224 @@
+"""The console's Starlette application: eight pages, their JSON twins under ``/api``, two POST actions.
+
+Each page is one data function (:mod:`cli.ui.pages`, :mod:`cli.ui.review`, :mod:`cli.ui.graphview`) rendered by a
+Jinja2 template, or returned as JSON by ``/api/<page>``. All library calls run on one worker thread (the
+workspace's SQLite connection is used by one thread at a time; the event loop stays free). A library error
+becomes the CLI's one-line message: in the page (with the form kept) or as ``{"error": ...}`` with status
+400 (bad input), 403 (scope), 404 (not found) or 503 (backend unavailable).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from cli.ui import graphview, pages, review
+from cli.ui.context import Console, int_arg, plain, text_arg
+from cli.ui.security import CSRF_HEADER, Guard, TokenGate
+from kg.errors import BackendUnavailableError, InputError, MabosError, NotFoundError, ScopeError
+
+STATIC = Path(__file__).with_name("static")
+PageData = Callable[[Console, str, Mapping[str, str]], dict[str, Any]]
+
+#: path, template name, title, data function
+PAGES: list[tuple[str, str, str, PageData]] = [
+    ("overview", "overview.html", "Overview", pages.overview),
+    ("graph", "graph.html", "Graph", lambda c, a, p: {"agent_id": a, "kinds": graphview.KINDS}),
+    ("facts", "facts.html", "Facts", pages.facts),
+    ("memory", "memory.html", "Memory", pages.memory),
+    ("ontology", "ontology.html", "Ontology", review.ontology),
+    ("reasoning", "reasoning.html", "Reasoning", review.reasoning),
+    ("conversation", "conversation.html", "Conversation", review.conversation),
+    ("sync", "sync.html", "Sync", review.sync),
+]
+
+
+def status_of(exc: MabosError) -> int:
+    """The HTTP status of a library error."""
+    if isinstance(exc, NotFoundError):
+        return 404
+    if isinstance(exc, ScopeError):
+        return 403
+    if isinstance(exc, BackendUnavailableError):
+        return 503
+    return 400
+
+
+def one_line(exc: MabosError) -> str:
+    """The CLI's message for an error (``field: rule``), on one line."""
+    return " ".join(str(exc).split())
+
+
+class ConsoleApp:
+    """Routes bound to one :class:`Console`, one :class:`Guard` and the template environment."""
+
+    def __init__(self, console: Console, guard: Guard) -> None:
+        self.console = console
+        self.guard = guard
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mabos-ui")
+        self.templates = Environment(loader=PackageLoader("cli.ui", "templates"),
+                                     autoescape=select_autoescape(["html"]))  # fmt: skip
+        self.templates.filters["short"] = lambda value, width=80: _short(str(value), int(width))
+
+    async def off_loop(self, func: Callable[[], Any]) -> Any:
+        """Run ``func`` on the worker thread."""
+        return await asyncio.get_running_loop().run_in_executor(self.worker, func)
+
+    def _acting(self, request: Request) -> str | None:
+        return self.console.acting(request.query_params.get("agent"), request.state.bound_agent)
+
+    # ------------------------------------------------------------------------------------------ pages
+
+    def page(self, name: str, template: str, title: str, data: PageData) -> Callable[[Request], Any]:
+        """The HTML endpoint of one page."""
+
+        async def endpoint(request: Request) -> Response:
+            return await self.off_loop(lambda: self._render_page(request, name, template, title, data))
+
+        return endpoint
+
+    def _render_page(self, request: Request, name: str, template: str, title: str, data: PageData, *,
+                     params: dict[str, str] | None = None, failed: MabosError | None = None) -> Response:  # fmt: skip
+        params = dict(request.query_params) if params is None else params
+        error, status, agent, content = None, 200, None, {}
+        try:
+            agent = self.console.acting(params.get("agent"), request.state.bound_agent)
+            if agent is not None:
+                content = data(self.console, agent, params)
+        except MabosError as exc:
+            error, status = one_line(exc), status_of(exc)
+        if failed is not None:  # an action that failed: its message, over the page as it now stands
+            error, status = one_line(failed), status_of(failed)
+        try:
+            agents = self.console.agents(request.state.bound_agent)
+        except MabosError:
+            agents = []
+        html = self.templates.get_template(template).render(
+            page=name, title=title, agent=agent, agents=agents, data=content, params=params, error=error,
+            csrf=self.guard.csrf, pages=[(p[0], p[2]) for p in PAGES], flash=params.get("done"),
+        )  # fmt: skip
+        return HTMLResponse(html, status_code=status)
+
+    def api(self, data: PageData) -> Callable[[Request], Any]:
+        """The JSON endpoint of one page."""
+
+        async def endpoint(request: Request) -> Response:
+            return await self.off_loop(lambda: self._json(request, data))
+
+        return endpoint
+
+    def _json(self, request: Request, data: PageData) -> Response:
+        try:
+            agent = self._acting(request)
+            if agent is None:
+                raise NotFoundError("agent: the workspace has no agents (create one with 'mabos agent add')")
+            return JSONResponse(plain(data(self.console, agent, dict(request.query_params))))
+        except MabosError as exc:
+            return JSONResponse({"error": one_line(exc)}, status_code=status_of(exc))
+
+    # ------------------------------------------------------------------------------------------ graph
+
+    def graph_data(self, console: Console, agent: str, params: Mapping[str, str]) -> dict[str, Any]:
+        """``/api/graph``: ``{"nodes": [...], "edges": [...], ...}`` of a capped view."""
+        kinds = graphview.parse_kinds(text_arg(params, "types"))
+        limit = int_arg(params, "limit", graphview.DEFAULT_LIMIT, 1, graphview.MAX_LIMIT)
+        view = graphview.build_view(console, agent, kinds=kinds, scope=text_arg(params, "scope"), limit=limit)
+        return view.model_dump(mode="json")
+
+    def node_data(self, console: Console, agent: str, params: Mapping[str, str]) -> dict[str, Any]:
+        """``/api/graph/node?id=``: a node's record, history and neighbours."""
+        node_id = text_arg(params, "id")
+        if node_id is None:
+            raise InputError("id", "required (a node id from /api/graph)")
+        return graphview.node_detail(console, agent, node_id).model_dump(mode="json")
+
+    # ------------------------------------------------------------------------------------------ actions
+
+    def action(self, verb: str, *, as_json: bool) -> Callable[[Request], Any]:
+        """POST approve/reject: the form posts and redirects back; the API answers JSON."""
+
+        async def endpoint(request: Request) -> Response:
+            form = await request.form()
+            fields = {k: str(v) for k, v in form.items()}
+            csrf = request.headers.get(CSRF_HEADER) or fields.get("csrf")
+            return await self.off_loop(lambda: self._act(request, verb, fields, csrf, as_json=as_json))
+
+        return endpoint
+
+    def _act(self, request: Request, verb: str, fields: dict[str, str], csrf: str | None, *, as_json: bool) -> Response:
+        agent_param = fields.get("agent") or request.query_params.get("agent")
+        uid = fields.get("uid", "").strip()
+        try:
+            if not self.guard.csrf_ok(csrf):
+                raise ScopeError("csrf: missing or wrong CSRF token; reload the page and try again")
+            agent = self.console.acting(agent_param, request.state.bound_agent)
+            if agent is None:
+                raise NotFoundError("agent: the workspace has no agents")
+            if not uid:
+                raise InputError("uid", "required (the proposal's uid)")
+            if verb == "approve":
+                result = review.approve(self.console, agent, uid)
+            else:
+                result = review.reject(self.console, agent, uid, fields.get("reason", ""))
+        except MabosError as exc:
+            if as_json:
+                return JSONResponse({"error": one_line(exc)}, status_code=status_of(exc))
+            params = {"agent": agent_param or "", "proposal": uid} if uid else {"agent": agent_param or ""}
+            return self._render_page(request, "ontology", "ontology.html", "Ontology", review.ontology,
+                                     params=params, failed=exc)  # fmt: skip
+        if as_json:
+            return JSONResponse(plain(result))
+        query = urlencode({"agent": agent, "proposal": uid, "done": result["done"]})
+        return RedirectResponse(f"/ontology?{query}", status_code=303)
+
+
+def _short(text: str, width: int) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def create_app(workspace: Path | str, *, agent: str | None = None, token: str | None = None) -> Starlette:
+    """The console on ``workspace``, acting as ``agent`` by default; ``token`` required on every request when
+    given (the caller checks the bind address with :func:`cli.ui.security.check_bind`)."""
+    console = Console(Path(workspace), agent=agent)
+    guard = Guard(token=token)
+    app = ConsoleApp(console, guard)
+    routes: list[Route | Mount] = []
+    for name, template, title, data in PAGES:
+        routes.append(Route("/" if name == "overview" else f"/{name}", app.page(name, template, title, data)))
+        api_data = app.graph_data if name == "graph" else data
+        routes.append(Route(f"/api/{name}", app.api(api_data)))
+    routes += [
+        Route("/api/graph/node", app.api(app.node_data)),
+        Route("/ontology/approve", app.action("approve", as_json=False), methods=["POST"]),
+        Route("/ontology/reject", app.action("reject", as_json=False), methods=["POST"]),
+        Route("/api/ontology/approve", app.action("approve", as_json=True), methods=["POST"]),
+        Route("/api/ontology/reject", app.action("reject", as_json=True), methods=["POST"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+
+    @asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        yield
+        app.worker.submit(console.close).result()
+        app.worker.shutdown(wait=True)
+
+    starlette = Starlette(routes=routes, middleware=[Middleware(TokenGate, guard=guard)], lifespan=lifespan)
+    starlette.state.console = app
+    return starlette
+
+
+__all__ = ["PAGES", "ConsoleApp", "create_app"]

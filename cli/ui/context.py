@@ -1,0 +1,147 @@
+"""What every console request shares: the open workspace, the acting agent, tool calls and a small view cache.
+
+The console is one more front door over the library (design.md §7): every page's data comes from a registry
+tool (:func:`cli.tools.registry.run`) or, where no tool exists, from the same service the CLI command calls
+(``ws.bdi``, ``ws.memory``, ``ws.scopes`` ...), always with the acting agent so its scopes apply. The workspace
+is opened once and used from one worker thread (:class:`Console` is not thread-safe by itself; the app runs every
+call on a single-thread executor), so SQLite sees one connection user at a time.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
+
+from cli.tools.registry import ToolContext, run
+from kg.errors import InputError, ScopeError
+from kg.models import AGENT_ID_RE
+from kg.workspace import DB_FILE, STATE_DIR, Workspace
+
+T = TypeVar("T")
+
+#: How many computed views (graph pages, counts) are kept; they are keyed on the store's change stamp.
+CACHE_SIZE = 64
+
+
+@dataclass
+class Console:
+    """The console's session on one workspace.
+
+    Args:
+        path: the workspace directory.
+        agent: the agent chosen at start (``--agent``), the default of every page.
+    """
+
+    path: Path
+    agent: str | None = None
+    _tools: ToolContext | None = field(default=None, repr=False)
+    _cache: OrderedDict[tuple[Any, ...], Any] = field(default_factory=OrderedDict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def tools(self) -> ToolContext:
+        """A tool context on the workspace; it acts for no fixed agent, so every call names its agent, and it is
+        not the operator's (MCP-like): operator-only views are refused."""
+        if self._tools is None:
+            self._tools = ToolContext(path=self.path, operator=False)
+        return self._tools
+
+    @property
+    def ws(self) -> Workspace:
+        """The open workspace."""
+        return self.tools.workspace()
+
+    def call(self, name: str, agent: str, arguments: Mapping[str, Any]) -> BaseModel:
+        """Run registry tool ``name`` as ``agent`` (the same call the CLI and MCP make)."""
+        return run(self.tools, name, {**arguments, "agent_id": agent})
+
+    def agents(self, bound: str | None = None) -> list[str]:
+        """Every agent id of the workspace, or only ``bound`` (the agent a per-agent token fixes)."""
+        if bound is not None:
+            return [bound]
+        return [a.agent_id for a in self.ws.agents.list()]
+
+    def acting(self, requested: str | None, bound: str | None = None) -> str | None:
+        """The agent a request acts as: ``?agent=``, else the start agent, else the first agent (None: none exist).
+
+        A malformed or unknown id is an :class:`InputError` / ``NotFoundError``; a per-agent token (``bound``)
+        allows only its agent (:class:`ScopeError`).
+        """
+        chosen = (requested or "").strip() or bound or self.agent
+        if bound is not None and chosen != bound:
+            raise ScopeError(f"agent: this console session acts as {bound!r}; it cannot act as {chosen!r}")
+        if chosen is None:
+            listed = self.agents()
+            return listed[0] if listed else None
+        if not AGENT_ID_RE.match(chosen):
+            raise InputError("agent", f"must match [a-z0-9][a-z0-9_-]{{0,63}}, got {chosen[:80]!r}")
+        self.ws.scopes.require_agent(chosen)
+        return chosen
+
+    def stamp(self) -> tuple[int, ...]:
+        """A cheap change stamp of the store: the size and modification time of the database and its WAL (every
+        committed write changes one of them), so cached views are recomputed after any change."""
+        parts: list[int] = []
+        for name in (DB_FILE, f"{DB_FILE}-wal"):
+            try:
+                info = (self.path / STATE_DIR / name).stat()
+            except FileNotFoundError:
+                parts += [0, 0]
+                continue
+            parts += [info.st_mtime_ns, info.st_size]
+        return tuple(parts)
+
+    def cached(self, key: tuple[Any, ...], compute: Callable[[], T]) -> T:
+        """``compute()``, reused while the store is unchanged (the key includes the change stamp)."""
+        full = (*key, self.stamp())
+        with self._lock:
+            if full in self._cache:
+                self._cache.move_to_end(full)
+                return self._cache[full]  # type: ignore[no-any-return]
+        value = compute()
+        with self._lock:
+            self._cache[full] = value
+            while len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+        return value
+
+    def close(self) -> None:
+        """Close the workspace."""
+        if self._tools is not None:
+            self._tools.close()
+            self._tools = None
+
+
+def plain(value: Any) -> Any:
+    """Models, datetimes and containers of them as plain JSON data (what ``--json`` prints)."""
+    return to_jsonable_python(value)
+
+
+def int_arg(params: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
+    """An integer query parameter within ``low..high``; an :class:`InputError` names it otherwise."""
+    raw = params.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise InputError(name, f"must be a whole number, got {raw[:40]!r}") from None
+    if not low <= value <= high:
+        raise InputError(name, f"must be between {low} and {high}")
+    return value
+
+
+def text_arg(params: Mapping[str, str], name: str) -> str | None:
+    """A text query parameter, stripped; None when empty."""
+    value = params.get(name, "").strip()
+    return value or None
+
+
+__all__ = ["Console", "int_arg", "plain", "text_arg"]

@@ -1,0 +1,113 @@
+"""Fixtures of the console tests: one real workspace built through the tools (two agents, private and shared
+records, a derived fact, a retracted fact, BDI links, memories, a validated ontology proposal, a compacted
+conversation), copied per test so tests that approve or reject do not see each other's writes."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from cli import tools
+from cli.ui import create_app
+from kg.workspace import init_workspace, open_workspace
+
+TOKEN = "console-test-token-0123456789"  # noqa: S105 - a test token
+DIALOGUE = Path(__file__).resolve().parents[1] / "data" / "conversation" / "compaction-dialogue.jsonl"
+
+
+@dataclass
+class Built:
+    """The built workspace and the uids the tests look for."""
+
+    path: Path
+    uids: dict[str, str]
+
+
+def _call(path: Path, tool: str, **arguments: Any) -> Any:
+    return tools.call(tool, workspace=path, **arguments)
+
+
+def build(path: Path) -> dict[str, str]:
+    """Fill a fresh workspace at ``path``; the uids by name."""
+    with init_workspace(path) as ws:
+        ws.agents.add("a", name="Alice", role="knowledge")
+        ws.agents.add("b", name="Bob", role="seller")
+        uids: dict[str, str] = {}
+        belief = ws.bdi.add("belief", "a", "Acme is growing fast", certainty=0.8)
+        goal = ws.bdi.add("goal", "a", "Win the Acme renewal", priority=1)
+        plan = ws.bdi.add("plan", "a", "Offer SSO in the plan")
+        ws.bdi.link("a", "belief-supports-goal", belief.uid, goal.uid)
+        ws.bdi.link("a", "goal-requires-plan", goal.uid, plan.uid)
+        uids.update(belief=belief.uid, goal=goal.uid, plan=plan.uid)
+        uids["b_goal"] = ws.bdi.add("goal", "b", "Bobs hidden quota goal").uid
+        uids["old_plan"] = ws.facts.assert_fact("a", "acme", "hasPlan", "basic")[0].uid
+        ws.facts.retract("a", uids=[uids["old_plan"]])
+        uids["new_plan"] = ws.facts.assert_fact("a", "acme", "hasPlan", "pro")[0].uid
+        ws.facts.assert_fact("a", "acme", "hasIndustry", "saas")
+        ws.facts.assert_fact("a", "acme", "hasRevenue", "$50,000")
+        ws.facts.assert_fact("b", "globex", "locatedIn", "germany", scope="global")
+        uids["secret"] = ws.facts.assert_fact("b", "secretcorp", "hasRevenue", "999", object_kind="literal")[0].uid
+        for content in ("JWT signing keys rotate every 90 days", "Acme asked about SSO pricing",
+                        "The security review of Acme passed"):  # fmt: skip
+            ws.memory.store_item("a", content, type="fact", importance=0.7, store="long_term")
+        ws.memory.store_item("b", "Bob private memo about keys rotation", store="long_term")
+        ws.conversations.ingest("a", "renewal", DIALOGUE.read_text(encoding="utf-8"), title="Acme renewal call")
+        ws.conversations.compact("a", "renewal")
+    _call(path, "rule_create", agent_id="a", name="saas-target", conclusion={
+        "subject": "?x", "predicate": "isTarget", "object": "yes"}, conditions=[
+        {"subject": "?x", "predicate": "hasIndustry", "object": "saas"}])  # fmt: skip
+    _call(path, "infer_forward", agent_id="a", persist=True)
+    _call(path, "ontology_scaffold_domain", agent_id="a", template="ecommerce", domain="ecommerce")
+    proposal = _call(path, "ontology_propose_concept", agent_id="a", domain="ecommerce", node_type="class",
+                     node_id="ecommerce:DropshipFulfillment", label="Dropship Fulfillment",
+                     parent_class="ecommerce:Fulfillment", rationale="three suppliers ship direct",
+                     sbvr_definition="Fulfillment in which the supplier ships directly to the customer")  # fmt: skip
+    _call(path, "ontology_validate_proposal", agent_id="a", uid=proposal.uid)
+    uids["proposal"] = proposal.uid
+    private = _call(path, "ontology_propose_concept", agent_id="b", domain="ecommerce", node_type="class",
+                    node_id="ecommerce:BobSecretThing", label="Bob Secret Thing", parent_class="ecommerce:Fulfillment",
+                    sbvr_definition="A thing only Bob knows about", scope="agent:b")  # fmt: skip
+    uids["b_proposal"] = private.uid
+    with open_workspace(path) as ws:
+        derived = ws.facts.query("a", predicate="isTarget")
+        uids["derived"] = derived[0].uid
+    return uids
+
+
+@pytest.fixture(scope="session")
+def built_template(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    """The workspace, built once per session (embedder off: these tests are about the console, and recall then
+    runs BM25-only and says so)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MABOS_EMBEDDER", "none")
+        path = tmp_path_factory.mktemp("console") / "ws"
+        return Built(path, build(path))
+
+
+@pytest.fixture
+def built(built_template: Built, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Built:
+    """A private copy of the built workspace for one test."""
+    monkeypatch.setenv("MABOS_EMBEDDER", "none")
+    copy = tmp_path / "ws"
+    shutil.copytree(built_template.path, copy)
+    return Built(copy, dict(built_template.uids))
+
+
+@pytest.fixture
+def client(built: Built) -> Iterator[TestClient]:
+    """The console on the copy, loopback, no token."""
+    with TestClient(create_app(built.path, agent="a"), base_url="http://127.0.0.1") as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def token_client(built: Built) -> Iterator[TestClient]:
+    """The console with a token (as for a non-loopback host)."""
+    with TestClient(create_app(built.path, agent="a", token=TOKEN), base_url="http://192.0.2.10") as test_client:
+        yield test_client
