@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from cli.commands import COMMANDS
+from cli.commands.ui import ui
 from cli.common import example, workspace_option
 from kg.errors import MabosError
 
@@ -84,6 +85,7 @@ def cli() -> None:
 
 for _command in COMMANDS:
     cli.add_command(_command)
+cli.add_command(ui)  # the web console (issue 23)
 
 
 def main(argv: list[str] | None = None) -> None:
