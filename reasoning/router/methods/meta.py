@@ -1,7 +1,207 @@
-"""Engines of the meta methods (placeholder: filled by issue 20)."""
+"""Engines of the meta methods: meta-cognitive, strategy-selection, and (from :mod:`.learning` and
+:mod:`.calibration`) learning-to-reason, reflection and calibration.
+
+**meta-cognitive** (``inputs.meta-cognitive``)::
+
+    {"goals": ["acme isTaxable true", "acme hasRevenue ?r"], "threshold": 0.7, "max_depth": 5}
+
+sorts what the problem needs into known, uncertain and unknown with the agent's rule engine:
+each goal is proved by backward chaining (:meth:`reasoning.service.Reasoner.backward`). A proved goal
+whose proof confidence is at least ``threshold`` is *known*; a weaker proof, or one resting on a fact
+below the threshold, is *uncertain* (the weak facts are listed); an unproved goal is *unknown*, with
+its knowledge gaps - the conditions no fact or rule satisfies. Without ``goals``, the problem text is
+answered by :meth:`~reasoning.service.Reasoner.knowledge_explain`: findings at or above the
+threshold are known, weaker ones and abductive hypotheses uncertain, and the question's known terms
+that no finding mentions unknown.
+
+**strategy-selection** (``inputs.strategy-selection``)::
+
+    {"problem_classification": {"uncertainty": "high", "domain": "social", ...}, "top": 5}
+
+ranks the seed's methods with the router's own scoring (:func:`reasoning.router.scoring.
+score_methods_for_problem`) and gives each the reasons for its score: which dimensions matched
+(+0.2 uncertainty, +0.2 complexity, +0.3 domain, +0.15 data, +0.15 stakes) and which did not, and
+whether mabos computes it. Without a classification one is read from the problem text's keywords.
+"""
 
 from __future__ import annotations
 
-from reasoning.router.methods.base import Engine
+from typing import Annotated, Any
 
-ENGINES: dict[str, Engine] = {}
+from pydantic import Field
+
+from kg.errors import InputError
+from kg.models import MAX_LIST, Model, Unit
+from reasoning.router.methods.base import Engine, MethodContext, MethodOutcome, MissingInputs, computed
+from reasoning.router.methods.calibration import METHOD as CALIBRATION
+from reasoning.router.methods.calibration import calibration
+from reasoning.router.methods.fields import parse_inputs
+from reasoning.router.methods.learning import LEARNING, REFLECTION, learning_to_reason, reflection
+from reasoning.router.methods.recognition import triple_of
+from reasoning.rules import ProofNode
+
+METACOGNITIVE, STRATEGY = "meta-cognitive", "strategy-selection"
+
+_Triple = Annotated[str, Field(min_length=5, max_length=2_048)]
+
+
+# ----------------------------------------------------------------------------------------------
+# meta-cognitive
+# ----------------------------------------------------------------------------------------------
+
+
+class MetaInput(Model):
+    """Inputs of ``meta-cognitive``."""
+
+    goals: list[_Triple] | None = Field(default=None, min_length=1, max_length=100)
+    goal: _Triple | None = None
+    threshold: Unit = 0.7
+    max_depth: int = Field(default=5, ge=1, le=10)
+
+
+def _leaves(node: ProofNode) -> list[ProofNode]:
+    if node.is_fact:
+        return [node]
+    return [leaf for child in node.children for leaf in _leaves(child)]
+
+
+def _assess_goals(ctx: MethodContext, goals: list[str], data: MetaInput) -> tuple[list[dict[str, Any]], list[str]]:
+    reasoner = ctx.reasoner()
+    rows: list[dict[str, Any]] = []
+    used: list[str] = []
+    for index, text in enumerate(goals):
+        goal = triple_of(text, METACOGNITIVE, ["goals", index])
+        proof = reasoner.backward(ctx.agent_id, *goal, max_depth=data.max_depth)
+        if not proof.proved:
+            rows.append({"goal": text, "status": "unknown", "gaps": [str(g) for g in proof.gaps], "confidence": None})
+            continue
+        best = max(proof.proofs, key=lambda n: n.confidence)
+        leaves = [leaf for node in proof.proofs for leaf in _leaves(node)]
+        used += [leaf.uid for leaf in leaves if leaf.uid]
+        weak = sorted({f"({', '.join(leaf.triple)}) confidence {leaf.confidence:.3g}" for leaf in leaves
+                       if leaf.confidence < data.threshold})  # fmt: skip
+        status = "known" if best.confidence >= data.threshold and not weak else "uncertain"
+        rows.append({"goal": text, "status": status, "confidence": round(best.confidence, 9),
+                     "answers": [" ".join(n.triple) for n in proof.proofs], "weak_support": weak,
+                     "proof": best.to_dict()})  # fmt: skip
+    return rows, used
+
+
+def _assess_problem(ctx: MethodContext, threshold: float) -> tuple[list[dict[str, Any]], list[str]]:
+    answer = ctx.reasoner().knowledge_explain(ctx.agent_id, ctx.problem)
+    rows: list[dict[str, Any]] = []
+    used: list[str] = []
+    mentioned: set[str] = set()
+    for f in answer.findings:
+        text = f"{f.subject} {f.predicate} {f.object}"
+        mentioned |= {f.subject, f.predicate, f.object}
+        sure = f.method != "abduction" and f.confidence is not None and f.confidence >= threshold
+        rows.append({"goal": text, "status": "known" if sure else "uncertain", "confidence": f.confidence,
+                     "found_by": f.method})  # fmt: skip
+        uid = f.detail.get("uid")
+        if isinstance(uid, str):
+            used.append(uid)
+    rows += [{"goal": term, "status": "unknown", "confidence": None, "gaps": [f"nothing known about {term}"]}
+             for term in answer.terms if term not in mentioned]  # fmt: skip
+    return rows, used
+
+
+def meta_cognitive(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
+    """What is known, uncertain and unknown about the problem, from the agent's facts and rules."""
+    data = parse_inputs(MetaInput, inputs, METACOGNITIVE)
+    goals = [*(data.goals or []), *([data.goal] if data.goal else [])]
+    if goals:
+        rows, used = _assess_goals(ctx, goals, data)
+        origin = f"backward chaining on {len(goals)} goal(s)"
+    elif ctx.problem.strip() and ctx.workspace is not None:
+        rows, used = _assess_problem(ctx, data.threshold)
+        origin = "the problem text, answered by facts, forward and backward chaining and abduction"
+    else:
+        raise MissingInputs(METACOGNITIVE, "give inputs.meta-cognitive.goals ('S P O' triples) or a problem text")
+    groups = {s: [r["goal"] for r in rows if r["status"] == s] for s in ("known", "uncertain", "unknown")}
+    gaps = [g for r in rows for g in r.get("gaps", [])]
+    trace = [f"{origin}; threshold {data.threshold:g}"]
+    trace += [f"{r['goal']}: {r['status']}" + (f" (gaps: {'; '.join(r['gaps'][:3])})" if r.get("gaps") else "")
+              for r in rows[:50]]  # fmt: skip
+    text = ", ".join(f"{s} {len(v)}" for s, v in groups.items())
+    text += f" of {len(rows)}" + (f"; gaps: {'; '.join(gaps[:3])}" if gaps else "")
+    value = {**groups, "gaps": gaps, "items": rows, "threshold": data.threshold}
+    return computed(METACOGNITIVE, text, len(groups["known"]) / len(rows) if rows else 0.0, value, trace=trace,
+                    used=used)  # fmt: skip
+
+
+# ----------------------------------------------------------------------------------------------
+# strategy selection
+# ----------------------------------------------------------------------------------------------
+
+
+class StrategyInput(Model):
+    """Inputs of ``strategy-selection``."""
+
+    problem_classification: dict[str, Any] | None = None
+    top: int = Field(default=5, ge=1, le=32)
+    methods: list[Annotated[str, Field(max_length=64)]] = Field(default_factory=list, max_length=MAX_LIST)
+
+
+def strategy_selection(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
+    """The router's ranking of the seed's methods for the problem, with the reason for each score."""
+    # the router imports this package: import its scoring when an engine runs, not at import time
+    from reasoning.router.catalogue import get_method  # noqa: PLC0415
+    from reasoning.router.methods import engines  # noqa: PLC0415
+    from reasoning.router.scoring import (  # noqa: PLC0415
+        WEIGHTS,
+        classification,
+        classification_signals,
+        classify_problem,
+        explain_tie,
+        score_methods_for_problem,
+    )
+
+    data = parse_inputs(StrategyInput, inputs, STRATEGY)
+    notes = []
+    if data.problem_classification is not None:
+        try:
+            chosen = classification(data.problem_classification)
+        except InputError as exc:  # it names problem_classification.<field>
+            raise InputError(f"inputs.{STRATEGY}.{exc.field}", exc.rule) from None
+    elif ctx.problem.strip():
+        chosen = classify_problem(ctx.problem)
+        found = "; ".join(f"{k}: {', '.join(v)}" for k, v in classification_signals(ctx.problem).items())
+        notes.append(f"classification read from the problem text ({found or 'no keywords'})")
+    else:
+        raise MissingInputs(STRATEGY, "give inputs.strategy-selection.problem_classification or a problem text")
+    computing = engines()
+    scores = score_methods_for_problem(chosen)
+    rows: list[dict[str, Any]] = []
+    for s in scores:
+        ideal = get_method(s.method).profile
+        reasons = []
+        for dim, weight in WEIGHTS.items():
+            asked, wanted = getattr(chosen, dim), getattr(ideal, dim)
+            asked_text = "not given" if asked is None else asked.value
+            reasons.append(f"{dim} {wanted.value} matches (+{weight:g})" if dim in s.matched else
+                           f"{dim}: suits {wanted.value}, problem {asked_text} (+0)")  # fmt: skip
+        rows.append({"method": s.method, "category": s.category.value, "score": s.score, "rank": s.rank,
+                     "matched": s.matched, "reasons": reasons, "computes": s.method in computing})  # fmt: skip
+    shown = rows[: data.top] + [r for r in rows[data.top :] if r["method"] in set(data.methods)]
+    tie = explain_tie(scores, 1)
+    if tie:
+        notes.append(tie)
+    best = rows[0]
+    trace = [f"classification: {chosen.model_dump(mode='json', exclude_none=True)}",
+             "score = 0.2 uncertainty + 0.2 complexity + 0.3 domain + 0.15 data + 0.15 stakes, on a match"]  # fmt: skip
+    trace += [f"{r['rank']}. {r['method']} {r['score']:g}: {', '.join(r['matched']) or 'no match'}" for r in shown]
+    text = f"use {best['method']} (score {best['score']:g}: {', '.join(best['matched']) or 'no dimension matched'})"
+    value = {"classification": chosen.model_dump(mode="json"), "ranking": shown, "best": best["method"]}
+    return computed(STRATEGY, text, best["score"], value, trace=trace, notes=notes)
+
+
+ENGINES: dict[str, Engine] = {
+    METACOGNITIVE: meta_cognitive,
+    STRATEGY: strategy_selection,
+    LEARNING: learning_to_reason,
+    REFLECTION: reflection,
+    CALIBRATION: calibration,
+}
+
+__all__ = ["ENGINES", "MetaInput", "StrategyInput", "meta_cognitive", "strategy_selection"]
