@@ -1,4 +1,4 @@
-"""``mabos graph link|relations|path|sql|query``: typed edges of the BDI graph, path queries, read-only SQL and
+"""``mabos graph link|relations|path|sql|render|query``: typed edges of the BDI graph, path queries, read-only SQL and
 the cross-agent graph queries (``mabos graph query NAME``)."""
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from cli import render
 from cli.common import ISO_DATETIME, Session, agent_option, example, mabos_options, scope_option
 from cli.tools.graph import GraphQueryAnswer
 from cli.tools.registry import run
+from cli.ui.graphview import DEFAULT_LIMIT
+from cli.ui.picture import FORMATS, write_picture
 from kg.models import RelationKind
 from kg.store.sqlite.readonly import DEFAULT_TIMEOUT, run_readonly
 from kg.workspace import DB_FILE, STATE_DIR
@@ -116,6 +118,31 @@ def sql(out: Session, *, sql: str, limit: int, timeout: float) -> None:
     if result.truncated:
         lines.append(render.note(f"truncated after {len(result.rows)} rows (--limit {limit}, or the 32 MB cap)"))
     out.emit(result, *lines)
+
+
+@graph.command("render", help=example(
+    "Write a self-contained picture of the graph AGENT can see (the console's view, capped at --limit facts and "
+    "BDI nodes): html (embeds cytoscape.js), svg (laid out here, no Graphviz), dot (Graphviz) or mermaid. "
+    "Default file: <workspace>/.mabos/reports/graph-<agent>.<ext>, which the nightly report links; --out - "
+    "prints it.",
+    "mabos graph render --agent sales-agent",
+    "mabos graph render --agent sales-agent --format mermaid --out -",
+))  # fmt: skip
+@agent_option
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="html", show_default=True)
+@click.option("--out", "out_path", default=None, help="File to write, or '-' for standard output.")
+@click.option("--types", default=None, help="Node types, comma-separated (default: BDI types, entity, literal).")
+@click.option("--limit", type=int, default=DEFAULT_LIMIT, show_default=True, help="Most facts and BDI nodes drawn.")
+@mabos_options
+def render_(out: Session, *, agent: str, fmt: str, out_path: str | None, types: str | None, limit: int) -> None:
+    target, text, view = write_picture(out.workspace(), agent, fmt=fmt, out=out_path, types=types, limit=limit)
+    if target is None and not out.as_json:
+        click.echo(text, nl=False)
+        return
+    summary = {"path": str(target) if target else None, "format": fmt, "nodes": len(view.nodes),
+               "edges": len(view.edges), "shown": view.shown, "total": view.total, "capped": view.capped}  # fmt: skip
+    out.emit(summary, render.done(f"wrote {target}: {len(view.nodes)} nodes, {len(view.edges)} edges"
+                                  + (" (capped)" if view.capped else "")))  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------- graph query

@@ -37,10 +37,12 @@ class Console:
     Args:
         path: the workspace directory.
         agent: the agent chosen at start (``--agent``), the default of every page.
+        workspace: an already open workspace to use (not closed here), e.g. a CLI command's.
     """
 
     path: Path
     agent: str | None = None
+    workspace: Workspace | None = None
     _tools: ToolContext | None = field(default=None, repr=False)
     _cache: OrderedDict[tuple[Any, ...], Any] = field(default_factory=OrderedDict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -50,7 +52,7 @@ class Console:
         """A tool context on the workspace; it acts for no fixed agent, so every call names its agent, and it is
         not the operator's (MCP-like): operator-only views are refused."""
         if self._tools is None:
-            self._tools = ToolContext(path=self.path, operator=False)
+            self._tools = ToolContext(path=self.path, workspace_obj=self.workspace, operator=False)
         return self._tools
 
     @property
