@@ -118,6 +118,7 @@ RUNS: dict[str, tuple[str, ...]] = {
     "ontology to-typeql": ("--out", "{tmp}/ontology.tql"),
     "ontology check": (),
     "graph sql": ("SELECT predicate, count(*) AS n FROM facts GROUP BY predicate", "--limit", "10"),
+    "graph render": ("--agent", "sales-agent", "--format", "svg", "--out", "{tmp}/graph.svg"),
     "graph query goals-behind": ("--at", "2030-01-01"),
     "graph query paths": ("--from", "belief:{belief}", "--to", "plan"),
     "graph query belief-conflicts": (),
@@ -133,6 +134,7 @@ RUNS: dict[str, tuple[str, ...]] = {
     "tools export": ("--format", "openai"),
     "tools docs": ("--out", "{tmp}/tools.md"),
     "serve": ("--mcp", "--dry-run"),
+    "ui": ("--dry-run",),
     "sync import-workspace": ("{tmp}/ws", "--dry-run"),
     "sync export-workspace": ("{tmp}/export", "--agent", "sales-agent"),
 }
