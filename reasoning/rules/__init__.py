@@ -19,6 +19,7 @@ from reasoning.rules.forward import forward_chain
 from reasoning.rules.io import dump_rules, load_rules, rules_from_data
 from reasoning.rules.numbers import compare, parse_number
 from reasoning.rules.results import (
+    ChainLimits,
     Derivation,
     ForwardResult,
     Hypothesis,
@@ -33,6 +34,7 @@ from reasoning.rules.results import (
 
 __all__ = [
     "CONTEXT",
+    "ChainLimits",
     "Derivation",
     "ForwardResult",
     "Hypothesis",

@@ -6,6 +6,11 @@ the other conditions against everything known, so no round repeats an old x old 
 a round become visible in the next one, which makes ``max_iterations`` a clean cut ("what is derivable
 in at most N steps") and the result independent of rule order except for ties.
 
+Bounds (:class:`~reasoning.rules.ChainLimits`): ``max_derived`` stops the run before it would add one more
+triple, ``max_join`` when the joins have examined that many candidate facts. The run then keeps what it
+found (the round in progress included: every triple found has a complete derivation from known triples),
+with ``fixpoint`` false and ``stopped_by`` naming the bound: a sound, incomplete part of the closure.
+
 Confidence of a derivation = min(confidences of its supports) x the rule's ``confidence_factor``. When
 a triple is derivable several ways the highest confidence is kept (with its support); a raised
 confidence counts as new, so it propagates to what was derived from the triple. Input facts are
@@ -15,33 +20,37 @@ authoritative: a derivation equal to an input fact is neither reported nor allow
 from __future__ import annotations
 
 import gc
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 
 from kg.errors import InputError
 from kg.models import Rule, RuleType
 from reasoning.rules.index import FactIndex
-from reasoning.rules.plans import CompiledRule, Join, compile_rules, needed_indexes
-from reasoning.rules.results import Derivation, ForwardResult, Key, Triple
+from reasoning.rules.plans import CompiledRule, Join, LimitReached, compile_rules, needed_indexes
+from reasoning.rules.results import ChainLimits, Derivation, ForwardResult, Key, Triple
 
 #: A derivation while chaining: (confidence, rule, supports by condition, slot values).
 _Entry = tuple[float, CompiledRule, tuple[Key, ...], tuple[str, ...]]
 
 
-def forward_chain(facts: Iterable[Triple], rules: Sequence[Rule], *, max_iterations: int = 10) -> ForwardResult:
+def forward_chain(facts: Iterable[Triple], rules: Sequence[Rule], *, max_iterations: int = 10,
+                  limits: ChainLimits | None = None) -> ForwardResult:  # fmt: skip
     """Derive everything the enabled inference rules entail from ``facts`` (up to ``max_iterations`` rounds).
 
     Args:
         facts: the asserted triples (a key given twice keeps its highest confidence).
         rules: rules of any type; only enabled inference rules derive. Every rule is checked.
         max_iterations: the most rounds to run (at least 1).
+        limits: the most triples to derive and candidate facts to examine (default: unbounded; every
+            service call passes bounds, see ``reasoning.service``).
 
     Returns:
-        The derived triples (never an input fact), rounds run, whether a fixpoint was reached, and
-        per rule how many triples it added or raised.
+        The derived triples (never an input fact), rounds run, whether a fixpoint was reached (and if not,
+        which bound stopped it), and per rule how many triples it added or raised.
 
     Raises:
-        InputError: a rule fails :func:`~reasoning.rules.check_rule`, or ``max_iterations < 1``.
+        InputError: a rule fails :func:`~reasoning.rules.check_rule`, ``max_iterations < 1`` or a limit < 1.
 
     Example:
         >>> result = forward_chain([Triple("a", "parent", "b"), Triple("b", "parent", "c")], rules)
@@ -50,9 +59,13 @@ def forward_chain(facts: Iterable[Triple], rules: Sequence[Rule], *, max_iterati
     """
     if max_iterations < 1:
         raise InputError("max_iterations", f"must be at least 1, got {max_iterations}")
+    limits = limits or ChainLimits()
+    for name, bound in (("max_derived", limits.max_derived), ("max_join", limits.max_join)):
+        if bound is not None and bound < 1:
+            raise InputError(name, f"must be at least 1, got {bound}")
     compiled = compile_rules(rules, RuleType.INFERENCE)
     with _gc_paused():
-        return _run(facts, compiled, max_iterations)
+        return _run(facts, compiled, max_iterations, limits)
 
 
 @contextmanager
@@ -72,40 +85,48 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _run(facts: Iterable[Triple], compiled: list[CompiledRule], max_iterations: int) -> ForwardResult:
+def _run(facts: Iterable[Triple], compiled: list[CompiledRule], max_iterations: int,
+         limits: ChainLimits) -> ForwardResult:  # fmt: skip
     index = FactIndex(facts)
-    chain = _Chain(index, compiled)
-    join = Join(index, chain.emit)  # the join refers to the chain, never the other way: no cycle
+    chain = _Chain(index, compiled, limits.max_derived)
+    join = Join(index, chain.emit, max_work=limits.max_join)  # the join refers to the chain, never the other way
     full = [(rule, rule.plan(None)) for rule in compiled]
     deltas = [(rule, rule.plan(i)) for rule in compiled for i in range(len(rule.conds))]
     index.ensure(needed_indexes([plan for _, plan in full + deltas]))
-    iterations, fixpoint = 0, False
+    iterations, stopped_by = 0, "max_iterations"
     plans = full  # round 1: every fact is new, so one full join per rule covers every delta plan
-    while iterations < max_iterations:
-        iterations += 1
-        for rule, plan in plans:
-            join.run(rule, plan)
-        if not chain.pending:
-            fixpoint = True
-            break
-        join.set_delta(chain.merge())
-        plans = deltas
+    try:
+        while iterations < max_iterations:
+            iterations += 1
+            for rule, plan in plans:
+                join.run(rule, plan)
+            if not chain.pending:
+                stopped_by = ""
+                break
+            join.set_delta(chain.merge())
+            plans = deltas
+    except LimitReached as reached:
+        stopped_by = reached.reason
+        chain.merge()  # what the interrupted round found is derived soundly: keep it
     return ForwardResult(
         derived=chain.derivations(),
         iterations=iterations,
-        fixpoint=fixpoint,
+        fixpoint=not stopped_by,
         fired=chain.counts,
         rules={rule.rule.uid: rule.rule for rule in compiled},
+        stopped_by=stopped_by or None,
+        join_work=join.work,
     )
 
 
 class _Chain:
     """The state of one forward chaining run: what was derived, and what the current round found."""
 
-    __slots__ = ("best", "conf", "counts", "index", "pending", "source")
+    __slots__ = ("best", "conf", "counts", "index", "max_derived", "pending", "source")
 
-    def __init__(self, index: FactIndex, rules: Sequence[CompiledRule]) -> None:
+    def __init__(self, index: FactIndex, rules: Sequence[CompiledRule], max_derived: int | None = None) -> None:
         self.index = index
+        self.max_derived = sys.maxsize if max_derived is None else max_derived
         self.conf, self.source = index.conf, index.source  # read for every match
         self.counts = {rule.rule.uid: 0 for rule in rules}
         self.best: dict[Key, _Entry] = {}
@@ -128,6 +149,8 @@ class _Chain:
         seen = self.pending.get(key)
         if seen is not None and c <= seen[0]:
             return
+        if old is None and seen is None and len(self.best) + len(self.pending) >= self.max_derived:
+            raise LimitReached("max_derived")
         self.pending[key] = (c, rule, tuple(support), tuple(slots))
 
     def merge(self) -> list[Key]:

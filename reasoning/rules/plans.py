@@ -200,19 +200,33 @@ def _choose_index(known: set[int]) -> tuple[int, set[int]]:
     return (BY_O, {2}) if 2 in known else (SCAN, set())
 
 
+class LimitReached(Exception):  # a signal caught by forward_chain, never seen by its callers
+    """Raised inside a run when a bound (``max_join``, ``max_derived``) is reached; ``reason`` names it."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
 class Join:
     """Runs plans over an index (and a delta: the triples new in the previous round).
 
     One run at a time: the current rule, plan, slots and supports live on the instance so the recursive
     walk passes only the step number and the lowest confidence so far. It holds no reference cycle, so
     it and its index are freed as soon as the caller drops them, even with the cyclic collector paused.
+
+    ``work`` counts the candidate facts examined (the size of every lookup's bucket); past ``max_work`` the
+    walk raises :class:`LimitReached` (``max_join``).
     """
 
-    __slots__ = ("_plan", "_rule", "_slots", "_support", "delta_all", "delta_by_p", "emit", "index")
+    __slots__ = ("_plan", "_rule", "_slots", "_support", "delta_all", "delta_by_p", "emit", "index", "max_work",
+                 "work")  # fmt: skip
 
-    def __init__(self, index: FactIndex, emit: Emit) -> None:
+    def __init__(self, index: FactIndex, emit: Emit, *, max_work: int | None = None) -> None:
         self.index = index
         self.emit = emit
+        self.work = 0
+        self.max_work = sys.maxsize if max_work is None else max_work
         self.delta_all: list[Key] = []
         self.delta_by_p: dict[str, list[Key]] = {}
         self._rule: CompiledRule | None = None
@@ -248,7 +262,11 @@ class Join:
         nxt = k + 1
         last = nxt == len(plan)
         emit = self.emit
-        for key in _LOOKUPS[st.kind](self, st, slots):
+        candidates = _LOOKUPS[st.kind](self, st, slots)
+        self.work += len(candidates)
+        if self.work > self.max_work:
+            raise LimitReached("max_join")
+        for key in candidates:
             if st.checks and not _checked(key, st.checks, slots):
                 continue
             for pos, slot in st.binds:

@@ -56,6 +56,25 @@ class Derivation:
     bindings: dict[str, str]
 
 
+@dataclass(frozen=True, slots=True)
+class ChainLimits:
+    """Bounds of one forward chaining run (``None``: unbounded).
+
+    Attributes:
+        max_derived: the most triples a run may add; the run stops when one more would be added.
+        max_join: the most candidate facts the joins may examine (each lookup adds the size of its bucket);
+            it bounds the time of a run, which the number of derived triples alone does not (a transitive
+            rule over a chain of 400 examines millions of candidates to derive 80,000 triples).
+    """
+
+    max_derived: int | None = None
+    max_join: int | None = None
+
+
+#: Why a run stopped before its fixpoint.
+STOP_REASONS = ("max_iterations", "max_derived", "max_join")
+
+
 @dataclass(slots=True)
 class ForwardResult:
     """The outcome of :func:`~reasoning.rules.forward_chain`.
@@ -63,9 +82,12 @@ class ForwardResult:
     Attributes:
         derived: the triples not among the input facts, in the order they were first derived.
         iterations: how many rounds ran (round 1 applies the rules to the input facts).
-        fixpoint: whether the last round derived nothing (``False`` when ``max_iterations`` cut it).
+        fixpoint: whether the last round derived nothing (``False`` when a bound cut the run: then
+            ``derived`` is a sound but incomplete part of the closure).
         fired: per enabled inference rule uid, how many new triples or raised confidences it produced.
         rules: the enabled inference rules by uid (for explanations).
+        stopped_by: ``None`` at the fixpoint, else which bound cut the run (one of :data:`STOP_REASONS`).
+        join_work: candidate facts the joins examined (what ``max_join`` bounds).
     """
 
     derived: list[Derivation]
@@ -73,6 +95,8 @@ class ForwardResult:
     fixpoint: bool
     fired: dict[str, int]
     rules: dict[str, Rule] = field(default_factory=dict)
+    stopped_by: str | None = None
+    join_work: int = 0
     _by_key: dict[Key, Derivation] | None = field(default=None, init=False, repr=False, compare=False)
 
     def lookup(self, key: Key) -> Derivation | None:
