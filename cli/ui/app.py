@@ -80,6 +80,15 @@ class ConsoleApp:
     def _acting(self, request: Request) -> str | None:
         return self.console.acting(request.query_params.get("agent"), request.state.bound_agent)
 
+    async def agent_token(self, secret: str) -> str | None:
+        """The agent an API token belongs to while it is live (checked on the worker thread), else None."""
+
+        def check() -> str | None:
+            info = self.console.ws.tokens.verify(secret)
+            return info.agent_id if info is not None else None
+
+        return await self.off_loop(check)  # type: ignore[no-any-return]
+
     # ------------------------------------------------------------------------------------------ pages
 
     def page(self, name: str, template: str, title: str, data: PageData) -> Callable[[Request], Any]:
@@ -190,12 +199,19 @@ def _short(text: str, width: int) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
-def create_app(workspace: Path | str, *, agent: str | None = None, token: str | None = None) -> Starlette:
-    """The console on ``workspace``, acting as ``agent`` by default; ``token`` required on every request when
-    given (the caller checks the bind address with :func:`cli.ui.security.check_bind`)."""
+def create_app(
+    workspace: Path | str, *, agent: str | None = None, token: str | None = None, require_token: bool = False
+) -> Starlette:
+    """The console on ``workspace``, acting as ``agent`` by default.
+
+    With ``token`` or ``require_token`` (a non-loopback host), every request must carry the console's token or an
+    agent's API token (which fixes the acting agent); the caller checks the bind address first with
+    :func:`cli.ui.security.check_bind`.
+    """
     console = Console(Path(workspace), agent=agent)
-    guard = Guard(token=token)
+    guard = Guard(token=token, required=token is not None or require_token)
     app = ConsoleApp(console, guard)
+    guard.agent_tokens = app.agent_token
     routes: list[Route | Mount] = []
     for name, template, title, data in PAGES:
         routes.append(Route("/" if name == "overview" else f"/{name}", app.page(name, template, title, data)))
