@@ -46,9 +46,12 @@ from kg.errors import InputError
 from kg.models import MAX_OBJECT, MAX_TERM, LiveTriple, Model, agent_scope
 from kg.ontology.typeql import load_graph, ontology_files
 from kg.workspace import Workspace
+from reasoning import owl2rl
 
 #: The source of facts written by :func:`run_owl_rl` (and the mark its truth maintenance looks for).
 OWL_RL_SOURCE = "owl-rl"
+#: The OWL 2 RL engines: our own (default) and the owlrl library (the reference implementation).
+ENGINES = ("mabos", "owlrl")
 #: Namespace of terms that are neither full IRIs nor CURIEs of a bound prefix.
 NAMESPACE = "urn:mabos:"
 #: At most this many supporting fact uids per entailment.
@@ -283,8 +286,14 @@ def _storable(subject: str, predicate: str, obj: str) -> bool:
     return all(text.strip() and len(text) <= limit and "\x00" not in text for text, limit in terms)
 
 
-def compute_closure(facts: Sequence[LiveTriple], ontology: Graph) -> Closure:
-    """:func:`owl_rl_closure` with the graph sizes and owlrl's inconsistency messages."""
+def compute_closure(facts: Sequence[LiveTriple], ontology: Graph, *, engine: str = "mabos") -> Closure:
+    """:func:`owl_rl_closure` with the graph sizes and the inconsistencies found.
+
+    ``engine`` is ``mabos`` (our own engine, :mod:`reasoning.owl2rl`, the default) or ``owlrl`` (the reference
+    implementation, about a hundred times slower); both give the same closure.
+    """
+    if engine not in ENGINES:
+        raise InputError("engine", f"must be one of {', '.join(ENGINES)}")
     terms = TermMap(_prefixes(ontology))
     graph = Graph(bind_namespaces="none")
     graph += ontology
@@ -295,16 +304,22 @@ def compute_closure(facts: Sequence[LiveTriple], ontology: Graph) -> Closure:
         for node in {s, o}:
             mentions.setdefault(node, []).append(index)
     before = set(graph)
-    owlrl.DeductiveClosure(owlrl.OWLRL_Semantics).expand(graph)
+    if engine == "owlrl":
+        owlrl.DeductiveClosure(owlrl.OWLRL_Semantics).expand(graph)
+        after: set[tuple[Node, Node, Node]] = set(graph)
+        errors = sorted(str(o) for _, _, o in graph.triples((None, _ERROR, None)))
+    else:
+        result = owl2rl.closure(graph)
+        after = result.triples()
+        errors = sorted(result.inconsistencies + result.errors)
     entailments = [
         entailment
-        for s, p, o in graph
+        for s, p, o in after
         if (s, p, o) not in before and _wanted(s, p, o)
         for entailment in _entailment(terms, facts, mentions, (s, p, o))
     ]
     entailments.sort(key=lambda e: e.key)
-    errors = sorted(str(o) for _, _, o in graph.triples((None, _ERROR, None)))
-    return Closure(entailments, len(before), len(graph), errors)
+    return Closure(entailments, len(before), len(after), errors)
 
 
 def _entailment(
@@ -323,7 +338,7 @@ def _entailment(
                        support=[f.uid for f in support], confidence=min(f.confidence for f in support))]  # fmt: skip
 
 
-def owl_rl_closure(facts: Sequence[LiveTriple], ontology: Graph) -> list[Entailment]:
+def owl_rl_closure(facts: Sequence[LiveTriple], ontology: Graph, *, engine: str = "mabos") -> list[Entailment]:
     """The new class and property facts OWL 2 RL draws from ``ontology`` plus ``facts``.
 
     Kept: ``rdf:type`` triples whose class lies outside rdf/rdfs/owl/xsd, and triples whose predicate lies
@@ -332,7 +347,7 @@ def owl_rl_closure(facts: Sequence[LiveTriple], ontology: Graph) -> list[Entailm
     owlrl gives no provenance: ``support`` is the input facts about the same subject or object, not a proof.
     ``ontology`` is not modified.
     """
-    return compute_closure(facts, ontology).entailments
+    return compute_closure(facts, ontology, engine=engine).entailments
 
 
 # --------------------------------------------------------------------------------------------- service
@@ -371,7 +386,9 @@ def _inputs(ws: Workspace, agent_id: str) -> tuple[list[LiveTriple], list[LiveTr
     return asserted + [t for t in derived if t.uid not in ours], earlier
 
 
-def run_owl_rl(ws: Workspace, agent_id: str, *, ontology: Sequence[Path] = (), dry_run: bool = False) -> OwlRlReport:
+def run_owl_rl(
+    ws: Workspace, agent_id: str, *, ontology: Sequence[Path] = (), dry_run: bool = False, engine: str = "mabos"
+) -> OwlRlReport:
     """OWL 2 RL over the workspace ontology (plus ``ontology`` files) and the facts ``agent_id`` can read.
 
     Input: the agent's readable live facts valid now, asserted and derived, except those owl-rl wrote
@@ -388,7 +405,7 @@ def run_owl_rl(ws: Workspace, agent_id: str, *, ontology: Sequence[Path] = (), d
     ws.scopes.check_write(agent_id, own)
     graph = load_ontology(ws.path, ontology)
     facts, earlier = _inputs(ws, agent_id)
-    closure = compute_closure(facts, graph)
+    closure = compute_closure(facts, graph, engine=engine)
     report = OwlRlReport(agent_id=agent_id, dry_run=dry_run, input_facts=len(facts), ontology_triples=len(graph),
                          entailed=len(closure.entailments), triples_before=closure.triples_before,
                          triples_after=closure.triples_after, inconsistencies=closure.inconsistencies,
