@@ -1,10 +1,23 @@
-"""Who may read and write which scope (design §2).
+"""Who may read and write which scope (design §2), and which scope a derived record takes.
 
 An agent reads and writes ``global``, its own ``agent:<id>`` scope and every scope granted to it;
 nothing else. Stores never decide this: services compute the scopes here and pass them down.
+
+**Derived records** (a consolidated memory, a dedup merge, a summary, an extracted or inferred record)
+take a scope no wider than the narrowest of their sources, and records of different non-global scopes are
+never merged. ``global`` is the widest scope (every agent reads it); ``project:``, ``user:`` and ``custom:``
+scopes are narrower (their grantees); ``agent:<id>`` is the narrowest (one agent). Two different non-global
+scopes (``project:x`` and ``agent:a``, or ``project:x`` and ``project:y``) have no common scope that is
+within both audiences and revocable with each: a grant of ``project:x`` withdrawn later must take ``x``'s
+content away, which a copy in ``agent:a`` would keep. So :func:`narrowest_scope` answers None for such a
+mix, and producers keep those sources apart (:func:`same_scope_groups`) or leave them out. Every producer
+calls these functions; none decides the scope of what it derives on its own.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
 
 from kg.clock import Clock
 from kg.errors import InputError, NotFoundError, ScopeError
@@ -40,9 +53,21 @@ class ScopePolicy:
         if not SCOPE_RE.match(target):
             raise InputError("scope", f"must be global, agent:<id>, project:<name>, user:<name> or custom:<name>, "
                                       f"got {target[:80]!r}")  # fmt: skip
-        if target not in readable:
-            raise ScopeError(f"scope: agent {agent_id!r} may not write {target!r} (not its own, global or granted)")
+        if (refusal := write_refusal(agent_id, target, readable)) is not None:
+            raise ScopeError(f"scope: {refusal}")
         return target
+
+    def write_refusal(self, agent_id: str, scope: str) -> str | None:
+        """Why ``agent_id`` may not write ``scope`` (None: it may), the check of :meth:`check_write`.
+
+        Unlike :meth:`check_write` it also answers for a valid agent id that does not exist yet (an import
+        about to create the agent): such an agent holds no grants, so it may write ``global`` and its own
+        scope only.
+        """
+        if not AGENT_ID_RE.match(agent_id or ""):
+            raise InputError("agent", f"must match [a-z0-9][a-z0-9_-]{{0,63}}, got {agent_id[:80]!r}")
+        grants = self.store.scopes.grants(agent_id) if self.store.agents.exists(agent_id) else []
+        return write_refusal(agent_id, scope, ["global", agent_scope(agent_id), *(g.scope for g in grants)])
 
     def narrow(self, agent_id: str, scope: str | None) -> list[str]:
         """Readable scopes, or just ``scope`` when given and readable."""
@@ -74,3 +99,72 @@ class ScopePolicy:
         """Grants held by an agent."""
         self.require_agent(agent_id)
         return self.store.scopes.grants(agent_id)
+
+
+def write_refusal(agent_id: str, scope: str, writable: Sequence[str]) -> str | None:
+    """Why ``agent_id`` may not write ``scope`` given the scopes it may write (None: it may)."""
+    if scope in writable:
+        return None
+    return f"agent {agent_id!r} may not write {scope!r} (not its own, global or granted)"
+
+
+# ------------------------------------------------------------------------------------ derived records
+
+GLOBAL = "global"
+T = TypeVar("T")
+
+
+def narrowest_scope(scopes: Iterable[str]) -> str | None:
+    """The scope of a record derived from records in ``scopes`` (the module docstring has the rule).
+
+    ``global`` when every source is global, the one non-global scope when all non-global sources share it,
+    and None when they mix two different non-global scopes: no single scope then, do not merge them.
+
+    Raises:
+        InputError: no source scope at all (a derived record has at least one source).
+
+    Example:
+        >>> narrowest_scope(["global", "project:x", "global"])
+        'project:x'
+        >>> narrowest_scope(["project:x", "agent:a"]) is None
+        True
+    """
+    distinct = set(scopes)
+    if not distinct:
+        raise InputError("scopes", "a derived record needs at least one source scope")
+    narrow = distinct - {GLOBAL}
+    if not narrow:
+        return GLOBAL
+    return narrow.pop() if len(narrow) == 1 else None
+
+
+def derived_scope_allowed(scope: str, sources: Iterable[str]) -> bool:
+    """Whether a record derived from records in ``sources`` may be written in ``scope``.
+
+    Only the sources' narrowest scope qualifies (any scope when all sources are global, since ``global``
+    content is already everyone's): a derived record is never wider than a source, and it never moves a
+    source's content from one non-global audience into another.
+    """
+    narrow = narrowest_scope(sources)
+    return narrow is not None and narrow in (GLOBAL, scope)
+
+
+def same_scope_groups(items: Iterable[T], scope_of: Callable[[T], str]) -> list[list[T]]:
+    """``items`` split by scope (each group in the input order; groups in the order first seen): what a
+    producer may merge is inside one group."""
+    groups: dict[str, list[T]] = {}
+    for item in items:
+        groups.setdefault(scope_of(item), []).append(item)
+    return list(groups.values())
+
+
+def derived_scope_refusal(scope: str, sources: Iterable[str]) -> str | None:
+    """Why a record derived from ``sources`` may not take ``scope`` (None: it may), for reports."""
+    distinct = sorted(set(sources))
+    if derived_scope_allowed(scope, distinct):
+        return None
+    narrow = narrowest_scope(distinct)
+    if narrow is None:
+        return (f"its sources are in different non-global scopes ({', '.join(distinct)}): records of different "
+                "scopes are never merged")  # fmt: skip
+    return f"its sources' narrowest scope is {narrow!r}: a derived record is never wider (nor elsewhere) than that"

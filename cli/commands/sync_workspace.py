@@ -47,13 +47,16 @@ def _progress(out: Session) -> Iterator[ProgressCallback | None]:
 
 
 def _report(report: WorkspaceReport) -> list[RenderableType]:
-    columns = ("exported",) if report.direction == "export" else ("created", "updated", "unchanged", "skipped")
+    columns = ("exported",) if report.direction == "export" else ("created", "updated", "unchanged", "skipped",
+                                                                   "refused")  # fmt: skip
     rows = [(kind, *(getattr(counts, c) for c in columns)) for kind, counts in report.totals.items()]
     verb = "Exported to" if report.direction == "export" else "Dry run of" if report.dry_run else "Imported from"
     human: list[RenderableType] = [render.table(f"{verb} {report.path}", ("kind", *columns), rows)]
     for agent in report.agents:
         human += [render.note(f"{agent.agent_id}: skipped {s.kind} {s.uid} ({s.where}): {s.reason}")
                   for s in agent.skipped]  # fmt: skip
+        human += [Text(f"refused: {agent.agent_id}: {s.kind} {s.uid} ({s.where}): {s.reason}", style="red")
+                  for s in agent.refused]  # fmt: skip
         human += [Text(f"warning: {w}", style="yellow") for w in agent.warnings]
     human += [render.note(f"ignored: {line}") for line in report.ignored]
     agents = ", ".join(a.agent_id for a in report.agents) or "no agents"
@@ -70,7 +73,10 @@ def _report(report: WorkspaceReport) -> list[RenderableType]:
         "Everything is validated first: a bad file stops the import with one line naming the file, the record "
         "and the field, and nothing is written. Records keep their ids (ids of the original system become "
         "stable mabos ids), timestamps, confidences and lineage; importing the same directory again adds "
-        "nothing. Agents that do not exist are created. --dry-run reports what would happen.",
+        "nothing. Agents that do not exist are created. --dry-run reports what would happen.\n\n"
+        "The files under agents/<id>/ are treated as that agent's own writes: a record in a scope the agent may "
+        "not write (another agent's, an ungranted project) is refused, a uid naming another agent's record is "
+        "skipped, and both are listed in the report.",
         "mabos sync import-workspace ~/openclaw/workspace --dry-run",
         "mabos sync import-workspace ./export --agent cfo --json",
     ),

@@ -1,9 +1,16 @@
 """Import the OpenClaw-MABOS layout (``agents/<id>/...``) into a workspace.
 
-Three passes: every file of every chosen agent is read and every record validated (a bad one raises
-:class:`~kg.errors.InputError` naming the file, the record and the field, and nothing is written); each
-record is compared with the store (created, updated, unchanged, or skipped with a reason); then everything
-is written in one transaction.
+Three passes: every file of every chosen agent is read and every record validated
+(:mod:`sync.workspace_io.reader`; a bad one raises :class:`~kg.errors.InputError` naming the file, the record
+and the field, and nothing is written); each record is checked and compared with the store (created,
+updated, unchanged, skipped or refused, with a reason); then everything is written in one transaction.
+
+**Agents stay apart.** The files under ``agents/<id>/`` are what agent ``<id>`` could write itself, so every
+record read there is checked as a write of that agent (the check of :meth:`kg.scopes.ScopePolicy.check_write`):
+a record in a scope the agent may not write (another agent's ``agent:`` scope, an ungranted project) is
+*refused*; a uid that names another agent's record, or a record in a scope the agent may no longer write, is
+*skipped*; a relation may only end at records imported with it or visible to the agent. The report lists
+each refused and skipped record with its reason, and nothing of them is written.
 
 Records keep their uids, timestamps, confidences and lineage, so they are written the way the outbox replay
 writes them (:class:`sync.replay.EmbeddedTarget`): as upserts keyed by uid that never replace a newer state,
@@ -13,16 +20,13 @@ and stamp the time of import instead.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kg.errors import InputError, NotFoundError
+from kg.errors import NotFoundError
 from kg.models import (
-    NODE_MODELS,
     RELATION_SPECS,
     Agent,
     BDINode,
@@ -36,195 +40,19 @@ from kg.models import (
     Relation,
     Rule,
     agent_scope,
-    describe_validation_error,
     kind_matches,
 )
 from reasoning.cbr import situation_key
-from reasoning.rules import check_rule
 from sync.replay import EmbeddedTarget
-from sync.workspace_io import markdown, records
-from sync.workspace_io.report import AgentReport, Progress, Skipped, WorkspaceReport
+from sync.workspace_io import records
+from sync.workspace_io.reader import AgentRecords, Item, Reader, agent_ids
+from sync.workspace_io.report import Progress, Skipped, WorkspaceReport
 
 if TYPE_CHECKING:
     from kg.workspace import Workspace
 
-from pydantic import ValidationError
-
 #: Fields never compared: local statistics the format carries but the import does not write.
 _IGNORED = frozenset(records.NOT_CARRIED["memory"])
-
-
-@dataclass
-class _Item:
-    """One validated record, where it came from, and which fields were filled with the time of import."""
-
-    kind: str
-    model: Model
-    where: str
-    now_fields: frozenset[str] = frozenset()
-
-    @property
-    def uid(self) -> str:
-        """The record's uid."""
-        return str(getattr(self.model, "uid"))  # noqa: B009  # every record model has one
-
-
-@dataclass
-class _Agent:
-    report: AgentReport
-    items: list[_Item] = field(default_factory=list)
-
-
-def _validate(model: type[Any], data: dict[str, Any], where: str) -> Any:
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        err = describe_validation_error(exc)
-        raise InputError(f"{where}.{err.field}", err.rule) from None
-
-
-def _now_fill(data: dict[str, Any], names: Sequence[str], now: datetime) -> frozenset[str]:
-    filled = [name for name in names if data.get(name) in (None, "")]
-    for name in filled:
-        data[name] = now
-    return frozenset(filled)
-
-
-def _read_json(path: Path, rel: str) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8").removeprefix("\ufeff"))
-    except UnicodeDecodeError:
-        raise InputError(rel, "is not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(rel, f"is not valid JSON: {exc.msg} at line {exc.lineno}") from None
-
-
-class _Reader:
-    """Reads and validates one agent's directory."""
-
-    def __init__(self, root: Path, agent_id: str, now: datetime) -> None:
-        self.root, self.agent_id, self.now = root, agent_id, now
-        self.base = f"agents/{agent_id}/"
-        self.out = _Agent(report=AgentReport(agent_id=agent_id))
-
-    def json(self, name: str) -> tuple[str, Any] | None:
-        rel = self.base + name
-        path = self.root / rel
-        if not path.is_file():
-            return None
-        self.out.report.files.append(rel)
-        return rel, _read_json(path, rel)
-
-    def add(self, kind: str, model: type[Any], data: dict[str, Any], where: str, *, stamps: Sequence[str]) -> Any:
-        filled = _now_fill(data, stamps, self.now)
-        value = _validate(model, data, where)
-        self.out.items.append(_Item(kind, value, where, filled))
-        return value
-
-    def read(self) -> _Agent:
-        self._agent()
-        self._json_records()
-        self._markdown()
-        return self.out
-
-    def _agent(self) -> None:
-        found = self.json(records.AGENT_FILE) or self.json("agent.json")
-        data = records.agent_fields(found[1] if found else None, self.agent_id)
-        self.add("agent", Agent, data, found[0] if found else self.base, stamps=("created_at", "updated_at"))
-
-    def _json_records(self) -> None:
-        aid = self.agent_id
-        if found := self.json(records.FACTS_FILE):
-            for entry in records.fact_entries(*found):
-                self.add("fact", Fact, records.fact_fields(entry, aid), f"{entry.file}: {entry.label}",
-                         stamps=("created_at", "updated_at"))  # fmt: skip
-        if found := self.json(records.MEMORY_FILE):
-            for entry, store in records.memory_entries(*found):
-                self.add("memory", MemoryItem, records.memory_fields(entry, store, aid),
-                         f"{entry.file}: {entry.label}", stamps=("created_at",))  # fmt: skip
-        if found := self.json(records.RULES_FILE):
-            for entry in records.rule_entries(*found):
-                where = f"{entry.file}: {entry.label}"
-                rule = self.add("rule", Rule, records.rule_fields(entry, aid), where, stamps=("created_at",))
-                try:
-                    check_rule(rule)
-                except InputError as exc:
-                    raise InputError(f"{where}.{exc.field}", exc.rule) from None
-        if found := self.json(records.CASES_FILE):
-            for entry in records.case_entries(*found):
-                self.add("case", Case, records.case_fields(entry, aid), f"{entry.file}: {entry.label}",
-                         stamps=("created_at",))  # fmt: skip
-        if found := self.json(records.RELATIONS_FILE):
-            rel, data = found
-            entries = data.get("relations") if isinstance(data, dict) else None
-            if not isinstance(entries, list):
-                raise InputError(rel, "must be a JSON object with a 'relations' list")
-            for i, raw in enumerate(entries):
-                entry = records.Entry(rel, f"relations[{i}]", raw)
-                self.add("relation", Relation, {**entry.data, "agent_id": aid}, f"{rel}: {entry.label}",
-                         stamps=("created_at",))  # fmt: skip
-
-    def _markdown(self) -> None:
-        natives: list[tuple[markdown.ParsedMarkdown, markdown.NativeEntry]] = []
-        exact_uids: set[str] = set()
-        for kind, name in markdown.FILES.items():
-            rel = self.base + name
-            path = self.root / rel
-            if not path.is_file():
-                continue
-            self.out.report.files.append(rel)
-            try:
-                text = path.read_text(encoding="utf-8")
-            except UnicodeDecodeError:
-                raise InputError(rel, "is not UTF-8 text") from None
-            parsed = markdown.parse_markdown(text, kind, rel)
-            self.out.report.warnings += parsed.warnings
-            for line, data in parsed.exact:
-                node_kind = _node_kind(parsed, line, data)
-                node = self.add(node_kind.value, NODE_MODELS[node_kind], {**data, "agent_id": self.agent_id},
-                                f"{rel}:{line}", stamps=())  # fmt: skip
-                exact_uids.add(node.uid)
-            natives += [(parsed, entry) for entry in parsed.native]
-        uids: dict[int, str] = {}
-        for parsed, entry in natives:
-            uid = records.import_uid(entry.kind.value, self.agent_id,
-                                     entry.source_id or records.content_id(entry.content))  # fmt: skip
-            uids[id(entry)] = uid
-            if uid in exact_uids:  # the visible twin of a record read exactly
-                continue
-            data = {"uid": uid, "agent_id": self.agent_id, "content": entry.content, **entry.fields}
-            if data.get("updated_at") and not data.get("created_at"):
-                data["created_at"] = data["updated_at"]
-            if data.get("created_at") and not data.get("updated_at"):
-                data["updated_at"] = data["created_at"]
-            self.add(entry.kind.value, NODE_MODELS[entry.kind], data, f"{parsed.path}:{entry.line}",
-                     stamps=("created_at", "updated_at"))  # fmt: skip
-            self._native_links(parsed, entry, uid, uids)
-
-    def _native_links(self, parsed: markdown.ParsedMarkdown, entry: markdown.NativeEntry, uid: str,
-                      uids: dict[int, str]) -> None:  # fmt: skip
-        links: list[tuple[str, str, str]] = []
-        for kind, first, second, _ in entry.links:
-            if second:  # "G-1 via P-1": the goal requires the plan
-                links.append((kind.value, records.ref_uid("goal", self.agent_id, first),
-                              records.ref_uid("plan", self.agent_id, second)))  # fmt: skip
-            else:  # Desire: / Parent: of a goal
-                source_kind = "desire" if kind.value == "desire-motivates-goal" else "goal"
-                links.append((kind.value, records.ref_uid(source_kind, self.agent_id, first), uid))
-        if entry.plan is not None and id(entry.plan) in uids:
-            links.append(("plan-contains-step", uids[id(entry.plan)], uid))
-        for kind_value, source, target in links:
-            data = {"uid": records.relation_uid(self.agent_id, kind_value, source, target), "agent_id": self.agent_id,
-                    "scope": agent_scope(self.agent_id), "kind": kind_value, "source_uid": source,
-                    "target_uid": target}  # fmt: skip
-            self.add("relation", Relation, data, f"{parsed.path}:{entry.line}", stamps=("created_at",))
-
-
-def _node_kind(parsed: markdown.ParsedMarkdown, line: int, data: dict[str, Any]) -> NodeKind:
-    try:
-        return NodeKind(str(data.get("kind")))
-    except ValueError:
-        raise parsed.error(line, "mabos.kind", f"must be a BDI node kind, got {data.get('kind')!r}") from None
 
 
 # ------------------------------------------------------------------------------------ comparing
@@ -240,7 +68,10 @@ class _Planner:
     def __init__(self, ws: Workspace, now: datetime) -> None:
         self.ws, self.now = ws, now
         self.events: list[OutboxEvent] = []
-        self.incoming: dict[str, str] = {}  # uid -> node kind of every record being imported
+        self.agent_id = ""  # the agent whose directory is being planned
+        self.incoming: dict[str, str] = {}  # uid -> node kind of every record of that agent being imported
+        self.refusals: dict[tuple[str, str], str | None] = {}
+        self.triples: dict[tuple[str, str, str, str], str] = {}  # live facts planned: (scope, s, p, o) -> uid
 
     def event(self, aggregate: str, model: Model, payload: dict[str, Any] | None = None, op: str = "upsert") -> None:
         data = payload if payload is not None else model.model_dump(mode="json")
@@ -248,26 +79,69 @@ class _Planner:
                                        agent_id=str(data["agent_id"]), scope=str(data["scope"]), payload=data,
                                        created_at=self.now))  # fmt: skip
 
-    def plan(self, agent: _Agent) -> None:
-        for item in agent.items:
-            self.incoming[item.uid] = _graph_kind(item)
-        for item in agent.items:
+    def plan(self, agent: AgentRecords) -> None:
+        """Decide every record of one agent: refused, then created, updated, unchanged or skipped."""
+        report = agent.report
+        self.agent_id = report.agent_id
+        accepted = self._accepted(agent)
+        self.incoming = {}
+        # relations last: their ends are the records of this directory that are written or already stored
+        for item in sorted(accepted, key=lambda i: i.kind == "relation"):
             status, reason = getattr(self, f"_{_group(item.kind)}")(item)
-            agent.report.count(item.kind, status)
+            report.count(item.kind, status)
             if reason:
-                agent.report.skipped.append(Skipped(kind=item.kind, uid=item.uid, where=item.where, reason=reason))
+                report.skipped.append(Skipped(kind=item.kind, uid=item.uid, where=item.where, reason=reason))
+            elif item.kind != "relation":
+                self.incoming[item.uid] = _graph_kind(item)
+
+    def _accepted(self, agent: AgentRecords) -> list[Item]:
+        """The records in scopes the agent may write; the others are refused (all of them when the agent's own
+        record is refused and the agent does not exist yet)."""
+        accepted: list[Item] = []
+        orphan: str | None = None
+        for item in agent.items:
+            reason = orphan or self._refusal(item)
+            if reason is None:
+                accepted.append(item)
+                continue
+            if item.kind == "agent" and not self.ws.store.agents.exists(self.agent_id):
+                orphan = f"the record of agent {self.agent_id!r} was refused and the agent does not exist"
+            agent.report.count(item.kind, "refused")
+            agent.report.refused.append(Skipped(kind=item.kind, uid=item.uid, where=item.where, reason=reason))
+        return accepted
+
+    def _refusal(self, item: Item) -> str | None:
+        scope = str(item.model.scope)  # type: ignore[attr-defined]  # every record model has one
+        if item.kind == "agent" and scope != agent_scope(self.agent_id):
+            return f"an agent's record is in its own scope {agent_scope(self.agent_id)!r}, not {scope!r}"
+        return self._may_not_write(scope)
+
+    def _may_not_write(self, scope: str) -> str | None:
+        """Why the agent may not write ``scope`` (the check of every write), cached per agent and scope."""
+        key = (self.agent_id, scope)
+        if key not in self.refusals:
+            self.refusals[key] = self.ws.scopes.write_refusal(self.agent_id, scope)
+        return self.refusals[key]
+
+    def _foreign(self, old: Any, kind: str) -> str | None:
+        """Why a stored record with the imported record's uid stays as it is: another agent's, or out of reach."""
+        if old.agent_id != self.agent_id:
+            return f"the uid names a {kind} of another agent ({old.agent_id}) in the workspace; kept"
+        if (refusal := self._may_not_write(old.scope)) is not None:
+            return f"the stored {kind} is in a scope the agent may no longer write ({refusal}); kept"
+        return None
 
     @staticmethod
-    def _same(old: Model, new: _Item) -> bool:
+    def _same(old: Model, new: Item) -> bool:
         skip = _IGNORED | new.now_fields
         return _dump(old, skip) == _dump(new.model, skip)
 
-    def _newer(self, old: Any, new: _Item) -> str | None:
+    def _newer(self, old: Any, new: Item) -> str | None:
         if "updated_at" not in new.now_fields and new.model.updated_at < old.updated_at:  # type: ignore[attr-defined]
             return f"the workspace holds a newer version (updated {old.updated_at:%Y-%m-%dT%H:%M:%SZ}); kept"
         return None
 
-    def _agent(self, item: _Item) -> tuple[str, str | None]:
+    def _agent(self, item: Item) -> tuple[str, str | None]:
         new: Agent = item.model  # type: ignore[assignment]
         try:
             old = self.ws.store.agents.get(new.agent_id)
@@ -286,23 +160,14 @@ class _Planner:
         self.event("agent", new)
         return "updated", None
 
-    def _fact(self, item: _Item) -> tuple[str, str | None]:
+    def _fact(self, item: Item) -> tuple[str, str | None]:
         new: Fact = item.model  # type: ignore[assignment]
         old = self.ws.store.facts.get_many([new.uid]).get(new.uid)
         if old is None:
-            twin = self._live_twin(new)
-            if twin is not None and new.retracted_at is None:
-                return "skipped", f"the same triple is already stored as {twin}"
-            self.event("fact", new)
-            return "created", None
+            return self._new_fact(new)
         if self._same(old, item):
             return "unchanged", None
-        reason = self._newer(old, item)
-        if (old.subject, old.predicate, old.object, old.scope) != (new.subject, new.predicate, new.object, new.scope):
-            reason = "a stored fact's triple and scope never change; kept"
-        elif old.retracted_at is not None:
-            reason = "the fact is retracted in the workspace (retraction is final); kept"
-        if reason:
+        if reason := self._foreign(old, "fact") or _fact_fixed(old, new) or self._newer(old, item):
             return "skipped", reason
         self.event("fact", new)
         if new.retracted_at is not None:
@@ -311,6 +176,17 @@ class _Planner:
                        "retracted_by": new.retracted_by or new.agent_id}  # fmt: skip
             self.event("fact", new, payload, op="retract")
         return "updated", None
+
+    def _new_fact(self, new: Fact) -> tuple[str, str | None]:
+        """A fact of a new uid, unless its live triple is already stored or imported under another uid."""
+        if new.retracted_at is None:
+            if twin := self._live_twin(new):
+                return "skipped", f"the same triple is already stored as {twin}"
+            planned = self.triples.setdefault((new.scope, new.subject, new.predicate, new.object), new.uid)
+            if planned != new.uid:
+                return "skipped", f"the same triple is imported as {planned}"
+        self.event("fact", new)
+        return "created", None
 
     def _live_twin(self, fact: Fact) -> str | None:
         def escape(text: str) -> str:
@@ -321,7 +197,7 @@ class _Planner:
         found = self.ws.store.facts.query(query)
         return found[0].uid if found else None
 
-    def _memory(self, item: _Item) -> tuple[str, str | None]:
+    def _memory(self, item: Item) -> tuple[str, str | None]:
         new: MemoryItem = item.model  # type: ignore[assignment]
         if new.updated_at is None:  # the store stamps a never-updated item with its creation time
             new = item.model = new.model_copy(update={"updated_at": new.created_at})
@@ -331,6 +207,8 @@ class _Planner:
         if old is None:
             self.event("memory", new, payload)
             return "created", None
+        if foreign := self._foreign(old, "memory item"):
+            return "skipped", foreign
         if self._same(old, item):
             return "unchanged", None
         if old.content != new.content:
@@ -340,35 +218,39 @@ class _Planner:
         self.event("memory", new, payload)
         return "updated", None
 
-    def _node(self, item: _Item) -> tuple[str, str | None]:
+    def _node(self, item: Item) -> tuple[str, str | None]:
         new: BDINode = item.model  # type: ignore[assignment]
         try:
             old = self.ws.store.bdi.get(new.uid)
         except NotFoundError:
             self.event(new.kind.value, new)
             return "created", None
+        if foreign := self._foreign(old, old.kind.value):
+            return "skipped", foreign
         if self._same(old, item):
             return "unchanged", None
-        if old.kind is not new.kind or old.agent_id != new.agent_id:
-            return "skipped", f"the uid names a {old.kind.value} of {old.agent_id} in the workspace"
+        if old.kind is not new.kind:
+            return "skipped", f"the uid names a {old.kind.value} in the workspace"
         if reason := self._newer(old, item):
             return "skipped", reason
         self.event(new.kind.value, new)
         return "updated", None
 
-    def _rule(self, item: _Item) -> tuple[str, str | None]:
+    def _rule(self, item: Item) -> tuple[str, str | None]:
         new: Rule = item.model  # type: ignore[assignment]
         old = self.ws.store.rules.get_many([new.uid]).get(new.uid)
         payload = new.model_dump(mode="json")
         if old is None:
             self.event("rule", new, {**payload, "updated_at": payload["created_at"]})
             return "created", None
+        if foreign := self._foreign(old, "rule"):
+            return "skipped", foreign
         if self._same(old, item):
             return "unchanged", None
         self.event("rule", new, {**payload, "updated_at": self.now.strftime("%Y-%m-%dT%H:%M:%S.%fZ")})
         return "updated", None
 
-    def _case(self, item: _Item) -> tuple[str, str | None]:
+    def _case(self, item: Item) -> tuple[str, str | None]:
         new: Case = item.model  # type: ignore[assignment]
         stored = self.ws.store.cases.list(scopes=[new.scope])
         old = next((c for c in stored if c.uid == new.uid), None)
@@ -381,15 +263,19 @@ class _Planner:
         self.event("case", new)
         return "created", None
 
-    def _relation(self, item: _Item) -> tuple[str, str | None]:
+    def _visible_kind(self, uid: str) -> str | None:
+        """The kind of a stored record the agent may see (None for one it may not: same answer as no record)."""
+        info = self.ws.store.relations.node_info(uid)
+        return info[0] if info is not None and self._may_not_write(info[1]) is None else None
+
+    def _relation(self, item: Item) -> tuple[str, str | None]:
         new: Relation = item.model  # type: ignore[assignment]
         spec = RELATION_SPECS[new.kind]
         for role, uid, allowed in (("source", new.source_uid, spec.source_kinds),
                                    ("target", new.target_uid, spec.target_kinds)):  # fmt: skip
-            info = self.ws.store.relations.node_info(uid)
-            kind = self.incoming.get(uid) or (info[0] if info else None)
+            kind = self.incoming.get(uid) or self._visible_kind(uid)
             if kind is None:
-                return "skipped", f"its {role} {uid} is neither imported nor in the workspace"
+                return "skipped", f"its {role} {uid} is neither imported nor visible to {self.agent_id}"
             if not kind_matches(kind, allowed):
                 return "skipped", f"its {role} {uid} is a {kind}, not one of {', '.join(allowed)}"
         existing = self.ws.store.relations.relations(new.source_uid, scopes=[new.scope])
@@ -399,37 +285,26 @@ class _Planner:
         return "created", None
 
 
+def _fact_fixed(old: Fact, new: Fact) -> str | None:
+    """Why a stored fact cannot take the imported version: its triple or scope changed, or it is retracted."""
+    if (old.subject, old.predicate, old.object, old.scope) != (new.subject, new.predicate, new.object, new.scope):
+        return "a stored fact's triple and scope never change; kept"
+    if old.retracted_at is not None:
+        return "the fact is retracted in the workspace (retraction is final); kept"
+    return None
+
+
 def _group(kind: str) -> str:
     return "node" if kind in {k.value for k in NodeKind} else kind
 
 
-def _graph_kind(item: _Item) -> str:
+def _graph_kind(item: Item) -> str:
     if isinstance(item.model, MemoryItem):
         return f"memory:{item.model.type.value}"
     return item.kind
 
 
 # ------------------------------------------------------------------------------------ entry point
-
-
-def _agent_ids(root: Path, agents: Sequence[str] | None, report: WorkspaceReport) -> list[str]:
-    folder = root / "agents"
-    if not folder.is_dir():
-        raise InputError("path", f"{root} has no agents/ directory (not an OpenClaw-MABOS workspace)")
-    found = []
-    for entry in sorted(folder.iterdir()):
-        if not entry.is_dir():
-            continue
-        if records.valid_agent_dir(entry.name):
-            found.append(entry.name)
-        else:
-            report.ignored.append(f"agents/{entry.name}: not a valid agent id ([a-z0-9][a-z0-9_-]{{0,63}})")
-    if agents:
-        missing = [a for a in agents if a not in found]
-        if missing:
-            raise NotFoundError(f"agent: no directory agents/{missing[0]} in {root}")
-        return list(dict.fromkeys(agents))
-    return found
 
 
 def import_workspace(ws: Workspace, path: Path | str, *, agents: Sequence[str] | None = None,
@@ -444,7 +319,8 @@ def import_workspace(ws: Workspace, path: Path | str, *, agents: Sequence[str] |
         progress: called as ``progress(stage, done, total)`` for the stages ``read`` and ``check``.
 
     Returns:
-        Counts per agent and record kind (created, updated, unchanged, skipped) and the skipped records.
+        Counts per agent and record kind (created, updated, unchanged, skipped, refused) and the skipped and
+        refused records with their reasons.
 
     Raises:
         InputError: a file or record is malformed (nothing is written); the message names the file, the
@@ -453,11 +329,11 @@ def import_workspace(ws: Workspace, path: Path | str, *, agents: Sequence[str] |
     """
     root = Path(path)
     report = WorkspaceReport(direction="import", path=str(root), dry_run=dry_run)
-    chosen = _agent_ids(root, agents, report)
+    chosen = agent_ids(root, agents, report)
     now = ws.clock.now()
-    read: list[_Agent] = []
+    read: list[AgentRecords] = []
     for done, agent_id in enumerate(chosen, start=1):
-        read.append(_Reader(root, agent_id, now).read())
+        read.append(Reader(root, agent_id, now).read())
         if progress is not None:
             progress("read", done, len(chosen))
     planner = _Planner(ws, now)

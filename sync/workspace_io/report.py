@@ -17,17 +17,18 @@ Progress = Callable[[str, int, int], None]
 
 
 class KindCounts(Model):
-    """Records of one kind: exported, or created / updated / unchanged / skipped by an import."""
+    """Records of one kind: exported, or created / updated / unchanged / skipped / refused by an import."""
 
     exported: int = 0
     created: int = 0
     updated: int = 0
     unchanged: int = 0
     skipped: int = 0
+    refused: int = 0
 
 
 class Skipped(Model):
-    """A record an import left out, and why."""
+    """A record an import left out, and why (skipped: kept as stored; refused: not the agent's to write)."""
 
     kind: str
     uid: str
@@ -41,6 +42,7 @@ class AgentReport(Model):
     agent_id: str
     counts: dict[str, KindCounts] = Field(default_factory=dict)
     skipped: list[Skipped] = Field(default_factory=list)
+    refused: list[Skipped] = Field(default_factory=list)
     files: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+import kg
 from cli.commands.sync_workspace import export_workspace, import_workspace
 
 if TYPE_CHECKING:
@@ -76,3 +77,22 @@ def test_export_refuses_foreign_files(populated: dict[str, str], ready: Mabos, t
 def test_help_has_examples() -> None:
     for command, name in ((import_workspace, "import-workspace"), (export_workspace, "export-workspace")):
         assert f"mabos sync {name}" in (command.help or "")
+
+
+def test_refused_records_are_listed(ready: Mabos, tmp_path: Path) -> None:
+    """A file under agents/<id>/ that names another agent's scope: refused, listed, nothing written there."""
+    ready.ok("agent", "add", "b")
+    hostile = tmp_path / "hostile" / "agents" / "a"
+    hostile.mkdir(parents=True)
+    (hostile / "facts.json").write_text(json.dumps({"facts": [
+        {"id": "F-1", "subject": "b", "predicate": "trusts", "object": "attacker", "scope": "agent:b"},
+        {"id": "F-2", "subject": "a", "predicate": "likes", "object": "tea"}]}))  # fmt: skip
+    report = run_json(ready, "import-workspace", str(tmp_path / "hostile"), "--agent", "a", "--dry-run")
+    assert report["totals"]["fact"] == {"exported": 0, "created": 1, "updated": 0, "unchanged": 0, "skipped": 0,
+                                        "refused": 1}  # fmt: skip
+    [row] = report["agents"][0]["refused"]
+    assert row["uid"].startswith("F-") and "may not write 'agent:b'" in row["reason"]
+    result = ready.ok("sync", "import-workspace", str(tmp_path / "hostile"), "--agent", "a")
+    assert "refused: a: fact" in result.stdout and "may not write 'agent:b'" in result.stdout
+    with kg.open_workspace(ready.workspace) as ws:
+        assert [f.object for f in ws.facts.query("a")] == ["tea"] and ws.facts.query("b") == []

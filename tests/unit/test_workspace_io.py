@@ -316,3 +316,36 @@ def test_export_then_import_round_trips_any_text(
     target = fresh(base, "target")
     import_workspace(target, base / "out")
     assert dump_all(target) == dump_all(source)
+
+
+def test_one_triple_twice_in_a_file_is_imported_once(workspace: Workspace, tmp_path: Path) -> None:
+    """Two live facts of one triple and scope (the store keeps one): the second is skipped, not a crash."""
+    folder = tmp_path / "src" / "agents" / "a"
+    folder.mkdir(parents=True)
+    fact = {"subject": "acme", "predicate": "hasIndustry", "object": "saas"}
+    (folder / "facts.json").write_text(json.dumps({"facts": [{"id": "F-1", **fact}, {"id": "F-2", **fact}]}))
+    report = import_workspace(workspace, tmp_path / "src")
+    assert counts(report, "created")["fact"] == 1 and counts(report, "skipped") == {"fact": 1}
+    assert "the same triple is imported as" in report.agents[0].skipped[0].reason
+    assert len(workspace.facts.query("a", subject="acme")) == 1
+
+
+def test_refused_and_skipped_records_are_reported_apart(workspace: Workspace, tmp_path: Path) -> None:
+    """A record in another agent's scope is refused; a uid of another agent's record is skipped."""
+    workspace.agents.add("a")
+    workspace.agents.add("b")
+    theirs = workspace.memory.store_item("b", "b's own note").item
+    folder = tmp_path / "src" / "agents" / "a"
+    folder.mkdir(parents=True)
+    (folder / "memory-store.json").write_text(json.dumps({"short_term": [
+        {"id": "M-1", "content": "into b", "scope": "agent:b"},
+        {"id": theirs.uid, "content": theirs.content, "scope": "global"},
+        {"id": "M-2", "content": "a's own"}]}))  # fmt: skip
+    report = import_workspace(workspace, tmp_path / "src", agents=["a"])
+    [agent] = report.agents
+    assert [(r.kind, r.where) for r in agent.refused] == [("memory", "agents/a/memory-store.json: short_term[0]")]
+    assert [r.uid for r in agent.skipped] == [theirs.uid] and "another agent (b)" in agent.skipped[0].reason
+    assert (agent.counts["memory"].created, agent.counts["memory"].refused, agent.counts["memory"].skipped) == (1, 1, 1)
+    assert [i.content for i in workspace.memory.list_items("a")] == ["a's own"]
+    stored = workspace.memory.get("b", theirs.uid)
+    assert (stored.agent_id, stored.scope, stored.tags) == ("b", "agent:b", theirs.tags)
