@@ -97,6 +97,16 @@ class ConversationConfig(Model):
     llm_api_key_env: str | None = None
 
 
+class ReasoningConfig(Model):
+    """Bounds of every forward closure (``[reasoning]`` in ``mabos.toml``; unset: the defaults of
+    ``reasoning.service.DEFAULT_LIMITS``). ``max_derived``: facts one call may derive; ``max_join``: candidate
+    facts its joins may examine. A call may ask for less (``--max-derived``, ``--max-join``), never more.
+    """
+
+    max_derived: int | None = Field(default=None, ge=1, le=100_000_000)
+    max_join: int | None = Field(default=None, ge=1, le=100_000_000_000)
+
+
 class WorkspaceConfig(Model):
     """Contents of ``mabos.toml``."""
 
@@ -106,6 +116,7 @@ class WorkspaceConfig(Model):
     typedb: TypeDBConfig = Field(default_factory=TypeDBConfig)
     recall: RecallConfig = Field(default_factory=RecallConfig)
     conversation: ConversationConfig = Field(default_factory=ConversationConfig)
+    reasoning: ReasoningConfig = Field(default_factory=ReasoningConfig)
 
 
 ENV_EMBEDDER = "MABOS_EMBEDDER"
