@@ -323,6 +323,9 @@ def render_markdown(report: NightlyReport) -> str:
         "| step | status | seconds | message |", "|---|---|---|---|",
     ]  # fmt: skip
     lines += [f"| {r.name} | {r.status.value} | {r.duration_s:g} | {_cell(r.message)} |" for r in report.steps]
+    pictures = sorted(p.name for p in (Path(report.workspace) / STATE_DIR / REPORTS_DIR).glob("graph-*.*"))
+    if pictures:  # written beside this report by 'mabos graph render' (docs/console.md)
+        lines += ["", "Graph pictures: " + ", ".join(f"[{name}]({name})" for name in pictures)]
     for result in report.steps:
         per_agent = result.details.get("agents")
         if per_agent:
