@@ -46,7 +46,8 @@ def ui(out: Session, *, host: str, port: int, open_browser: bool, agent: str | N
     wildcard = host in ("0.0.0.0", "::")  # noqa: S104 - not bound here: a wildcard bind is reached via loopback
     shown = "127.0.0.1" if wildcard else f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/"
-    out.emit({"url": url, "workspace": str(out.path), "agent": agent, "token_required": token is not None or not is_loopback(host)},
+    required = token is not None or not is_loopback(host)
+    out.emit({"url": url, "workspace": str(out.path), "agent": agent, "token_required": required},
              render.done(f"mabos console on {url}  (Ctrl-C stops it)"))  # fmt: skip
     if dry_run:
         return
