@@ -1,0 +1,126 @@
+"""Counterfactual reasoning over facts and rules: what would (no longer) hold if some facts were false.
+
+Inputs ``{"goal": "S P O", "without": ["S P O", ..], "with": ["S P O", ..]}`` over the agent's asserted facts
+and enabled inference rules (or, for a self-contained problem, ``"facts": ["S P O", ..]`` and ``"rules":
+[rule objects]``). ``without`` is an intervention do(not fact): the fact is removed if asserted and never
+re-derived if derivable; ``with`` adds facts (``without`` + ``with`` = a change). Both worlds are closed
+under the rules (forward chaining); the value compares them::
+
+    holds_now, holds_without       the goal in the actual and in the counterfactual world
+    lost                           derived facts that hold now and would no longer hold
+    gained                         derived facts that would newly hold
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from kg.errors import InputError
+from kg.models import Rule, RuleType
+from reasoning.router.methods.base import MethodContext, MethodOutcome, MissingInputs, computed, fail
+from reasoning.rules.checks import build_rule
+from reasoning.rules.forward import forward_chain
+from reasoning.rules.results import ChainLimits, Derivation, Key, Triple
+
+METHOD = "counterfactual"
+MAX_ROUNDS = 100
+LIMITS = ChainLimits(max_derived=100_000, max_join=5_000_000)
+
+
+def triple(value: Any, method: str, path: str) -> Key:
+    """``"S P O"`` or ``[S, P, O]`` as a key.
+
+    Raises:
+        InputError: anything else.
+    """
+    parts = value.split(maxsplit=2) if isinstance(value, str) else value
+    if not isinstance(parts, list | tuple) or len(parts) != 3 or not all(isinstance(p, str) and p.strip()
+                                                                         for p in parts):  # fmt: skip
+        raise fail(method, path, "must be 'SUBJECT PREDICATE OBJECT' or [subject, predicate, object]")
+    return (parts[0], parts[1], parts[2])
+
+
+def world(base: Sequence[Triple], rules: Sequence[Rule], blocked: set[Key]) -> tuple[dict[Key, Triple],
+                                                                                    dict[Key, Derivation]]:  # fmt: skip
+    """The closure of ``base`` minus ``blocked`` under ``rules``, never deriving a blocked triple."""
+    facts = {t.key: t for t in base if t.key not in blocked}
+    result = forward_chain(list(facts.values()), rules, max_iterations=MAX_ROUNDS, limits=LIMITS)
+    if not any(d.triple.key in blocked for d in result.derived):
+        derived = {d.triple.key: d for d in result.derived}
+        return {**facts, **{k: d.triple for k, d in derived.items()}}, derived
+    derived = {}
+    for _ in range(MAX_ROUNDS):  # round by round, dropping blocked triples before they feed anything
+        step = forward_chain(list(facts.values()), rules, max_iterations=1, limits=LIMITS)
+        new = [d for d in step.derived if d.triple.key not in blocked and d.triple.key not in facts]
+        if not new:
+            break
+        for d in new:
+            facts[d.triple.key] = d.triple
+            derived[d.triple.key] = d
+    return facts, derived
+
+
+def _inputs(ctx: MethodContext, inputs: dict[str, Any]) -> tuple[list[Triple], list[Rule], bool]:
+    """The base facts, the rules, and whether they are records of the agent's graph."""
+    if "facts" in inputs or "rules" in inputs:
+        raw_facts, raw_rules = inputs.get("facts", []), inputs.get("rules", [])
+        if not isinstance(raw_facts, list) or not isinstance(raw_rules, list):
+            raise fail(METHOD, "facts", "facts and rules must be lists")
+        base = [Triple(*triple(f, METHOD, f"facts.{i}")) for i, f in enumerate(raw_facts)]
+        rules = []
+        for i, data in enumerate(raw_rules):
+            try:
+                rules.append(build_rule(data if isinstance(data, dict) else {}, agent_id=ctx.agent_id))
+            except InputError as exc:
+                raise fail(METHOD, f"rules.{i}.{exc.field}", exc.rule) from None
+        return base, rules, False
+    if ctx.workspace is None:
+        raise MissingInputs(METHOD, "give inputs.counterfactual.facts and rules, or run it for an agent")
+    reasoner = ctx.reasoner()
+    return reasoner.base_facts(ctx.agent_id), reasoner.rules(ctx.agent_id, RuleType.INFERENCE), True
+
+
+def _text(key: Key) -> str:
+    return " ".join(key)
+
+
+def counterfactual(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
+    """Engine of ``counterfactual``."""
+    if "goal" not in inputs or "without" not in inputs:
+        raise MissingInputs(METHOD, "give inputs.counterfactual.goal and without")
+    goal = triple(inputs["goal"], METHOD, "goal")
+    without_raw, with_raw = inputs["without"], inputs.get("with", [])
+    if not isinstance(without_raw, list) or not isinstance(with_raw, list):
+        raise fail(METHOD, "without", "without and with must be lists of facts")
+    without = {triple(f, METHOD, f"without.{i}") for i, f in enumerate(without_raw)}
+    added = [Triple(*triple(f, METHOD, f"with.{i}")) for i, f in enumerate(with_raw)]
+    base, rules, records = _inputs(ctx, inputs)
+    actual, actual_derived = world(base, rules, set())
+    imagined, imagined_derived = world([*base, *added], rules, without)
+    lost = sorted(_text(k) for k in actual_derived if k not in imagined)
+    gained = sorted(_text(k) for k in imagined_derived if k not in actual)
+    holds_now, holds_without = goal in actual, goal in imagined
+    asserted = {t.key for t in base}
+    value = {"goal": _text(goal), "holds_now": holds_now, "holds_without": holds_without, "lost": lost,
+             "gained": gained, "removed_asserted": sorted(_text(k) for k in without if k in asserted),
+             "blocked_derived": sorted(_text(k) for k in without if k in actual_derived)}  # fmt: skip
+    by_key = {t.key: t.uid for t in base if t.uid}
+    fired = {d.rule_id for d in actual_derived.values()} | {d.rule_id for d in imagined_derived.values()}
+    supports = {k for key in actual_derived if _text(key) in lost for k in actual_derived[key].support}
+    used = [by_key[k] for k in sorted(without | supports | {goal}) if k in by_key]
+    used += sorted(r.uid for r in rules if r.uid in fired) if records else []
+    if holds_now and not holds_without:
+        conclusion = f"{_text(goal)} would no longer hold"
+    elif holds_without and not holds_now:
+        conclusion = f"{_text(goal)} would newly hold"
+    else:
+        conclusion = f"{_text(goal)} would {'still' if holds_now else 'still not'} hold"
+    trace = [f"actual world: {len(base)} asserted facts, {len(actual_derived)} derived with {len(rules)} rules",
+             f"counterfactual world: without {len(without)}, with {len(added)}: {len(imagined_derived)} derived",
+             f"lost {len(lost)}, gained {len(gained)}"]  # fmt: skip
+    return computed(METHOD, conclusion, 1.0, value, trace=trace, used=used,
+                    notes=["rules are read as sufficient conditions: what no rule derives does not hold"])  # fmt: skip
+
+
+__all__ = ["counterfactual", "triple", "world"]
