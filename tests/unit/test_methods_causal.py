@@ -178,8 +178,9 @@ def test_root_cause_reads_causal_and_status_facts(ws: Workspace) -> None:
 
 
 def test_systems_thinking_finds_the_population_loops() -> None:
-    # Sterman, Business Dynamics (2000), ch. 5 (causal loop diagrams), the population example: births -> population (+), population -> births (+)
-    # is reinforcing; population -> deaths (+), deaths -> population (-) is balancing.
+    # Sterman, Business Dynamics (2000), ch. 5 (causal loop diagrams), the population example:
+    # births -> population (+), population -> births (+) is reinforcing;
+    # population -> deaths (+), deaths -> population (-) is balancing.
     links = [["births", "population", "+"], ["population", "births", "+"], ["population", "deaths", "+"],
              ["deaths", "population", "-"]]  # fmt: skip
     result = one("systems-thinking", {"links": links})
@@ -203,5 +204,6 @@ def test_loop_polarity_is_the_parity_of_negative_links(raw: list[tuple[int, int,
     result = one("systems-thinking", {"links": links})
     for loop in result.value["loops"]:
         nodes = loop["nodes"]
-        negatives = sum(seen[(int(a[1:]), int(b[1:]))] == "-" for a, b in zip(nodes, [*nodes[1:], nodes[0]]))
+        pairs = zip(nodes, [*nodes[1:], nodes[0]], strict=True)
+        negatives = sum(seen[(int(a[1:]), int(b[1:]))] == "-" for a, b in pairs)
         assert loop["polarity"] == ("reinforcing" if negatives % 2 == 0 else "balancing")
