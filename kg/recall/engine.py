@@ -12,9 +12,10 @@ One search, given the filters as a :class:`~kg.models.MemoryQuery`:
    (``mabos index status``) and are found by BM25 meanwhile.
 3. :func:`kg.recall.fusion.rank` fuses, blends importance, applies decay, MMR and the min score.
 
-If no embedder can load, the search runs BM25-only and says ``mode: "bm25"`` (with the reason in
-``notes``) - never a fake vector. If the saved vector index is unusable and too large to rebuild inline,
-:class:`~kg.recall.sidecar.IndexUnavailableError` tells the caller to answer from the Markdown files.
+If no embedder can load, or the vector index is missing, unusable or still being built and too large to
+build inline, the search runs BM25-only over the store and says ``mode: "bm25"`` (with the reason in
+``notes`` and the items still to index in ``backlog``) - never a fake vector, and never the Markdown files:
+those answer only when the store itself cannot be read (the caller's decision, see ``memory_recall``).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from kg.ports import Embedder, GraphStore
 from kg.recall.decay import DecaySettings
 from kg.recall.embedding_cache import CachedEmbedder
 from kg.recall.fusion import DEFAULT_DECAY, DEFAULT_FUSION, FusionMethod, FusionSettings, Ranked, rank
-from kg.recall.sidecar import VectorSidecar, embedding_text
+from kg.recall.sidecar import IndexUnavailableError, VectorSidecar, embedding_text
 from kg.recall.stopwords import query_terms
 
 log = logging.getLogger("mabos.recall")
@@ -124,10 +125,13 @@ class RecallEngine:
                 if mode == "hybrid":
                     lexical = self._lexical(text, query, cand)
                 vector, admitted, backlog = self._vector_branch(query_vector(), query, cand)
-            except BackendUnavailableError as exc:
+            except (BackendUnavailableError, IndexUnavailableError) as exc:
+                # one step down, not two: the store is healthy, so BM25 over it answers (never the files)
                 used = "bm25"
                 notes.append(f"vector search unavailable, BM25 only: {exc}")
                 log.warning("recall runs BM25-only: %s", exc)
+                if isinstance(exc, IndexUnavailableError):
+                    backlog = exc.backlog
         if lexical is None and used != "vector":
             lexical = self._lexical(text, query, cand)
         lexical = lexical or []
@@ -139,7 +143,7 @@ class RecallEngine:
             [(item.uid, score) for item, score in lexical], vector, items, now=now, limit=limit, fusion=fusion,
             settings=self.settings.fusion, decay=self.settings.decay, mmr=mmr, vectors=vectors, min_score=min_score,
         )  # fmt: skip
-        if backlog:
+        if backlog and used != "bm25":
             notes.append(f"{backlog} items are not in the vector index yet (found by BM25 only); "
                          "run 'mabos index rebuild' or recall again")  # fmt: skip
         return EngineResult([(items[r.uid], r) for r in ranked], used, notes, backlog)

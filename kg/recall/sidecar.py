@@ -8,8 +8,11 @@ enough work has accumulated, or when asked - saves the index and forgets the que
 crash between the save and the forgetting only repeats work.
 
 The saved index is used only when its manifest names this store (``store_meta.store_id``), the same model
-and dimension, and its files match their hashes; otherwise it is rebuilt from the store (inline when the
-store is small, else by ``mabos index rebuild``) - never a wrong answer.
+and dimension, and its files match their hashes; otherwise it is rebuilt from the store - never a wrong answer.
+A recall rebuilds it inline only when the store is small (``limit``); a larger store is built by ``mabos index
+update`` or the nightly job (:meth:`VectorSidecar.sync` without a limit) while recall runs BM25-only. The build
+saves a checkpoint every ``save_every`` items (the manifest's ``build`` entry: how far the scan of the store
+got), so a build that is killed resumes where its last checkpoint stopped instead of starting again.
 
 One process writes at a time (an advisory lock file); a process that finds the saved index changed by
 another one reloads it before writing.
@@ -24,6 +27,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -64,25 +68,56 @@ class SyncReport(Model):
     reason: str = ""
 
 
+@dataclass
+class _Build:
+    """A build in progress: the store was scanned up to position ``after`` (``done`` items); when it ends,
+    the index covers the queue up to ``upto`` (its position when the build started)."""
+
+    after: int
+    upto: int
+    done: int
+
+    @classmethod
+    def of(cls, manifest: dict[str, Any]) -> _Build | None:
+        """The manifest's ``build`` entry (None for a finished index)."""
+        entry = manifest.get("build")
+        if entry is None:
+            return None
+        return cls(after=int(entry["after"]), upto=int(entry["upto"]), done=int(entry["done"]))
+
+    def as_dict(self) -> dict[str, int]:
+        return {"after": self.after, "upto": self.upto, "done": self.done}
+
+
 class IndexUnavailableError(Exception):
-    """The saved index cannot be used and is too large to rebuild inline; the message says why."""
+    """The index cannot be used and is too large to build inline; the message says why.
+
+    ``backlog`` counts the items still to index.
+    """
+
+    def __init__(self, reason: str, backlog: int = 0) -> None:
+        super().__init__(reason)
+        self.backlog = backlog
 
 
 class VectorSidecar:
     """The vector index of one store, in ``directory``; thread-safe, one writing process at a time."""
 
     def __init__(self, directory: Path, store: GraphStore, embedder: Embedder, *,
-                 config: VectorIndexConfig | None = None, save_every: int = SAVE_EVERY) -> None:  # fmt: skip
+                 config: VectorIndexConfig | None = None, save_every: int = SAVE_EVERY,
+                 batch: int = BATCH) -> None:  # fmt: skip
         self.directory = Path(directory)
         self.store = store
         self.embedder = embedder
         self.config = config
         self.save_every = save_every
+        self.batch = batch
         self._lock = threading.RLock()
         self._index: FaissVectorIndex | None = None
         self._stamp: tuple[int, int, int] | None = None  # the manifest this in-memory index was loaded from
         self._covered = 0  # queue position up to which the in-memory index is complete
         self._unsaved = 0  # queue rows covered since the last save
+        self._build: _Build | None = None  # set while the in-memory index is a partial build
 
     # ------------------------------------------------------------------ reading
 
@@ -94,7 +129,7 @@ class VectorSidecar:
     def loaded(self, report: SyncReport) -> FaissVectorIndex:
         """The in-memory index after ``report``'s pass; IndexUnavailableError with its reason if unusable."""
         if not report.usable or self._index is None:
-            raise IndexUnavailableError(report.reason)
+            raise IndexUnavailableError(report.reason, report.backlog)
         return self._index
 
     def backlog(self) -> int:
@@ -114,32 +149,34 @@ class VectorSidecar:
             raise InputError("limit", f"must be >= 0, got {limit}")
         with self._lock, self._file_lock():
             reason = self._reload_if_changed()
-            if self._index is None:
+            if self._index is None or self._build is not None:
                 total = self._item_count()
-                if limit is not None and total > limit:
-                    return SyncReport(usable=False, backlog=total, reason=f"vector index {reason}; {total} items "
-                                      "to index, run 'mabos index rebuild'")  # fmt: skip
-                return self._rebuild(progress, reason)
+                left = total - (self._build.done if self._build is not None else 0)
+                if limit is not None and left > limit:
+                    return SyncReport(usable=False, backlog=left, reason=f"vector index {reason}: {left} items to "
+                                      "index (run 'mabos index update'; the nightly job builds it too)")  # fmt: skip
+                return self._continue_build(progress, reason)
             return self._catch_up(limit, save, progress)
 
     def rebuild(self, *, progress: Progress | None = None) -> SyncReport:
         """Drop the index and index every item of the store again."""
         with self._lock, self._file_lock():
-            return self._rebuild(progress, "rebuilt on request")
+            self._index, self._build = None, None
+            return self._continue_build(progress, "rebuilt on request")
 
     def reindex_agent(self, agent_id: str, *, progress: Progress | None = None) -> SyncReport:
         """Embed one agent's items again (the whole index is rebuilt if the saved one is unusable)."""
         with self._lock, self._file_lock():
             reason = self._reload_if_changed()
-            if self._index is None:
-                return self._rebuild(progress, reason)
+            if self._index is None or self._build is not None:
+                return self._continue_build(progress, reason)
             items: list[MemoryItem] = []
             after = 0
-            while batch := self.store.memory.scan(after, 4 * BATCH):
+            while batch := self.store.memory.scan(after, 4 * self.batch):
                 after = batch[-1][0]
                 items.extend(item for _, item in batch if item.agent_id == agent_id)
-            for start in range(0, len(items), BATCH):
-                chunk = items[start : start + BATCH]
+            for start in range(0, len(items), self.batch):
+                chunk = items[start : start + self.batch]
                 self._embed_into(self._index, chunk, batch=True)
                 if progress:
                     progress(start + len(chunk), len(items))
@@ -154,10 +191,10 @@ class VectorSidecar:
         If another process saved in the meantime, its files are loaded and the queue (which still holds
         this process's unsaved rows) is applied to them instead: neither process's work is lost.
         """
-        if self._index is None or not self._unsaved:
+        if self._index is None or self._build is not None or not self._unsaved:
             return False
         with self._lock, self._file_lock():
-            if self._index is None or not self._unsaved:
+            if self._index is None or self._build is not None or not self._unsaved:
                 return False
             if self._manifest_stamp() != self._stamp:
                 self._reload_if_changed()
@@ -176,11 +213,16 @@ class VectorSidecar:
                                                       config=self.config)  # fmt: skip
             items = self._item_count()
             saved = index.status() if index is not None else {}
+            build = _Build.of(self._read_manifest()) if index is not None else None
+            state = "ready" if index is not None else ("missing" if reason == "no manifest" else "unusable")
+            if build is not None:
+                state, reason = "building", f"being built ({build.done} of {items} items)"
             return {
                 "directory": str(self.directory), "model": self.embedder.model, "dimension": self.embedder.dimension,
-                "state": "ready" if index is not None else ("missing" if reason == "no manifest" else "unusable"),
-                "reason": reason or None, "items": items, "indexed": len(index) if index is not None else 0,
-                "backlog": self.store.index_queue.count() if index is not None else items,
+                "state": state, "reason": reason or None, "items": items,
+                "indexed": len(index) if index is not None else 0,
+                "backlog": self.store.index_queue.count() if index is not None and build is None
+                else items - (build.done if build is not None else 0),
                 "kind": saved.get("kind"), "tombstones": saved.get("tombstones", 0), "files": saved.get("files", {}),
                 "store_id": store_id,
             }  # fmt: skip
@@ -209,22 +251,32 @@ class VectorSidecar:
         stamp = self._manifest_stamp()
         if self._index is not None and stamp == self._stamp:
             return ""
-        self._index, self._covered, self._unsaved = None, 0, 0
+        self._index, self._covered, self._unsaved, self._build = None, 0, 0, None
         if stamp is None:
             return "missing"
         store_id = self.store.index_queue.store_id()
         try:
             manifest = json.loads((self.directory / MANIFEST).read_text())
             covered = int(manifest.get("queue_position", 0))
-        except (OSError, ValueError, TypeError, AttributeError) as exc:
+            build = _Build.of(manifest)
+        except (OSError, ValueError, TypeError, AttributeError, KeyError) as exc:
             return f"unusable (manifest: {exc})"
         index, reason = FaissVectorIndex.try_load(self.directory, model=self.embedder.model,
                                                   dimension=self.embedder.dimension, store_checksum=store_id,
                                                   config=self.config)  # fmt: skip
         if index is None:
             return f"unusable ({reason})"
-        self._index, self._stamp, self._covered = index, stamp, covered
+        self._index, self._stamp, self._covered, self._build = index, stamp, covered, build
+        if build is not None:
+            return f"being built ({build.done} of {self._item_count()} items)"
         return ""
+
+    def _read_manifest(self) -> dict[str, Any]:
+        try:
+            manifest = json.loads((self.directory / MANIFEST).read_text())
+        except (OSError, ValueError):
+            return {}
+        return manifest if isinstance(manifest, dict) else {}
 
     def _embed_into(self, index: FaissVectorIndex, items: list[MemoryItem], *, batch: bool) -> None:
         index.add([i.uid for i in items], self.embedder.embed([embedding_text(i) for i in items], batch=batch))
@@ -232,24 +284,42 @@ class VectorSidecar:
     def _item_count(self) -> int:
         return int(self.store.stats()["memory_items"])
 
-    def _rebuild(self, progress: Progress | None, reason: str) -> SyncReport:
-        log.info("rebuilding the vector index in %s (%s)", self.directory, reason)
+    def _continue_build(self, progress: Progress | None, reason: str) -> SyncReport:
+        """Build the index from the store, from the last checkpoint if there is one; save every ``save_every``."""
         queue = self.store.index_queue
-        upto = queue.last()  # items queued later are picked up by the next pass
-        index = FaissVectorIndex(self.directory, model=self.embedder.model, dimension=self.embedder.dimension,
-                                 store_checksum=queue.store_id(), config=self.config)  # fmt: skip
-        total, done, after = self._item_count(), 0, 0
-        while batch := self.store.memory.scan(after, BATCH):
-            after = batch[-1][0]
+        if self._index is None or self._build is None:
+            log.info("building the vector index in %s (%s)", self.directory, reason)
+            # items queued after `upto` are picked up by the next pass: the build covers the queue up to it
+            self._build = _Build(after=0, upto=queue.last(), done=0)
+            self._index = FaissVectorIndex(self.directory, model=self.embedder.model,
+                                           dimension=self.embedder.dimension, store_checksum=queue.store_id(),
+                                           config=self.config)  # fmt: skip
+        else:
+            log.info("resuming the vector index build in %s after %d items", self.directory, self._build.done)
+        index, build = self._index, self._build
+        total, indexed, since_save = self._item_count(), 0, 0
+        while batch := self.store.memory.scan(build.after, self.batch):
             items = [item for _, item in batch]
             self._embed_into(index, items, batch=True)
-            done += len(items)
+            build.after, build.done = batch[-1][0], build.done + len(items)
+            indexed, since_save = indexed + len(items), since_save + len(items)
+            if since_save >= self.save_every:
+                self._checkpoint()
+                since_save = 0
             if progress:
-                progress(done, total)
-        self._index, self._covered, self._unsaved = index, upto, 1
+                progress(build.done, max(total, build.done))
+        self._build, self._covered, self._unsaved = None, build.upto, 1
         self._save()
-        return SyncReport(usable=True, rebuilt=True, indexed=done, saved=True, backlog=queue.count(),
+        return SyncReport(usable=True, rebuilt=True, indexed=indexed, saved=True, backlog=queue.count(self._covered),
                           reason=reason)  # fmt: skip
+
+    def _checkpoint(self) -> None:
+        """Save the partial index with how far the build got; the queue is kept whole until the build ends."""
+        if self._index is None or self._build is None:
+            raise IndexUnavailableError("no build in progress")
+        store_id = self.store.index_queue.store_id()
+        self._index.save(store_checksum=store_id, extra={"queue_position": 0, "build": self._build.as_dict()})
+        self._stamp = self._manifest_stamp()
 
     def _catch_up(self, limit: int | None, save: bool | None, progress: Progress | None) -> SyncReport:
         if self._index is None:
@@ -258,8 +328,8 @@ class VectorSidecar:
         rows = queue.pending(self._covered, PENDING_MAX if limit is None else limit)
         wanted = list(dict.fromkeys(uid for _, uid in rows))
         indexed = removed = 0
-        for start in range(0, len(wanted), BATCH):
-            chunk = wanted[start : start + BATCH]
+        for start in range(0, len(wanted), self.batch):
+            chunk = wanted[start : start + self.batch]
             items = self.store.memory.get_many(chunk)
             present = [items[u] for u in chunk if u in items]
             if present:
@@ -267,7 +337,7 @@ class VectorSidecar:
             removed += self._index.remove([u for u in chunk if u not in items])
             indexed += len(present)
             if progress:
-                progress(min(start + BATCH, len(wanted)), len(wanted))
+                progress(min(start + self.batch, len(wanted)), len(wanted))
         if rows:
             self._covered = max(self._covered, rows[-1][0])
             self._unsaved += len(rows)

@@ -130,7 +130,9 @@ def test_inline_limit_of_a_sync_without_an_index(ws):
         put(ws, text)
     report = ws.vectors.sync(limit=2)
     assert report.usable is False and report.backlog == 3
-    assert report.reason == "vector index missing; 3 items to index, run 'mabos index rebuild'"
+    assert report.reason == (
+        "vector index missing: 3 items to index (run 'mabos index update'; the nightly job builds it too)"
+    )
     with pytest.raises(IndexUnavailableError, match="3 items to index"):
         ws.vectors.index(inline_limit=2)
     assert not (ws.path / VECTORS_DIR / MANIFEST).exists()
@@ -184,3 +186,69 @@ def test_save_does_not_lose_what_another_process_saved_meanwhile(ws):
     fresh = sidecar(ws).index(inline_limit=0)
     assert tea.uid in fresh and hot.uid in fresh
     assert status["indexed"] == status["items"] == 3
+
+
+# ------------------------------------------------------------------------------ building a missing index
+
+
+class _Counting:
+    """The workspace's real embedder, counting the texts it is asked to embed."""
+
+    def __init__(self, inner) -> None:
+        self.inner, self.texts = inner, 0
+        self.model, self.dimension = inner.model, inner.dimension
+
+    def embed(self, texts, *, batch=False):
+        self.texts += len(texts)
+        return self.inner.embed(texts, batch=batch)
+
+
+class _Killed(Exception):
+    """Stands for the process dying in the middle of a build."""
+
+
+def test_an_interrupted_build_resumes_from_its_last_checkpoint(ws):
+    items = [put(ws, f"Note {n}: {text}") for n, text in enumerate((CAR, TEA, HOT, CAR, TEA))]
+    counting = _Counting(ws.embedder)
+    first = VectorSidecar(ws.path / VECTORS_DIR, ws.store, counting, save_every=2, batch=2)
+    seen: list[tuple[int, int]] = []
+
+    def die_after_four(done: int, total: int) -> None:
+        seen.append((done, total))
+        if done >= 4:
+            raise _Killed
+
+    with pytest.raises(_Killed):
+        first.sync(progress=die_after_four)
+    assert seen == [(2, 5), (4, 5)]
+    assert manifest(ws)["build"]["done"] == 4  # the checkpoint at 4 items is on disk
+    status = sidecar(ws).status()
+    assert (status["state"], status["indexed"], status["items"]) == ("building", 4, 5)
+    report = sidecar(ws).sync(limit=0)  # a recall's inline pass does not build: BM25 meanwhile
+    assert report.usable is False and report.reason.startswith("vector index being built (4 of 5 items)")
+    counting.texts, seen[:] = 0, []
+    again = VectorSidecar(ws.path / VECTORS_DIR, ws.store, counting, save_every=2, batch=2)  # the next process
+    report = again.sync(progress=lambda done, total: seen.append((done, total)))
+    assert (report.usable, report.rebuilt, report.indexed, report.backlog) == (True, True, 1, 0)
+    assert counting.texts == 1 and seen == [(5, 5)]  # only the item after the checkpoint was embedded
+    assert "build" not in manifest(ws) and queue_rows(ws) == []
+    index = sidecar(ws).index(inline_limit=0)
+    assert all(i.uid in index for i in items) and len(index) == 5
+    assert sidecar(ws).status()["state"] == "ready"
+
+
+def test_items_written_during_a_build_are_indexed_by_the_next_pass(ws):
+    put(ws, CAR)
+    put(ws, TEA)
+    building = VectorSidecar(ws.path / VECTORS_DIR, ws.store, ws.embedder, save_every=1, batch=1)
+    late: list = []
+
+    def write_meanwhile(done: int, total: int) -> None:
+        if done == 1 and not late:
+            late.append(put(ws, HOT))  # another writer adds an item while the build runs
+
+    building.sync(progress=write_meanwhile)
+    report = building.sync()
+    assert report.usable and report.backlog == 0
+    index = sidecar(ws).index(inline_limit=0)
+    assert late[0].uid in index and len(index) == 3
