@@ -243,18 +243,21 @@ def methods_(out: Session, *, category: str | None) -> None:
 
 
 @reason_group.command("owl-rl", help=example(
-    "Run the OWL 2 RL closure (owlrl) over the workspace's ontologies/ and the agent's facts, and store the new "
-    "class and property facts as derived facts with source 'owl-rl' (stale ones are retracted).",
+    "Run the OWL 2 RL closure (our engine; --engine owlrl for the reference library) over the workspace's "
+    "ontologies/ and the agent's facts, and store the new class and property facts as derived facts with source "
+    "'owl-rl' (stale ones are retracted).",
     "mabos reason owl-rl --agent a",
-    "mabos reason owl-rl --agent a --ontology extra.ttl --dry-run",
+    "mabos reason owl-rl --agent a --ontology extra.ttl --dry-run --engine owlrl",
 ))  # fmt: skip
 @agent_option
 @click.option("--ontology", "ontology", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="An extra ontology file (JSON-LD, Turtle, RDF/XML; repeatable).")  # fmt: skip
 @click.option("--dry-run", is_flag=True, default=False, help="Report what would be written; write nothing.")
+@click.option("--engine", type=click.Choice(["mabos", "owlrl"]), default="mabos", show_default=True,
+              help="mabos: our OWL 2 RL engine; owlrl: the reference library (same closure, much slower).")  # fmt: skip
 @mabos_options
-def owl_rl(out: Session, *, agent: str, ontology: tuple[Path, ...], dry_run: bool) -> None:
-    report = run_owl_rl(out.workspace(), agent, ontology=list(ontology), dry_run=dry_run)
+def owl_rl(out: Session, *, agent: str, ontology: tuple[Path, ...], dry_run: bool, engine: str) -> None:
+    report = run_owl_rl(out.workspace(), agent, ontology=list(ontology), dry_run=dry_run, engine=engine)
     rows = [(e.subject, e.predicate, e.object, round(e.confidence, 4)) for e in report.entailments[:50]]
     summary = (f"{report.entailed} entailed from {report.input_facts} facts and {report.ontology_triples} ontology "
                f"triples in {report.seconds:.2f} s; created {report.created}, retracted {len(report.retracted)}"

@@ -332,3 +332,29 @@ def test_extra_ontology_files_and_unknown_agents(ws, tmp_path):
     assert keys(run_owl_rl(ws, "a", ontology=[extra]).entailments) == {("rex", "type", "zoo:Animal")}
     with pytest.raises(NotFoundError):
         run_owl_rl(ws, "nobody")
+
+
+@pytest.mark.parametrize("engine", ["mabos", "owlrl"])
+def test_both_engines_give_the_same_entailments(engine):
+    facts = [
+        triple(1, "Dog", "subClassOf", "Animal"),
+        triple(2, "rex", "type", "Dog"),
+        triple(3, "owns", "inverseOf", "ownedBy"),
+        triple(4, "alice", "owns", "rex"),
+        triple(5, "hasMother", "type", "owl:FunctionalProperty"),
+        triple(6, "rex", "hasMother", "bella"),
+        triple(7, "rex", "hasMother", "bell"),
+        triple(8, "bell", "type", "Dog"),
+    ]
+
+    ours = compute_closure(facts, Graph(), engine="mabos")
+    other = compute_closure(facts, Graph(), engine=engine)
+
+    assert ours.entailments == other.entailments
+    assert ours.triples_after == other.triples_after
+    assert ("bella", "type", "Dog") in keys(ours.entailments)  # prp-fp merged bell and bella
+
+
+def test_an_unknown_engine_is_an_input_error():
+    with pytest.raises(InputError, match="engine"):
+        compute_closure([], Graph(), engine="fast")
