@@ -10,6 +10,7 @@ becomes the CLI's one-line message: in the page (with the form kept) or as ``{"e
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
@@ -31,12 +32,13 @@ from cli.ui.security import CSRF_HEADER, Guard, TokenGate
 from kg.errors import BackendUnavailableError, InputError, MabosError, NotFoundError, ScopeError
 
 STATIC = Path(__file__).with_name("static")
+log = logging.getLogger("mabos.ui")
 PageData = Callable[[Console, str, Mapping[str, str]], dict[str, Any]]
 
 #: path, template name, title, data function
 PAGES: list[tuple[str, str, str, PageData]] = [
     ("overview", "overview.html", "Overview", pages.overview),
-    ("graph", "graph.html", "Graph", lambda c, a, p: {"agent_id": a, "kinds": graphview.KINDS}),
+    ("graph", "graph.html", "Graph", graphview.page_data),
     ("facts", "facts.html", "Facts", pages.facts),
     ("memory", "memory.html", "Memory", pages.memory),
     ("ontology", "ontology.html", "Ontology", review.ontology),
@@ -60,6 +62,12 @@ def status_of(exc: MabosError) -> int:
 def one_line(exc: MabosError) -> str:
     """The CLI's message for an error (``field: rule``), on one line."""
     return " ".join(str(exc).split())
+
+
+def internal(exc: Exception) -> str:
+    """The CLI's line for an unexpected error."""
+    log.exception("console: unexpected error")
+    return f"internal error: {type(exc).__name__}: {' '.join(str(exc).split())}"
 
 
 class ConsoleApp:
@@ -109,6 +117,8 @@ class ConsoleApp:
                 content = data(self.console, agent, params)
         except MabosError as exc:
             error, status = one_line(exc), status_of(exc)
+        except Exception as exc:  # a bug: one line, as the CLI reports it, and the page still renders
+            error, status = internal(exc), 500
         if failed is not None:  # an action that failed: its message, over the page as it now stands
             error, status = one_line(failed), status_of(failed)
         try:
@@ -137,6 +147,8 @@ class ConsoleApp:
             return JSONResponse(plain(data(self.console, agent, dict(request.query_params))))
         except MabosError as exc:
             return JSONResponse({"error": one_line(exc)}, status_code=status_of(exc))
+        except Exception as exc:
+            return JSONResponse({"error": internal(exc)}, status_code=500)
 
     # ------------------------------------------------------------------------------------------ graph
 

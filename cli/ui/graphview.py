@@ -12,6 +12,7 @@ the result says how many there were (``total``) so the page can say "showing N o
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Mapping
 from typing import Any, cast
 
 from pydantic import BaseModel, Field
@@ -85,6 +86,16 @@ def parse_kinds(raw: str | None) -> list[str]:
         if kind not in KINDS:
             raise InputError("types", f"unknown node type {kind[:40]!r}; known: {', '.join(KINDS)}")
     return kinds
+
+
+def page_data(console: Console, agent: str, params: Mapping[str, str]) -> dict[str, Any]:
+    """The graph page itself (the drawing comes from ``/api/graph``): its filters, checked here so a bad one is
+    reported in the page."""
+    kinds = parse_kinds(params.get("types"))
+    limit = params.get("limit", "").strip()
+    if limit and not (limit.isdigit() and 1 <= int(limit) <= MAX_LIMIT):
+        raise InputError("limit", f"must be a whole number between 1 and {MAX_LIMIT}")
+    return {"agent_id": agent, "kinds": KINDS, "types": kinds}
 
 
 def bdi_node(node: BDINode) -> GraphNode:

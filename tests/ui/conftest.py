@@ -4,6 +4,7 @@ conversation), copied per test so tests that approve or reject do not see each o
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -57,7 +58,8 @@ def build(path: Path) -> dict[str, str]:
                         "The security review of Acme passed"):  # fmt: skip
             ws.memory.store_item("a", content, type="fact", importance=0.7, store="long_term")
         ws.memory.store_item("b", "Bob private memo about keys rotation", store="long_term")
-        ws.conversations.ingest("a", "renewal", DIALOGUE.read_text(encoding="utf-8"), title="Acme renewal call")
+        rows = [json.loads(line) for line in DIALOGUE.read_text(encoding="utf-8").splitlines() if line.strip()]
+        ws.conversations.ingest("a", "renewal", rows * 4, title="Acme renewal call")
         ws.conversations.compact("a", "renewal")
     _call(path, "rule_create", agent_id="a", name="saas-target", conclusion={
         "subject": "?x", "predicate": "isTarget", "object": "yes"}, conditions=[
