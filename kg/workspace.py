@@ -27,6 +27,7 @@ from kg.conversation.service import ConversationService
 from kg.conversation.summarize import make_summarizer
 from kg.errors import WorkspaceError
 from kg.facts import FactService
+from kg.memory.daily_log import catch_up
 from kg.memory.service import MemoryService
 from kg.models import Model, describe_validation_error, format_ts, parse
 from kg.ports import Embedder
@@ -36,9 +37,10 @@ from kg.recall.embedding_cache import CachedEmbedder
 from kg.recall.engine import INLINE_INDEX_LIMIT, RecallEngine, RecallSettings
 from kg.recall.fusion import DEFAULT_DECAY, DEFAULT_FUSION, FusionSettings
 from kg.recall.http_embedder import HttpEmbedder
-from kg.recall.sidecar import VECTORS_DIR, VectorSidecar
+from kg.recall.sidecar import LOCK_FILE, VECTORS_DIR, VectorSidecar
 from kg.scopes import ScopePolicy
 from kg.store.sqlite import SqliteGraphStore
+from kg.tempfiles import remove_stale
 from kg.tokens import TokenService
 
 log = logging.getLogger("mabos")
@@ -216,6 +218,8 @@ class Workspace:
         settings = recall_settings(config.recall)
         self.recall_engine = RecallEngine(self.store, self.embedder, self.vectors, settings)
         self.memory = MemoryService(self.store, self.scopes, self.clock, path, engine=self.recall_engine)
+        self.opened = open_housekeeping(self)
+
         self.tokens = TokenService(self.store.tokens, self.clock)  # API tokens of remote callers (MCP HTTP)
 
     @functools.cached_property
@@ -246,6 +250,33 @@ class Workspace:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class Housekeeping(Model):
+    """What opening the workspace repaired: leftover temp files removed, daily-log entries appended."""
+
+    removed_temp_files: list[str] = Field(default_factory=list)
+    daily_log_entries_appended: list[str] = Field(default_factory=list)
+    errors: list[str] = Field(default_factory=list)
+
+
+def open_housekeeping(ws: Workspace) -> Housekeeping:
+    """Remove the temp files interrupted writes left (:mod:`kg.tempfiles`) and complete the daily logs from the
+    store (:mod:`kg.memory.daily_log`). Neither ever keeps the workspace from opening: a failure is logged,
+    reported in ``errors`` and tried again at the next open."""
+    done = Housekeeping()
+    try:
+        done.removed_temp_files = [str(p) for p in remove_stale(ws.path, vectors=ws.path / VECTORS_DIR,
+                                                                 vector_lock=LOCK_FILE)]  # fmt: skip
+    except OSError as exc:
+        done.errors.append(f"temp files: {exc}")
+    try:
+        done.daily_log_entries_appended = catch_up(ws.path, ws.store.memory, ws.store.marks).appended
+    except Exception as exc:  # derived data: a store that cannot be read now is caught up at a later open
+        done.errors.append(f"daily logs: {exc}")
+    for error in done.errors:
+        log.warning("workspace open: %s", error)
+    return done
 
 
 def init_workspace(path: Path | str | None = None, *, name: str | None = None, clock: Clock | None = None) -> Workspace:

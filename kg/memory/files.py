@@ -13,8 +13,10 @@ Layout under ``<workspace>/agents/<agent_id>/`` (design §3, the OpenClaw-MABOS 
     MEMORY.md                            long-term memory overview (written by consolidation)
     Beliefs.md, Desires.md, Goals.md, Intentions.md, Plans.md, Learnings.md   cognitive files
 
-A reader never sees a half-written file: every write goes to a temporary file in the same directory,
-is flushed to disk, then renamed over the target.
+A reader never sees a half-written file: every write goes to a temporary file in the same directory
+(``.<name>.<pid>-<random>.tmp``: removed when found after its writer died, see :mod:`kg.tempfiles`), is
+flushed to disk, then renamed over the target. Daily logs are the exception: they only grow, by appends of
+whole entries (:func:`atomic_append`: one ``write`` and one ``fsync``).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ except ImportError:  # pragma: no cover - Windows
 
 from kg.errors import InputError
 from kg.models import AGENT_ID_RE
+from kg.tempfiles import temp_prefix
 
 DAILY_LOG_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\.md$")
 
@@ -76,7 +79,7 @@ def _durable_temp(path: Path, data: str | bytes) -> Path:
     """``data`` (text as UTF-8 with ``\n`` line ends, or bytes as they are) in a temporary file next to
     ``path``, flushed to disk."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path), suffix=".tmp", dir=path.parent)
     try:
         if isinstance(data, bytes):
             with os.fdopen(fd, "wb") as raw:
@@ -150,15 +153,63 @@ _THREAD_LOCK = threading.RLock()
 
 
 def atomic_append(path: Path, text: str, *, header: str = "") -> None:
-    """Append ``text`` to ``path`` atomically (rewrite + rename: daily logs stay small).
+    """Append ``text`` to ``path`` with one ``write`` and one ``fsync`` (``header`` first when the file is new).
 
-    ``header`` is written first when the file does not exist yet. Appends from several processes are
-    serialised by a lock on the file's directory, so none overwrites another's (a rewrite from a stale read
-    would lose the other's entry).
+    Appends from several processes are serialised by a lock on the file's directory, so none is lost or
+    interleaved; the cost does not grow with the file (it used to be rewritten and renamed on every append).
+    A reader sees the file grow by whole appends. A tail cut by a crash (no final line break) is closed with a
+    blank line first, so the next entry still starts on a line of its own.
     """
     with directory_lock(path.parent):
-        existing = path.read_text(encoding="utf-8") if path.exists() else header
-        atomic_write(path, existing + text)
+        append_locked(path, text, header=header)
+
+
+def append_locked(path: Path, text: str, *, header: str = "") -> None:
+    """:func:`atomic_append` for a caller that already holds :func:`directory_lock` on ``path.parent``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        size = os.fstat(fd).st_size
+        if size == 0:
+            text = header + text
+        elif not _ends_with_newline(path, size):
+            text = "\n\n" + text
+        data = text.encode("utf-8")
+        while data:
+            data = data[os.write(fd, data) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    if size == 0:
+        _fsync_directory(path.parent)  # the new file's name is durable too
+
+
+def _ends_with_newline(path: Path, size: int) -> bool:
+    with path.open("rb") as handle:
+        handle.seek(size - 1)
+        return handle.read(1) == b"\n"
+
+
+def _fsync_directory(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory descriptors
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover - some filesystems refuse fsync on a directory
+        pass
+    finally:
+        os.close(fd)
+
+
+def logged_uids(path: Path) -> set[str]:
+    """The uids of the entry headers in a daily log (empty when there is no file)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return set()
+    return {match["uid"] for match in DAILY_ENTRY_RE.finditer(text.replace("\r\n", "\n").replace("\r", "\n"))}
 
 
 def daily_log_entry(*, when: datetime, uid: str, type_: str, importance: float, store: str,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins
 import re
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, Literal
@@ -21,7 +22,8 @@ from kg.clock import Clock
 from kg.conversation.tokens import estimate_tokens
 from kg.errors import InputError, NotFoundError
 from kg.ids import new_id
-from kg.memory.files import atomic_append, daily_log_entry, daily_log_header, daily_log_path
+from kg.memory.daily_log import append_items
+from kg.memory.files import directory_lock, memory_dir
 from kg.memory.tiers import TierChange, TierPolicy, plan_tier_changes
 from kg.models import (
     MemoryItem,
@@ -31,7 +33,7 @@ from kg.models import (
     Model,
     parse,
 )
-from kg.ports import GraphStore, StoreLimits
+from kg.ports import GraphStore, MemoryWriteResult, StoreLimits
 from kg.recall.engine import RecallEngine, RecallMode, check_mode
 from kg.recall.fallback import FileHit, fallback_recall
 from kg.recall.file_search import search_files
@@ -131,6 +133,19 @@ class StoreResult(Model):
     daily_log: str
 
 
+class StoreManyResult(Model):
+    """Items stored together, what the capacity rules did around them, and the daily logs appended to."""
+
+    items: builtins.list[MemoryItem]
+    demoted: builtins.list[str] = Field(default_factory=list)
+    archived: builtins.list[str] = Field(default_factory=list)
+    daily_logs: builtins.list[str] = Field(default_factory=list)
+
+
+#: The most items one store_many call takes.
+MAX_STORE_MANY = 1000
+
+
 def parse_max_age(value: str | float | timedelta | None) -> timedelta | None:
     """``"7d"``, ``"36h"``, ``"90m"``, ``"2w"`` or a number of days -> timedelta."""
     if value is None or isinstance(value, timedelta):
@@ -171,6 +186,31 @@ class MemoryService:
 
     def store_item(self, agent_id: str, content: str, **fields: Any) -> StoreResult:
         """Store one item (default store short-term; importance from its type when not given)."""
+        item = self._new_item(agent_id, content, fields)
+        result, logs = self._commit(agent_id, [item])
+        return StoreResult(item=item, demoted=list(result.demoted), archived=list(result.archived),
+                           daily_log=logs.get(item.uid, ""))  # fmt: skip
+
+    def store_many(self, agent_id: str, entries: Sequence[Mapping[str, Any]]) -> StoreManyResult:
+        """Store several items at once: one transaction, and one append + fsync per daily log.
+
+        ``entries`` are the arguments of :meth:`store_item` (``content`` and its fields) for each item. All are
+        checked first (an error names the entry: ``entries[3].importance``); nothing is written if one is bad.
+        """
+        if not 1 <= len(entries) <= MAX_STORE_MANY:
+            raise InputError("entries", f"must hold 1 to {MAX_STORE_MANY} items, got {len(entries)}")
+        items = []
+        for n, entry in enumerate(entries):
+            fields = dict(entry)
+            try:
+                items.append(self._new_item(agent_id, fields.pop("content", None), fields))
+            except InputError as exc:
+                raise InputError(f"entries[{n}].{exc.field}", exc.rule) from None
+        result, logs = self._commit(agent_id, items)
+        return StoreManyResult(items=items, demoted=list(result.demoted), archived=list(result.archived),
+                               daily_logs=sorted(set(logs.values())))  # fmt: skip
+
+    def _new_item(self, agent_id: str, content: Any, fields: dict[str, Any]) -> MemoryItem:
         fields = {k: v for k, v in fields.items() if v is not None}
         scope = self.policy.check_write(agent_id, fields.pop("scope", None))
         now = self.clock.now()
@@ -184,19 +224,18 @@ class MemoryService:
             defaults["expires_at"] = now + timedelta(seconds=self.limits.short_term_ttl_seconds)
         elif item.store is not MemoryStoreKind.SHORT_TERM:
             defaults["expires_at"] = None
-        item = item.model_copy(update=defaults)
-        result = self.store.memory.add([item], limits=self.limits, now=now)
-        log = self._log(item)
-        return StoreResult(item=item, demoted=list(result.demoted), archived=list(result.archived), daily_log=log)
+        return item.model_copy(update=defaults)
 
-    def _log(self, item: MemoryItem) -> str:
+    def _commit(self, agent_id: str, items: builtins.list[MemoryItem]) -> tuple[MemoryWriteResult, dict[str, str]]:
+        """Insert ``items`` and append their daily-log entries, holding the agent's memory-directory lock across
+        both: a catch-up (:mod:`kg.memory.daily_log`) never sees an item between its commit and its append."""
+        now = self.clock.now()
         if self.workspace is None:
-            return ""
-        path = daily_log_path(self.workspace, item.agent_id, item.created_at.date())
-        entry = daily_log_entry(when=item.created_at, uid=item.uid, type_=item.type.value, importance=item.importance,
-                                store=item.store.value, tags=item.tags, content=item.content)  # fmt: skip
-        atomic_append(path, entry, header=daily_log_header(item.created_at.date()))
-        return str(path)
+            return self.store.memory.add(items, limits=self.limits, now=now), {}
+        with directory_lock(memory_dir(self.workspace, agent_id)):
+            result = self.store.memory.add(items, limits=self.limits, now=now)
+            written = append_items(self.workspace, agent_id, items)
+        return result, {i.uid: str(written[i.created_at.date()]) for i in items}
 
     def prune_expired(self, agent_id: str) -> builtins.list[str]:
         """Archive the agent's expired short-term items (done on every access); return their uids."""

@@ -2,11 +2,16 @@
 
 Usage: ``python tests/reliability/crash_writer.py WORKSPACE SEED [MAX_OPS]``.
 
+``MABOS_CRASH_INJECT=after_commit:P,before_rename:P`` makes the writer kill itself (SIGKILL) with probability P
+at the two moments a random kill rarely hits: right after a memory store committed and before its daily-log
+entry is appended (the daily log must then be completed at the next open), and right after an atomic write
+made its temp file and before the rename (the temp file must then be removed at the next open).
+
 It opens (or creates) the workspace, makes sure the agent ``crash-agent`` exists, prints ``{"op": "ready"}``
 and then runs a seeded random mix of operations through the product services until it is killed (or until
-``MAX_OPS`` operations are done): store memory, assert facts, retract facts, create rules, consolidate,
-forward inference with ``persist``, write a checkpoint, recall (which also feeds the vector index when an
-embedder is configured).
+``MAX_OPS`` operations are done): store memory (one item, or a batch), assert facts, retract facts, create
+rules, consolidate, forward inference with ``persist``, write a checkpoint, recall (which also feeds the vector
+index when an embedder is configured).
 
 Before each operation it prints an ``intent`` line; after the call has returned it prints one ``ack`` line
 saying what must be found in the workspace from then on. Every line is flushed at once, so a line that is
@@ -21,12 +26,15 @@ import itertools
 import json
 import os
 import random
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import kg.memory.service
 from kg.errors import NotFoundError
+from kg.memory import files
 from kg.memory.checkpoints import write_checkpoint
 from kg.memory.consolidation import consolidate
 from kg.workspace import Workspace, init_workspace
@@ -47,8 +55,8 @@ RULES = (
 #: At most this many rules: forward chaining stays quick however long the crash loop runs.
 MAX_RULES = 12
 FACT_CHOICES = (("is_a", "customer"), ("plan", "enterprise"), ("plan", "starter"), ("region", "eu"), ("region", "us"))
-WEIGHTS = {"memory": 34, "assert": 26, "retract": 10, "rule": 4, "consolidate": 6, "infer": 8, "checkpoint": 4,
-           "recall": 8}  # fmt: skip
+WEIGHTS = {"memory": 30, "batch": 6, "assert": 26, "retract": 10, "rule": 4, "consolidate": 6, "infer": 8,
+           "checkpoint": 4, "recall": 8}  # fmt: skip
 
 
 def emit(record: dict[str, Any]) -> None:
@@ -73,8 +81,8 @@ class Writer:
         self.reasoner = Reasoner(ws.store, ws.scopes, ws.clock, ws.facts)
         self.asserted: set[tuple[str, str, str]] = set()  # triples of this run: each is asserted once
         self.ops: dict[str, Callable[[int], None]] = {
-            "memory": self.memory, "assert": self.assert_fact, "retract": self.retract, "rule": self.rule,
-            "consolidate": self.consolidate, "infer": self.infer, "checkpoint": self.checkpoint,
+            "memory": self.memory, "batch": self.batch, "assert": self.assert_fact, "retract": self.retract,
+            "rule": self.rule, "consolidate": self.consolidate, "infer": self.infer, "checkpoint": self.checkpoint,
             "recall": self.recall,
         }  # fmt: skip
 
@@ -93,6 +101,17 @@ class Writer:
         emit({"intent": "memory", "n": n})
         result = self.ws.memory.store_item(AGENT, content, **fields)
         emit({"op": "memory", "n": n, "uid": result.item.uid, "content": content, "daily_log": result.daily_log})
+
+    def batch(self, n: int) -> None:
+        """Store 2-5 memory items in one call (one transaction, one daily-log append)."""
+        entries = [{"content": f"crash batch {self.seed}-{n}-{k}: {' '.join(self.rng.sample(WORDS, 2))}",
+                    "type": self.rng.choice(TYPES), "store": self.rng.choice(STORES),
+                    "tags": self.rng.sample(TAGS, 1)} for k in range(self.rng.randint(2, 5))]  # fmt: skip
+        emit({"intent": "batch", "n": n})
+        result = self.ws.memory.store_many(AGENT, entries)
+        log = result.daily_logs[0]
+        emit({"op": "batch", "n": n, "items": [{"uid": i.uid, "content": i.content, "daily_log": log}
+                                               for i in result.items]})  # fmt: skip
 
     def assert_fact(self, n: int) -> None:
         """Assert one fact about one of this run's customers (never the same triple twice in a run)."""
@@ -165,6 +184,30 @@ class Writer:
         emit({"op": "recall", "n": n, "mode": str(result.mode), "hits": len(result.hits), "fallback": result.fallback})
 
 
+def inject_faults(spec: str, rng: random.Random) -> None:
+    """Kill this process at the moments named in ``spec`` (``after_commit:P,before_rename:P``) with chance P."""
+    chances = {name: float(p) for name, _, p in (part.partition(":") for part in spec.split(",") if part)}
+
+    def maybe_die(moment: str) -> None:
+        if rng.random() < chances.get(moment, 0.0):
+            emit({"injected": moment})
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    append_items, durable_temp = kg.memory.service.append_items, files._durable_temp
+
+    def append_after_commit(*args: Any, **kwargs: Any) -> Any:
+        maybe_die("after_commit")  # the items are committed, their entries not yet appended
+        return append_items(*args, **kwargs)
+
+    def temp_before_rename(*args: Any, **kwargs: Any) -> Any:
+        tmp = durable_temp(*args, **kwargs)
+        maybe_die("before_rename")  # the temp file is written, the rename not done
+        return tmp
+
+    kg.memory.service.append_items = append_after_commit  # type: ignore[assignment]
+    files._durable_temp = temp_before_rename  # type: ignore[assignment]
+
+
 def main(argv: list[str]) -> int:
     """Open the workspace and write until killed (or ``MAX_OPS`` operations)."""
     if len(argv) not in (3, 4):
@@ -179,6 +222,7 @@ def main(argv: list[str]) -> int:
         ws.agents.add(AGENT, name="Crash test agent")
     emit({"op": "ready", "pid": os.getpid(), "embedder": ws.embedder.model if ws.embedder else None})
     writer = Writer(ws, seed)
+    inject_faults(os.environ.get("MABOS_CRASH_INJECT", ""), random.Random(seed + 1))
     for n in itertools.count() if limit is None else range(limit):
         writer.step(n)
     ws.close()

@@ -10,8 +10,10 @@ random moment (mostly while it writes, sometimes while it starts up), then reope
   log), facts by uid with the retracted state the acknowledged operations left, derived facts, rules, the
   items consolidation promoted, merged or archived (and listed in ``MEMORY.md``), checkpoint files;
 * no half-written Markdown file: every ``agents/**/*.md`` decodes as UTF-8 and parses with the project's
-  reader where there is one (daily logs, checkpoints), and the Markdown index reads the folder; leftover
-  ``.*.tmp`` files of interrupted atomic writes are counted and must be invisible to the readers;
+  reader where there is one (daily logs, checkpoints), and the Markdown index reads the folder;
+* no leftover ``.*.tmp`` file of an interrupted atomic write once the workspace was opened again (opening
+  removes them), and every memory item in the store (not only the acknowledged ones: an item committed just
+  before the kill too) has exactly one entry in its daily log (opening completes the logs from the store);
 * the vector index (when an embedder runs) is usable again or rebuilt automatically, and then holds exactly
   the store's memory items (``mabos index status`` agrees).
 
@@ -19,7 +21,10 @@ The workspace is reused across kills, so the state accumulates. The default run 
 ``MABOS_EMBEDDER=none`` (BM25 only: loading the sentence-transformers model takes ~8 s per process, which
 20 restarts cannot afford); the slow run (``pytest -m slow``, or ``MABOS_SLOW=1``) kills 200 times
 (``MABOS_CRASH_KILLS`` overrides) and runs every 10th writer with the real embedder, so kills also land in
-the model load and in vector-index saves. ``MABOS_CRASH_REPORT=<file>`` writes the figures as JSON.
+the model load and in vector-index saves. Every :data:`INJECT_EVERY`-th writer also kills itself now and then
+right after a memory commit (before the daily-log append) or right after an atomic write made its temp file
+(before the rename): the two moments a random kill rarely hits (``MABOS_CRASH_INJECT`` in ``crash_writer.py``).
+``MABOS_CRASH_REPORT=<file>`` writes the figures as JSON.
 """
 
 from __future__ import annotations
@@ -45,10 +50,13 @@ from click.testing import CliRunner
 
 from cli.main import cli
 from kg.memory.checkpoints import read_checkpoint
+from kg.memory.daily_log import entry_of
+from kg.memory.files import daily_log_path
 from kg.memory.hierarchy import parse_daily_log
 from kg.models import MemoryStoreKind
+from kg.ports import StoreLimits
 from kg.recall.markdown_index import MarkdownIndex, agent_files
-from kg.workspace import DB_FILE, ENV_EMBEDDER, STATE_DIR, Workspace, open_workspace
+from kg.workspace import DB_FILE, ENV_EMBEDDER, STATE_DIR, Workspace, init_workspace, open_workspace
 
 WRITER = Path(__file__).with_name("crash_writer.py")
 AGENT = "crash-agent"
@@ -60,6 +68,9 @@ EMBEDDER_EVERY = 10
 #: Share of kills aimed at start-up (import, migrations, workspace open) instead of the write loop.
 EARLY_KILLS = 0.1
 CHUNK = 500
+#: Every Nth writer injects kills after a memory commit and before an atomic write's rename, with this spec.
+INJECT_EVERY = 3
+INJECT = "after_commit:0.08,before_rename:0.08"
 READY_TIMEOUT = 120.0
 
 
@@ -92,6 +103,10 @@ class Expected:
         if op == "memory":
             self.memories[record["uid"]] = record["content"]
             self.daily_logs[record["uid"]] = record["daily_log"]
+        elif op == "batch":
+            for item in record["items"]:
+                self.memories[item["uid"]] = item["content"]
+                self.daily_logs[item["uid"]] = item["daily_log"]
         elif op == "assert":
             self.facts[record["uid"]] = False
         elif op == "retract":
@@ -140,7 +155,12 @@ class Figures:
     problems: list[str] = field(default_factory=list)
     integrity_checks: int = 0
     markdown_files_checked: int = 0
-    leftover_temp_files: int = 0
+    leftover_temp_files: int = 0  # summed over every check, after the reopen
+    temp_files_removed_at_open: int = 0
+    missing_from_daily_log: int = 0  # store items without their entry, summed over every check
+    duplicate_daily_log_entries: int = 0
+    daily_log_entries_caught_up: int = 0  # appended at open for items committed before a kill
+    injected_kills: dict[str, int] = field(default_factory=dict)
     vector_states_after_kill: dict[str, int] = field(default_factory=dict)
     vector_rebuilds: int = 0
     memory_items: int = 0
@@ -254,6 +274,28 @@ def check_acknowledged_files(path: Path, expected: Expected) -> list[str]:
     return lost
 
 
+def check_daily_logs(ws: Workspace) -> tuple[list[str], list[str]]:
+    """Every memory item of the store that has a daily-log entry (all but consolidation's) has exactly one: the
+    items missing from their log, and the entries written twice."""
+    entries: dict[Path, Counter[str]] = {}
+    missing: list[str] = []
+    after = 0
+    while batch := ws.store.memory.scan(after, CHUNK):
+        after = batch[-1][0]
+        for _, item in batch:
+            if item.source == "consolidation":
+                continue
+            log = daily_log_path(ws.path, item.agent_id, item.created_at.date())
+            if log not in entries:
+                text = log.read_text(encoding="utf-8") if log.exists() else ""
+                entries[log] = Counter(e.uid for e in parse_daily_log(text, item.created_at.date()) if e.uid)
+            if not entries[log][item.uid]:
+                missing.append(f"daily log {log.name}: no entry for stored memory {item.uid}")
+    doubled = [f"daily log {log.name}: {uid} written {n} times" for log, c in entries.items()
+               for uid, n in c.items() if n > 1]  # fmt: skip
+    return missing, doubled
+
+
 def check_markdown(path: Path) -> tuple[list[str], int, int]:
     """Problems with the Markdown files, how many files were read, and leftover temp files."""
     problems: list[str] = []
@@ -337,7 +379,8 @@ class CrashLoop:
     def cycle(self, cycle: int, real: bool) -> None:
         """One writer process, one SIGKILL, one check."""
         out, err = self.logs / f"writer-{cycle:04d}.out", self.logs / f"writer-{cycle:04d}.err"
-        env = {**os.environ, ENV_EMBEDDER: "local" if real else "none", "HF_HUB_OFFLINE": "1"}
+        env = {**os.environ, ENV_EMBEDDER: "local" if real else "none", "HF_HUB_OFFLINE": "1",
+               "MABOS_CRASH_INJECT": INJECT if cycle % INJECT_EVERY == INJECT_EVERY - 1 else ""}  # fmt: skip
         seed = self.rng.randrange(1, 10**9)
         with out.open("wb") as stdout, err.open("wb") as stderr:
             proc = subprocess.Popen([sys.executable, str(WRITER), str(self.workspace), str(seed)],
@@ -356,6 +399,9 @@ class CrashLoop:
         for record in lines:
             if "op" in record:
                 self.expected.apply(record)
+            elif "injected" in record:
+                moment = record["injected"]
+                self.figures.injected_kills[moment] = self.figures.injected_kills.get(moment, 0) + 1
         intents = [r for r in lines if "intent" in r]
         self.check(cycle, real, intents[-1] if intents else None)
 
@@ -381,6 +427,12 @@ class CrashLoop:
         self.figures.integrity_checks += 1
         with embedder("local" if real else "none"), open_workspace(self.workspace) as ws:
             self._settle(ws, in_flight)
+            self.figures.temp_files_removed_at_open += len(ws.opened.removed_temp_files)
+            self.figures.daily_log_entries_caught_up += len(ws.opened.daily_log_entries_appended)
+            missing, doubled = check_daily_logs(ws)
+            self.figures.missing_from_daily_log += len(missing)
+            self.figures.duplicate_daily_log_entries += len(doubled)
+            problems += missing + doubled
             lost = check_acknowledged(ws, self.expected)
             self.figures.lost += len(lost)
             problems += lost
@@ -390,7 +442,8 @@ class CrashLoop:
             self.figures.facts = sum(int(stats["facts"][k]) for k in ("live", "retracted"))
         markdown, files, temps = check_markdown(self.workspace)
         self.figures.markdown_files_checked += files
-        self.figures.leftover_temp_files = temps
+        self.figures.leftover_temp_files += temps
+        problems += [f"{temps} temp files left after the reopen"] if temps else []
         self.figures.problems += [f"kill {cycle + 1}: {p}" for p in problems + markdown]
 
     def _settle(self, ws: Workspace, in_flight: dict[str, Any] | None) -> None:
@@ -432,7 +485,8 @@ def test_crash_loop_loses_no_acknowledged_write(tmp_path: Path, monkeypatch: pyt
     monkeypatch.setenv(ENV_EMBEDDER, "none")
     figures = run_crash_loop(tmp_path, DEFAULT_KILLS, seed=20240501)
     assert figures.problems == []
-    assert figures.lost == 0
+    assert (figures.lost, figures.leftover_temp_files, figures.missing_from_daily_log) == (0, 0, 0)
+    assert figures.duplicate_daily_log_entries == 0
     assert figures.kills == DEFAULT_KILLS
     assert figures.acknowledged > DEFAULT_KILLS  # the writers did write between the kills
     assert figures.integrity_checks >= DEFAULT_KILLS - 1
@@ -471,6 +525,24 @@ def test_crash_loop_slow(request: pytest.FixtureRequest, tmp_path: Path, monkeyp
     figures = run_crash_loop(tmp_path, kills, seed=int(os.environ.get("MABOS_CRASH_SEED", "10")),
                              embedder_every=every)  # fmt: skip
     assert figures.problems == []
-    assert figures.lost == 0
+    assert (figures.lost, figures.leftover_temp_files, figures.missing_from_daily_log) == (0, 0, 0)
+    assert figures.duplicate_daily_log_entries == 0
+    assert figures.injected_kills and figures.daily_log_entries_caught_up and figures.temp_files_removed_at_open
     assert figures.kills == kills
     assert figures.kills >= SLOW_KILLS or "MABOS_CRASH_KILLS" in os.environ
+
+
+def test_a_missing_or_doubled_daily_log_entry_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The daily-log check is not vacuous: an item without its entry and an entry written twice are reported."""
+    monkeypatch.setenv(ENV_EMBEDDER, "none")
+    with init_workspace(tmp_path / "ws") as ws:
+        ws.agents.add(AGENT)
+        twice = ws.memory.store_item(AGENT, "stored once, logged twice").item
+        log = daily_log_path(ws.path, AGENT, twice.created_at.date())
+        with log.open("a", encoding="utf-8") as handle:
+            handle.write(entry_of(twice))
+        orphan = twice.model_copy(update={"uid": "M-" + "9" * 26, "content": "committed, never logged"})
+        ws.store.memory.add([orphan], limits=StoreLimits(), now=orphan.created_at)
+        missing, doubled = check_daily_logs(ws)
+    assert missing == [f"daily log {log.name}: no entry for stored memory {orphan.uid}"]
+    assert doubled == [f"daily log {log.name}: {twice.uid} written 2 times"]

@@ -3,13 +3,26 @@ durable and cheap (one write + fsync under the directory lock), and the logs cat
 
 from __future__ import annotations
 
+import fcntl
+import os
+import subprocess
+import sys
+import time
 from datetime import UTC, date, datetime, timedelta
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import kg
+from kg.errors import InputError
 from kg.memory import files
 from kg.memory.hierarchy import build_hierarchy, parse_daily_log
+from kg.models import MemoryItem
+from kg.ports import StoreLimits
+from kg.recall.sidecar import LOCK_FILE, VECTORS_DIR
+from kg.tempfiles import remove_stale, temp_prefix
+from kg.workspace import Workspace
 
 DAY = date(2024, 5, 1)
 WHEN = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
@@ -96,3 +109,139 @@ def test_a_header_like_line_is_quoted_in_the_file(ws):
     ws.memory.store_item("a", f"x\n{FORGED}")
     assert f"\n> {FORGED}\n" in log_of(ws)
 
+
+# ------------------------------------------------------------------------------ appends
+
+
+def test_an_append_does_not_rewrite_the_file(ws):
+    ws.memory.store_item("a", "first")
+    path = files.daily_log_path(ws.path, "a", DAY)
+    before = os.stat(path)
+    ws.memory.store_item("a", "second")
+    after = os.stat(path)
+    assert (after.st_ino, after.st_dev) == (before.st_ino, before.st_dev)  # the same file grew: no rename
+    assert after.st_size > before.st_size
+    assert [e.text for e in parse_daily_log(log_of(ws), DAY)] == ["first", "second"]
+
+
+def test_a_tail_cut_by_a_crash_does_not_swallow_the_next_entry(ws):
+    ws.memory.store_item("a", "first")
+    path = files.daily_log_path(ws.path, "a", DAY)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write("## 12:00 event M-0000")  # a torn header, no line break
+    item = ws.memory.store_item("a", "second").item
+    assert [e.uid for e in parse_daily_log(log_of(ws), DAY) if e.text == "second"] == [item.uid]
+
+
+def test_store_many_writes_one_transaction_and_one_append(ws):
+    result = ws.memory.store_many("a", [{"content": "one", "tags": ["x"]}, {"content": "two", "type": "decision"}])
+    assert [i.content for i in result.items] == ["one", "two"]
+    assert result.daily_logs == [str(files.daily_log_path(ws.path, "a", DAY))]
+    entries = parse_daily_log(log_of(ws), DAY)
+    assert [(e.uid, e.text, e.type) for e in entries] == [(result.items[0].uid, "one", "observation"),
+                                                          (result.items[1].uid, "two", "decision")]  # fmt: skip
+    assert ws.store.memory.get_many([i.uid for i in result.items]).keys() == {i.uid for i in result.items}
+
+
+def test_store_many_refuses_a_bad_entry_and_writes_nothing(ws):
+    with pytest.raises(InputError, match=r"^entries\[1\]\.importance: "):
+        ws.memory.store_many("a", [{"content": "fine"}, {"content": "bad", "importance": 3}])
+    assert ws.memory.list_items("a") == []
+    assert not files.daily_log_path(ws.path, "a", DAY).exists()
+    with pytest.raises(InputError, match=r"^entries: "):
+        ws.memory.store_many("a", [])
+
+
+# ------------------------------------------------------------------------------ catch-up
+
+
+def _reopen(ws) -> Workspace:
+    ws.close()
+    return kg.open_workspace(ws.path, clock=ws.clock)
+
+
+def test_an_item_committed_without_its_entry_gets_it_at_the_next_open(ws):
+    """A writer killed between the commit and the append: the next open writes the entry (once)."""
+    kept = ws.memory.store_item("a", "logged normally").item
+    orphan = MemoryItem(uid="M-" + "7" * 26, agent_id="a", scope="agent:a", content=f"orphan\n{FORGED}",
+                        created_at=WHEN, updated_at=WHEN)  # fmt: skip
+    ws.store.memory.add([orphan], limits=StoreLimits(), now=WHEN)  # committed; the process "died" here
+    assert orphan.uid not in files.logged_uids(files.daily_log_path(ws.path, "a", DAY))
+    ws = _reopen(ws)
+    try:
+        assert ws.opened.daily_log_entries_appended == [orphan.uid]
+        entries = parse_daily_log(log_of(ws), DAY)
+        assert [(e.uid, e.text) for e in entries] == [(kept.uid, "logged normally"), (orphan.uid, orphan.content)]
+        ws = _reopen(ws)
+        assert ws.opened.daily_log_entries_appended == []
+        assert len(parse_daily_log(log_of(ws), DAY)) == 2  # never twice
+        assert ws.store.marks.get("daily_logs") > 0
+    finally:
+        ws.close()
+
+
+def test_an_entry_already_appended_is_not_written_again(ws):
+    """A writer killed after the append but before the mark moved: the entry is recognised by its uid."""
+    items = [ws.memory.store_item("a", f"note {n}").item for n in range(3)]
+    ws = _reopen(ws)
+    try:
+        assert ws.opened.daily_log_entries_appended == []
+        assert [e.uid for e in parse_daily_log(log_of(ws), DAY)] == [i.uid for i in items]
+    finally:
+        ws.close()
+
+
+def test_consolidated_items_get_no_entry(ws):
+    merged = MemoryItem(uid="M-" + "8" * 26, agent_id="a", scope="agent:a", content="merged", source="consolidation",
+                        created_at=WHEN, updated_at=WHEN)  # fmt: skip
+    ws.store.memory.add([merged], limits=StoreLimits(), now=WHEN)
+    ws = _reopen(ws)
+    try:
+        assert ws.opened.daily_log_entries_appended == []
+        assert not files.daily_log_path(ws.path, "a", DAY).exists()
+    finally:
+        ws.close()
+
+
+# ------------------------------------------------------------------------------ temp files
+
+
+def _dead_pid() -> int:
+    proc = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, check=True,
+                          text=True)  # fmt: skip
+    return int(proc.stdout)
+
+
+def test_temp_files_of_dead_writers_are_removed_at_open(ws):
+    memory = files.memory_dir(ws.path, "a")
+    memory.mkdir(parents=True, exist_ok=True)
+    dead = memory / f".2024-05-01.md.{_dead_pid()}-k3j4h5.tmp"
+    live = memory / f".2024-05-01.md.{os.getpid()}-a1b2c3.tmp"  # this process may still rename it
+    fresh = ws.path / "agents" / "a" / ".MEMORY.md.tmp"  # no pid, recent: may be a write in progress
+    old = ws.path / ".mabos" / ".shared-graph.json.tmp"  # no pid, untouched for two hours
+    for path in (dead, live, fresh, old):
+        path.write_text("partial", encoding="utf-8")
+    two_hours_ago = time.time() - 7200
+    os.utime(old, (two_hours_ago, two_hours_ago))
+    ws = _reopen(ws)
+    try:
+        assert sorted(ws.opened.removed_temp_files) == sorted([str(dead), str(old)])
+        assert live.exists() and fresh.exists() and not dead.exists() and not old.exists()
+    finally:
+        ws.close()
+
+
+def test_vector_index_temp_files_are_removed_only_while_its_lock_is_free(ws):
+    vectors = ws.path / VECTORS_DIR
+    vectors.mkdir(parents=True, exist_ok=True)
+    temp = vectors / ".index.faiss.x8y9z0ab.tmp"
+    temp.write_bytes(b"partial")
+    with (vectors / LOCK_FILE).open("a") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)  # an index write in progress (this process stands in)
+        assert remove_stale(ws.path, vectors=vectors, vector_lock=LOCK_FILE) == []
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    assert remove_stale(ws.path, vectors=vectors, vector_lock=LOCK_FILE) == [temp]
+
+
+def test_atomic_writes_name_their_temp_files_with_the_writer_pid(tmp_path):
+    assert temp_prefix(tmp_path / "x.md") == f".x.md.{os.getpid()}-"

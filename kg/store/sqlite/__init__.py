@@ -14,6 +14,7 @@ from kg.store.sqlite.embeddings import SqliteEmbeddingCache
 from kg.store.sqlite.facts import SqliteFactStore
 from kg.store.sqlite.graph import SqliteBDIStore, SqliteRelationStore
 from kg.store.sqlite.index_queue import SqliteIndexQueue
+from kg.store.sqlite.marks import SqliteMarks
 from kg.store.sqlite.memory import SqliteMemoryStore
 from kg.store.sqlite.ontology import SqliteProposalStore
 from kg.store.sqlite.outbox import SqliteOutboxStore
@@ -39,6 +40,7 @@ class SqliteGraphStore:
         self.memory = SqliteMemoryStore(self.db)
         self.embeddings = SqliteEmbeddingCache(self.db)
         self.index_queue = SqliteIndexQueue(self.db)
+        self.marks = SqliteMarks(self.db)
         self.outbox = SqliteOutboxStore(self.db)
         self.rules = SqliteRuleStore(self.db)
         self.cases = SqliteCaseStore(self.db)

@@ -1,0 +1,132 @@
+"""Daily logs as derived data: written after each store commits, completed from the store when that failed.
+
+``store_item`` commits the item, then appends its entry to ``agents/<id>/memory/YYYY-MM-DD.md`` (one ``write``
+and one ``fsync``), holding the lock of the agent's memory directory across both steps. A process killed in
+between leaves an item the store has and the log lacks; :func:`catch_up` (run when a workspace is opened,
+and so by every command and the nightly job) finds it and appends it.
+
+The store keeps a high-water mark (``daily_logs``, a memory item position): every item at or below it has its
+entry. The catch-up reads the items after the mark, checks each against the uids already in its daily log
+(the process may have died after the append but before anything else: an entry is never written twice),
+appends the missing ones, then moves the mark to the last item it read. Holding the directory lock while it
+checks means no writer is between its commit and its append for that agent at that moment, so a missing
+entry is really missing, never about to be written. Items made by consolidation (``source`` ``consolidation``)
+have no daily-log entry (they are listed in ``MEMORY.md``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Protocol
+
+from kg.memory.files import (
+    append_locked,
+    daily_log_entry,
+    daily_log_header,
+    daily_log_path,
+    directory_lock,
+    logged_uids,
+    memory_dir,
+)
+from kg.models import MemoryItem
+from kg.ports import MemoryStore
+
+log = logging.getLogger("mabos")
+
+#: The mark's name in the store.
+MARK = "daily_logs"
+#: Items read per scan step.
+CHUNK = 2000
+#: ``source`` of items that get no daily-log entry.
+UNLOGGED_SOURCES = frozenset({"consolidation"})
+
+
+class Marks(Protocol):
+    """The port of high-water marks of derived data (``kg.store.sqlite.marks.SqliteMarks``)."""
+
+    def get(self, name: str) -> int:
+        """The mark (0 when never set)."""
+        ...
+
+    def advance(self, name: str, position: int) -> int:
+        """Move the mark up to ``position`` (never down); the mark afterwards."""
+        ...
+
+    def memory_after(self, position: int, limit: int) -> list[tuple[int, str, str, date, str]]:
+        """Memory items after ``position`` in insertion order: (position, uid, agent id, day created, source)."""
+        ...
+
+
+def entry_of(item: MemoryItem) -> str:
+    """The daily-log entry of ``item``."""
+    return daily_log_entry(when=item.created_at, uid=item.uid, type_=item.type.value, importance=item.importance,
+                           store=item.store.value, tags=item.tags, content=item.content)  # fmt: skip
+
+
+def append_items(workspace: Path, agent_id: str, items: Iterable[MemoryItem]) -> dict[date, Path]:
+    """Append the entries of ``items`` (one agent's; the caller holds the lock of its memory directory) to their
+    daily logs: one write and one fsync per day. The logs written, by day."""
+    by_day: dict[date, list[MemoryItem]] = defaultdict(list)
+    for item in items:
+        by_day[item.created_at.date()].append(item)
+    written: dict[date, Path] = {}
+    for day, day_items in sorted(by_day.items()):
+        path = daily_log_path(workspace, agent_id, day)
+        append_locked(path, "".join(entry_of(i) for i in day_items), header=daily_log_header(day))
+        written[day] = path
+    return written
+
+
+@dataclass
+class CatchUp:
+    """What one catch-up did: items checked after the mark, entries appended, the mark before and after."""
+
+    checked: int = 0
+    appended: list[str] = field(default_factory=list)
+    mark_before: int = 0
+    mark_after: int = 0
+
+
+def catch_up(workspace: Path, memory: MemoryStore, marks: Marks) -> CatchUp:
+    """Append the entry of every item after the mark that its daily log lacks, then move the mark."""
+    report = CatchUp(mark_before=marks.get(MARK))
+    position = report.mark_before
+    seen: dict[Path, tuple[int, set[str]]] = {}  # per daily log: its size when read, its uids
+    while batch := marks.memory_after(position, CHUNK):
+        position = batch[-1][0]
+        by_agent: dict[str, list[tuple[str, date]]] = defaultdict(list)
+        for _, uid, agent_id, day, source in batch:
+            if source not in UNLOGGED_SOURCES:
+                by_agent[agent_id].append((uid, day))
+                report.checked += 1
+        for agent_id, entries in sorted(by_agent.items()):
+            report.appended += _complete(workspace, memory, agent_id, entries, seen)
+    report.mark_after = marks.advance(MARK, position) if position > report.mark_before else report.mark_before
+    if report.appended:
+        log.warning("daily logs: %d entries were missing (a writer stopped after its commit); appended",
+                    len(report.appended))  # fmt: skip
+    return report
+
+
+def _complete(workspace: Path, memory: MemoryStore, agent_id: str, entries: Sequence[tuple[str, date]],
+              seen: dict[Path, tuple[int, set[str]]]) -> list[str]:  # fmt: skip
+    """Append the entries of ``entries`` (uid, day) that their logs lack. ``seen`` caches each log's uids with the
+    size they were read at; a log that grew since (another writer appended) is read again, under the lock."""
+    with directory_lock(memory_dir(workspace, agent_id)):
+        paths = {day: daily_log_path(workspace, agent_id, day) for day in {day for _, day in entries}}
+        for path in paths.values():
+            size = path.stat().st_size if path.exists() else 0
+            if path not in seen or seen[path][0] != size:
+                seen[path] = (size, logged_uids(path))
+        missing = [uid for uid, day in entries if uid not in seen[paths[day]][1]]
+        if missing:
+            found = memory.get_many(missing)
+            items = [found[u] for u in missing if u in found]
+            for path in append_items(workspace, agent_id, items).values():
+                seen.pop(path, None)  # read again when needed
+    return missing
