@@ -9,8 +9,11 @@ import click
 from cli import render
 from cli.common import Session, mabos_options
 from cli.tools import REGISTRY, ToolContext
+from cli.tools.mcp_auth import is_loopback
 from cli.tools.mcp_server import DEFAULT_HOST, MCP_PATH, serve_http, serve_stdio
+from cli.tools.mcp_workers import DEFAULT_DEADLINE, DEFAULT_WORKERS, PoolSettings
 from kg.errors import InputError
+from kg.tokens import TokenInfo
 
 
 @click.command("serve")
@@ -32,38 +35,105 @@ from kg.errors import InputError
     metavar="AGENT",
     help="Bind the server to one agent: agent_id defaults to it and other agents are refused.",
 )
+@click.option(
+    "--require-token",
+    is_flag=True,
+    help="With --http on loopback, refuse requests without a token too (off loopback tokens are always required).",
+)
+@click.option(
+    "--deadline",
+    type=click.FloatRange(0.1, 86_400),
+    default=DEFAULT_DEADLINE,
+    show_default=True,
+    metavar="SECONDS",
+    help="Stop a tool call that runs longer and answer it with an error.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 64),
+    default=DEFAULT_WORKERS,
+    show_default=True,
+    help="Worker processes: calls of different agents run side by side.",
+)
+@click.option(
+    "--per-agent",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="Calls one agent may have running at once [default: 1; every worker for a server bound with --agent].",
+)
 @click.option("--dry-run", is_flag=True, help="Open the workspace, print what would be served and exit.")
 @mabos_options
-def serve(out: Session, *, mcp: bool, port: int | None, host: str, agent: str | None, dry_run: bool) -> None:
+def serve(
+    out: Session,
+    *,
+    mcp: bool,
+    port: int | None,
+    host: str,
+    agent: str | None,
+    require_token: bool,
+    deadline: float,
+    workers: int,
+    per_agent: int | None,
+    dry_run: bool,
+) -> None:
     """Serve every registry tool to an agent over MCP.
 
     Over stdio (the default) an MCP client starts this command and talks on its stdin/stdout; with --http the
     server listens on http://HOST:PORT/mcp (127.0.0.1 unless --host says otherwise). Without --agent every
     call names its agent in agent_id. Tool errors come back as MCP tool errors; the server keeps serving.
 
+    Over HTTP a caller may send an API token (Authorization: Bearer <secret>, from 'mabos token create'): the
+    server then acts as the token's agent only. Off loopback every request needs a live token, and the server
+    refuses to start while the workspace has none. Each call runs in a worker process and is stopped after
+    --deadline seconds; calls of different agents run side by side.
+
     Example:
 
     \b
       mabos serve --mcp --workspace ./w --agent sales-agent
       mabos serve --mcp --http 8765 --workspace ./w
+      mabos token create --agent sales-agent --expires 30d --workspace ./w
+      mabos serve --mcp --http 8765 --host 0.0.0.0 --workspace ./w
       mabos serve --mcp --dry-run --json
     """
     if not mcp:
         raise InputError("--mcp", "required (MCP is the only protocol served)")
+    if per_agent is not None and per_agent > workers:
+        raise InputError("--per-agent", f"must be at most --workers ({workers})")
+    ws = out.workspace()
     if agent is not None:
-        out.workspace().agents.get(agent)  # a bound agent must exist
-    ctx = ToolContext(workspace_obj=out.workspace(), agent=agent)
+        ws.agents.get(agent)  # a bound agent must exist
+    settings = PoolSettings(workers=workers, deadline=deadline,
+                            per_agent=per_agent or (workers if agent is not None else 1))  # fmt: skip
+    ctx = ToolContext(workspace_obj=ws, agent=agent)
     url = f"http://{host}:{port}{MCP_PATH}" if port is not None else None
     transport = "http" if url else "stdio"
-    plan = {"transport": transport, "url": url, "agent": agent, "workspace": str(out.path), "tools": len(REGISTRY)}
+    tokens = "required" if port is not None and (require_token or not is_loopback(host)) else "optional"
+    if port is None:
+        tokens = "none (stdio: the process that starts the server is its caller)"
+    plan = {"transport": transport, "url": url, "agent": agent, "workspace": str(out.path), "tools": len(REGISTRY),
+            "tokens": tokens, "workers": workers, "per_agent": settings.per_agent, "deadline_s": deadline}  # fmt: skip
+    if port is not None and tokens == "required":
+        _check_tokens(ws.tokens.list(agent), host, agent)
     if dry_run:
         out.emit(plan, render.key_values("MCP server (dry run)", plan.items()))
     elif port is None:
-        serve_stdio(ctx)
+        serve_stdio(ctx, settings)
     else:
         _check_free(host, port)
-        click.echo(f"mabos: serving {len(REGISTRY)} tools on {url} (Ctrl-C stops)", err=True)
-        serve_http(ctx, host, port)
+        click.echo(f"mabos: serving {len(REGISTRY)} tools on {url}, tokens {tokens} (Ctrl-C stops)", err=True)
+        serve_http(ctx, host, port, settings=settings, verify=ws.tokens.verify, require_token=tokens == "required")
+
+
+def _check_tokens(tokens: list[TokenInfo], host: str, agent: str | None) -> None:
+    """Refuse to listen with tokens required while no token could get in (one line saying how to make one)."""
+    if not any(t.status == "active" for t in tokens):
+        whose = f" for {agent}" if agent else ""
+        raise InputError(
+            "--host",
+            f"{host} is not loopback, so every request needs a token, and the workspace has no active token{whose}; "
+            f"create one with 'mabos token create --agent {agent or 'AGENT'}'",
+        )
 
 
 def _check_free(host: str, port: int) -> None:

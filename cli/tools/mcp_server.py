@@ -10,11 +10,15 @@ input model's schema, ``outputSchema`` = the output model's), and ``tools/call``
 - Results: the output model as ``structuredContent`` plus its JSON text as one text block.
 - Errors never end the server: bad arguments (naming the field), :class:`~kg.errors.MabosError`\\ s and
   anything unexpected come back as tool results with ``isError`` and one line of text.
-- Handlers are synchronous and may block (SQLite, model loads): each call runs in a worker thread, one at a
-  time (the workspace holds one connection), so the event loop keeps answering pings and other requests.
+- Calls run in worker processes (:mod:`cli.tools.mcp_workers`): each has a deadline (a call past it is stopped and
+  answered with a one-line error), calls of different agents run side by side, and an agent has at most
+  ``per_agent`` calls running at once, so one agent's slow call never freezes the others. The event loop only
+  routes messages.
 
 Transports: stdio (:func:`serve_stdio`) and streamable HTTP at ``http://HOST:PORT/mcp`` (:func:`serve_http`,
-bound to 127.0.0.1 unless told otherwise; on a loopback host the SDK's DNS-rebinding protection is on).
+bound to 127.0.0.1 unless told otherwise; on a loopback host the SDK's DNS-rebinding protection is on). Over HTTP a
+caller may present an API token (``Authorization: Bearer <secret>``, :mod:`kg.tokens`): the server then acts as the
+token's agent and refuses calls for any other; off loopback a token is required (:class:`TokenGate`).
 """
 
 from __future__ import annotations
@@ -25,17 +29,20 @@ from importlib import metadata
 from typing import Any
 
 import anyio
-import anyio.to_thread
 import mcp_types as types
 import uvicorn
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from pydantic import BaseModel, ValidationError
 
 from cli.tools.export import input_schema, output_schema, tools
+from cli.tools.mcp_auth import TokenGate, Verifier
+from cli.tools.mcp_workers import PoolSettings, WorkerError, WorkerPool
 from cli.tools.registry import REGISTRY, ToolContext, run
 from kg.errors import MabosError
-from kg.models import describe_validation_error
+from kg.models import AGENT_ID_RE, describe_validation_error
+from kg.workspace import default_path
 
 logger = logging.getLogger(__name__)
 
@@ -103,18 +110,26 @@ def call_tool(ctx: ToolContext, name: str, arguments: dict[str, Any] | None) -> 
 
 
 class ToolServer:
-    """The registry behind an MCP :class:`~mcp.server.lowlevel.Server`, on one tool context.
+    """The registry behind an MCP :class:`~mcp.server.lowlevel.Server`, its calls run by a :class:`WorkerPool`.
 
     Args:
-        ctx: where tools run (its workspace and, when bound, its agent); the caller closes it. The server
-            marks it as not the operator's: every call acts as an agent.
+        ctx: the workspace (``path`` or an open ``workspace_obj``: workers open their own handle on its directory) and,
+            when bound, the agent; the caller closes it. The server marks it as not the operator's: every call acts
+            as an agent.
+        settings: workers, running calls per agent and the deadline (default: 2 workers, 1 call per agent, or every
+            worker for a server bound to one agent, 60 s).
     """
 
-    def __init__(self, ctx: ToolContext) -> None:
+    def __init__(self, ctx: ToolContext, settings: PoolSettings | None = None) -> None:
         ctx.operator = False  # MCP callers always act as an agent: no operator view of every scope
         self.ctx = ctx
+        if settings is None:
+            settings = PoolSettings()
+            if ctx.agent is not None:  # every call is the one agent's: nobody else to keep a worker free for
+                settings = PoolSettings(workers=settings.workers, per_agent=settings.workers)
+        path = ctx.workspace_obj.path if ctx.workspace_obj is not None else ctx.path or default_path()
+        self.pool = WorkerPool(path, settings)
         self._tools = tool_list()
-        self._limiter: anyio.CapacityLimiter | None = None
         agent = f" Bound to agent {ctx.agent!r}: agent_id defaults to it." if ctx.agent else ""
         self.server: Server[Any] = Server(
             SERVER_NAME,
@@ -132,31 +147,73 @@ class ToolServer:
     async def _list_tools(self, _ctx: Any, _params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         return types.ListToolsResult(tools=self._tools)
 
-    async def _call_tool(self, _ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        if self._limiter is None:
-            self._limiter = anyio.CapacityLimiter(1)  # one call at a time: the workspace is one connection
-        return await anyio.to_thread.run_sync(call_tool, self.ctx, params.name, params.arguments, limiter=self._limiter)
+    def _acting_agent(self, request_ctx: Any) -> str | None:
+        """The agent of the caller's token (HTTP), else the server's bound agent, else None (agent_id decides)."""
+        request = getattr(request_ctx, "request", None)
+        user = getattr(request, "scope", {}).get("user") if request is not None else None
+        if isinstance(user, AuthenticatedUser):
+            return user.access_token.client_id
+        return self.ctx.agent
+
+    async def _call_tool(self, request_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        arguments = dict(params.arguments or {})
+        agent = self._acting_agent(request_ctx)
+        named = arguments.get("agent_id")
+        key = agent or (named if isinstance(named, str) and AGENT_ID_RE.match(named) else None)
+        try:
+            data = await self.pool.call(params.name, arguments, agent=agent, key=key)
+        except WorkerError as exc:
+            return error_result(f"internal error: {exc}")
+        return types.CallToolResult.model_validate(data)
 
     async def run_stdio(self) -> None:
         """Serve over this process's stdin and stdout until the client closes stdin."""
-        async with stdio_server() as (read_stream, write_stream):
-            await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
+        try:
+            await self.pool.start()
+            async with stdio_server() as (read_stream, write_stream):
+                await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
+        finally:
+            self.pool.close()
 
-    async def run_http(self, host: str = DEFAULT_HOST, port: int = 8765) -> None:
-        """Serve streamable HTTP at ``http://host:port/mcp`` until interrupted."""
+    def http_app(self, host: str = DEFAULT_HOST, *, verify: Verifier | None = None, require_token: bool = False) -> Any:
+        """The ASGI app serving ``/mcp``: the SDK's streamable HTTP app behind a :class:`TokenGate`."""
         app = self.server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
+        return TokenGate(app, verify, required=require_token, bound_agent=self.ctx.agent)
+
+    async def run_http(
+        self, host: str = DEFAULT_HOST, port: int = 8765, *, verify: Verifier | None = None, require_token: bool = False
+    ) -> None:
+        """Serve streamable HTTP at ``http://host:port/mcp`` until interrupted."""
+        app = self.http_app(host, verify=verify, require_token=require_token)
         config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
-        await uvicorn.Server(config).serve()
+        try:
+            await self.pool.start()
+            await uvicorn.Server(config).serve()
+        finally:
+            self.pool.close()
+
+    def close(self) -> None:
+        """Stop the worker processes."""
+        self.pool.close()
 
 
-def serve_stdio(ctx: ToolContext) -> None:
+def serve_stdio(ctx: ToolContext, settings: PoolSettings | None = None) -> None:
     """Run the MCP server over stdio on ``ctx`` (blocks until the client disconnects)."""
-    anyio.run(ToolServer(ctx).run_stdio)
+    anyio.run(ToolServer(ctx, settings).run_stdio)
 
 
-def serve_http(ctx: ToolContext, host: str = DEFAULT_HOST, port: int = 8765) -> None:
+def serve_http(
+    ctx: ToolContext,
+    host: str = DEFAULT_HOST,
+    port: int = 8765,
+    *,
+    settings: PoolSettings | None = None,
+    verify: Verifier | None = None,
+    require_token: bool = False,
+) -> None:
     """Run the MCP server over streamable HTTP on ``ctx`` (blocks until interrupted)."""
-    anyio.run(ToolServer(ctx).run_http, host, port)
+    server = ToolServer(ctx, settings)
+    anyio.run(lambda: server.run_http(host, port, verify=verify, require_token=require_token))
 
 
 __all__ = [

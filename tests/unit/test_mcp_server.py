@@ -1,28 +1,34 @@
 """The MCP server in-process: the official client talks to :class:`cli.tools.mcp_server.ToolServer` on a real
-workspace. Tool errors come back as ``isError`` results and the server keeps serving; a bound agent cannot be
-impersonated; calls run one at a time in a worker thread while the event loop stays responsive.
+workspace, its calls run by real worker processes. Tool errors come back as ``isError`` results and the server keeps
+serving; a bound agent cannot be impersonated; one agent's slow call neither holds up another agent nor outlives its
+deadline; the HTTP token gate answers 401/403 before the MCP app sees a request.
 
-Two throwaway tools (a failing one and a blocking one) are registered for the duration of a test and removed.
+A throwaway failing tool is registered in this process for one test (it runs through :func:`call_tool`, the function
+each worker runs). The slow call is real: a write that waits for SQLite's write lock, held by the test.
 """
 
 from __future__ import annotations
 
-import threading
+import os
+import sqlite3
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
-import anyio.to_thread
+import httpx2
 import pytest
 from mcp import Client
 from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
+from starlette.types import Receive, Scope, Send
 
 from cli.tools import REGISTRY, ToolContext, ToolInput, run, tool
-from cli.tools.mcp_server import ToolServer
+from cli.tools.mcp_auth import TokenGate, is_loopback
+from cli.tools.mcp_server import ToolServer, call_tool
+from cli.tools.mcp_workers import PoolSettings
 from kg.errors import InputError, ScopeError
-from kg.workspace import Workspace, init_workspace
+from kg.workspace import DB_FILE, STATE_DIR, Workspace, init_workspace
 
 AGENT = "sales-agent"
 
@@ -52,31 +58,31 @@ def ws(tmp_path: Path) -> Iterator[Workspace]:
 
 
 @pytest.fixture
-def scratch_tools() -> Iterator[dict[str, Any]]:
-    """Register ``test_boom`` (raises RuntimeError) and ``test_block`` (waits for an event); removed after."""
-    state: dict[str, Any] = {"release": threading.Event(), "started": threading.Event(), "active": 0, "peak": 0}
-    lock = threading.Lock()
+def boom() -> Iterator[None]:
+    """Register ``test_boom`` (raises RuntimeError with a two-line message) in this process; removed after."""
 
     @tool("test_boom", group="test", input=_EchoInput, output=_Echo, description="Always fails. For tests.")
-    def boom(ctx: ToolContext, args: _EchoInput) -> _Echo:
+    def fail(ctx: ToolContext, args: _EchoInput) -> _Echo:
         raise RuntimeError("boom\nsecond line")
 
-    @tool("test_block", group="test", input=_EchoInput, output=_Echo, description="Blocks until released.")
-    def block(ctx: ToolContext, args: _EchoInput) -> _Echo:
-        with lock:
-            state["active"] += 1
-            state["peak"] = max(state["peak"], state["active"])
-        state["started"].set()
-        state["release"].wait(30)
-        with lock:
-            state["active"] -= 1
-        return _Echo(agent_id=ctx.agent_for(args), text=args.text)
-
     try:
-        yield state
+        yield
     finally:
         REGISTRY.pop("test_boom", None)
-        REGISTRY.pop("test_block", None)
+
+
+@pytest.fixture
+def servers() -> Iterator[Callable[..., ToolServer]]:
+    """Make tool servers; their worker processes are stopped after the test."""
+    made: list[ToolServer] = []
+
+    def make(ctx: ToolContext, settings: PoolSettings | None = None) -> ToolServer:
+        made.append(ToolServer(ctx, settings))
+        return made[-1]
+
+    yield make
+    for server in made:
+        server.close()
 
 
 def _run(server: ToolServer, body: Callable[[Client], Awaitable[None]]) -> None:
@@ -92,7 +98,7 @@ def _text(result: CallToolResult) -> str:
     return " ".join(block.text for block in result.content if isinstance(block, TextContent))
 
 
-def test_lists_every_registered_tool_with_its_schemas(ws: Workspace) -> None:
+def test_lists_every_registered_tool_with_its_schemas(ws: Workspace, servers: Callable[..., ToolServer]) -> None:
     async def body(client: Client) -> None:
         listed = (await client.list_tools()).tools
         assert [t.name for t in listed] == list(REGISTRY)
@@ -101,10 +107,10 @@ def test_lists_every_registered_tool_with_its_schemas(ws: Workspace) -> None:
         assert recall.input_schema["properties"]["limit"]["default"] == 20
         assert recall.output_schema is not None and "hits" in recall.output_schema["properties"]
 
-    _run(ToolServer(ToolContext(workspace_obj=ws)), body)
+    _run(servers(ToolContext(workspace_obj=ws)), body)
 
 
-def test_results_are_structured_and_errors_are_tool_errors(ws: Workspace, scratch_tools: dict[str, Any]) -> None:
+def test_results_are_structured_and_errors_are_tool_errors(ws: Workspace, servers: Callable[..., ToolServer]) -> None:
     async def body(client: Client) -> None:
         stored = await client.call_tool("memory_store_item", {"agent_id": AGENT, "content": "Acme wants SSO"})
         assert not stored.is_error and isinstance(stored.structured_content, dict)
@@ -118,16 +124,20 @@ def test_results_are_structured_and_errors_are_tool_errors(ws: Workspace, scratc
         assert unknown.is_error and _text(unknown).startswith("error: tool: no tool 'memory_recal'")
         nobody = await client.call_tool("memory_recall", {"query": "SSO"})
         assert nobody.is_error and _text(nobody) == "error: agent_id: required (the acting agent's id)"
-        boom = await client.call_tool("test_boom", {"agent_id": AGENT})
-        assert boom.is_error and _text(boom) == "internal error: RuntimeError: boom second line"
         recalled = await client.call_tool("memory_recall", {"agent_id": AGENT, "query": "SSO"})  # still serving
         assert isinstance(recalled.structured_content, dict)
         assert uid in [hit["item"]["uid"] for hit in recalled.structured_content["hits"]]
 
-    _run(ToolServer(ToolContext(workspace_obj=ws)), body)
+    _run(servers(ToolContext(workspace_obj=ws)), body)
 
 
-def test_a_bound_server_acts_only_as_its_agent(ws: Workspace) -> None:
+def test_an_unexpected_failure_is_one_line_of_tool_error(ws: Workspace, boom: None) -> None:
+    # What every worker runs for a call: anything unexpected becomes an isError result, never a crash.
+    result = call_tool(ToolContext(workspace_obj=ws, operator=False), "test_boom", {"agent_id": AGENT})
+    assert result.is_error and _text(result) == "internal error: RuntimeError: boom second line"
+
+
+def test_a_bound_server_acts_only_as_its_agent(ws: Workspace, servers: Callable[..., ToolServer]) -> None:
     async def body(client: Client) -> None:
         mine = await client.call_tool("memory_store_item", {"content": "Globex is shrinking"})
         assert isinstance(mine.structured_content, dict)
@@ -136,36 +146,75 @@ def test_a_bound_server_acts_only_as_its_agent(ws: Workspace) -> None:
         assert other.is_error
         assert _text(other) == "error: agent_id: this server acts as 'sales-agent'; it cannot act as 'finance-agent'"
 
-    _run(ToolServer(ToolContext(workspace_obj=ws, agent=AGENT)), body)
+    _run(servers(ToolContext(workspace_obj=ws, agent=AGENT)), body)
 
 
-def test_calls_run_one_at_a_time_off_the_event_loop(ws: Workspace, scratch_tools: dict[str, Any]) -> None:
-    results: list[CallToolResult] = []
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_a_slow_call_holds_up_no_other_agent_and_stops_at_its_deadline(
+    ws: Workspace, servers: Callable[..., ToolServer]
+) -> None:
+    """Agent a sends two writes that cannot finish (the test holds SQLite's write lock), then agent b asks for its
+    memory status. b is answered first, while a's calls wait (a's second call waits for a's first, not for the pool);
+    a's first call is stopped at its deadline and its worker process ended; once the lock is released, a's second
+    call goes through on a new worker. The order of completion is asserted, never a duration."""
+    server = servers(ToolContext(workspace_obj=ws), PoolSettings(workers=2, per_agent=1, deadline=4))
+    done: list[str] = []
+    results: dict[str, CallToolResult] = {}
+    lock = sqlite3.connect(ws.path / STATE_DIR / DB_FILE, isolation_level=None)
+    lock.execute("BEGIN IMMEDIATE")  # another writer holds the store: a's writes wait in SQLite's busy handler
+    held = True
+    first_worker: list[int] = []
 
     async def body(client: Client) -> None:
-        async def call(text: str) -> None:
-            results.append(await client.call_tool("test_block", {"agent_id": AGENT, "text": text}))
+        nonlocal held
 
+        async def call(label: str, name: str, arguments: dict[str, Any]) -> None:
+            results[label] = await client.call_tool(name, arguments)
+            done.append(label)
+            if label == "a1" and held:
+                lock.execute("ROLLBACK")  # let a's second call through
+
+        await server.pool.start()
         async with anyio.create_task_group() as group:
-            group.start_soon(call, "one")
-            group.start_soon(call, "two")
-            await anyio.to_thread.run_sync(scratch_tools["started"].wait, 30)
-            listed = await client.session.list_tools()  # answered while a tool call blocks its worker thread
-            assert "test_block" in [t.name for t in listed.tools]
-            scratch_tools["release"].set()
+            group.start_soon(call, "a1", "memory_store_item", {"agent_id": AGENT, "content": "first slow write"})
+            while server.pool.busy < 1:
+                await anyio.sleep(0.02)
+            first_worker.extend(server.pool._busy)
+            group.start_soon(call, "a2", "memory_store_item", {"agent_id": AGENT, "content": "second write"})
+            group.start_soon(call, "b", "memory_status", {"agent_id": "finance-agent"})
+            listed = await client.session.list_tools()  # the event loop answers while the calls run
+            assert "memory_status" in [t.name for t in listed.tools]
 
-    _run(ToolServer(ToolContext(workspace_obj=ws)), body)
-    assert sorted(_text(r) for r in results) == sorted(
-        f'{{"agent_id": "{AGENT}", "text": "{t}"}}' for t in ("one", "two")
-    )
-    assert scratch_tools["peak"] == 1
+    try:
+        _run(server, body)
+    finally:
+        if lock.in_transaction:
+            lock.execute("ROLLBACK")
+        lock.close()
+    assert done == ["b", "a1", "a2"]
+    assert not results["b"].is_error and isinstance(results["b"].structured_content, dict)
+    assert results["a1"].is_error
+    assert _text(results["a1"]).startswith("error: deadline: memory_store_item ran longer than 4 s and was stopped")
+    assert "\n" not in _text(results["a1"])
+    assert not results["a2"].is_error, _text(results["a2"])
+    assert first_worker and not _alive(first_worker[0])  # the stopped call burns no more CPU
+    with sqlite3.connect(ws.path / STATE_DIR / DB_FILE) as db:
+        contents = [row[0] for row in db.execute("SELECT content FROM memory_items WHERE agent_id = ?", (AGENT,))]
+    assert "second write" in contents and "first slow write" not in contents  # the stopped write was rolled back
 
 
-def test_an_mcp_caller_always_acts_as_an_agent(ws: Workspace) -> None:
+def test_an_mcp_caller_always_acts_as_an_agent(ws: Workspace, servers: Callable[..., ToolServer]) -> None:
     # Operator views (every scope) are for the CLI and Python: over MCP, graph_query without agent_id is refused,
     # and raw TypeQL and every agent's BDI cycle are refused even with one.
     ctx = ToolContext(workspace_obj=ws)
-    ToolServer(ctx)
+    servers(ctx)
     assert ctx.operator is False
     with pytest.raises(InputError, match="agent_id: required"):
         run(ctx, "graph_query", {"name": "blocked-steps"})
@@ -174,3 +223,54 @@ def test_an_mcp_caller_always_acts_as_an_agent(ws: Workspace) -> None:
     with pytest.raises(ScopeError, match="only the workspace's operator"):
         run(ctx, "bdi_cycle", {"all_agents": True})
     assert run(ctx, "graph_query", {"agent_id": AGENT, "name": "blocked-steps"}).model_dump()["source"] == "local"
+
+
+# ------------------------------------------------------------------------------------------ the HTTP token gate
+
+
+async def _echo_agent(scope: Scope, receive: Receive, send: Send) -> None:
+    """Stands in for the MCP app behind the gate: answers 200 with the agent the gate attached (or "-")."""
+    user = scope.get("user")
+    body = (user.access_token.client_id if user is not None else "-").encode()
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _gate_answers(gate: TokenGate, headers: dict[str, str]) -> tuple[int, str]:
+    async def main() -> tuple[int, str]:
+        transport = httpx2.ASGITransport(app=gate)
+        async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
+            response = await http.post("/mcp", headers=headers)
+            return response.status_code, response.text
+
+    return anyio.run(main)
+
+
+def bearer(secret: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {secret}"}
+
+
+def test_the_token_gate(ws: Workspace) -> None:
+    alice = ws.tokens.create(AGENT).secret
+    revoked = ws.tokens.create(AGENT)
+    ws.tokens.revoke(revoked.token.token_id)
+    finance = ws.tokens.create("finance-agent").secret
+    required = TokenGate(_echo_agent, ws.tokens.verify, required=True, bound_agent=None)
+    optional = TokenGate(_echo_agent, ws.tokens.verify, required=False, bound_agent=None)
+    bound = TokenGate(_echo_agent, ws.tokens.verify, required=True, bound_agent=AGENT)
+    assert _gate_answers(required, {})[0] == 401
+    assert _gate_answers(required, bearer(alice)) == (200, AGENT)
+    assert _gate_answers(required, bearer(revoked.secret))[0] == 401
+    assert _gate_answers(required, {"Authorization": f"Basic {alice}"})[0] == 401
+    assert _gate_answers(required, bearer(""))[0] == 401
+    assert _gate_answers(optional, {}) == (200, "-")  # loopback without a token: as before tokens
+    assert _gate_answers(optional, bearer(finance)) == (200, "finance-agent")
+    assert _gate_answers(optional, bearer(alice[:-1] + "x"))[0] == 401  # a wrong token is never "no token"
+    status, text = _gate_answers(bound, bearer(finance))
+    assert status == 403 and "this server serves 'sales-agent' only" in text
+    assert _gate_answers(bound, bearer(alice)) == (200, AGENT)
+
+
+def test_loopback_hosts() -> None:
+    assert all(map(is_loopback, ["127.0.0.1", "127.8.9.1", "::1", "[::1]", "localhost", "LOCALHOST"]))
+    assert not any(map(is_loopback, ["0.0.0.0", "::", "192.168.1.4", "example.org", ""]))  # noqa: S104

@@ -1,0 +1,246 @@
+"""Worker processes of the MCP server: every tool call runs in a child process with its own workspace handle.
+
+Why processes (docs/decisions/2026-11-26-mcp-concurrency.md): a call past its deadline must stop, and a thread cannot
+be stopped (a regex in C, a SQLite busy wait or a long fixpoint loop never looks at a flag); a process can be killed,
+and the store is built to survive that (WAL rollback; the crash-safety harness SIGKILLs writers). Each worker opens
+the workspace once and keeps it, so calls cost a pipe round trip, not an open.
+
+- :class:`WorkerPool` keeps up to ``workers`` warm processes. A call takes an idle one; past ``deadline`` seconds the
+  worker is killed (its uncommitted transaction rolls back) and the caller gets a one-line error; a replacement is
+  started on the next call.
+- Fairness: an agent may have at most ``per_agent`` calls running at once; the others wait for that agent's own
+  calls, not for the pool, so one agent's slow calls never take every worker.
+- Reads run concurrently: each worker holds its own SQLite connection (WAL lets readers proceed beside a writer);
+  writes from several workers serialize on SQLite's write lock as writes of several CLI processes do.
+
+Children come from a ``forkserver`` that has imported the tools once, so a replacement starts in a fraction of a
+second; each child gets the server's current environment, and its stdout is pointed at stderr (on stdio, the
+server's stdout is the protocol).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import multiprocessing
+import os
+import signal
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+logger = logging.getLogger(__name__)
+
+#: Defaults of ``mabos serve --mcp``: two warm workers, one running call per agent, a minute per call.
+DEFAULT_WORKERS = 2
+DEFAULT_DEADLINE = 60.0
+_START_TIMEOUT = 120.0  # seconds for a new worker to open the workspace (a cold start imports the whole stack)
+_PRELOAD = ["cli.tools", "cli.tools.mcp_server"]
+
+
+@dataclass(frozen=True)
+class PoolSettings:
+    """How many workers, how many running calls per agent, and each call's deadline in seconds."""
+
+    workers: int = DEFAULT_WORKERS
+    per_agent: int = 1
+    deadline: float = DEFAULT_DEADLINE
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.workers <= 64:
+            raise ValueError("workers: must be between 1 and 64")
+        if not 1 <= self.per_agent <= self.workers:
+            raise ValueError("per_agent: must be between 1 and the number of workers")
+        if not 0 < self.deadline <= 86_400:
+            raise ValueError("deadline: must be more than 0 and at most 86400 seconds")
+
+
+def _serve(conn: Connection, path: str, env: dict[str, str]) -> None:
+    """A worker's life: open the workspace, answer calls until the pipe closes."""
+    os.environ.clear()
+    os.environ.update(env)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group: the server decides
+    with open(os.devnull, "rb") as null:
+        os.dup2(null.fileno(), 0)
+    os.dup2(2, 1)  # never write on the server's stdout (the stdio transport)
+    sys.stdout = sys.stderr
+
+    from cli.tools.mcp_server import call_tool  # noqa: PLC0415 - preloaded by the forkserver; imported in the child
+    from cli.tools.registry import ToolContext  # noqa: PLC0415
+
+    ctx = ToolContext(path=Path(path), operator=False)
+    try:
+        ctx.workspace()  # warm: open now; a workspace that cannot open is retried by the call (its error is its result)
+    except Exception as exc:
+        logger.warning("worker %s: the workspace did not open yet: %s", os.getpid(), exc)
+    conn.send(("ready", os.getpid()))
+    try:
+        while True:
+            try:
+                message = conn.recv()
+            except (EOFError, OSError):
+                break
+            if message is None:
+                break
+            name, arguments, agent = message
+            ctx.agent = agent
+            result = call_tool(ctx, name, arguments)
+            conn.send(result.model_dump(mode="json", by_alias=True, exclude_none=True))
+    finally:
+        ctx.close()
+
+
+@dataclass
+class _Worker:
+    process: BaseProcess
+    conn: Connection
+    pid: int
+
+    def stop(self, *, kill: bool) -> None:
+        """End the process: at once (``kill``), or by closing its pipe and waiting a little."""
+        if kill:
+            self.process.kill()
+        with contextlib.suppress(OSError):
+            self.conn.close()
+        self.process.join(2 if kill else 10)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(2)
+
+
+class WorkerError(Exception):
+    """A worker could not be started or died during a call (the message is one line)."""
+
+
+@dataclass
+class _AgentGate:
+    semaphore: anyio.Semaphore
+    users: int = 0
+
+
+@dataclass
+class WorkerPool:
+    """Worker processes over one workspace (see the module text)."""
+
+    path: Path
+    settings: PoolSettings = field(default_factory=PoolSettings)
+    _idle: list[_Worker] = field(default_factory=list)
+    _busy: dict[int, _Worker] = field(default_factory=dict)
+    _slots: anyio.Semaphore | None = None
+    _agents: dict[str | None, _AgentGate] = field(default_factory=dict)
+    _closed: bool = False
+
+    @property
+    def busy(self) -> int:
+        """How many calls are running in a worker now."""
+        return len(self._busy)
+
+    def pids(self) -> list[int]:
+        """The process ids of the live workers (idle and busy)."""
+        return [w.pid for w in [*self._idle, *self._busy.values()]]
+
+    def _spawn(self) -> _Worker:
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(_PRELOAD)
+        ours, theirs = context.Pipe()
+        env = dict(os.environ)
+        process = context.Process(target=_serve, args=(theirs, str(self.path.resolve()), env), daemon=True,
+                                  name="mabos-mcp-worker")  # fmt: skip
+        process.start()
+        theirs.close()
+        try:
+            if not ours.poll(_START_TIMEOUT):
+                raise WorkerError(f"a worker did not open the workspace within {_START_TIMEOUT:g} s")
+            _ready, pid = ours.recv()
+        except (EOFError, OSError) as exc:
+            process.kill()
+            process.join(2)
+            raise WorkerError(f"a worker ended while starting (exit code {process.exitcode})") from exc
+        except WorkerError:
+            process.kill()
+            process.join(2)
+            raise
+        return _Worker(process, ours, int(pid))
+
+    async def start(self) -> None:
+        """Start every worker now (they open the workspace in parallel), so the first calls find them warm."""
+        missing = self.settings.workers - len(self._idle) - len(self._busy)
+
+        async def one() -> None:
+            self._idle.append(await anyio.to_thread.run_sync(self._spawn))
+
+        async with anyio.create_task_group() as group:
+            for _ in range(missing):
+                group.start_soon(one)
+
+    @contextlib.contextmanager
+    def _agent_gate(self, key: str | None) -> Iterator[anyio.Semaphore]:
+        gate = self._agents.get(key)
+        if gate is None:
+            gate = self._agents[key] = _AgentGate(anyio.Semaphore(self.settings.per_agent))
+        gate.users += 1
+        try:
+            yield gate.semaphore
+        finally:
+            gate.users -= 1
+            if not gate.users:
+                del self._agents[key]  # one entry per agent with calls, not per agent ever seen
+
+    async def call(self, name: str, arguments: dict[str, Any], *, agent: str | None, key: str | None) -> dict[str, Any]:
+        """Run tool ``name`` in a worker acting as ``agent`` (the bound agent, if any); ``key`` is whose turn it
+        is (the acting agent). Returns the MCP result as data; a deadline or a dead worker is an error result."""
+        if self._closed:
+            raise WorkerError("the server is shutting down")
+        if self._slots is None:
+            self._slots = anyio.Semaphore(self.settings.workers)
+        with self._agent_gate(key) as mine:
+            async with mine, self._slots:
+                worker = self._idle.pop() if self._idle else await anyio.to_thread.run_sync(self._spawn)
+                return await self._run(worker, name, (name, arguments, agent))
+
+    async def _run(self, worker: _Worker, name: str, message: tuple[Any, ...]) -> dict[str, Any]:
+        self._busy[worker.pid] = worker
+        healthy = False
+        try:
+            worker.conn.send(message)
+            with anyio.move_on_after(self.settings.deadline) as timer:
+                await anyio.wait_readable(worker.conn.fileno())
+            if timer.cancelled_caught:
+                return _error(f"error: deadline: {name} ran longer than {self.settings.deadline:g} s and was stopped "
+                              "(what it had not committed was rolled back); narrow the call or ask the operator for "
+                              "a longer --deadline")  # fmt: skip
+            try:
+                reply: dict[str, Any] = worker.conn.recv()
+            except (EOFError, OSError):
+                worker.process.join(2)
+                return _error(f"internal error: the worker running {name} ended (exit code {worker.process.exitcode})")
+            healthy = True
+            return reply
+        finally:
+            del self._busy[worker.pid]
+            if healthy and not self._closed:
+                self._idle.append(worker)
+            else:
+                worker.stop(kill=True)  # past its deadline, cancelled by the client, or dead
+
+    def close(self) -> None:
+        """Stop every worker: idle ones finish cleanly (they save their vector index), busy ones are killed."""
+        self._closed = True
+        for worker in self._idle:
+            worker.stop(kill=False)
+        for worker in list(self._busy.values()):
+            worker.stop(kill=True)
+        self._idle.clear()
+
+
+def _error(text: str) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
+__all__ = ["DEFAULT_DEADLINE", "DEFAULT_WORKERS", "PoolSettings", "WorkerError", "WorkerPool"]
