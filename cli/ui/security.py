@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
-from starlette.datastructures import URL
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 
@@ -103,9 +102,9 @@ def _presented(request: Request) -> str | None:
     return request.cookies.get(TOKEN_COOKIE)
 
 
-def _without_token(url: URL) -> str:
-    kept = [(k, v) for k, v in url.query_params.multi_items() if k != "token"]
-    return url.path + (f"?{urlencode(kept)}" if kept else "")
+def _without_token(request: Request) -> str:
+    kept = [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
+    return request.url.path + (f"?{urlencode(kept)}" if kept else "")
 
 
 class TokenGate:
@@ -138,7 +137,7 @@ class TokenGate:
         if login is not None:
             if await self.guard.bound_agent(login) is False:
                 return PlainTextResponse("error: token: wrong token", 401)
-            redirect = RedirectResponse(_without_token(request.url), status_code=303)
+            redirect = RedirectResponse(_without_token(request), status_code=303)
             redirect.set_cookie(TOKEN_COOKIE, login, httponly=True, samesite="strict", path="/")
             return redirect
         given = _presented(request)

@@ -18,7 +18,6 @@ from cli import tools
 from cli.ui import create_app
 from kg.workspace import init_workspace, open_workspace
 
-TOKEN = "console-test-token-0123456789"  # noqa: S105 - a test token
 DIALOGUE = Path(__file__).resolve().parents[1] / "data" / "conversation" / "compaction-dialogue.jsonl"
 
 
@@ -105,11 +104,4 @@ def built(built_template: Built, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 def client(built: Built) -> Iterator[TestClient]:
     """The console on the copy, loopback, no token."""
     with TestClient(create_app(built.path, agent="a"), base_url="http://127.0.0.1") as test_client:
-        yield test_client
-
-
-@pytest.fixture
-def token_client(built: Built) -> Iterator[TestClient]:
-    """The console with a token (as for a non-loopback host)."""
-    with TestClient(create_app(built.path, agent="a", token=TOKEN), base_url="http://192.0.2.10") as test_client:
         yield test_client
