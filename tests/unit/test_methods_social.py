@@ -80,6 +80,38 @@ def test_a_degenerate_game_lists_its_extreme_equilibria_and_says_it_is_degenerat
     assert "degenerate" in result.notes[0]
 
 
+VON_STENGEL_A = [[3, 3], [2, 5], [0, 6]]
+
+
+def _von_stengel(b: list[list[int]]) -> dict[str, Any]:
+    payoffs = [[[VON_STENGEL_A[i][j], b[i][j]] for j in range(2)] for i in range(3)]
+    return {"players": ["I", "II"], "actions": [["T", "M", "B"], ["l", "r"]], "payoffs": payoffs}
+
+
+def test_von_stengels_3x2_game_has_three_equilibria() -> None:
+    # von Stengel, "Computing equilibria for two-person games" (Handbook of Game Theory 3, 2002), the
+    # nondegenerate 3x2 example: ((1,0,0),(1,0)), ((4/5,1/5,0),(2/3,1/3)) and ((0,1/3,2/3),(1/3,2/3)).
+    value = run("game-theory", _von_stengel([[3, 2], [2, 6], [3, 1]])).value
+    assert value["degenerate"] is False
+    found = [(e["I"], e["II"]) for e in value["equilibria"]]
+    assert found[0] == ("T", "l")
+    assert found[1][0] == pytest.approx({"T": 0.8, "M": 0.2, "B": 0.0}) and found[1][1]["l"] == pytest.approx(2 / 3)
+    assert found[2][0] == pytest.approx({"T": 0.0, "M": 1 / 3, "B": 2 / 3}) and found[2][1]["l"] == pytest.approx(1 / 3)
+
+
+def test_von_stengels_degenerate_variant_reports_the_ends_of_its_equilibrium_segment() -> None:
+    # Same source, the degenerate variant (II's payoffs against T tie): I plays T and II any mixture with
+    # P(l) >= 2/3, a segment whose ends are (1,0) and (2/3,1/3), plus ((0,1/3,2/3),(1/3,2/3)).
+    result = run("game-theory", _von_stengel([[3, 3], [2, 6], [3, 1]]))
+    assert result.value["degenerate"] is True and result.notes
+    found = result.value["equilibria"]
+    assert {"I": "T", "II": "l"} in found
+    segment_end = [e for e in found if e["I"] == {"T": 1.0, "M": 0.0, "B": 0.0}]
+    assert len(segment_end) == 1 and segment_end[0]["II"]["l"] == pytest.approx(2 / 3)
+    assert any(isinstance(e["I"], dict) and e["I"]["B"] == pytest.approx(2 / 3) for e in found)
+    assert len(found) == 3
+
+
 def test_game_inputs_are_checked_with_the_field_path() -> None:
     bad = game([[[1, 1], [1, 1]], [[1], [1, 1]]], ["u", "d"], ["l", "r"])
     with pytest.raises(InputError, match=r"^inputs\.game-theory\.payoffs\[1\]\[0\]: a cell is"):
@@ -88,6 +120,9 @@ def test_game_inputs_are_checked_with_the_field_path() -> None:
         run("game-theory", game([[[1, 1], ["x", 1]], [[1, 1], [1, 1]]], ["u", "d"], ["l", "r"]))
     with pytest.raises(InputError, match=r"^inputs\.game-theory\.actions\[1\]: action names must be unique"):
         run("game-theory", game([[[1, 1], [1, 1]]], ["u"], ["l", "l"]))
+    six = [f"a{i}" for i in range(6)]
+    with pytest.raises(InputError, match=r"^inputs\.game-theory\.actions\[0\]: give 1 to 5 actions, got 6"):
+        run("game-theory", game([[[0, 0]] * 2] * 6, six, ["l", "r"]))
     with pytest.raises(MissingInputs):
         run("game-theory", {})
 

@@ -7,9 +7,11 @@ Game inputs (``inputs.game-theory``)::
                  [[pa, pb], [pa, pb]]]}    # row "D"
 
 Pure equilibria are found exactly (each action a best response to the other). Mixed equilibria come
-from nashpy's support enumeration; in a degenerate game (where support enumeration warns, e.g. ties
-in payoffs) its vertex enumeration is used as well, which finds every extreme equilibrium: then the
-equilibria listed are the extreme points of possibly infinite sets (a note says so). Every candidate
+from nashpy's support enumeration over supports of equal size, which is complete for nondegenerate
+games. A game with tied best responses, or where nashpy finds an even number of equilibria, is
+degenerate: every pair of supports is enumerated and nashpy's vertex enumeration adds the extreme
+equilibria; the equilibria listed are then the extreme points of possibly infinite sets (a note says
+so). Each player has at most :data:`MAX_ACTIONS` actions (enumeration grows as 4^n). Every candidate
 is checked again (no player gains more than 1e-9 by deviating) before it is reported. Probabilities
 are rounded to 9 decimals.
 
@@ -42,7 +44,7 @@ from reasoning.router.methods.fields import parse_inputs
 
 GAME = "game-theory"
 NEGOTIATION = "negotiation"
-MAX_ACTIONS = 8
+MAX_ACTIONS = 5  # a degenerate 5x5 game takes about 1.5 s; 6x6 several seconds
 TOLERANCE = 1e-9
 
 _Name = Annotated[str, Field(min_length=1, max_length=256)]
@@ -95,17 +97,32 @@ def _is_equilibrium(a: np.ndarray, b: np.ndarray, s: np.ndarray, t: np.ndarray) 
     return bool((a @ t).max() <= s @ a @ t + TOLERANCE and (s @ b).max() <= s @ b @ t + TOLERANCE)
 
 
+def has_ties(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether some pure strategy has two best responses: a column of A or a row of B with a tied maximum
+    (the usual source of degeneracy in small games)."""
+    col_best = np.isclose(a, a.max(axis=0, keepdims=True), atol=TOLERANCE).sum(axis=0)
+    row_best = np.isclose(b, b.max(axis=1, keepdims=True), atol=TOLERANCE).sum(axis=1)
+    return bool((col_best > 1).any() or (row_best > 1).any())
+
+
 def mixed_candidates(a: np.ndarray, b: np.ndarray) -> tuple[list[tuple[np.ndarray, np.ndarray]], bool]:
-    """Equilibria from support enumeration (plus vertex enumeration if the game is degenerate)."""
+    """Candidate equilibria, and whether the game was treated as degenerate.
+
+    A nondegenerate game has all its equilibria on supports of equal size (Nisan et al., Algorithmic
+    Game Theory, 2007, ch. 3), so those are enumerated first. If best responses tie, or nashpy warns
+    that the number of equilibria is even (impossible in a nondegenerate game), every pair of supports
+    is enumerated and vertex enumeration adds the extreme points of the equilibrium components.
+    """
     game = nashpy.Game(a, b)
+    degenerate = has_ties(a, b)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        found = list(game.support_enumeration())
-    degenerate = any("degenerate" in str(w.message) for w in caught)
+        found = list(game.support_enumeration(non_degenerate=not degenerate))
+    degenerate = degenerate or any("degenerate" in str(w.message) for w in caught)
     if degenerate:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # nashpy's own numerical warnings; results are re-checked below
-            found += list(game.vertex_enumeration())
+            found += list(game.support_enumeration()) + list(game.vertex_enumeration())
     return found, degenerate
 
 
