@@ -1,7 +1,8 @@
 """Analogical reasoning (structure mapping) and modal reasoning (Kripke possible worlds).
 
 analogical: ``{"source": ["S P O", ..], "target": ["S P O", ..]}`` (relations), or ``{"source": "entity",
-"target": "entity"}`` to compare the two entities' neighbourhoods in the agent's facts (facts within one hop).
+"target": "entity"}`` to compare two entities' neighbourhoods in the agent's facts (the facts about the entity
+and about its neighbours).
 The mapping is the one-to-one entity correspondence preserving the most relations (same predicate between
 mapped entities; Gentner's structure-mapping, found by exhaustive branch and bound over at most 12
 entities a side). Source relations between mapped entities that the target lacks are the candidate
@@ -33,7 +34,7 @@ def _relations(ctx: MethodContext, value: Any, side: str) -> tuple[list[Key], li
         facts = {f.uid: f for f in [*ctx.facts(subject=value), *ctx.facts(object=value)]}
         neighbours = {f.object if f.subject == value else f.subject for f in facts.values()}
         for other in sorted(neighbours)[:50]:
-            facts.update({f.uid: f for f in ctx.facts(subject=other) if f.object in neighbours | {value}})
+            facts.update({f.uid: f for f in ctx.facts(subject=other, limit=200)})
         rows = sorted(facts.values(), key=lambda f: f.uid)
         return [(f.subject, f.predicate, f.object) for f in rows], [f.uid for f in rows]
     raise fail("analogical", side, "must be a list of 'S P O' relations or an entity name")
