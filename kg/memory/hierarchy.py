@@ -18,6 +18,13 @@ A weekly or monthly hash covers the bytes of its daily logs, a quarterly hash th
 months, so a rebuild rewrites only summaries that are missing or stale, and touching one daily log
 rebuilds exactly its week, month and quarter. Summaries are never deleted, and a summary file without
 that first line (written by hand or by another tool) is left as it is and reported as ``foreign``.
+
+**Scope.** A summary is derived from its agent's daily logs, which hold that agent's own writes (in any
+scope it could write), and it lives in the agent's folder, which only that agent reads: its scope is
+``agent:<id>`` (:func:`summary_scope`), the narrowest there is, so it never spreads an entry wider than the
+log it came from (:mod:`kg.scopes`). Only files whose real path lies inside the agent's own folder count:
+a daily log or summary folder that is a symlink to elsewhere (another agent's folder) is neither read
+(listed in ``ignored``) nor written through (listed in ``foreign``).
 """
 
 from __future__ import annotations
@@ -36,7 +43,7 @@ from typing import Any, Literal, get_args
 from kg.clock import Clock
 from kg.errors import InputError
 from kg.memory import files
-from kg.models import Model, UtcDatetime
+from kg.models import Model, UtcDatetime, agent_scope
 
 HierarchyScope = Literal["week", "month", "quarter", "all"]
 Level = Literal["daily", "weekly", "monthly", "quarterly"]
@@ -206,17 +213,51 @@ class Stats:
         return self
 
 
+def summary_scope(agent_id: str) -> str:
+    """The scope of an agent's summaries: its own (only it reads its folder; see the module docstring)."""
+    return agent_scope(agent_id)
+
+
+def _agent_root(workspace: Path, agent_id: str) -> Path | None:
+    """The agent's folder with symlinks resolved; None when it is missing or is itself a link elsewhere."""
+    folder = files.agent_dir(workspace, agent_id)
+    try:
+        real = folder.resolve(strict=True)
+        expected = workspace.resolve(strict=True) / "agents" / agent_id
+    except OSError:
+        return None
+    return real if real == expected else None
+
+
+def _inside(path: Path, root: Path | None) -> bool:
+    """Whether ``path`` (symlinks resolved, the file itself need not exist) lies inside ``root``."""
+    return root is not None and path.resolve().is_relative_to(root)
+
+
+def _own_daily_logs(workspace: Path, agent_id: str) -> tuple[dict[date, Path], list[str]]:
+    """The agent's daily logs that really lie in its folder, and the names of those that point elsewhere."""
+    root = _agent_root(workspace, agent_id)
+    found, outside = {}, []
+    for day, path in files.daily_logs(workspace, agent_id).items():
+        if _inside(path, root):
+            found[day] = path
+        else:
+            outside.append(f"{path.name} (a link outside the agent's folder)")
+    return found, outside
+
+
 def load_daily_logs(workspace: Path, agent_id: str) -> tuple[list[DailyLog], list[str]]:
-    """The agent's daily logs by date, and the names that look like daily logs but are no real date."""
+    """The agent's daily logs by date, and the names that look like daily logs but are no real date or lie
+    outside the agent's folder."""
     directory = files.memory_dir(workspace, agent_id)
-    found = files.daily_logs(workspace, agent_id)
+    found, outside = _own_daily_logs(workspace, agent_id)
     ignored = []
     if directory.is_dir():
-        valid = {path.name for path in found.values()}
+        valid = {path.name for path in files.daily_logs(workspace, agent_id).values()}
         ignored = sorted(
             p.name for p in directory.iterdir() if files.DAILY_LOG_RE.match(p.name) and p.name not in valid
         )
-    return [DailyLog(day, path) for day, path in found.items()], ignored
+    return [DailyLog(day, path) for day, path in found.items()], sorted(ignored + outside)
 
 
 # ------------------------------------------------------------------------------------- periods
@@ -422,6 +463,7 @@ def build_hierarchy(workspace: Path, agent_id: str, *, scope: HierarchyScope = "
         raise InputError("scope", f"must be one of week, month, quarter, all; got {scope!r}")
     memory = files.memory_dir(workspace, agent_id)
     logs, ignored = load_daily_logs(workspace, agent_id)
+    root = _agent_root(workspace, agent_id)
     created: list[Path] = []
     updated: list[Path] = []
     unchanged: list[Path] = []
@@ -436,7 +478,7 @@ def build_hierarchy(workspace: Path, agent_id: str, *, scope: HierarchyScope = "
                 continue
             path, digest = period.path(memory), sources_hash(level, members)
             previous = recorded_header(path)
-            if previous is None and path.exists():
+            if not _inside(path, root) or (previous is None and path.exists()):
                 foreign.append(path)
             elif previous is not None and previous[1] == digest and previous[0] == FORMAT:
                 unchanged.append(path)
@@ -515,11 +557,13 @@ def search_hierarchy(workspace: Path, agent_id: str, query: str, *, level: Level
 
 def _level_files(workspace: Path, agent_id: str, level: Level) -> list[tuple[str, Path]]:
     if level == "daily":
-        return [(day.isoformat(), path) for day, path in files.daily_logs(workspace, agent_id).items()]
+        return [(day.isoformat(), path) for day, path in _own_daily_logs(workspace, agent_id)[0].items()]
     directory = files.memory_dir(workspace, agent_id) / level
     if not directory.is_dir():
         return []
-    found = [(p.stem, p) for p in directory.iterdir() if p.suffix == ".md" and LABEL_RE[level].match(p.stem)]
+    root = _agent_root(workspace, agent_id)
+    found = [(p.stem, p) for p in directory.iterdir()
+             if p.suffix == ".md" and LABEL_RE[level].match(p.stem) and _inside(p, root)]  # fmt: skip
     return sorted(found)
 
 
