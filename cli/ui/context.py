@@ -46,6 +46,7 @@ class Console:
     _tools: ToolContext | None = field(default=None, repr=False)
     _cache: OrderedDict[tuple[Any, ...], Any] = field(default_factory=OrderedDict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _kept: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
     def tools(self) -> ToolContext:
@@ -114,8 +115,15 @@ class Console:
                 self._cache.popitem(last=False)
         return value
 
+    def keep(self, name: str, make: Callable[[], T]) -> T:
+        """A service made once for the life of the console (e.g. one that caches parsed files)."""
+        if name not in self._kept:
+            self._kept[name] = make()
+        return self._kept[name]  # type: ignore[no-any-return]
+
     def close(self) -> None:
         """Close the workspace."""
+        self._kept.clear()
         if self._tools is not None:
             self._tools.close()
             self._tools = None

@@ -20,7 +20,7 @@ from cli.ui.context import Console, int_arg, plain, text_arg
 from kg.errors import InputError, MabosError, NotFoundError, ScopeError
 from kg.models import OntologyProposal, ProposalStatus
 from kg.ontology.files import compact
-from kg.ontology.proposals import OPEN
+from kg.ontology.proposals import OPEN, OntologyService
 from kg.workspace import STATE_DIR
 from reasoning.router.catalogue import list_methods
 from sync.nightly import REPORTS_DIR, NightlyReport
@@ -42,9 +42,14 @@ def may_review(console: Console, agent: str, proposal: OntologyProposal) -> bool
     return True
 
 
+def ontology_service(console: Console) -> OntologyService:
+    """The ontology service the tools use, kept for the console's life (it keeps parsed files by content hash)."""
+    return console.keep("ontology", lambda: service(console.tools))
+
+
 def hierarchy(console: Console) -> dict[str, Any]:
     """Classes as a tree (``rdfs:subClassOf``) and properties with their domain and range, compact ids."""
-    active = service(console.tools).active()
+    active = ontology_service(console).active()
     graph, prefixes = active.graph, active.prefixes
 
     def name(iri: Any) -> str:
@@ -84,12 +89,9 @@ def ontology(console: Console, agent: str, params: Params) -> dict[str, Any]:
 
 def proposal_detail(console: Console, agent: str, uid: str) -> dict[str, Any]:
     """A proposal the agent can read, its last validation report and the diff a merge would make now."""
-    svc = service(console.tools)
-    proposal = svc.get(uid)
-    if proposal.scope not in console.ws.scopes.readable(agent):
-        raise NotFoundError(f"proposal: no proposal {uid!r} visible to {agent!r}")
+    proposal = _visible(console, agent, uid)
     try:
-        diff = svc.diff(uid, agent)
+        diff = ontology_service(console).diff(uid, agent)
     except MabosError as exc:
         diff = f"(no diff: {exc})"
     return {"proposal": proposal.model_dump(mode="json"), "may_review": may_review(console, agent, proposal),
@@ -106,16 +108,22 @@ def approve(console: Console, agent: str, uid: str) -> dict[str, Any]:
 def reject(console: Console, agent: str, uid: str, reason: str) -> dict[str, Any]:
     """Reject a proposal as ``agent``, recording why."""
     _require_review(console, agent, uid)
-    rejected = service(console.tools).reject(uid, agent, reason)
+    rejected = ontology_service(console).reject(uid, agent, reason)
     return {"done": "rejected", "proposal": rejected.model_dump(mode="json")}
 
 
 def _require_review(console: Console, agent: str, uid: str) -> None:
-    proposal = proposal_detail(console, agent, uid)
-    if not proposal["may_review"]:
-        status = proposal["proposal"]["status"]
-        raise ScopeError(f"proposal: {agent!r} may not review {uid!r} (status {status}; needs an open proposal in "
-                         "a scope the agent may write)")  # fmt: skip
+    proposal = _visible(console, agent, uid)
+    if not may_review(console, agent, proposal):
+        raise ScopeError(f"proposal: {agent!r} may not review {uid!r} (status {proposal.status.value}; needs an open "
+                         "proposal in a scope the agent may write)")  # fmt: skip
+
+
+def _visible(console: Console, agent: str, uid: str) -> OntologyProposal:
+    proposal = ontology_service(console).get(uid)
+    if proposal.scope not in console.ws.scopes.readable(agent):
+        raise NotFoundError(f"proposal: no proposal {uid!r} visible to {agent!r}")
+    return proposal
 
 
 # ------------------------------------------------------------------------------------------------ reasoning

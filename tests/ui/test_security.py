@@ -29,7 +29,7 @@ def token_client(built: Built) -> Iterator[TestClient]:
 
 
 def _csrf(client: TestClient) -> str:
-    found = re.search(r'<meta name="csrf-token" content="([^"]+)">', client.get("/ontology").text)
+    found = re.search(r'<meta name="csrf-token" content="([^"]+)">', client.get("/graph").text)
     assert found is not None
     return found.group(1)
 
