@@ -114,7 +114,7 @@ def serve(
     plan = {"transport": transport, "url": url, "agent": agent, "workspace": str(out.path), "tools": len(REGISTRY),
             "tokens": tokens, "workers": workers, "per_agent": settings.per_agent, "deadline_s": deadline}  # fmt: skip
     if port is not None and tokens == "required":
-        _check_tokens(ws.tokens.list(agent), host, agent)
+        _check_tokens(ws.tokens.list(agent), host, agent, require_token=require_token)
     if dry_run:
         out.emit(plan, render.key_values("MCP server (dry run)", plan.items()))
     elif port is None:
@@ -125,13 +125,14 @@ def serve(
         serve_http(ctx, host, port, settings=settings, verify=ws.tokens.verify, require_token=tokens == "required")
 
 
-def _check_tokens(tokens: list[TokenInfo], host: str, agent: str | None) -> None:
+def _check_tokens(tokens: list[TokenInfo], host: str, agent: str | None, *, require_token: bool) -> None:
     """Refuse to listen with tokens required while no token could get in (one line saying how to make one)."""
     if not any(t.status == "active" for t in tokens):
         whose = f" for {agent}" if agent else ""
+        field, why = ("--host", f"{host} is not loopback") if not is_loopback(host) else ("--require-token", "asked")
         raise InputError(
-            "--host",
-            f"{host} is not loopback, so every request needs a token, and the workspace has no active token{whose}; "
+            field,
+            f"{why}, so every request needs a token, and the workspace has no active token{whose}; "
             f"create one with 'mabos token create --agent {agent or 'AGENT'}'",
         )
 
