@@ -60,7 +60,7 @@ def score(predictions: list[Prediction], bins: int) -> dict[str, Any]:
     base = sum(x.outcome for x in predictions) / n
     groups: list[list[Prediction]] = [[] for _ in range(bins)]
     for x in predictions:
-        groups[min(int(x.p * bins), bins - 1)].append(x)
+        groups[min(int(x.p * bins + 1e-9), bins - 1)].append(x)  # 1e-9: 0.57 * 100 is 56.99999999999999
     rows, ece, rel, res = [], 0.0, 0.0, 0.0
     for k, group in enumerate(groups):
         row: dict[str, Any] = {"low": round(k / bins, 12), "high": round((k + 1) / bins, 12), "count": len(group),
