@@ -1,4 +1,4 @@
-"""Conversation memory records: conversations, their immutable messages, and the summary DAG over them.
+"""Conversation memory records (and the token estimate their stores use): conversations, their immutable messages, and the summary DAG over them.
 
 A conversation is one session of one agent (``session_key``, unique per agent). Messages are appended with
 a gap-free ``seq`` and never change. Summaries form a DAG: a **leaf** summary (depth 0) covers a contiguous
@@ -9,13 +9,14 @@ and how many messages lie beneath it, so any summary expands back to its message
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from enum import StrEnum
 from typing import Annotated
 
 from pydantic import Field, model_validator
 
-from kg.models import Model, Name, Record, RecordId, UtcDatetime
+from kg.models.base import Model, Name, Record, RecordId, UtcDatetime
 
 #: Characters of one message (a tool output can be long; memory items stop at 65,536).
 MAX_MESSAGE = 1_000_000
@@ -138,7 +139,21 @@ class MessageQuery(Model):
     limit: int | None = Field(default=None, ge=1)
 
 
+# ------------------------------------------------------------------ token estimates
+
+#: A function from text to an estimated token count.
+TokenEstimator = Callable[[str], int]
+
+CHARS_PER_TOKEN = 4
+
+
+def estimate_tokens(text: str) -> int:
+    """``ceil(len(text) / 4)``: the default estimate (0 for empty text)."""
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
 __all__ = [
+    "CHARS_PER_TOKEN",
     "MAX_MESSAGE",
     "Conversation",
     "Message",
@@ -148,4 +163,6 @@ __all__ = [
     "Summary",
     "SummaryKind",
     "SummaryMethod",
+    "TokenEstimator",
+    "estimate_tokens",
 ]

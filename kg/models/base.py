@@ -1,0 +1,220 @@
+"""Scalars, the base models and parsing of untrusted input, shared by every record model."""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import UTC, datetime
+from typing import Annotated, Any, TypeVar
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    ValidationError,
+    model_validator,
+)
+
+from kg.errors import InputError
+from kg.ids import PREFIXES, new_id
+
+AGENT_ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}\Z")
+
+
+SCOPE_NAME_RE = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}"
+
+
+SCOPE_RE = re.compile(rf"^(global|agent:[a-z0-9][a-z0-9_-]{{0,63}}|(project|user|custom):{SCOPE_NAME_RE})\Z")
+
+
+MAX_CONTENT = 65_536  # characters of free text (memory content, beliefs, goals ...)
+
+
+MAX_TERM = 1_024  # characters of a fact subject or predicate
+
+
+MAX_OBJECT = 8_192  # characters of a fact object
+
+
+MAX_NAME = 256
+
+
+MAX_TAGS = 64
+
+
+MAX_LIST = 1_000
+
+
+def format_ts(value: datetime) -> str:
+    """Render a datetime (naive means UTC) as fixed-width ISO-8601 UTC (``...ffffffZ``)."""
+    utc = to_utc(value)
+    # %Y is not zero-padded below year 1000 on glibc: pad it so the text stays fixed-width and parseable.
+    return f"{utc.year:04d}" + utc.strftime("-%m-%dT%H:%M:%S.%fZ")
+
+
+def to_utc(value: datetime) -> datetime:
+    """Read naive datetimes as UTC and convert aware ones to UTC."""
+    if value.tzinfo is UTC:
+        return value
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:  # e.g. 0001-01-01T00:00+01:00: a ValueError so that parse() reports the field
+        raise ValueError("must lie between 0001-01-01 and 9999-12-31 once converted to UTC") from None
+
+
+def _parse_ts(value: Any) -> Any:
+    if isinstance(value, str):
+        text = value.strip()
+        if text.endswith(("z", "Z")):
+            text = text[:-1] + "+00:00"
+        try:
+            return datetime.fromisoformat(text)
+        except ValueError:
+            raise ValueError(f"must be an ISO-8601 timestamp such as 2024-05-01T12:00:00Z, got {value!r}") from None
+    return value
+
+
+UtcDatetime = Annotated[
+    datetime,
+    BeforeValidator(_parse_ts),
+    AfterValidator(to_utc),
+    PlainSerializer(format_ts, return_type=str, when_used="json"),
+]
+
+
+def _check_text(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty or only whitespace")
+    if "\x00" in value:
+        raise ValueError("must not contain NUL characters")
+    return value
+
+
+def _check_agent_id(value: str) -> str:
+    if not AGENT_ID_RE.match(value):
+        raise ValueError(
+            "must match [a-z0-9][a-z0-9_-]{0,63} (lowercase letters, digits, '-' and '_'; "
+            f"it becomes a directory name), got {value[:80]!r}"
+        )
+    return value
+
+
+def _check_scope(value: str) -> str:
+    if not SCOPE_RE.match(value):
+        raise ValueError(
+            "must be 'global', 'agent:<agent-id>', 'project:<name>', 'user:<name>' or "
+            f"'custom:<name>', got {value[:80]!r}"
+        )
+    return value
+
+
+def _check_finite(value: float) -> float:
+    if not math.isfinite(value):
+        raise ValueError("must be a finite number")
+    return value
+
+
+Text = Annotated[str, Field(min_length=1, max_length=MAX_CONTENT), AfterValidator(_check_text)]
+
+
+Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME), AfterValidator(_check_text)]
+
+
+OptionalLabel = Annotated[str, Field(max_length=MAX_NAME)]
+
+
+Term = Annotated[str, Field(min_length=1, max_length=MAX_TERM), AfterValidator(_check_text)]
+
+
+ObjectText = Annotated[str, Field(min_length=1, max_length=MAX_OBJECT), AfterValidator(_check_text)]
+
+
+AgentId = Annotated[str, AfterValidator(_check_agent_id)]
+
+
+Scope = Annotated[str, AfterValidator(_check_scope)]
+
+
+Unit = Annotated[float, Field(ge=0.0, le=1.0), AfterValidator(_check_finite)]
+
+
+Priority = Annotated[int, Field(ge=1, le=10)]
+
+
+Tag = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[^\s,]+$")]
+
+
+RecordId = Annotated[str, Field(pattern=r"^[A-Z]{1,3}-[0-9A-HJKMNP-TV-Z]{26}$")]
+
+
+def agent_scope(agent_id: str) -> str:
+    """The private scope of an agent."""
+    return f"agent:{agent_id}"
+
+
+class Model(BaseModel):
+    """Base of every mabos model: unknown fields refused, assignments validated."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, use_enum_values=False)
+
+
+class Record(Model):
+    """Fields every stored record has."""
+
+    uid: RecordId
+    agent_id: AgentId
+    scope: Scope
+    created_at: UtcDatetime
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_scope(cls, data: Any) -> Any:
+        if isinstance(data, dict) and not data.get("scope") and isinstance(data.get("agent_id"), str):
+            data = {**data, "scope": agent_scope(data["agent_id"])}
+        return data
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _loc_part(part: str | int) -> str:
+    # a dict key of the input can be any text: quote it when it is not a plain name, so the message stays one line
+    text = str(part)
+    return text if re.fullmatch(r"[\w\-]{1,64}", text) else repr(text[:40])
+
+
+def describe_validation_error(exc: ValidationError) -> InputError:
+    """Turn pydantic's report into one :class:`InputError` naming the first bad field."""
+    err = exc.errors(include_url=False)[0]
+    field = ".".join(_loc_part(p) for p in err["loc"])
+    msg = str(err["msg"]).removeprefix("Value error, ")
+    if not field:  # a model-level rule: its message starts with "<field>: "
+        named = re.match(r"^([A-Za-z_][\w.]*): (.*)$", msg, re.S)
+        field, msg = (named.group(1), named.group(2)) if named else (exc.title, msg)
+    value = err.get("input")
+    if err["type"] != "value_error" and isinstance(value, str | int | float) and not isinstance(value, bool):
+        shown = repr(value)
+        if len(shown) > 60:
+            shown = shown[:57] + "..."
+        msg = f"{msg} (got {shown})"
+    return InputError(field, msg)
+
+
+def parse(model: type[M], data: dict[str, Any]) -> M:
+    """Validate ``data`` into ``model`` or raise :class:`InputError` naming the field and the rule."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise describe_validation_error(exc) from None
+
+
+def new_record_id(kind: str) -> str:
+    """A fresh id for a record kind (see :data:`kg.ids.PREFIXES`)."""
+    if kind not in PREFIXES:
+        raise InputError("kind", f"unknown record kind {kind!r}")
+    return new_id(kind)
