@@ -45,10 +45,10 @@ from vector_index import percentile
 
 from kg.clock import FixedClock
 from kg.conversation.compaction import lossless_check
-from kg.conversation.models import MessageQuery
 from kg.conversation.service import ConversationService
 from kg.conversation.summarize import ExtractiveSummarizer
 from kg.conversation.tools import MAX_EXPAND_DEPTH, MAX_EXPAND_TOKENS
+from kg.models.conversation import MessageQuery
 from kg.workspace import init_workspace
 
 AGENT = "bench"

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-from kg.conversation.models import Conversation, Message, MessageInput, MessageQuery, Summary
 from kg.models import (
     Agent,
     AssertOutcome,
@@ -39,6 +38,7 @@ from kg.models import (
     Rule,
     RuleType,
 )
+from kg.models.conversation import Conversation, Message, MessageInput, MessageQuery, Summary
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """Conversation memory: a lossless message log, a summary DAG over it, context assembly within a budget.
 
-Records are in :mod:`kg.conversation.models`; the store ports are ``ConversationStore`` and ``SummaryStore``
+Records are in :mod:`kg.models.conversation`; the store ports are ``ConversationStore`` and ``SummaryStore``
 in :mod:`kg.ports` (the embedded adapter is ``kg/store/sqlite/conversation.py``).
 """

@@ -31,10 +31,18 @@ from typing import Literal
 from pydantic import ConfigDict, Field
 
 from kg.conversation.budget import ContextBudget
-from kg.conversation.models import MAX_MESSAGE, Message, MessageQuery, Role, Summary, SummaryKind
-from kg.conversation.tokens import TokenEstimator, estimate_tokens
 from kg.errors import BackendUnavailableError, InputError
 from kg.models import Model
+from kg.models.conversation import (
+    MAX_MESSAGE,
+    Message,
+    MessageQuery,
+    Role,
+    Summary,
+    SummaryKind,
+    TokenEstimator,
+    estimate_tokens,
+)
 from kg.ports import ConversationStore, Embedder, SummaryStore
 from kg.recall.fusion import DEFAULT_FUSION, FusionSettings, fuse_weighted, normalize_bm25, normalize_vector
 from kg.recall.markdown_index import search_terms

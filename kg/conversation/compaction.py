@@ -46,13 +46,21 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from kg.conversation.models import Conversation, Message, MessageQuery, Summary, SummaryKind, SummaryMethod
 from kg.conversation.summarize import format_message
-from kg.conversation.tokens import TokenEstimator, estimate_tokens
 from kg.errors import BackendUnavailableError, InputError
 from kg.ids import new_id
 from kg.memory.checkpoints import should_flush
 from kg.models import Model, format_ts
+from kg.models.conversation import (
+    Conversation,
+    Message,
+    MessageQuery,
+    Summary,
+    SummaryKind,
+    SummaryMethod,
+    TokenEstimator,
+    estimate_tokens,
+)
 from kg.ports import ConversationStore, Summarizer, SummaryStore, SummaryText
 
 #: Writes an R3 checkpoint with this context text; returns where it went (a path) for the report.

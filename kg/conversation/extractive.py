@@ -36,9 +36,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kg.conversation.models import SummaryMethod
-from kg.conversation.tokens import TokenEstimator, estimate_tokens
 from kg.errors import BackendUnavailableError, InputError
+from kg.models.conversation import SummaryMethod, TokenEstimator, estimate_tokens
 from kg.ports import Embedder, SummaryText
 from kg.recall.chunking import TOKEN_RE
 from kg.recall.stopwords import STOPWORDS

@@ -32,8 +32,6 @@ from kg.conversation.compaction import (
     context_tokens,
     needs_compaction,
 )
-from kg.conversation.models import Conversation, MessageInput
-from kg.conversation.tokens import TokenEstimator, estimate_tokens
 from kg.conversation.tools import (
     EXPAND_DEPTH,
     EXPAND_TOKENS,
@@ -47,6 +45,7 @@ from kg.conversation.tools import (
 from kg.errors import InputError, NotFoundError
 from kg.memory.checkpoints import write_checkpoint
 from kg.models import Model, describe_validation_error
+from kg.models.conversation import Conversation, MessageInput, TokenEstimator, estimate_tokens
 from kg.ports import ConversationStore, Embedder, Summarizer, SummaryStore
 from kg.scopes import ScopePolicy
 

@@ -22,9 +22,8 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from kg.conversation.extractive import EXTRACTIVE_MARKER, ExtractiveSummarizer, Sentence, split_sentences
-from kg.conversation.models import SummaryMethod
-from kg.conversation.tokens import TokenEstimator, estimate_tokens
 from kg.errors import BackendUnavailableError, InputError
+from kg.models.conversation import SummaryMethod, TokenEstimator, estimate_tokens
 from kg.ports import ChatMessage, ChatModel, Embedder, Summarizer, SummaryText
 
 log = logging.getLogger("mabos.conversation")

@@ -28,10 +28,10 @@ from typing import Literal, Protocol
 
 from pydantic import Field
 
-from kg.conversation.models import Conversation, Message, Role, Summary, SummaryKind, SummaryMethod
 from kg.errors import InputError, NotFoundError
 from kg.ids import ID_PATTERN, PREFIXES
 from kg.models import AGENT_ID_RE, Model
+from kg.models.conversation import Conversation, Message, Role, Summary, SummaryKind, SummaryMethod
 from kg.ports import ConversationStore, SummaryStore
 from kg.regex import DEFAULT_DEADLINE, UserRegex, compile_regex, literal_regex
 from kg.regex import deadline as regex_deadline

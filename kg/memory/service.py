@@ -19,7 +19,6 @@ from typing import Any, Literal
 from pydantic import Field
 
 from kg.clock import Clock
-from kg.conversation.tokens import estimate_tokens
 from kg.errors import InputError, NotFoundError
 from kg.ids import new_id
 from kg.memory.daily_log import append_items
@@ -33,6 +32,7 @@ from kg.models import (
     Model,
     parse,
 )
+from kg.models.conversation import estimate_tokens
 from kg.ports import GraphStore, MemoryWriteResult, StoreLimits
 from kg.recall.engine import RecallEngine, RecallMode, check_mode
 from kg.recall.fallback import FileHit, fallback_recall

@@ -18,9 +18,9 @@ from click.testing import CliRunner, Result
 
 import kg
 from cli.main import cli
-from kg.conversation.models import MessageQuery, Summary, SummaryKind, SummaryMethod
 from kg.ids import new_id
 from kg.models import OntologyProposal
+from kg.models.conversation import MessageQuery, Summary, SummaryKind, SummaryMethod
 from reasoning.service import RuleService
 
 SALES = "sales-agent"

@@ -8,7 +8,10 @@ from typing import Any
 import pytest
 
 from kg.clock import FixedClock
-from kg.conversation.models import (
+from kg.errors import ConflictError, InputError, NotFoundError
+from kg.ids import new_id
+from kg.models import Agent
+from kg.models.conversation import (
     Conversation,
     Message,
     MessageInput,
@@ -17,11 +20,8 @@ from kg.conversation.models import (
     Summary,
     SummaryKind,
     SummaryMethod,
+    estimate_tokens,
 )
-from kg.conversation.tokens import estimate_tokens
-from kg.errors import ConflictError, InputError, NotFoundError
-from kg.ids import new_id
-from kg.models import Agent
 from kg.ports import GraphStore
 
 

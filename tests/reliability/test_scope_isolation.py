@@ -50,10 +50,10 @@ import kg
 from cli import tools
 from cli.main import cli
 from cli.tools.mcp_server import ToolServer
-from kg.conversation.models import MessageQuery, Summary, SummaryKind, SummaryMethod
 from kg.errors import MabosError
 from kg.ids import new_id
 from kg.memory.materialize import materialize
+from kg.models.conversation import MessageQuery, Summary, SummaryKind, SummaryMethod
 from kg.workspace import DB_FILE, STATE_DIR, Workspace
 from reasoning.service import RuleService
 

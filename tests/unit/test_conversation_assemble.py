@@ -13,9 +13,9 @@ import kg
 from kg.clock import FixedClock
 from kg.conversation.assemble import SUMMARY_NOTE, Relevance, assemble, bm25_scores
 from kg.conversation.budget import DEFAULT_RATIOS, BudgetRatios, allocate
-from kg.conversation.models import Conversation, Message, MessageInput, MessageQuery, Summary
 from kg.errors import InputError, NotFoundError
 from kg.ids import new_id
+from kg.models.conversation import Conversation, Message, MessageInput, MessageQuery, Summary
 from kg.recall.embedder import SentenceTransformerEmbedder
 from kg.workspace import Workspace
 

@@ -30,11 +30,11 @@ from kg.conversation.compaction import (
     lossless_check,
     needs_compaction,
 )
-from kg.conversation.models import Message, MessageInput, MessageQuery, Role, Summary
 from kg.conversation.service import ConversationService
 from kg.conversation.summarize import ExtractiveSummarizer
 from kg.errors import BackendUnavailableError, InputError, NotFoundError
 from kg.memory.checkpoints import checkpoint_files, read_checkpoint
+from kg.models.conversation import Message, MessageInput, MessageQuery, Role, Summary
 from kg.ports import SummaryText
 from kg.workspace import Workspace
 

@@ -24,8 +24,8 @@ from kg.conversation.summarize import (
     format_message,
     make_summarizer,
 )
-from kg.conversation.tokens import estimate_tokens
 from kg.errors import BackendUnavailableError, InputError
+from kg.models.conversation import estimate_tokens
 from kg.ports import ChatMessage
 from tests.stubs.chat_server import ChatStub, completion
 

@@ -14,10 +14,10 @@ import pytest
 
 import kg
 from kg.clock import FixedClock
-from kg.conversation.models import Conversation, Message, MessageInput, MessageQuery, Summary
 from kg.errors import ConflictError, InputError
 from kg.ids import new_id
 from kg.models import Agent
+from kg.models.conversation import Conversation, Message, MessageInput, MessageQuery, Summary
 from kg.store.sqlite import SqliteGraphStore
 from kg.store.sqlite.agents import SqliteAgentStore
 from kg.store.sqlite.conversation import match_plan

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from kg.conversation.extractive import MAX_SENTENCE_CHARS, feature_boost, split_sentences
 from kg.conversation.summarize import EXTRACTIVE_MARKER, ExtractiveSummarizer, format_message
-from kg.conversation.tokens import estimate_tokens
 from kg.errors import BackendUnavailableError, InputError
+from kg.models.conversation import estimate_tokens
 from kg.recall.http_embedder import HttpEmbedder
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "conversation" / "summarize-dialogue.jsonl"

@@ -11,10 +11,10 @@ import pytest
 
 import kg
 from kg.clock import FixedClock
-from kg.conversation.models import Conversation, Message, MessageInput, MessageQuery, Summary
 from kg.conversation.tools import GREP_MAX_CHARS, lcm_describe, lcm_expand, lcm_grep, snippet
 from kg.errors import InputError, NotFoundError
 from kg.ids import new_id
+from kg.models.conversation import Conversation, Message, MessageInput, MessageQuery, Summary
 from kg.regex import compile_regex
 from kg.workspace import Workspace
 

@@ -29,7 +29,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from kg.conversation.models import (
+from kg.errors import ConflictError, InputError, NotFoundError
+from kg.ids import new_id
+from kg.models import agent_scope, format_ts
+from kg.models.conversation import (
     Conversation,
     Message,
     MessageInput,
@@ -38,11 +41,9 @@ from kg.conversation.models import (
     Summary,
     SummaryKind,
     SummaryMethod,
+    TokenEstimator,
+    estimate_tokens,
 )
-from kg.conversation.tokens import TokenEstimator, estimate_tokens
-from kg.errors import ConflictError, InputError, NotFoundError
-from kg.ids import new_id
-from kg.models import agent_scope, format_ts
 from kg.regex import compile_regex
 from kg.store.sqlite.db import Database, marks
 
