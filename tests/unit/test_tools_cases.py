@@ -11,7 +11,7 @@ from kg.errors import InputError, NotFoundError, ScopeError
 from kg.workspace import Workspace
 from reasoning.cases import StoredCase
 from reasoning.cbr import RetrievalResult
-from reasoning.router import ComputedResult, PromptResult, RouterResult
+from reasoning.router import RouterResult
 from reasoning.service import RuleService
 
 TAXABLE = {
@@ -86,32 +86,39 @@ def test_reason_explicit_multi_and_auto(ws: Workspace) -> None:
         ws, "reason", agent_id="a", method="deductive", inputs={"deductive": {"goal": "acme isTaxable true"}}
     )
     assert isinstance(explicit, RouterResult) and explicit.mode == "explicit"
-    assert isinstance(explicit.results[0], ComputedResult)
-    assert explicit.results[0].answer == "acme isTaxable true: proved"
+    assert explicit.results[0].kind == "computed"
+    assert explicit.results[0].conclusion == "acme isTaxable true: proved" and len(explicit.results[0].used) == 3
 
-    multi = call(ws, "reason", agent_id="a", methods=["deductive", "cbr", "counterfactual"],
-                 inputs={"deductive": {"goal": "acme isTaxable true"},
-                         "case_based": {"beliefs": ["price sensitive"], "desires": ["grow"]}})  # fmt: skip
-    assert multi.mode == "multi" and multi.methods == ["deductive", "case_based", "counterfactual"]
-    assert [r.kind for r in multi.results] == ["computed", "computed", "llm_prompt"]
-    assert multi.results[1].answer.startswith("reuse case C-")
-    assert multi.fusion is not None and multi.fusion.pending == ["counterfactual"]
+    inputs = {"deductive": {"goal": "acme isTaxable true"},
+              "case_based": {"beliefs": ["price sensitive"], "desires": ["grow"]},
+              "counterfactual": {"goal": "acme isTaxable true", "without": ["acme locatedIn US"]}}  # fmt: skip
+    multi = call(ws, "reason", agent_id="a", multi_method=True, methods=["deductive", "cbr", "counterfactual"],
+                 inputs=inputs)  # fmt: skip
+    assert multi.mode == "multi" and multi.methods == ["deductive", "case-based", "counterfactual"]
+    assert [r.kind for r in multi.results] == ["computed", "computed", "computed"]
+    assert multi.results[2].value["lost"] == ["acme isTaxable true"]
+    assert multi.fusion is not None and len(multi.fusion.positions) == 3
 
     auto = call(ws, "reason", agent_id="a", problem="Should we enter the German market?", top=2,
-                profile={"domain": "finance", "data_availability": "high"})  # fmt: skip
-    assert auto.mode == "auto" and len(auto.results) == 2 and auto.profile.domain == "finance"
-    assert auto.methods == [s.method_id for s in auto.scores[:2]]
+                problem_classification={"domain": "empirical", "data_availability": "rich"})  # fmt: skip
+    assert auto.mode == "auto" and len(auto.results) == 2 and auto.classification.domain.value == "empirical"
+    assert auto.methods == [s.method for s in auto.scores[:2]]
     prompt = call(ws, "reason", agent_id="a", problem="Why did sales drop?", method="counterfactual").results[0]
-    assert isinstance(prompt, PromptResult) and "Why did sales drop?" in prompt.prompt
+    assert prompt.kind == "llm_prompt" and "Why did sales drop?" in prompt.value["prompt"]
 
 
-def test_reason_computes_a_builtin_engine(ws: Workspace) -> None:
+def test_reason_stores_a_result_on_request(ws: Workspace) -> None:
     options = [
         {"name": "A", "outcomes": [{"probability": 1.0, "utility": 5}]},
         {"name": "B", "outcomes": [{"probability": 0.5, "utility": 20}, {"probability": 0.5, "utility": 0}]},
     ]
-    result = call(ws, "reason", agent_id="a", method="decision", inputs={"expected_utility": {"options": options}})
-    assert result.methods == ["expected_utility"] and result.results[0].answer == "B"
+    result = call(ws, "reason", agent_id="a", method="decision", inputs={"expected_utility": {"options": options}},
+                  store="memory")  # fmt: skip
+    assert result.methods == ["expected-utility"] and result.results[0].conclusion.startswith("choose B")
+    [stored] = result.stored
+    assert stored["kind"] == "memory" and stored["scope"] == "agent:a"
+    item = ws.store.memory.get_many([stored["uid"]])[stored["uid"]]
+    assert item.content.startswith("Reasoning (expected-utility, computed): choose B")
 
 
 @pytest.mark.parametrize(
@@ -127,12 +134,22 @@ def test_reason_computes_a_builtin_engine(ws: Workspace) -> None:
         ("reason", {"method": "telepathy"}, "method"),
         ("reason", {"method": "deductive", "methods": ["abductive"]}, "method"),
         ("reason", {"methods": []}, "methods"),
-        ("reason", {"top": 36}, "top"),
-        ("reason", {"profile": {"domain": "astrology"}}, "profile.domain"),
+        ("reason", {"top": 33}, "top"),
+        ("reason", {"problem_classification": {"domain": "astrology"}}, "problem_classification.domain"),
         (
             "reason",
             {"method": "abductive", "inputs": {"abductive": {"observation": "a b"}}},
             "inputs.abductive.observation",
+        ),
+        (
+            "reason",
+            {"method": "bayesian", "inputs": {"query": "R", "network": {"nodes": {"R": {"cpt": {}}}}}},
+            "inputs.bayesian.network.nodes.R.cpt",
+        ),
+        (
+            "reason",
+            {"method": "expected-utility", "inputs": {"options": []}, "store": "case"},
+            "inputs.expected-utility.options",
         ),
     ],
 )
