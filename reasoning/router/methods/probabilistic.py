@@ -28,11 +28,11 @@ from scipy.stats import entropy
 
 from kg.errors import InputError, NotFoundError
 from kg.models import Model, Unit
-from reasoning.router.updates import Evidence, bayesian_update, decide, hypothesis_from_fact
 from reasoning.router.methods.base import Engine, MethodContext, MethodOutcome, MissingInputs, computed, fail, validate
 from reasoning.router.methods.bayes_net import BayesNetwork, check_network, probability
 from reasoning.router.methods.decisions import decision_theory
 from reasoning.router.methods.montecarlo import monte_carlo
+from reasoning.router.updates import Evidence, bayesian_update, decide, hypothesis_from_fact
 
 TOLERANCE = 1e-6
 _Name = Annotated[str, Field(min_length=1, max_length=64)]
