@@ -90,6 +90,7 @@ def build_demo(path: Path) -> DemoReport:
         demo_memory.memory(ws, SALES, report.section("Memory"))
         demo_memory.bdi_cycle(ws, SALES, report.section("BDI maintenance"))
         demo_reasoning.reasoning(ws, SALES, report.section("Reasoning"))
+        demo_reasoning.methods(ws, SALES, report.section("Reasoning methods"))
         _status(ws, report.section("Status"))
     where = f"mabos --workspace {path}"
     report.try_commands = [

@@ -67,3 +67,41 @@ def reasoning(ws: Workspace, agent_id: str, out: Section) -> None:
                     multi_method=True, inputs=inputs)  # fmt: skip
     out.say("reason --methods deductive,counterfactual: " + "; ".join(
         f"{r.method} ({r.kind}): {r.conclusion}" for r in routed.results))  # fmt: skip
+
+
+_SPRINKLER = {"nodes": {
+    "Cloudy": {"parents": [], "cpt": {"": 0.5}},
+    "Sprinkler": {"parents": ["Cloudy"], "cpt": {"T": 0.1, "F": 0.5}},
+    "Rain": {"parents": ["Cloudy"], "cpt": {"T": 0.8, "F": 0.2}},
+    "WetGrass": {"parents": ["Sprinkler", "Rain"], "cpt": {"T,T": 0.99, "T,F": 0.9, "F,T": 0.9, "F,F": 0.0}},
+}}  # fmt: skip
+
+
+def methods(ws: Workspace, agent_id: str, out: Section) -> None:
+    """Seven of the seed's reasoning methods computing, on inputs and on the agent's graph, then fusion."""
+    ws.facts.assert_fact(agent_id, "api", "dependsOn", "db")
+    ws.facts.assert_fact(agent_id, "db", "dependsOn", "disk")
+    ws.facts.assert_fact(agent_id, "api", "status", "failing")
+    ctx = MethodContext(agent_id, ws)
+    inputs = {
+        "bayesian": {"network": _SPRINKLER, "evidence": {"WetGrass": True}, "query": "Rain"},
+        "decision-theory": {"acts": ["large plant", "small plant", "do nothing"], "states": ["good", "bad"],
+                            "payoffs": [[200000, -180000], [100000, -20000], [0, 0]], "probabilities": [0.5, 0.5]},
+        "game-theory": {"players": ["us", "rival"], "actions": [["cut price", "hold"], ["cut price", "hold"]],
+                        "payoffs": [[[1, 1], [5, 0]], [[0, 5], [3, 3]]]},
+        "counterfactual": {"goal": "acme assignTo us-sales", "without": ["acme locatedIn US"]},
+        "root-cause": {},
+        "info-theory": {"distribution": {"win": 0.5, "lose": 0.25, "draw": 0.25}},
+        "monte-carlo": {"variables": {"demand": {"dist": "normal", "mean": 1000, "sd": 200},
+                                      "price": {"dist": "uniform", "low": 8, "high": 12}},
+                        "formula": "demand * price - 9000", "samples": 20000, "threshold": 0},
+    }  # fmt: skip
+    for method, given in inputs.items():
+        result = reason(ctx, method=method, inputs={method: given}).results[0]
+        used = f", used {len(result.used)} record(s)" if result.used else ""
+        out.say(f"{method} ({result.kind}, confidence {result.confidence:.2f}{used}): {result.conclusion}")
+    fused = reason(ctx, multi_method=True, methods=["deductive", "abductive", "counterfactual"], inputs={
+        "deductive": {"goal": "acme assignTo us-sales"}, "abductive": {"observation": "acme assignTo us-sales"},
+        "counterfactual": {"goal": "acme assignTo us-sales", "without": ["acme hasIndustry saas"]}})  # fmt: skip
+    if fused.fusion is not None:
+        out.say(f"reason --multi deductive,abductive,counterfactual: {fused.fusion.summary}")
