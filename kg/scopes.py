@@ -158,13 +158,13 @@ def same_scope_groups(items: Iterable[T], scope_of: Callable[[T], str]) -> list[
     return list(groups.values())
 
 
-def derived_scope_refusal(scope: str, sources: Iterable[str]) -> str | None:
-    """Why a record derived from ``sources`` may not take ``scope`` (None: it may), for reports."""
-    distinct = sorted(set(sources))
-    if derived_scope_allowed(scope, distinct):
+def merge_refusal(scopes: Iterable[str]) -> str | None:
+    """Why records of ``scopes`` may not be merged into one (None: they share one scope, they may).
+
+    Merging (one record replacing or strengthening others) is stricter than deriving: the result takes the
+    place of its sources for their audience, so they must all have the same one.
+    """
+    distinct = sorted(set(scopes))
+    if len(distinct) <= 1:
         return None
-    narrow = narrowest_scope(distinct)
-    if narrow is None:
-        return (f"its sources are in different non-global scopes ({', '.join(distinct)}): records of different "
-                "scopes are never merged")  # fmt: skip
-    return f"its sources' narrowest scope is {narrow!r}: a derived record is never wider (nor elsewhere) than that"
+    return f"records of scopes {', '.join(map(repr, distinct))} are never merged (merge only within one scope)"

@@ -1,14 +1,17 @@
 """Consolidation (R1, the seed tool memory_consolidate): promote what matters to long-term memory.
 
 Candidates are short-term items with importance >= 0.6 or access count >= 2, plus working items with
-importance >= 0.6. They are grouped greedily by tag similarity (Jaccard > 0.3): in order of importance
+importance >= 0.6. They are split by scope first (:func:`kg.scopes.same_scope_groups`: items of different
+scopes are never merged, so a merged item is never wider than any of its sources; ``global`` + ``agent:a``
+would publish a private item, ``project:x`` + ``agent:a`` would keep x's content past a revoked grant), then
+grouped within each scope greedily by tag similarity (Jaccard > 0.3): in order of importance
 (then age), each ungrouped item opens a group and takes every later ungrouped item whose tags are
 similar enough to its own. Only items that share a tag can pass the threshold, so the partners are
 found through an inverted tag index instead of comparing all pairs (:func:`group_naive` is the all-pairs
 version, kept to check equivalence and to benchmark against).
 
-A group of two or more becomes one long-term item ("[Consolidated from n memories] a | b | ...", the
-type of its most important member, the highest importance, the union of tags, lineage to every member,
+A group of two or more becomes one long-term item in the group's scope ("[Consolidated from n memories] a |
+b | ...", the type of its most important member, the highest importance, the union of tags, lineage to every member,
 source "consolidation"); the members are archived, never deleted. Singletons move to long-term as they
 are. ``summarize=False`` moves every candidate one-to-one; ``dry_run`` only reports the plan.
 """
@@ -30,6 +33,7 @@ from kg.memory.files import agent_dir, atomic_write
 from kg.memory.materialize import materialize
 from kg.memory.service import MemoryService
 from kg.models import MAX_CONTENT, MemoryItem, MemoryStoreKind, Model, Unit, parse
+from kg.scopes import narrowest_scope, same_scope_groups
 
 if TYPE_CHECKING:
     from kg.workspace import Workspace
@@ -116,6 +120,13 @@ def group_by_tags(items: Sequence[MemoryItem], threshold: float = JACCARD_THRESH
     return groups
 
 
+def group_in_scopes(items: Sequence[MemoryItem], threshold: float = JACCARD_THRESHOLD) -> list[list[MemoryItem]]:
+    """:func:`group_by_tags` inside each scope (items of different scopes never share a group), groups in order of
+    their most important member."""
+    groups = [g for part in same_scope_groups(items, lambda i: i.scope) for g in group_by_tags(part, threshold)]
+    return sorted(groups, key=lambda g: (-g[0].importance, g[0].created_at, g[0].uid))
+
+
 def group_naive(items: Sequence[MemoryItem], threshold: float = JACCARD_THRESHOLD) -> list[list[MemoryItem]]:
     """All-pairs greedy grouping with the textbook Jaccard per pair (the baseline for tests and the benchmark)."""
     ordered = _ordered(items)
@@ -165,7 +176,7 @@ class Consolidator:
         opts = parse(ConsolidationOptions, {k: v for k, v in options.items() if v is not None})
         self.memory.prune_expired(agent_id)
         found = self.candidates(agent_id, opts)
-        groups = group_by_tags(found, opts.threshold) if summarize else [[i] for i in _ordered(found)]
+        groups = group_in_scopes(found, opts.threshold) if summarize else [[i] for i in _ordered(found)]
         new_items: list[MemoryItem] = []
         updates: list[tuple[str, dict[str, Any]]] = []
         planned: list[ConsolidationGroup] = []
@@ -199,8 +210,11 @@ class Consolidator:
         tags = list(dict.fromkeys(t for m in members for t in m.tags))
         if len(tags) > 64:
             raise InputError("tags", f"a consolidated group would carry {len(tags)} tags (at most 64)")
+        scope = narrowest_scope(m.scope for m in members)
+        if scope is None:  # group_in_scopes never mixes scopes; a caller's own grouping that does is refused
+            raise InputError("scope", "a consolidated group mixes non-global scopes; merge only within one scope")
         return MemoryItem(
-            uid=new_id("memory"), agent_id=agent_id, scope=lead.scope, content=merged_content(members), type=lead.type,
+            uid=new_id("memory"), agent_id=agent_id, scope=scope, content=merged_content(members), type=lead.type,
             store=MemoryStoreKind.LONG_TERM, importance=max(m.importance for m in members),
             confidence=min(m.confidence for m in members), source="consolidation", tags=tags,
             derived_from=[m.uid for m in members], tier=lead.tier, created_at=now, updated_at=now,

@@ -34,6 +34,14 @@ The rules never say ``contradict`` or ``supersede``: telling a correction from a
 new item whose ``derived_from`` names the old one, then archive the old one (``archived_at`` now, a tag
 ``merged`` / ``contradicted`` / ``superseded``). Archived items stay recallable (``include_archived``,
 ``valid_at`` before the archive time): the history is bi-temporal.
+
+**Scopes.** A decision that ties the candidate to a stored memory (every action but ``create`` and ``skip``)
+is carried out only when both are in the same scope (the candidate's scope, its agent's own by default).
+Across scopes it becomes ``create``: the candidate alone, in its own scope, unlinked, and the stored memory
+untouched, with a note saying why. Otherwise a private candidate merged into a ``global`` neighbour would
+publish its text, ``support`` would copy its tags there, and a ``project:x`` memory retired by an
+``agent:a`` correction would vanish for the project with no visible successor (the rule of derived records,
+:mod:`kg.scopes`).
 """
 
 from __future__ import annotations
@@ -50,6 +58,7 @@ from kg.memory.admission import MemoryCandidate, Neighbours, bulk, unit_rows, wo
 from kg.memory.service import MemoryService
 from kg.models import MAX_CONTENT, MAX_TAGS, MemoryItem, Model
 from kg.ports import ChatMessage, ChatModel, Embedder
+from kg.scopes import merge_refusal
 
 DedupAction = Literal["create", "merge", "skip", "support", "contextualize", "contradict", "supersede"]
 ACTIONS: tuple[str, ...] = ("create", "merge", "skip", "support", "contextualize", "contradict", "supersede")
@@ -116,13 +125,15 @@ class BatchDuplicate(Model):
 
 
 class AppliedDecision(Model):
-    """What applying a decision changed in the store."""
+    """What applying a decision changed in the store (``action`` is what was done: ``create`` when the decision
+    named a memory of another scope, which ``notes`` then explains)."""
 
     action: DedupAction
     target_uid: str | None = None
     written: list[str] = Field(default_factory=list)
     updated: list[str] = Field(default_factory=list)
     archived: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
 
 
 # ------------------------------------------------------------------------------------------ batch dedup
@@ -319,6 +330,10 @@ def apply_decision(memory: MemoryService, agent_id: str, candidate: MemoryCandid
         done.written.append(memory.store_item(agent_id, candidate.content, **fields).item.uid)
         return done
     old = memory.get(agent_id, decision.target_uid)
+    scope = memory.policy.check_write(agent_id, candidate.scope)
+    if (refusal := _cross_scope(action, scope, old)) is not None:
+        item = memory.store_item(agent_id, candidate.content, **fields).item
+        return AppliedDecision(action="create", written=[item.uid], notes=[refusal])
     if action == "support":
         confidence = 1 - (1 - old.confidence) * (1 - SUPPORT_EVIDENCE)
         importance = max(old.importance, candidate.effective_importance())
@@ -340,6 +355,13 @@ def apply_decision(memory: MemoryService, agent_id: str, candidate: MemoryCandid
         memory.update(agent_id, old.uid, archived_at=memory.clock.now(), tags=_with_tag(old.tags, RETIRED_TAG[action]))
         done.archived.append(old.uid)
     return done
+
+
+def _cross_scope(action: str, scope: str, old: MemoryItem) -> str | None:
+    """Why ``action`` may not tie a candidate of ``scope`` to ``old`` (None: same scope, it may)."""
+    if (refusal := merge_refusal([scope, old.scope])) is None:
+        return None
+    return f"{action} with {old.uid} ({old.scope}) not done: {refusal}; stored as a new item in {scope}"
 
 
 def _new_content(action: str, old: MemoryItem, candidate: MemoryCandidate, decision: DedupDecision) -> str:

@@ -5,9 +5,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import kg
+from kg.errors import InputError
 from kg.ids import new_id
 from kg.memory.consolidation import (
     ConsolidationOptions,
@@ -19,6 +21,7 @@ from kg.memory.consolidation import (
     merged_content,
 )
 from kg.models import MAX_CONTENT, MemoryItem, MemoryStoreKind
+from kg.scopes import derived_scope_allowed
 
 
 def mem(tags: list[str], importance: float = 0.7, minute: int = 0, content: str = "x") -> MemoryItem:
@@ -146,3 +149,66 @@ def test_the_tool_also_rewrites_the_materialized_files(seeded):
     items = (seeded.path / "agents" / "a" / "memory" / "mabos-memory-items.md").read_text()
     assert "[Consolidated from 2 memories]" in items
     assert consolidate(seeded, "a", dry_run=True).materialized == []
+
+
+# ------------------------------------------------------------------------------------------ scopes (issue 18)
+
+SECRETS = {"project:x": "Project x launch secret is kestrel", "agent:a": "a's password hint is the dog's name",
+           "global": "The office opens at nine"}  # fmt: skip
+
+
+def test_consolidation_never_publishes_a_private_or_project_item(ws):
+    """Three items of one tag in project:x, agent:a and global: three scopes, so nothing merges across them;
+    agent c (no grant) recalls neither the project's secret nor a's hint (it failed before: one global item
+    quoted all three)."""
+    ws.agents.add("c")
+    ws.scopes.grant("a", "project:x", granted_by="test")
+    for scope, text in SECRETS.items():
+        ws.memory.store_item("a", text, importance=0.9, tags=["office", "launch"], scope=scope)
+    result = consolidate(ws, "a")
+    assert result.candidates == 3 and result.groups == [] and len(result.promoted) == 3
+    for query in ("kestrel launch secret", "password hint dog", "office"):
+        found = {h.item.content for h in ws.memory.recall("c", query, mode="bm25").hits}
+        assert found <= {SECRETS["global"]}, query
+    assert not any("Consolidated" in i.content for i in ws.memory.list_items("a"))
+
+
+def test_items_of_one_scope_still_merge_in_that_scope(ws):
+    ws.scopes.grant("a", "project:x", granted_by="test")
+    for n in range(2):
+        ws.memory.store_item("a", f"project x note {n}", importance=0.8, tags=["plan"], scope="project:x")
+        ws.memory.store_item("a", f"private note {n}", importance=0.8, tags=["plan"])
+    result = Consolidator(ws.memory).run("a")
+    merged = {ws.memory.get("a", g.consolidated_uid).scope: g for g in result.groups if g.consolidated_uid}
+    assert sorted(merged) == ["agent:a", "project:x"]
+    assert "private" not in merged["project:x"].content and "project" not in merged["agent:a"].content
+
+
+SCOPE_MIX = ("global", "agent:a", "project:x", "project:y", "user:u")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from(SCOPE_MIX), tag_lists, st.integers(6, 10)), min_size=1, max_size=14))
+def test_property_a_consolidated_item_is_never_wider_than_its_sources(tmp_path_factory, monkeypatch, specs):
+    monkeypatch.setenv("MABOS_EMBEDDER", "none")  # consolidation reads no vector; store_item need not embed
+    ws = kg.init_workspace(tmp_path_factory.mktemp("mix") / "ws")
+    try:
+        ws.agents.add("a")
+        for scope in ("project:x", "project:y", "user:u"):
+            ws.scopes.grant("a", scope, granted_by="test")
+        for n, (scope, tags, importance) in enumerate(specs):
+            ws.memory.store_item("a", f"item {n} in {scope}", importance=importance / 10, tags=tags, scope=scope)
+        result = Consolidator(ws.memory).run("a")
+        for group in result.groups:
+            merged = ws.memory.get("a", group.consolidated_uid)
+            sources = [ws.memory.get("a", uid).scope for uid in merged.derived_from]
+            assert derived_scope_allowed(merged.scope, sources) and {merged.scope} == set(sources)
+            assert all(f"in {merged.scope}" in part for part in merged.content.split(" | "))
+    finally:
+        ws.close()
+
+
+def test_a_group_of_mixed_scopes_is_refused_not_published():
+    mixed = [mem(["t"]), mem(["t"]).model_copy(update={"scope": "project:x"})]
+    with pytest.raises(InputError, match="scope: a consolidated group mixes non-global scopes"):
+        Consolidator._merge("a", mixed, datetime(2024, 5, 1, tzinfo=UTC))

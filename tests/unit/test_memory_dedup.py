@@ -11,14 +11,16 @@ import json
 from datetime import timedelta
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import kg
 from kg.conversation.llm import OpenAIChatModel
 from kg.memory.admission import MemoryCandidate, Neighbours
 from kg.memory.dedup import (
     BATCH_SIMILARITY,
     SYSTEM_PROMPT,
+    DedupDecision,
     Deduplicator,
     Neighbour,
     apply_decision,
@@ -28,6 +30,7 @@ from kg.memory.dedup import (
 )
 from kg.models import MemoryType
 from kg.recall.embedder import SentenceTransformerEmbedder
+from kg.scopes import derived_scope_allowed
 from tests.stubs.chat_server import ChatStub
 
 WINDOW = "The user prefers window seats on long flights"
@@ -285,3 +288,80 @@ def test_batch_dedup_never_drops_a_candidate_without_a_kept_original_and_a_reaso
     assert len(kept) + len(dropped) == len(texts)
     if texts:
         assert 0 in kept
+
+
+# ------------------------------------------------------------------------------------------ scopes (issue 18)
+
+
+def test_a_private_candidate_never_merges_into_a_global_memory(ws):
+    """Before issue 18 the merge wrote the private candidate's text and tags into the global neighbour's scope."""
+    [old] = stored(ws, DOG, type="fact", tags=["pets"], scope="global")
+    candidate = MemoryCandidate(content="The user has a dog called Rex", tags=["private-note"], importance=0.9)
+    decision = decide(ws, candidate.content)
+    assert decision.action == "merge" and decision.target_uid == old.uid
+    applied = apply_decision(ws.memory, "a", candidate, decision)
+    [new] = [ws.memory.get("a", uid) for uid in applied.written]
+    assert applied.action == "create" and applied.archived == [] and applied.updated == []
+    assert (new.scope, new.content, new.derived_from) == ("agent:a", candidate.content, [])
+    assert "merge only within one scope" in applied.notes[0] and "global" in applied.notes[0]
+    assert ws.memory.get("a", old.uid) == old.model_copy(update={"updated_at": ws.memory.get("a", old.uid).updated_at})
+    assert [i.content for i in ws.memory.list_items("a", scope="global")] == [DOG]
+
+
+def test_support_never_copies_private_tags_into_a_wider_scope(ws):
+    ws.agents.add("b")
+    ws.scopes.grant("a", "project:x", granted_by="test")
+    [old] = stored(ws, WINDOW, type="preference", confidence=0.6, tags=["travel"], scope="project:x")
+    candidate = MemoryCandidate(content="The user prefers window seats", tags=["a-only"], importance=0.95)
+    decision = decide(ws, candidate.content)
+    assert decision.action == "support"
+    applied = apply_decision(ws.memory, "a", candidate, decision)
+    kept = ws.memory.get("a", old.uid)
+    assert (kept.tags, kept.confidence, kept.importance) == (["travel"], 0.6, old.importance)
+    assert applied.action == "create" and ws.memory.get("a", applied.written[0]).scope == "agent:a"
+
+
+def test_support_in_the_same_scope_still_strengthens(ws):
+    ws.scopes.grant("a", "project:x", granted_by="test")
+    [old] = stored(ws, WINDOW, type="preference", confidence=0.6, scope="project:x")
+    candidate = MemoryCandidate(content="The user prefers window seats", scope="project:x", tags=["seat"])
+    applied = apply_decision(ws.memory, "a", candidate, decide(ws, candidate.content))
+    assert applied.action == "support" and applied.updated == [old.uid] and applied.notes == []
+    assert ws.memory.get("a", old.uid).tags == ["seat"]
+
+
+SCOPE_MIX = ("global", "agent:a", "project:x", "user:u")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(old_scope=st.sampled_from(SCOPE_MIX), new_scope=st.sampled_from((*SCOPE_MIX, None)),
+       action=st.sampled_from(["merge", "support", "contextualize", "contradict", "supersede"]))  # fmt: skip
+def test_property_a_dedup_write_is_never_wider_than_its_sources(tmp_path_factory, monkeypatch, old_scope, new_scope,
+                                                                action):  # fmt: skip
+    """Every decision that relates a candidate to a stored memory, over every pair of scopes: what is written
+    stays within the narrowest scope of its sources, and no scope but the candidate's own changes unless the
+    two share it."""
+    monkeypatch.setenv("MABOS_EMBEDDER", "none")  # the decision is given: no similarity is computed
+    space = kg.init_workspace(tmp_path_factory.mktemp("dedup") / "ws")
+    try:
+        space.agents.add("a")
+        for scope in ("project:x", "user:u"):
+            space.scopes.grant("a", scope, granted_by="test")
+        old = space.memory.store_item("a", "secret old text zqxold", tags=["old"], scope=old_scope).item
+        target = new_scope or "agent:a"
+        others = [s for s in SCOPE_MIX if s != target]
+        before = {s: [i.model_dump() for i in space.memory.list_items("a", scope=s)] for s in others}
+        candidate = MemoryCandidate(content="candidate text zqxnew", tags=["new"], scope=new_scope)
+        decision = DedupDecision(action=action, target_uid=old.uid, method="llm", model="test", reason="given",
+                                 content="merged zqxold and zqxnew")  # fmt: skip
+        applied = apply_decision(space.memory, "a", candidate, decision)
+        for uid in applied.written:
+            item = space.memory.get("a", uid)
+            sources = [target, *(space.memory.get("a", p).scope for p in item.derived_from)]
+            assert item.scope == target and derived_scope_allowed(item.scope, sources)
+            assert "zqxold" not in item.content or old_scope == target
+        if old_scope != target:
+            assert {s: [i.model_dump() for i in space.memory.list_items("a", scope=s)] for s in others} == before
+            assert applied.action == "create" and applied.notes
+    finally:
+        space.close()
