@@ -9,7 +9,17 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from conftest import Mabos
 
-HEADINGS = ["Agents", "Facts", "BDI graph", "Scopes", "Memory", "BDI maintenance", "Reasoning", "Status"]
+HEADINGS = [
+    "Agents",
+    "Facts",
+    "BDI graph",
+    "Scopes",
+    "Memory",
+    "BDI maintenance",
+    "Reasoning",
+    "Reasoning methods",
+    "Status",
+]
 
 
 def test_demo_runs_and_reruns_on_the_same_path(mabos: Mabos, tmp_path: Path) -> None:
@@ -26,9 +36,14 @@ def test_demo_runs_and_reruns_on_the_same_path(mabos: Mabos, tmp_path: Path) -> 
                   "conflictsDetected 1", "bdi-conflicts/", "2 derived in", "run again: 0 new (idempotent)",
                   "acme assignTo us-sales  (confidence 0.729, by rule us-outreach)",
                   "acme isTarget yes  (confidence 0.81, by rule saas-target)", "knowledge gaps: globex",
-                  "ask finance to approve acme", "deductive: acme assignTo us-sales: proved",
-                  "counterfactual: a prompt for your LLM"):  # fmt: skip
+                  "ask finance to approve acme", "deductive (computed): acme assignTo us-sales: proved",
+                  "counterfactual (computed): acme assignTo us-sales would no longer hold",
+                  "P(Rain = true | WetGrass = true) = 0.7079", "choose small plant (by expected utility)",
+                  "(us: cut price, rival: cut price)", "most likely root cause: disk",
+                  "entropy 1.5000 bits"):  # fmt: skip
         assert shown in first.stdout, shown
+    methods = first.stdout.split("== Reasoning methods ==")[1].split("== Status ==")[0]
+    assert methods.count("(computed, confidence") >= 5
     assert f"Demo workspace: {demo.resolve()}" in first.stdout
     assert "mabos --workspace mabos-demo graph path" in first.stdout
 
