@@ -1,14 +1,16 @@
 """Rules and inference over a workspace's facts: the services behind ``mabos rule|infer|constraint|policy``.
 
-:class:`RuleService` creates, lists, toggles, deletes, imports and exports rules (scope-checked, validated
-by :class:`~kg.models.Rule` and :func:`reasoning.rules.check_rule` before anything is written).
-:class:`Reasoner` runs the engine of :mod:`reasoning.rules` over the facts an agent can read:
+:class:`RuleService` (:mod:`reasoning.rule_service`) creates, lists, toggles, deletes, imports and exports
+rules. :class:`Reasoner` runs the engine of :mod:`reasoning.rules` over the facts an agent can read, every
+forward closure bounded by :attr:`Reasoner.limits` (``[reasoning]`` in ``mabos.toml``, else
+:data:`DEFAULT_LIMITS`): past ``max_derived`` derived facts or ``max_join`` candidate facts examined, a
+call answers with what it found, ``fixpoint: false`` and a note saying which bound cut it.
 
-- **forward**: the closure of the *asserted* live facts under the enabled inference rules. With
-  ``persist`` the derived facts are written to the agent's scope (source ``inference``, ``rule_id``,
-  ``derived_from`` = the supporting facts) and earlier derived facts that no longer follow are retracted -
-  truth maintenance: retracting a supporting fact retracts what was derived only from it on the next run.
-  Re-running adds nothing new.
+- **forward**: the closure of the *asserted* live facts under the enabled inference rules, paged
+  (``offset``/``limit``). With ``persist`` the derived facts are written to the agent's scope (source
+  ``inference``, ``rule_id``, ``derived_from`` = the supporting facts) and, when the fixpoint was reached,
+  earlier derived facts that no longer follow are retracted - truth maintenance: retracting a supporting
+  fact retracts what was derived only from it on the next run. Re-running adds nothing new.
 - **backward** / **abduce**: goal-directed proof with knowledge gaps; hypotheses for an observation.
 - **constraints** / **policies**: checked against the asserted facts plus their closure.
 - **explain**: the derivation tree of a triple (asserted, persisted or only derivable).
@@ -21,19 +23,19 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, is_dataclass
-from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from kg.clock import Clock
 from kg.errors import InputError, NotFoundError
 from kg.facts import FactService
-from kg.ids import new_id
-from kg.models import Model, Rule, RuleType, agent_scope, parse
+from kg.models import Model, Rule, RuleType, agent_scope
 from kg.ports import GraphStore
 from kg.recall.stopwords import STOPWORDS
 from kg.scopes import ScopePolicy
+from reasoning.bounds import DEFAULT_LIMITS, ClosureStatus, complete, lowered, status, workspace_limits
+from reasoning.rule_service import RuleService
 from reasoning.rules import (
-    Derivation,
+    ChainLimits,
     ForwardResult,
     Hypothesis,
     PolicyFiring,
@@ -42,107 +44,23 @@ from reasoning.rules import (
     Violation,
     abduce,
     check_constraints,
-    check_rule,
-    dump_rules,
     evaluate_policies,
     explain,
     forward_chain,
-    load_rules,
     prove,
 )
+
+if TYPE_CHECKING:
+    from kg.workspace import Workspace
 
 #: The source of facts written by forward chaining (and the mark truth maintenance looks for).
 INFERENCE_SOURCE = "inference"
 MAX_ITERATIONS = 100
 MAX_DEPTH = 10
+#: Default and largest page of derived facts in a :class:`ForwardReport`.
+PAGE = 1_000
+MAX_PAGE = 10_000
 _WORD = re.compile(r"[\w:.-]+", re.UNICODE)
-
-
-class RuleService:
-    """Rules of the agents, scope-checked."""
-
-    def __init__(self, store: GraphStore, scopes: ScopePolicy, clock: Clock) -> None:
-        self.store = store
-        self.scopes = scopes
-        self.clock = clock
-
-    def _build(self, agent_id: str, data: Mapping[str, Any]) -> Rule:
-        self.scopes.require_agent(agent_id)
-        fields = {k: v for k, v in data.items() if v is not None}
-        for own in ("uid", "agent_id", "created_at"):
-            if own in fields and own != "uid":
-                raise InputError(own, "is set by mabos, not by the caller")
-        rule = parse(Rule, {"uid": fields.pop("uid", None) or new_id("rule"), "agent_id": agent_id,
-                            "created_at": self.clock.now(), **fields})  # fmt: skip
-        check_rule(rule)
-        self.scopes.check_write(agent_id, rule.scope)
-        return rule
-
-    def create(self, agent_id: str, **fields: Any) -> Rule:
-        """Validate and store one rule; InputError naming the field if it is refused (nothing is stored)."""
-        rule = self._build(agent_id, fields)
-        if self.store.rules.get_many([rule.uid]):
-            raise InputError("uid", f"a rule {rule.uid!r} already exists")
-        return self.store.rules.put(rule, now=self.clock.now())
-
-    def import_file(self, agent_id: str, path: Path) -> list[Rule]:
-        """Every rule of a JSON or YAML file, all validated before any is stored.
-
-        The file may come from :meth:`export` (of any agent or workspace): each rule gets a new uid, the
-        importing agent as owner and the time of import; its scope is kept unless it is another agent's
-        private scope (then it becomes the importer's).
-        """
-        rules = []
-        own = agent_scope(agent_id)
-        for index, raw in enumerate(load_rules(path)):
-            data = {k: v for k, v in raw.items() if k not in ("uid", "agent_id", "created_at")}
-            if str(data.get("scope", "")).startswith("agent:") and data["scope"] != own:
-                data.pop("scope")
-            try:
-                rules.append(self._build(agent_id, data))
-            except InputError as exc:
-                raise InputError(f"rules[{index}].{exc.field}", exc.rule) from None
-        return [self.store.rules.put(rule, now=self.clock.now()) for rule in rules]
-
-    def list(self, agent_id: str, *, type: str | None = None, enabled: bool | None = None,
-             domain: str | None = None) -> list[Rule]:  # fmt: skip
-        """Rules the agent can read, oldest first."""
-        kind = _rule_type(type) if type is not None else None
-        return self.store.rules.list(scopes=self.scopes.readable(agent_id), type=kind, enabled=enabled, domain=domain)
-
-    def get(self, agent_id: str, uid: str) -> Rule:
-        """One rule the agent can read."""
-        rule = self.store.rules.get_many([uid]).get(uid)
-        if rule is None or rule.scope not in self.scopes.readable(agent_id):
-            raise NotFoundError(f"rule: no rule {uid!r} visible to {agent_id!r}")
-        return rule
-
-    def toggle(self, agent_id: str, uid: str, *, enabled: bool | None = None) -> Rule:
-        """Enable or disable a rule (flip it when ``enabled`` is not given)."""
-        rule = self.get(agent_id, uid)
-        self.scopes.check_write(agent_id, rule.scope)
-        state = (not rule.enabled) if enabled is None else enabled
-        return self.store.rules.put(rule.model_copy(update={"enabled": state}), now=self.clock.now(), by=agent_id)
-
-    def delete(self, agent_id: str, uid: str) -> str:
-        """Delete a rule the agent can write."""
-        rule = self.get(agent_id, uid)
-        self.scopes.check_write(agent_id, rule.scope)
-        self.store.rules.delete([uid], by=agent_id)
-        return uid
-
-    def export(self, agent_id: str, fmt: Literal["json", "yaml"] = "json") -> str:
-        """The agent's readable rules as a JSON or YAML document that :meth:`import_file` reads back."""
-        if fmt not in ("json", "yaml"):
-            raise InputError("format", f"must be json or yaml, got {fmt!r}")
-        return dump_rules(self.list(agent_id), fmt)
-
-
-def _rule_type(value: str) -> RuleType:
-    try:
-        return RuleType(value)
-    except ValueError:
-        raise InputError("type", f"must be inference, constraint or policy, got {value!r}") from None
 
 
 class Derived(Model):
@@ -159,14 +77,24 @@ class Derived(Model):
 
 
 class ForwardReport(Model):
-    """What ``infer forward`` did."""
+    """What ``infer forward`` did. ``derived`` is one page (``offset``, ``limit``) of the ``total_derived``
+    facts, in order of derivation; ``next_offset`` is the next page's offset (None on the last page).
+    ``fixpoint`` is false when a bound cut the closure: ``stopped_by`` names it and ``note`` says what to do.
+    ``created``/``updated``/``unchanged`` count every persisted fact, not just the page's."""
 
     agent_id: str
     facts: int
     rules: int
     derived: list[Derived]
+    total_derived: int = 0
+    offset: int = 0
+    limit: int = PAGE
+    next_offset: int | None = None
     iterations: int
     fixpoint: bool
+    stopped_by: str | None = None
+    note: str | None = None
+    closure: ClosureStatus | None = None
     fired: dict[str, int]
     persisted: bool
     created: int = 0
@@ -194,16 +122,29 @@ class KnowledgeAnswer(Model):
     terms: list[str]
     findings: list[MethodFinding]
     methods: dict[str, int]
+    fixpoint: bool = True
+    note: str | None = None
 
 
 class Reasoner:
-    """The rule engine over the facts and rules an agent can read."""
+    """The rule engine over the facts and rules an agent can read.
 
-    def __init__(self, store: GraphStore, scopes: ScopePolicy, clock: Clock, facts: FactService) -> None:
+    ``limits`` bound every forward closure it computes (unset bounds: :data:`DEFAULT_LIMITS`);
+    :meth:`for_workspace` takes the workspace's ``[reasoning]`` bounds.
+    """
+
+    def __init__(self, store: GraphStore, scopes: ScopePolicy, clock: Clock, facts: FactService, *,
+                 limits: ChainLimits | None = None) -> None:  # fmt: skip
         self.store = store
         self.scopes = scopes
         self.clock = clock
         self.facts = facts
+        self.limits = complete(limits)
+
+    @classmethod
+    def for_workspace(cls, ws: Workspace) -> Reasoner:
+        """The reasoner of a workspace, bounded by its ``[reasoning]`` section."""
+        return cls(ws.store, ws.scopes, ws.clock, ws.facts, limits=workspace_limits(ws))
 
     # ------------------------------------------------------------------ inputs
 
@@ -217,38 +158,60 @@ class Reasoner:
         """Enabled rules of one kind the agent can read."""
         return self.store.rules.list(scopes=self.scopes.readable(agent_id), type=kind, enabled=True)
 
-    def closure(self, agent_id: str, *, max_iterations: int = MAX_ITERATIONS) -> tuple[list[Triple], ForwardResult]:
-        """The asserted facts and the result of forward chaining over them."""
+    def closure(self, agent_id: str, *, max_iterations: int = MAX_ITERATIONS,
+                limits: ChainLimits | None = None) -> tuple[list[Triple], ForwardResult]:  # fmt: skip
+        """The asserted facts and the result of forward chaining over them (within ``limits``, default
+        :attr:`limits`; ``result.fixpoint`` is false when a bound cut it)."""
         base = self.base_facts(agent_id)
-        return base, forward_chain(base, self.rules(agent_id, RuleType.INFERENCE), max_iterations=max_iterations)
+        rules = self.rules(agent_id, RuleType.INFERENCE)
+        return base, forward_chain(base, rules, max_iterations=max_iterations, limits=limits or self.limits)
+
+    def closure_status(self, result: ForwardResult) -> ClosureStatus:
+        """How complete a closure computed under :attr:`limits` is, with a note when a bound cut it."""
+        return status(result, self.limits)
 
     # ------------------------------------------------------------------ forward
 
-    def forward(self, agent_id: str, *, persist: bool = False, max_iterations: int = 10) -> ForwardReport:
-        """Forward chaining to a fixpoint (or ``max_iterations``); with ``persist``, write and maintain."""
+    def forward(self, agent_id: str, *, persist: bool = False, max_iterations: int = 10,
+                max_derived: int | None = None, max_join: int | None = None, offset: int = 0,
+                limit: int = PAGE) -> ForwardReport:  # fmt: skip
+        """Forward chaining to a fixpoint, ``max_iterations`` or a bound; with ``persist``, write and maintain.
+
+        ``max_derived``/``max_join`` lower :attr:`limits` for this call (never raise them). The report holds
+        the derived facts from ``offset``, at most ``limit`` (1..10,000); persisting writes all of them.
+        A cut closure is persisted but retracts nothing (truth maintenance needs the whole closure).
+        """
         if not 1 <= max_iterations <= MAX_ITERATIONS:
             raise InputError("max_iterations", f"must be between 1 and {MAX_ITERATIONS}")
+        _check_page(offset, limit)
+        limits = lowered(self.limits, max_derived, max_join)
         if persist:
             self.scopes.check_write(agent_id, agent_scope(agent_id))
         rules = self.rules(agent_id, RuleType.INFERENCE)
-        names = {r.uid: r.name for r in rules}
         base = self.base_facts(agent_id)
-        result = forward_chain(base, rules, max_iterations=max_iterations)
-        derived = [
+        result = forward_chain(base, rules, max_iterations=max_iterations, limits=limits)
+        closure = status(result, limits)
+        report = ForwardReport(agent_id=agent_id, facts=len(base), rules=len(rules), derived=[],
+                               total_derived=len(result.derived), offset=offset, limit=limit,
+                               iterations=result.iterations, fixpoint=result.fixpoint, stopped_by=result.stopped_by,
+                               note=closure.note, closure=closure, fired=dict(result.fired),
+                               persisted=persist)  # fmt: skip
+        uids = self._persist(agent_id, base, result, report) if persist else {}
+        names = {r.uid: r.name for r in rules}
+        page = result.derived[offset : offset + limit]
+        report.derived = [
             Derived(subject=d.triple.subject, predicate=d.triple.predicate, object=d.triple.object,
                     confidence=d.triple.confidence, rule_id=d.rule_id, rule_name=names.get(d.rule_id, d.rule_id),
-                    support=[list(k) for k in d.support])
-            for d in result.derived
+                    support=[list(k) for k in d.support], uid=uids.get(d.triple.key))
+            for d in page
         ]  # fmt: skip
-        report = ForwardReport(agent_id=agent_id, facts=len(base), rules=len(rules), derived=derived,
-                               iterations=result.iterations, fixpoint=result.fixpoint, fired=dict(result.fired),
-                               persisted=persist)  # fmt: skip
-        if persist:
-            self._persist(agent_id, base, result.derived, report)
+        report.next_offset = offset + limit if offset + limit < len(result.derived) else None
         return report
 
-    def _persist(self, agent_id: str, base: Sequence[Triple], derivations: Sequence[Derivation],
-                 report: ForwardReport) -> None:  # fmt: skip
+    def _persist(self, agent_id: str, base: Sequence[Triple], result: ForwardResult,
+                 report: ForwardReport) -> dict[tuple[str, str, str], str]:  # fmt: skip
+        """Write the derived facts level by level; retract stale ones when the closure is complete."""
+        derivations = result.derived
         scope = agent_scope(agent_id)
         uids: dict[tuple[str, str, str], str] = {t.key: t.uid for t in base if t.uid}
         # a derivation's supports come earlier in the list (or are asserted): write level by level
@@ -272,8 +235,9 @@ class Reasoner:
             report.unchanged += written.unchanged
             for d, uid in zip(batch, written.uids, strict=True):
                 uids[d.triple.key] = uid
-        for index, d in enumerate(derivations):
-            report.derived[index].uid = uids.get(d.triple.key)
+        if not result.fixpoint:
+            report.note = f"{report.note} Nothing was retracted: truth maintenance needs the complete closure."
+            return uids
         closure = {d.triple.key for d in derivations}
         candidates = [
             t.uid
@@ -285,6 +249,7 @@ class Reasoner:
         stale = [uid for uid in candidates if uid in found and found[uid].source == INFERENCE_SOURCE]
         if stale:
             report.retracted = self.facts.retract(agent_id, uids=stale, scope=scope)
+        return uids
 
     # ------------------------------------------------------------------ other methods
 
@@ -300,25 +265,38 @@ class Reasoner:
         observation = _goal(subject, predicate, obj)
         return abduce(observation, self.base_facts(agent_id), self.rules(agent_id, RuleType.INFERENCE))
 
-    def _all_facts(self, agent_id: str) -> list[Triple]:
+    def _all_facts(self, agent_id: str) -> tuple[list[Triple], ClosureStatus]:
         base, result = self.closure(agent_id)
-        return [*base, *(d.triple for d in result.derived)]
+        return [*base, *(d.triple for d in result.derived)], self.closure_status(result)
 
     def constraints(self, agent_id: str) -> list[Violation]:
         """Violations of the enabled constraints by the asserted facts and their closure."""
-        return check_constraints(self._all_facts(agent_id), self.rules(agent_id, RuleType.CONSTRAINT))
+        return self.constraint_report(agent_id)[0]
+
+    def constraint_report(self, agent_id: str) -> tuple[list[Violation], ClosureStatus]:
+        """:meth:`constraints`, and how complete the closure they were checked on is."""
+        facts, closure = self._all_facts(agent_id)
+        return check_constraints(facts, self.rules(agent_id, RuleType.CONSTRAINT)), closure
 
     def policies(self, agent_id: str, context: Mapping[str, str] | None = None) -> list[PolicyFiring]:
         """Policies that fire on the facts (and closure) plus ``context`` (triples ``context KEY VALUE``)."""
-        return evaluate_policies(self._all_facts(agent_id), self.rules(agent_id, RuleType.POLICY), dict(context or {}))
+        return self.policy_report(agent_id, context)[0]
+
+    def policy_report(
+        self, agent_id: str, context: Mapping[str, str] | None = None
+    ) -> tuple[list[PolicyFiring], ClosureStatus]:
+        """:meth:`policies`, and how complete the closure they were evaluated on is."""
+        facts, closure = self._all_facts(agent_id)
+        return evaluate_policies(facts, self.rules(agent_id, RuleType.POLICY), dict(context or {})), closure
 
     def explain(self, agent_id: str, subject: str, predicate: str, obj: str) -> dict[str, Any]:
         """The derivation tree of a triple: an asserted fact, or derived with its rules, supports, confidences."""
         base, result = self.closure(agent_id)
         key = (subject, predicate, obj)
         if not any(t.key == key for t in base) and not any(d.triple.key == key for d in result.derived):
+            cut = "" if result.fixpoint else f" within the bounds ({self.closure_status(result).note})"
             raise NotFoundError(f"fact: ({subject}, {predicate}, {obj}) is neither asserted nor derivable "
-                                f"for {agent_id!r}")  # fmt: skip
+                                f"for {agent_id!r}{cut}")  # fmt: skip
         return explain(key, base, result)
 
     def knowledge_explain(self, agent_id: str, question: str, *, limit: int = 20) -> KnowledgeAnswer:
@@ -355,7 +333,16 @@ class Reasoner:
                                                   detail={"hypothesis": as_data(h)}))  # fmt: skip
         findings = findings[:limit]
         methods = {m: sum(1 for f in findings if f.method == m) for m in ("direct", "forward", "backward", "abduction")}
-        return KnowledgeAnswer(agent_id=agent_id, question=question, terms=terms, findings=findings, methods=methods)
+        closure = self.closure_status(result)
+        return KnowledgeAnswer(agent_id=agent_id, question=question, terms=terms, findings=findings, methods=methods,
+                               fixpoint=closure.fixpoint, note=closure.note)  # fmt: skip
+
+
+def _check_page(offset: int, limit: int) -> None:
+    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+        raise InputError("offset", f"must be a whole number from 0, got {offset!r}")
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
+        raise InputError("limit", f"must be a whole number from 1 to {MAX_PAGE}, got {limit!r}")
 
 
 def _goal(subject: str, predicate: str, obj: str) -> tuple[str, str, str]:
@@ -421,7 +408,11 @@ def as_data(value: Any) -> Any:
 
 
 __all__ = [
+    "DEFAULT_LIMITS",
     "INFERENCE_SOURCE",
+    "MAX_PAGE",
+    "PAGE",
+    "ClosureStatus",
     "Derived",
     "ForwardReport",
     "KnowledgeAnswer",

@@ -103,12 +103,11 @@ def tiers_step(ctx: StepContext, agent_id: str) -> Counts:
 
 
 def infer_step(ctx: StepContext, agent_id: str) -> Counts:
-    """Forward inference with persistence (``mabos infer forward --persist``)."""
-    ws = ctx.ws
-    report = Reasoner(ws.store, ws.scopes, ws.clock, ws.facts).forward(agent_id, persist=True)
-    return {"facts": report.facts, "rules": report.rules, "derived": len(report.derived), "created": report.created,
+    """Forward inference with persistence (``mabos infer forward --persist``), within the workspace's bounds."""
+    report = Reasoner.for_workspace(ctx.ws).forward(agent_id, persist=True, limit=1)
+    return {"facts": report.facts, "rules": report.rules, "derived": report.total_derived, "created": report.created,
             "updated": report.updated, "unchanged": report.unchanged, "retracted": len(report.retracted),
-            "fixpoint": report.fixpoint}  # fmt: skip
+            "fixpoint": report.fixpoint, "stopped_by": report.stopped_by or ""}  # fmt: skip
 
 
 def materialize_step(ctx: StepContext, agent_id: str) -> Counts:

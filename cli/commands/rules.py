@@ -11,13 +11,11 @@ from rich.tree import Tree
 
 from cli import render
 from cli.common import Session, agent_option, example, mabos_options, scope_option
+from cli.tools.inference import MAX_HYPOTHESES, HypothesisList, ProofOutcome, ProofStep
 from cli.tools.registry import run
 from cli.tools.rules import (
-    MAX_HYPOTHESES,
-    HypothesisList,
+    ImportedRules,
     PolicyFiringList,
-    ProofOutcome,
-    ProofStep,
     RuleList,
     ViolationList,
     parse_pattern,
@@ -48,6 +46,19 @@ def _rules_table(rules: list[Rule]) -> Any:
 
 
 # ---------------------------------------------------------------------------------------------- rule
+
+_FORMATS = {".json": "json", ".yaml": "yaml", ".yml": "yaml"}
+
+
+def _rule_file(path: Path) -> tuple[str, str]:
+    """The text and format (by suffix) of a rule file; InputError naming ``file`` when it cannot be read."""
+    fmt = _FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise InputError("file", f"{path}: a rule file ends in .json, .yaml or .yml")
+    try:
+        return path.read_text(encoding="utf-8"), fmt
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError("file", f"{path}: cannot read it ({' '.join(str(exc).split())})") from None
 
 
 @click.group("rule")
@@ -90,7 +101,10 @@ def create(out: Session, *, agent: str, file: Path | None, name: str | None, kin
     if file is not None:
         if name or conditions or conclusion:
             raise InputError("file", "give either --file or --name/--if/--then, not both")
-        created = rules_of(out.workspace()).import_file(agent, file)  # reading a file is the CLI's part
+        document, fmt = _rule_file(file)  # reading a file is the CLI's part; storing goes through the registry
+        imported = cast(ImportedRules, run(out.tools(), "rule_import", {"agent_id": agent, "document": document,
+                                                                        "format": fmt}))  # fmt: skip
+        created = imported.rules
     else:
         if not name:
             raise InputError("name", "is required (or give --file)")
@@ -182,15 +196,23 @@ def infer() -> None:
 @agent_option
 @click.option("--persist", is_flag=True, default=False, help="Store the derived facts (and retract stale ones).")
 @click.option("--max-iterations", type=int, default=10, show_default=True)
+@click.option("--max-derived", type=int, default=None, help="Stop after deriving this many facts (default and "
+              "most: mabos.toml [reasoning] max_derived, else 100000).")  # fmt: skip
+@click.option("--max-join", type=int, default=None, help="Stop after examining this many candidate facts "
+              "(default and most: [reasoning] max_join, else 5000000).")  # fmt: skip
+@click.option("--offset", type=int, default=0, show_default=True, help="Show the derived facts from here.")
+@click.option("--limit", type=int, default=1000, show_default=True, help="Show at most this many (1..10000).")
 @mabos_options
-def forward(out: Session, *, agent: str, persist: bool, max_iterations: int) -> None:
-    arguments = {"agent_id": agent, "persist": persist, "max_iterations": max_iterations}
+def forward(out: Session, *, agent: str, persist: bool, max_iterations: int, max_derived: int | None,
+            max_join: int | None, offset: int, limit: int) -> None:  # fmt: skip
+    arguments = {"agent_id": agent, "persist": persist, "max_iterations": max_iterations, "max_derived": max_derived,
+                 "max_join": max_join, "offset": offset, "limit": limit}  # fmt: skip
     report = cast(ForwardReport, run(out.tools(), "infer_forward", arguments))
     rows = [
         (d.subject, d.predicate, d.object, round(d.confidence, 4), d.rule_name, d.uid or "") for d in report.derived
     ]
-    stopped = "" if report.fixpoint else " (stopped before the fixpoint)"
-    summary = (f"{len(report.derived)} derived from {report.facts} facts and {report.rules} rules in "
+    stopped = "" if report.fixpoint else f" (stopped by {report.stopped_by})"
+    summary = (f"{report.total_derived} derived from {report.facts} facts and {report.rules} rules in "
                f"{report.iterations} iteration(s){stopped}")  # fmt: skip
     if persist:
         summary += (
@@ -198,7 +220,14 @@ def forward(out: Session, *, agent: str, persist: bool, max_iterations: int) -> 
             f"retracted {len(report.retracted)}"
         )
     columns = ("subject", "predicate", "object", "confidence", "rule", "uid")
-    out.emit(report, render.done(summary), render.table("Derived", columns, rows))
+    lines: list[Any] = [render.done(summary), render.table("Derived", columns, rows)]
+    if report.next_offset is not None:
+        lines.append(
+            render.note(f"showing {offset}-{offset + len(rows) - 1}; next page: --offset {report.next_offset}")
+        )
+    if report.note:
+        lines.append(render.note(report.note))
+    out.emit(report, *lines)
 
 
 def _proof_tree(node: ProofStep, tree: Tree) -> None:
@@ -265,10 +294,16 @@ def constraint() -> None:
 @agent_option
 @mabos_options
 def check(out: Session, *, agent: str) -> None:
-    found = cast(ViolationList, run(out.tools(), "constraint_check", {"agent_id": agent})).violations
+    result = cast(ViolationList, run(out.tools(), "constraint_check", {"agent_id": agent}))
+    found = result.violations
     rows = [(v.severity.value, v.name, v.message) for v in found]
     out.emit(found, render.table("Violations", ("severity", "rule", "message"), rows)
-             if found else render.done("no violations"))  # fmt: skip
+             if found else render.done("no violations"), *_cut(result.note))  # fmt: skip
+
+
+def _cut(note: str | None) -> list[Any]:
+    """The note of a forward closure a bound cut (nothing when it was complete)."""
+    return [render.note(f"incomplete: {note}")] if note else []
 
 
 @click.group("policy")
@@ -295,10 +330,11 @@ def _context(pairs: tuple[str, ...]) -> dict[str, str]:
 @mabos_options
 def evaluate(out: Session, *, agent: str, pairs: tuple[str, ...]) -> None:
     arguments = {"agent_id": agent, "context": _context(pairs)}
-    found = cast(PolicyFiringList, run(out.tools(), "policy_eval", arguments)).firings
+    result = cast(PolicyFiringList, run(out.tools(), "policy_eval", arguments))
+    found = result.firings
     rows = [(p.name, p.action, "yes" if p.escalate else "no") for p in found]
     out.emit(found, render.table("Policies fired", ("rule", "action", "escalate"), rows)
-             if found else render.note("no policy fired"))  # fmt: skip
+             if found else render.note("no policy fired"), *_cut(result.note))  # fmt: skip
 
 
 @click.group("knowledge")
@@ -319,7 +355,8 @@ def explain(out: Session, *, agent: str, question: str) -> None:
     rows = [(f.method, f.subject, f.predicate, f.object, f.confidence) for f in answer.findings]
     out.emit(answer, render.table(f"Knowledge: {question}", ("method", "subject", "predicate", "object",
                                                               "confidence"), rows)
-             if rows else render.note(f"nothing known about: {', '.join(answer.terms) or question}"))  # fmt: skip
+             if rows else render.note(f"nothing known about: {', '.join(answer.terms) or question}"),
+             *_cut(answer.note))  # fmt: skip
 
 
 GROUPS = [rule, infer, constraint, policy, knowledge]

@@ -1,14 +1,14 @@
-"""Rule and inference tools: create, list and toggle rules; forward, backward and abductive inference;
-constraint checks, policy evaluation and ``knowledge_explain``.
+"""Rule tools: create, import, list and toggle rules; constraint checks and policy evaluation.
 
 Every handler calls :class:`reasoning.service.RuleService` or :class:`reasoning.service.Reasoner`, the same
-services ``mabos rule|infer|constraint|policy|knowledge`` used before they ran through these tools. The engine's
-dataclass results (violations, firings, hypotheses, proofs) are returned as the pydantic models below.
+services ``mabos rule|constraint|policy`` use through these tools. The engine's dataclass results (violations,
+firings) are returned as the pydantic models below. The inference tools live in :mod:`cli.tools.inference`.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -16,14 +16,14 @@ from cli.tools.registry import ToolContext, ToolInput, tool
 from kg.errors import InputError
 from kg.models import Operator, Rule, RuleType, Severity
 from kg.workspace import Workspace
-from reasoning.service import MAX_DEPTH, MAX_ITERATIONS, ForwardReport, KnowledgeAnswer, Reasoner, RuleService
+from reasoning.rule_service import MAX_IMPORT_RULES
+from reasoning.service import Reasoner, RuleService
 
 GROUP = "rules"
 MAX_CONDITIONS = 64  # as kg.models.Rule
 MAX_CONTEXT = 64  # context entries of one policy evaluation
-MAX_HYPOTHESES = 100
-MAX_FINDINGS = 100
-MAX_QUESTION = 2_000
+#: Characters of one imported rule document.
+MAX_DOCUMENT = 1_000_000
 
 _SYMBOLS = {"=": "eq", "==": "eq", "!=": "ne", ">": "gt", "<": "lt", ">=": "gte", "<=": "lte", "~": "contains"}
 _OPERATORS = {op.value for op in Operator}
@@ -35,8 +35,8 @@ def rules_of(ws: Workspace) -> RuleService:
 
 
 def reasoner_of(ws: Workspace) -> Reasoner:
-    """The reasoner of a workspace."""
-    return Reasoner(ws.store, ws.scopes, ws.clock, ws.facts)
+    """The reasoner of a workspace, bounded by its ``[reasoning]`` limits."""
+    return Reasoner.for_workspace(ws)
 
 
 def parse_pattern(text: str, field: str, *, operators: bool = True) -> dict[str, str]:
@@ -181,6 +181,8 @@ class ViolationList(BaseModel):
     """The violations found (empty when every constraint holds)."""
 
     violations: list[Violation]
+    fixpoint: bool = Field(True, description="False when a bound cut the forward closure the check ran on.")
+    note: str | None = Field(None, description="When the closure was cut: which bound, and what to do.")
 
 
 class PolicyEvalInput(ToolInput):
@@ -209,91 +211,25 @@ class PolicyFiringList(BaseModel):
     """The policies that fired (empty when none did)."""
 
     firings: list[PolicyFiring]
+    fixpoint: bool = Field(True, description="False when a bound cut the forward closure the policies ran on.")
+    note: str | None = Field(None, description="When the closure was cut: which bound, and what to do.")
 
 
-class ForwardInput(ToolInput):
-    """Arguments of ``infer_forward``."""
+class RuleImportInput(ToolInput):
+    """Arguments of ``rule_import``."""
 
-    persist: bool = Field(
-        False,
-        description="Store the derived facts (source 'inference', with rule and supporting facts) and retract "
-        "earlier derived facts that no longer follow. Without it nothing is written.",
+    document: str = Field(
+        max_length=MAX_DOCUMENT,
+        description="The rules as a JSON or YAML document: a list of rules or {'rules': [...]} (what "
+        "'mabos rule export' writes), at most 1,000,000 characters and 1,000 rules.",
     )
-    max_iterations: int = Field(10, ge=1, le=MAX_ITERATIONS, description="Rounds of rule application (1-100).")
+    format: Literal["json", "yaml"] = Field(description="json or yaml.")
 
 
-class TripleQuery(ToolInput):
-    """A goal or observation: subject, predicate, object."""
+class ImportedRules(BaseModel):
+    """The rules an import stored (all of them, or none when one was refused)."""
 
-    subject: str = Field(description="The subject, e.g. 'acme', or a ?variable to ask 'which ones?'.")
-    predicate: str = Field(description="The predicate, e.g. 'isTaxable'.")
-    object: str = Field(description="The object, e.g. 'true' (or a ?variable).")
-
-
-class BackwardInput(TripleQuery):
-    """Arguments of ``infer_backward``."""
-
-    max_depth: int = Field(5, ge=1, le=MAX_DEPTH, description="How many rules deep a proof may go (1-10).")
-
-
-class RuleRef(BaseModel):
-    """The rule a proof step applied."""
-
-    id: str | None = None
-    name: str | None = None
-
-
-class ProofStep(BaseModel):
-    """One node of a proof tree: a stored fact (``fact`` set) or a rule application (``rule`` set)."""
-
-    triple: list[str] = Field(description="[subject, predicate, object].")
-    confidence: float
-    fact: str | None = Field(None, description="The stored fact's uid (leaves).")
-    rule: RuleRef | None = Field(None, description="The rule applied (inner nodes).")
-    bindings: dict[str, str] = {}
-    children: list[ProofStep] = Field(default_factory=list, description="The proofs of the rule's conditions.")
-
-
-class ProofOutcome(BaseModel):
-    """The result of a backward proof."""
-
-    goal: list[str] = Field(description="[subject, predicate, object] as asked.")
-    proved: bool
-    proofs: list[ProofStep] = Field(description="One proof tree per distinct answer.")
-    gaps: list[PatternOut] = Field(description="When not proved: the missing facts that would complete a proof.")
-
-
-class AbduceInput(TripleQuery):
-    """Arguments of ``infer_abductive``."""
-
-    limit: int = Field(20, ge=1, le=MAX_HYPOTHESES, description="At most this many hypotheses, best first (1-100).")
-
-
-class Hypothesis(BaseModel):
-    """A rule that would explain the observation."""
-
-    rule_id: str
-    name: str
-    score: float = Field(description="(supported conditions / all conditions) x confidence factor.")
-    confidence_factor: float
-    bindings: dict[str, str]
-    supported: list[TripleOut] = Field(description="Conditions the facts already satisfy.")
-    missing: list[PatternOut] = Field(description="Conditions still unsupported: what to check next.")
-
-
-class HypothesisList(BaseModel):
-    """Hypotheses, best first."""
-
-    hypotheses: list[Hypothesis]
-
-
-class KnowledgeInput(ToolInput):
-    """Arguments of ``knowledge_explain``."""
-
-    question: str = Field(
-        max_length=MAX_QUESTION, description="A question in plain words (not empty), e.g. 'Is acme taxable?'."
-    )
-    limit: int = Field(20, ge=1, le=MAX_FINDINGS, description="At most this many findings (1-100).")
+    rules: list[Rule]
 
 
 # ---------------------------------------------------------------------------------------------- rules
@@ -323,6 +259,22 @@ def rule_create(ctx: ToolContext, args: RuleCreateInput) -> Rule:
     if args.conclusion is not None:
         fields["conclusion"] = _pattern(args.conclusion, "conclusion", operators=False)
     return rules_of(ctx.workspace()).create(agent, **fields)
+
+
+@tool(
+    "rule_import",
+    group=GROUP,
+    input=RuleImportInput,
+    output=ImportedRules,
+    description=f"Store every rule of a JSON or YAML document (a list of rules or {{'rules': [...]}}, as "
+    f"'mabos rule export' writes; at most {MAX_IMPORT_RULES} rules). Each rule gets a new uid and the agent as "
+    "owner; a scope naming another agent's private scope becomes the agent's own. Every rule is validated "
+    "first: if one is refused (the error names it, e.g. rules[2].conclusion), none is stored.",
+)
+def rule_import(ctx: ToolContext, args: RuleImportInput) -> ImportedRules:
+    """Validate and store every rule of a document."""
+    return ImportedRules(rules=rules_of(ctx.workspace()).import_document(ctx.agent_for(args), args.document,
+                                                                         args.format))  # fmt: skip
 
 
 @tool(
@@ -368,8 +320,9 @@ def rule_toggle(ctx: ToolContext, args: RuleToggleInput) -> Rule:
 )
 def constraint_check(ctx: ToolContext, args: NoArguments) -> ViolationList:
     """Violations of the enabled constraints."""
-    found = reasoner_of(ctx.workspace()).constraints(ctx.agent_for(args))
-    return ViolationList(violations=[Violation.model_validate(asdict(v)) for v in found])
+    found, closure = reasoner_of(ctx.workspace()).constraint_report(ctx.agent_for(args))
+    return ViolationList(violations=[Violation.model_validate(asdict(v)) for v in found], fixpoint=closure.fixpoint,
+                         note=closure.note)  # fmt: skip
 
 
 @tool(
@@ -383,91 +336,20 @@ def constraint_check(ctx: ToolContext, args: NoArguments) -> ViolationList:
 )
 def policy_eval(ctx: ToolContext, args: PolicyEvalInput) -> PolicyFiringList:
     """Policies that fire on the facts plus the context."""
-    fired = reasoner_of(ctx.workspace()).policies(ctx.agent_for(args), args.context)
-    return PolicyFiringList(firings=[PolicyFiring.model_validate(asdict(p)) for p in fired])
-
-
-# ---------------------------------------------------------------------------------------------- inference
-
-
-@tool(
-    "infer_forward",
-    group=GROUP,
-    input=ForwardInput,
-    output=ForwardReport,
-    description="Forward chaining: derive everything the enabled inference rules entail from the agent's "
-    "asserted facts, to a fixpoint. With persist=true the derived facts are stored (so fact_query finds them) "
-    "and derived facts that no longer follow are retracted; re-running adds nothing new. Returns the derived "
-    "facts with confidence and rule, and what was stored or retracted.",
-)
-def infer_forward(ctx: ToolContext, args: ForwardInput) -> ForwardReport:
-    """Forward chaining (optionally persisted)."""
-    reasoner = reasoner_of(ctx.workspace())
-    return reasoner.forward(ctx.agent_for(args), persist=args.persist, max_iterations=args.max_iterations)
-
-
-@tool(
-    "infer_backward",
-    group=GROUP,
-    input=BackwardInput,
-    output=ProofOutcome,
-    description="Backward chaining: try to prove one goal (subject, predicate, object; ?variables allowed) from "
-    "the agent's facts and inference rules. Use to answer 'is X true, and why?'. Returns proof trees when "
-    "proved, otherwise the knowledge gaps: the missing facts that would complete a proof.",
-)
-def infer_backward(ctx: ToolContext, args: BackwardInput) -> ProofOutcome:
-    """Prove a goal or report its gaps."""
-    result = reasoner_of(ctx.workspace()).backward(
-        ctx.agent_for(args), args.subject, args.predicate, args.object, max_depth=args.max_depth
-    )
-    return ProofOutcome(
-        goal=list(result.goal),
-        proved=result.proved,
-        proofs=[ProofStep.model_validate(p.to_dict()) for p in result.proofs],
-        gaps=[PatternOut.model_validate(asdict(g)) for g in result.gaps],
-    )
-
-
-@tool(
-    "infer_abductive",
-    group=GROUP,
-    input=AbduceInput,
-    output=HypothesisList,
-    description="Abduction: given an observation (subject, predicate, object), find the inference rules that "
-    "would explain it, ranked by (supported conditions / all conditions) x confidence factor. Use to ask 'why "
-    "might X be so?' or 'what should I check next?'. Returns hypotheses, best first, with the supported and the "
-    "missing conditions.",
-)
-def infer_abductive(ctx: ToolContext, args: AbduceInput) -> HypothesisList:
-    """Hypotheses explaining an observation, best first."""
-    found = reasoner_of(ctx.workspace()).abduce(ctx.agent_for(args), args.subject, args.predicate, args.object)
-    return HypothesisList(hypotheses=[Hypothesis.model_validate(asdict(h)) for h in found[: args.limit]])
-
-
-@tool(
-    "knowledge_explain",
-    group=GROUP,
-    input=KnowledgeInput,
-    output=KnowledgeAnswer,
-    description="Answer a plain-language question ('Is acme taxable?') with every reasoning method at once: "
-    "direct facts, forward inference, backward proofs and abduction. Use when you do not know which method "
-    "applies. Returns the findings, each saying which method found it, and a count per method.",
-)
-def knowledge_explain(ctx: ToolContext, args: KnowledgeInput) -> KnowledgeAnswer:
-    """A question answered by every method."""
-    return reasoner_of(ctx.workspace()).knowledge_explain(ctx.agent_for(args), args.question, limit=args.limit)
+    fired, closure = reasoner_of(ctx.workspace()).policy_report(ctx.agent_for(args), args.context)
+    return PolicyFiringList(firings=[PolicyFiring.model_validate(asdict(p)) for p in fired], fixpoint=closure.fixpoint,
+                            note=closure.note)  # fmt: skip
 
 
 __all__ = [
     "ConclusionInput",
     "ConditionInput",
-    "Hypothesis",
-    "HypothesisList",
+    "ImportedRules",
+    "PatternOut",
     "PolicyFiring",
     "PolicyFiringList",
-    "ProofOutcome",
-    "ProofStep",
     "RuleList",
+    "TripleOut",
     "Violation",
     "ViolationList",
     "parse_pattern",

@@ -16,7 +16,7 @@ from reasoning.rules.checks import build_rule, check_rule, is_var
 from reasoning.rules.evaluate import CONTEXT, check_constraints, evaluate_policies, substitute
 from reasoning.rules.explain import explain
 from reasoning.rules.forward import forward_chain
-from reasoning.rules.io import dump_rules, load_rules, rules_from_data
+from reasoning.rules.io import dump_rules, load_rules, parse_rules, rules_from_data
 from reasoning.rules.numbers import compare, parse_number
 from reasoning.rules.results import (
     ChainLimits,
@@ -57,6 +57,7 @@ __all__ = [
     "is_var",
     "load_rules",
     "parse_number",
+    "parse_rules",
     "prove",
     "rules_from_data",
     "substitute",

@@ -33,21 +33,34 @@ def load_rules(path: Path) -> list[dict[str, Any]]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError("path", f"{path}: cannot read it ({exc})") from exc
-    return rules_from_data(_parse(text, fmt, path))
+    return rules_from_data(_parse(text, fmt, "path", f"{path}: "))
 
 
-def _parse(text: str, fmt: str, path: Path) -> Any:
+def parse_rules(text: str, fmt: str, *, field: str = "document") -> list[dict[str, Any]]:
+    """The rule entries of a JSON or YAML document (what a rule file holds).
+
+    Raises:
+        InputError: naming ``field`` (or ``format``): an unknown format, text that does not parse, or
+            content that is not a list of mappings.
+    """
+    if fmt not in ("json", "yaml"):
+        raise InputError("format", f"must be json or yaml, got {fmt!r}")
+    return rules_from_data(_parse(text, fmt, field, ""))
+
+
+def _parse(text: str, fmt: str, field: str, where: str) -> Any:
     if fmt == "json":
         try:
             return json.loads(text)
         except json.JSONDecodeError as exc:
-            raise InputError("path", f"{path}: not valid JSON: {exc.msg} at line {exc.lineno}") from exc
+            raise InputError(field, f"{where}not valid JSON: {exc.msg} at line {exc.lineno}") from exc
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        raise InputError("path", f"{path}: not valid YAML{where}: {getattr(exc, 'problem', None) or exc}") from exc
+        line = f" at line {mark.line + 1}" if mark is not None else ""
+        problem = " ".join(str(getattr(exc, "problem", None) or exc).split())
+        raise InputError(field, f"{where}not valid YAML{line}: {problem}") from exc
 
 
 def rules_from_data(data: Any) -> list[dict[str, Any]]:

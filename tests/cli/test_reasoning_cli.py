@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import yaml
+
+from cli.tools import REGISTRY
 
 if TYPE_CHECKING:
     from conftest import Mabos
@@ -112,3 +118,44 @@ def test_cases_and_the_router(ready: Mabos) -> None:
     unknown = ready("reason", *A, "--method", "telepathy")
     assert unknown.exit_code == 1 and unknown.stderr.startswith("error: method:")
     assert len(ready.json("reason", "methods")) == 35
+
+
+def test_rule_create_from_a_file_runs_through_the_registry(ready: Mabos, tmp_path: Path, monkeypatch) -> None:
+    """Issue 18: --file called RuleService directly, skipping the registry's validation (and any audit there)."""
+    seen: list[dict[str, object]] = []
+    original = REGISTRY["rule_import"]
+
+    def spy(ctx, args):  # type: ignore[no-untyped-def]
+        seen.append(args.model_dump())
+        return original.handler(ctx, args)
+
+    monkeypatch.setitem(REGISTRY, "rule_import", dataclasses.replace(original, handler=spy))
+    rules = tmp_path / "rules.json"
+    rule = {"name": "taxable", "conditions": [{"subject": "?x", "predicate": "p", "object": "o"}],
+            "conclusion": {"subject": "?x", "predicate": "q", "object": "r"}}  # fmt: skip
+    rules.write_text(json.dumps([rule]), encoding="utf-8")
+    [created] = ready.json("rule", "create", *A, "--file", str(rules))
+    assert created["name"] == "taxable" and created["agent_id"] == "sales-agent"
+    assert [(s["agent_id"], s["format"]) for s in seen] == [("sales-agent", "json")]
+    bad = tmp_path / "bad.yaml"
+    unbound = {**rule, "conclusion": {"subject": "?y", "predicate": "q", "object": "r"}}
+    bad.write_text(yaml.safe_dump({"rules": [rule, unbound]}), encoding="utf-8")
+    refused = ready("rule", "create", *A, "--file", str(bad))
+    assert refused.exit_code == 1 and refused.stderr.startswith("error: rules[1].conclusion: variable ?y")
+    assert [r["name"] for r in ready.json("rule", "list", *A)] == ["taxable"]  # the valid first rule was not stored
+    wrong = tmp_path / "rules.txt"
+    wrong.write_text("[]", encoding="utf-8")
+    assert ready("rule", "create", *A, "--file", str(wrong)).stderr.startswith("error: file: ")
+
+
+def test_infer_forward_is_bounded_and_paged_on_the_command_line(ready: Mabos) -> None:
+    for i in range(30):
+        ready.ok("fact", "assert", *A, f"n{i:02d}", "p", f"n{i + 1:02d}")
+    ready.ok("rule", "create", *A, "--name", "t", "--if", "?x p ?y", "--if", "?y p ?z", "--then", "?x p ?z")
+    cut = ready.json("infer", "forward", *A, "--max-iterations", "100", "--max-derived", "40", "--limit", "25")
+    assert (cut["total_derived"], len(cut["derived"]), cut["next_offset"]) == (40, 25, 25)
+    assert cut["fixpoint"] is False and cut["stopped_by"] == "max_derived"
+    rest = ready.json("infer", "forward", *A, "--max-iterations", "100", "--max-derived", "40", "--offset", "25")
+    assert len(rest["derived"]) == 15 and rest["next_offset"] is None
+    human = ready.ok("infer", "forward", *A, "--max-iterations", "100", "--max-derived", "40", "--limit", "25").stdout
+    assert "stopped by max_derived" in human and "--offset 25" in human and "incomplete" in human

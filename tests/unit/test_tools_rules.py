@@ -1,19 +1,22 @@
-"""The rule and inference tools (cli/tools/rules.py) through ``cli.tools.call`` on a real workspace: real rules
-and facts in SQLite; forward inference derives and persists, backward proves, abduction ranks, constraints and
-policies fire; malformed calls name the field; a bound agent cannot act as another."""
+"""The rule and inference tools (cli/tools/rules.py, cli/tools/inference.py) through ``cli.tools.call`` on a real
+workspace: real rules and facts in SQLite; forward inference derives and persists, backward proves, abduction
+ranks, constraints and policies fire; malformed calls name the field; a bound agent cannot act as another."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from pydantic import BaseModel
 
 import kg
 from cli import tools
-from cli.tools.rules import HypothesisList, PolicyFiringList, ProofOutcome, RuleList, ViolationList
+from cli.tools.inference import HypothesisList, ProofOutcome
+from cli.tools.rules import PolicyFiringList, RuleList, ViolationList
 from kg.clock import FixedClock
 from kg.errors import InputError, NotFoundError, ScopeError
 from kg.models import Rule
@@ -282,3 +285,21 @@ def test_every_rules_tool_is_registered_with_described_fields() -> None:
         assert found.group == "rules" and len(found.description) > 80
         for field, schema in found.input_schema()["properties"].items():
             assert schema.get("description"), f"{name}.{field} has no description"
+
+
+def test_rule_import_validates_every_rule_before_storing_any(ws: Workspace) -> None:
+    export = call(ws, "rule_create", **TAXABLE)
+    document = tools.call("rule_list", workspace=ws.path, agent="a").model_dump(mode="json")
+    assert document["rules"][0]["uid"] == export.uid
+    imported = call(ws, "rule_import", agent_id="b", document=json.dumps(document), format="json").rules
+    assert [(r.name, r.agent_id, r.scope) for r in imported] == [("taxable", "b", "agent:b")]
+    broken = yaml.safe_dump({"rules": [TAXABLE, {**TAXABLE, "conclusion": "?y q r"}]})
+    with pytest.raises(InputError, match=r"^rules\[1\]\.conclusion"):
+        call(ws, "rule_import", agent_id="b", document=broken, format="yaml")
+    many = json.dumps([TAXABLE] * 1_001)
+    bad = [("rules: [", "yaml", "document"), ("{", "json", "document"), (many, "json", "rules"), ("", "xml", "format")]
+    for document, fmt, field in bad:
+        with pytest.raises(InputError, match=f"^{field}: ") as caught:
+            call(ws, "rule_import", agent_id="b", document=document, format=fmt)
+        assert "\n" not in str(caught.value)
+    assert len(call(ws, "rule_list", agent_id="b").rules) == 1

@@ -1,0 +1,209 @@
+"""Inference tools: forward chaining (bounded and paged), backward chaining, abduction and ``knowledge_explain``.
+
+Every handler calls :class:`reasoning.service.Reasoner` (bounded by the workspace's ``[reasoning]`` limits,
+:meth:`~reasoning.service.Reasoner.for_workspace`). The engine's dataclass results (proofs, hypotheses) are
+returned as the pydantic models below.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from pydantic import BaseModel, Field
+
+from cli.tools.registry import ToolContext, ToolInput, tool
+from cli.tools.rules import GROUP, PatternOut, TripleOut, reasoner_of
+from reasoning.service import MAX_DEPTH, MAX_ITERATIONS, MAX_PAGE, PAGE, ForwardReport, KnowledgeAnswer
+
+MAX_HYPOTHESES = 100
+MAX_FINDINGS = 100
+MAX_QUESTION = 2_000
+
+# ---------------------------------------------------------------------------------------------- models
+
+
+class ForwardInput(ToolInput):
+    """Arguments of ``infer_forward``."""
+
+    persist: bool = Field(
+        False,
+        description="Store the derived facts (source 'inference', with rule and supporting facts) and retract "
+        "earlier derived facts that no longer follow. Without it nothing is written.",
+    )
+    max_iterations: int = Field(10, ge=1, le=MAX_ITERATIONS, description="Rounds of rule application (1-100).")
+    max_derived: int | None = Field(
+        None,
+        ge=1,
+        description="Stop after deriving this many facts (at most, and by default, the workspace's "
+        "bound: 100,000 unless mabos.toml [reasoning] says otherwise). A cut run says fixpoint=false and why.",
+    )
+    max_join: int | None = Field(
+        None,
+        ge=1,
+        description="Stop after the joins examined this many candidate facts (at most, and by default, "
+        "the workspace's bound: 5,000,000 unless mabos.toml [reasoning] says otherwise).",
+    )
+    offset: int = Field(0, ge=0, description="Return the derived facts from this position (paging; see next_offset).")
+    limit: int = Field(PAGE, ge=1, le=MAX_PAGE, description=f"Return at most this many derived facts (1-{MAX_PAGE}).")
+
+
+class TripleQuery(ToolInput):
+    """A goal or observation: subject, predicate, object."""
+
+    subject: str = Field(description="The subject, e.g. 'acme', or a ?variable to ask 'which ones?'.")
+    predicate: str = Field(description="The predicate, e.g. 'isTaxable'.")
+    object: str = Field(description="The object, e.g. 'true' (or a ?variable).")
+
+
+class BackwardInput(TripleQuery):
+    """Arguments of ``infer_backward``."""
+
+    max_depth: int = Field(5, ge=1, le=MAX_DEPTH, description="How many rules deep a proof may go (1-10).")
+
+
+class RuleRef(BaseModel):
+    """The rule a proof step applied."""
+
+    id: str | None = None
+    name: str | None = None
+
+
+class ProofStep(BaseModel):
+    """One node of a proof tree: a stored fact (``fact`` set) or a rule application (``rule`` set)."""
+
+    triple: list[str] = Field(description="[subject, predicate, object].")
+    confidence: float
+    fact: str | None = Field(None, description="The stored fact's uid (leaves).")
+    rule: RuleRef | None = Field(None, description="The rule applied (inner nodes).")
+    bindings: dict[str, str] = {}
+    children: list[ProofStep] = Field(default_factory=list, description="The proofs of the rule's conditions.")
+
+
+class ProofOutcome(BaseModel):
+    """The result of a backward proof."""
+
+    goal: list[str] = Field(description="[subject, predicate, object] as asked.")
+    proved: bool
+    proofs: list[ProofStep] = Field(description="One proof tree per distinct answer.")
+    gaps: list[PatternOut] = Field(description="When not proved: the missing facts that would complete a proof.")
+
+
+class AbduceInput(TripleQuery):
+    """Arguments of ``infer_abductive``."""
+
+    limit: int = Field(20, ge=1, le=MAX_HYPOTHESES, description="At most this many hypotheses, best first (1-100).")
+
+
+class Hypothesis(BaseModel):
+    """A rule that would explain the observation."""
+
+    rule_id: str
+    name: str
+    score: float = Field(description="(supported conditions / all conditions) x confidence factor.")
+    confidence_factor: float
+    bindings: dict[str, str]
+    supported: list[TripleOut] = Field(description="Conditions the facts already satisfy.")
+    missing: list[PatternOut] = Field(description="Conditions still unsupported: what to check next.")
+
+
+class HypothesisList(BaseModel):
+    """Hypotheses, best first."""
+
+    hypotheses: list[Hypothesis]
+
+
+class KnowledgeInput(ToolInput):
+    """Arguments of ``knowledge_explain``."""
+
+    question: str = Field(
+        max_length=MAX_QUESTION, description="A question in plain words (not empty), e.g. 'Is acme taxable?'."
+    )
+    limit: int = Field(20, ge=1, le=MAX_FINDINGS, description="At most this many findings (1-100).")
+
+
+# ---------------------------------------------------------------------------------------------- tools
+
+
+@tool(
+    "infer_forward",
+    group=GROUP,
+    input=ForwardInput,
+    output=ForwardReport,
+    description="Forward chaining: derive everything the enabled inference rules entail from the agent's "
+    "asserted facts, to a fixpoint or a bound (max_derived facts, max_join candidate facts examined: then "
+    "fixpoint=false and a note say so; what was derived holds). With persist=true the derived facts are stored "
+    "(so fact_query finds them) and, at a fixpoint, derived facts that no longer follow are retracted; re-running "
+    "adds nothing new. Returns one page of the derived facts (offset, limit; next_offset for the next page) with "
+    "confidence and rule, total_derived, and what was stored or retracted.",
+)
+def infer_forward(ctx: ToolContext, args: ForwardInput) -> ForwardReport:
+    """Forward chaining (optionally persisted)."""
+    reasoner = reasoner_of(ctx.workspace())
+    return reasoner.forward(ctx.agent_for(args), persist=args.persist, max_iterations=args.max_iterations,
+                            max_derived=args.max_derived, max_join=args.max_join, offset=args.offset,
+                            limit=args.limit)  # fmt: skip
+
+
+@tool(
+    "infer_backward",
+    group=GROUP,
+    input=BackwardInput,
+    output=ProofOutcome,
+    description="Backward chaining: try to prove one goal (subject, predicate, object; ?variables allowed) from "
+    "the agent's facts and inference rules. Use to answer 'is X true, and why?'. Returns proof trees when "
+    "proved, otherwise the knowledge gaps: the missing facts that would complete a proof.",
+)
+def infer_backward(ctx: ToolContext, args: BackwardInput) -> ProofOutcome:
+    """Prove a goal or report its gaps."""
+    result = reasoner_of(ctx.workspace()).backward(
+        ctx.agent_for(args), args.subject, args.predicate, args.object, max_depth=args.max_depth
+    )
+    return ProofOutcome(
+        goal=list(result.goal),
+        proved=result.proved,
+        proofs=[ProofStep.model_validate(p.to_dict()) for p in result.proofs],
+        gaps=[PatternOut.model_validate(asdict(g)) for g in result.gaps],
+    )
+
+
+@tool(
+    "infer_abductive",
+    group=GROUP,
+    input=AbduceInput,
+    output=HypothesisList,
+    description="Abduction: given an observation (subject, predicate, object), find the inference rules that "
+    "would explain it, ranked by (supported conditions / all conditions) x confidence factor. Use to ask 'why "
+    "might X be so?' or 'what should I check next?'. Returns hypotheses, best first, with the supported and the "
+    "missing conditions.",
+)
+def infer_abductive(ctx: ToolContext, args: AbduceInput) -> HypothesisList:
+    """Hypotheses explaining an observation, best first."""
+    found = reasoner_of(ctx.workspace()).abduce(ctx.agent_for(args), args.subject, args.predicate, args.object)
+    return HypothesisList(hypotheses=[Hypothesis.model_validate(asdict(h)) for h in found[: args.limit]])
+
+
+@tool(
+    "knowledge_explain",
+    group=GROUP,
+    input=KnowledgeInput,
+    output=KnowledgeAnswer,
+    description="Answer a plain-language question ('Is acme taxable?') with every reasoning method at once: "
+    "direct facts, forward inference, backward proofs and abduction. Use when you do not know which method "
+    "applies. Returns the findings, each saying which method found it, and a count per method.",
+)
+def knowledge_explain(ctx: ToolContext, args: KnowledgeInput) -> KnowledgeAnswer:
+    """A question answered by every method."""
+    return reasoner_of(ctx.workspace()).knowledge_explain(ctx.agent_for(args), args.question, limit=args.limit)
+
+
+__all__ = [
+    "AbduceInput",
+    "BackwardInput",
+    "ForwardInput",
+    "Hypothesis",
+    "HypothesisList",
+    "KnowledgeInput",
+    "ProofOutcome",
+    "ProofStep",
+    "RuleRef",
+]
