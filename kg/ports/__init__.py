@@ -1,0 +1,57 @@
+"""Store ports: small interfaces per aggregate, one implementation per backend.
+
+A :class:`GraphStore` bundles the ports of one backend (``store.facts``, ``store.agents`` ...).
+Stores do not decide who may see what: callers pass the scopes to read (see :mod:`kg.scopes`).
+Every mutation is one transaction that also appends its outbox event(s).
+
+Adapters declare what they can do in :class:`Capabilities`; the core adapts to the flags and never
+asks which backend it is talking to.
+"""
+
+from __future__ import annotations
+
+from kg.ports.agents import AgentStore, ScopeStore
+from kg.ports.conversation import ChatMessage, ChatModel, ConversationStore, Summarizer, SummaryStore, SummaryText
+from kg.ports.embeddings import Embedder, EmbeddingCache, VectorIndex
+from kg.ports.facts import FactStore
+from kg.ports.graph import BDIStore, RelationStore
+from kg.ports.graph_queries import GraphEdgeRow, GraphNodeRow, GraphQueryBackend, LineageRecordRow
+from kg.ports.memory import IndexQueue, MemoryStore, MemoryWriteResult, StoreLimits
+from kg.ports.ontology import ProposalStore
+from kg.ports.outbox import OutboxStore
+from kg.ports.reasoning import CaseStore, RuleStore
+from kg.ports.store import Capabilities, GraphStore
+from kg.ports.tokens import TokenRecord, TokenStore
+
+__all__ = [
+    "AgentStore",
+    "BDIStore",
+    "Capabilities",
+    "CaseStore",
+    "ChatMessage",
+    "ChatModel",
+    "ConversationStore",
+    "Embedder",
+    "EmbeddingCache",
+    "FactStore",
+    "GraphEdgeRow",
+    "GraphNodeRow",
+    "GraphQueryBackend",
+    "GraphStore",
+    "IndexQueue",
+    "LineageRecordRow",
+    "MemoryStore",
+    "MemoryWriteResult",
+    "OutboxStore",
+    "ProposalStore",
+    "RelationStore",
+    "RuleStore",
+    "ScopeStore",
+    "StoreLimits",
+    "Summarizer",
+    "SummaryStore",
+    "SummaryText",
+    "TokenRecord",
+    "TokenStore",
+    "VectorIndex",
+]
