@@ -24,7 +24,7 @@ from cli.tools.rules import (
 )
 from kg.errors import InputError
 from kg.models import Rule, RuleType, Severity
-from reasoning.service import ForwardReport, KnowledgeAnswer
+from reasoning.service import DEFAULT_LIMITS, ForwardReport, KnowledgeAnswer
 
 
 def _rule_line(rule: Rule) -> str:
@@ -197,9 +197,9 @@ def infer() -> None:
 @click.option("--persist", is_flag=True, default=False, help="Store the derived facts (and retract stale ones).")
 @click.option("--max-iterations", type=int, default=10, show_default=True)
 @click.option("--max-derived", type=int, default=None, help="Stop after deriving this many facts (default and "
-              "most: mabos.toml [reasoning] max_derived, else 100000).")  # fmt: skip
+              f"most: mabos.toml [reasoning] max_derived, else {DEFAULT_LIMITS.max_derived}).")  # fmt: skip
 @click.option("--max-join", type=int, default=None, help="Stop after examining this many candidate facts "
-              "(default and most: [reasoning] max_join, else 5000000).")  # fmt: skip
+              f"(default and most: [reasoning] max_join, else {DEFAULT_LIMITS.max_join}).")  # fmt: skip
 @click.option("--offset", type=int, default=0, show_default=True, help="Show the derived facts from here.")
 @click.option("--limit", type=int, default=1000, show_default=True, help="Show at most this many (1..10000).")
 @mabos_options

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 
 from cli.tools.registry import ToolContext, ToolInput, tool
 from cli.tools.rules import GROUP, PatternOut, TripleOut, reasoner_of
-from reasoning.service import MAX_DEPTH, MAX_ITERATIONS, MAX_PAGE, PAGE, ForwardReport, KnowledgeAnswer
+from reasoning.service import DEFAULT_LIMITS, MAX_DEPTH, MAX_ITERATIONS, MAX_PAGE, PAGE, ForwardReport, KnowledgeAnswer
 
 MAX_HYPOTHESES = 100
 MAX_FINDINGS = 100
@@ -35,13 +35,14 @@ class ForwardInput(ToolInput):
         None,
         ge=1,
         description="Stop after deriving this many facts (at most, and by default, the workspace's "
-        "bound: 100,000 unless mabos.toml [reasoning] says otherwise). A cut run says fixpoint=false and why.",
+        f"bound: {DEFAULT_LIMITS.max_derived:,} unless mabos.toml [reasoning] says otherwise). A cut run says "
+        "fixpoint=false and why.",
     )
     max_join: int | None = Field(
         None,
         ge=1,
         description="Stop after the joins examined this many candidate facts (at most, and by default, "
-        "the workspace's bound: 5,000,000 unless mabos.toml [reasoning] says otherwise).",
+        f"the workspace's bound: {DEFAULT_LIMITS.max_join:,} unless mabos.toml [reasoning] says otherwise).",
     )
     offset: int = Field(0, ge=0, description="Return the derived facts from this position (paging; see next_offset).")
     limit: int = Field(PAGE, ge=1, le=MAX_PAGE, description=f"Return at most this many derived facts (1-{MAX_PAGE}).")
