@@ -50,7 +50,7 @@ def allowed_scopes(ws: Workspace, agent_id: str, uids: Sequence[str]) -> list[st
     if not shared:
         return [own, *(s for s in ws.scopes.readable(agent_id) if s != own)]
     if len(shared) == 1 and own not in shared:
-        return [own, *shared]
+        return [own, *(s for s in shared if s is not None)]
     return [own]
 
 

@@ -52,7 +52,7 @@ def check_network(network: BayesNetwork, method: str, where: str = "network") ->
     Raises:
         InputError: an unknown parent, a missing or extra table row, or a cycle (path ``inputs.<method>...``).
     """
-    graph = nx.DiGraph()
+    graph: nx.DiGraph[str] = nx.DiGraph()
     graph.add_nodes_from(network.nodes)
     for name, node in network.nodes.items():
         path = f"{where}.nodes.{name}"

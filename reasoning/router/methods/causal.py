@@ -178,12 +178,12 @@ def systems_thinking(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcom
     links, used = _links(ctx, inputs)
     if not links:
         raise MissingInputs("systems-thinking", "give inputs.systems-thinking.links (or increases/decreases facts)")
-    graph = nx.DiGraph()
+    graph: nx.DiGraph[str] = nx.DiGraph()
     for source, target, sign in links:
         if graph.has_edge(source, target) and graph[source][target]["sign"] != sign:
             raise fail("systems-thinking", "links", f"{source} -> {target} is given as both + and -")
         graph.add_edge(source, target, sign=sign)
-    loops = []
+    loops: list[dict[str, Any]] = []
     for cycle in nx.simple_cycles(graph, length_bound=12):
         signs = [graph[a][b]["sign"] for a, b in zip(cycle, [*cycle[1:], cycle[0]], strict=True)]
         negatives = signs.count("-")

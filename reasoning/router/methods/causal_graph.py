@@ -24,9 +24,9 @@ FORWARD = ("causes", "leadsTo", "affects", "influences")
 BACKWARD = ("dependsOn",)
 
 
-def graph_from(ctx: MethodContext, method: str, inputs: dict[str, Any]) -> tuple[nx.DiGraph, list[str]]:
+def graph_from(ctx: MethodContext, method: str, inputs: dict[str, Any]) -> tuple[nx.DiGraph[Any], list[str]]:
     """The causal graph of ``inputs.edges`` ([[cause, effect], ..]), else of the agent's causal facts; used uids."""
-    graph = nx.DiGraph()
+    graph: nx.DiGraph[Any] = nx.DiGraph()
     used: list[str] = []
     edges = inputs.get("edges")
     if edges is not None:
@@ -46,7 +46,7 @@ def graph_from(ctx: MethodContext, method: str, inputs: dict[str, Any]) -> tuple
     return graph, used
 
 
-def backdoor_paths(graph: nx.DiGraph, x: str, y: str, limit: int = 50) -> list[list[str]]:
+def backdoor_paths(graph: nx.DiGraph[Any], x: str, y: str, limit: int = 50) -> list[list[str]]:
     """Paths between x and y (ignoring direction) whose first edge points into x."""
     paths = []
     for path in nx.all_simple_paths(graph.to_undirected(as_view=True), x, y, cutoff=12):
@@ -57,7 +57,7 @@ def backdoor_paths(graph: nx.DiGraph, x: str, y: str, limit: int = 50) -> list[l
     return paths
 
 
-def backdoor_set(graph: nx.DiGraph, x: str, y: str, latent: Sequence[str] = ()) -> set[str] | None:
+def backdoor_set(graph: nx.DiGraph[Any], x: str, y: str, latent: Sequence[str] = ()) -> set[str] | None:
     """A minimal back-door adjustment set (of observed nodes) for the effect of x on y, or None if none exists."""
     cut = graph.copy()
     cut.remove_edges_from(list(graph.out_edges(x)))

@@ -127,7 +127,8 @@ def rollback(node: Any, method: str, path: str = "tree", depth: int = 0) -> tupl
         branches = node.get("branches")
         if not isinstance(branches, list) or not branches:
             raise fail(method, f"{path}.branches", "must be a non-empty list of {p, node}")
-        total, policy, mass = 0.0, [], 0.0
+        total, mass = 0.0, 0.0
+        policy: list[str] = []
         for i, branch in enumerate(branches):
             p = branch.get("p") if isinstance(branch, dict) else None
             if isinstance(p, bool) or not isinstance(p, int | float) or not 0 <= p <= 1:

@@ -74,10 +74,10 @@ def deductive(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     if "goal" not in inputs:
         result = forward_chain(base, rules, max_iterations=100)
         derived = [" ".join(d.triple.key) for d in result.derived]
-        used = [t.uid for t in base if t.uid] + ([r.uid for r in rules] if records else [])
+        every = [t.uid for t in base if t.uid] + ([r.uid for r in rules] if records else [])
         return computed("deductive", f"{len(derived)} fact(s) follow from {len(base)} facts and {len(rules)} rules",
                         1.0, {"derived": derived[:500], "iterations": result.iterations, "fixpoint": result.fixpoint},
-                        trace=["forward chaining to a fixpoint", *derived[:20]], used=used)  # fmt: skip
+                        trace=["forward chaining to a fixpoint", *derived[:20]], used=every)  # fmt: skip
     goal = triple(inputs["goal"], "deductive", "goal")
     proof = prove(goal, base, rules, max_depth=MAX_DEPTH)
     text = " ".join(goal)

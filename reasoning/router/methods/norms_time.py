@@ -74,8 +74,8 @@ def _norms_from_policies(ctx: MethodContext, inputs: dict[str, Any]) -> tuple[li
     norms, used = [], []
     for firing in firings:
         modality, action = modality_of(firing.action)
-        norms.append(Norm(id=firing.name, modality=modality, action=action,  # type: ignore[arg-type]
-                          when=[" ".join(t.key) for t in firing.facts]))  # fmt: skip
+        norms.append(Norm.model_validate({"id": firing.name, "modality": modality, "action": action,
+                                          "when": [" ".join(t.key) for t in firing.facts]}))  # fmt: skip
         used += [firing.rule_id, *(t.uid for t in firing.facts if t.uid)]
     return norms, used
 
@@ -143,12 +143,12 @@ def deontic(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     else:
         raise MissingInputs("deontic", "give inputs.deontic.norms (and facts)")
     status, conflicts = _statuses(applicable, actions)
+    lists = {"must": sorted(a for a, s in status.items() if s == "obliged"),
+             "must not": sorted(a for a, s in status.items() if s == "forbidden"),
+             "may": sorted(a for a, s in status.items() if s.startswith("permitted"))}  # fmt: skip
     value = {"status": status, "conflicts": conflicts, "applicable": [n.model_dump() for n in applicable],
-             "obligations": sorted(a for a, s in status.items() if s == "obliged"),
-             "prohibitions": sorted(a for a, s in status.items() if s == "forbidden"),
-             "permissions": sorted(a for a, s in status.items() if s.startswith("permitted"))}  # fmt: skip
-    parts = [f"{label}: {', '.join(value[key])}" for key, label in (("obligations", "must"), ("prohibitions",
-             "must not"), ("permissions", "may")) if value[key]]  # fmt: skip
+             "obligations": lists["must"], "prohibitions": lists["must not"], "permissions": lists["may"]}  # fmt: skip
+    parts = [f"{label}: {', '.join(items)}" for label, items in lists.items() if items]
     unresolved = [c for c in conflicts if c["winner"] is None]
     if conflicts:
         parts.append(f"{len(conflicts)} conflict(s), {len(unresolved)} unresolved")
