@@ -233,3 +233,23 @@ def test_another_agents_private_cases_are_not_recalled(warehouse: MethodContext)
 
 def test_experience_engines_are_registered() -> None:
     assert {"heuristic", "case-based", "pattern-recognition", "satisficing", "naturalistic"} <= set(engines())
+
+
+def test_satisficing_reads_its_options_from_the_visible_facts(ws: kg.Workspace) -> None:
+    uids = {}
+    for name, price, rating in [("supplierA", "200", "4.5"), ("supplierB", "$120", "3.9"), ("supplierC", "140", "4.2"),
+                                ("supplierD", "100", "4.8")]:  # fmt: skip
+        uids[name] = [ws.facts.assert_fact("a", name, "price", price)[0].uid,
+                      ws.facts.assert_fact("a", name, "rating", rating)[0].uid]  # fmt: skip
+    ws.facts.assert_fact("b", "supplierZ", "price", "10")  # private to b: never an option for a
+    ws.facts.assert_fact("b", "supplierZ", "rating", "5")
+    ctx = MethodContext(agent_id="a", workspace=ws)
+    aspirations = {"price": {"max": 150}, "rating": {"min": 4}}
+    result = run("satisficing", {"aspirations": aspirations}, ctx)
+    assert [c["name"] for c in result.value["checked"]] == ["supplierA", "supplierB", "supplierC"]  # asserted order
+    assert result.value["choice"] == "supplierC" and result.value["total"] == 4
+    assert result.used == [*uids["supplierA"], *uids["supplierB"], *uids["supplierC"]]
+    ordered = run("satisficing", {"aspirations": aspirations, "subjects": ["supplierD", "supplierC"]}, ctx)
+    assert ordered.value["choice"] == "supplierD" and ordered.value["total"] == 2
+    with pytest.raises(MissingInputs):
+        run("satisficing", {"aspirations": {"weight": {"max": 3}}}, ctx)

@@ -379,6 +379,26 @@ def test_stakeholder_grid_from_the_visible_goals(workspace_ctx: tuple[kg.Workspa
         run("stakeholder", {"topic": "antarctica"}, ctx)
 
 
+def test_negotiation_and_argumentation_read_the_visible_facts(
+    workspace_ctx: tuple[kg.Workspace, MethodContext],
+) -> None:
+    ws, ctx = workspace_ctx
+    used = [ws.facts.assert_fact("ceo", "acme", "negotiationSide", "buy")[0].uid,
+            ws.facts.assert_fact("ceo", "acme", "reservationPrice", "$1,200")[0].uid,
+            ws.facts.assert_fact("ceo", "globex", "negotiationSide", "sell")[0].uid,
+            ws.facts.assert_fact("ceo", "globex", "reservationPrice", "1000")[0].uid]  # fmt: skip
+    ws.facts.assert_fact("outsider", "initech", "negotiationSide", "sell")  # private: not a party for ceo
+    ws.facts.assert_fact("outsider", "initech", "reservationPrice", "500")
+    deal = run("negotiation", {}, ctx)
+    assert deal.value["zopa"] == [1000.0, 1200.0] and deal.value["nash_bargaining"] == 1100.0
+    assert sorted(deal.used) == sorted(used)
+    attacks = [ws.facts.assert_fact("ceo", x, "attacks", y)[0].uid for x, y in (("a1", "a2"), ("a2", "a3"))]
+    debate = run("argumentation", {"semantics": "stable"}, ctx)
+    assert debate.value["extensions"] == [["a1", "a3"]] and debate.used == attacks
+    with pytest.raises(MissingInputs):
+        run("negotiation", {}, MethodContext(agent_id="intern", workspace=ws))
+
+
 def test_social_engines_are_registered_and_reached_through_the_router() -> None:
     assert {"game-theory", "negotiation", "social-choice", "argumentation", "stakeholder"} <= set(engines())
     result = reason(MethodContext(agent_id="a"), method="social_choice", inputs={"rule": "borda", **TENNESSEE})

@@ -9,7 +9,9 @@ Satisficing (Simon 1955; ``inputs.satisficing``)::
 ``value.choice`` is the first option meeting every aspiration level (null if none does) and
 ``value.checked`` the options looked at, each with the aspirations it failed: the search stops at
 the first acceptable option, as a satisficer does. A missing or non-numeric attribute fails its
-aspiration.
+aspiration. Without ``options`` the agent's facts are the options: every subject with a visible fact
+whose predicate is an aspiration's attribute (``supplierA price 140``), considered in the order of
+its first such fact (or of ``subjects``, which also restricts them); the facts read are in ``used``.
 
 Pattern recognition (``inputs.pattern-recognition``): frequent itemsets and association rules
 (Apriori, Agrawal & Srikant 1994, through efficient-apriori) over ``transactions`` (lists of items),
@@ -30,8 +32,9 @@ from pydantic import Field, model_validator
 
 from kg.models import MAX_LIST, MemoryQuery, Model, Unit
 from reasoning.router.methods.base import Engine, MethodContext, MethodOutcome, MissingInputs, computed
-from reasoning.router.methods.fields import parse_inputs
+from reasoning.router.methods.fields import input_error, parse_inputs
 from reasoning.router.methods.recognition import ENGINES as RECOGNITION
+from reasoning.rules import parse_number
 
 SATISFICING = "satisficing"
 PATTERNS = "pattern-recognition"
@@ -70,10 +73,11 @@ class Aspiration(Model):
 
 
 class SatisficingInput(Model):
-    """Inputs of ``satisficing``."""
+    """Inputs of ``satisficing`` (without ``options``, they are read from the facts)."""
 
-    options: list[Option] = Field(min_length=1, max_length=MAX_LIST)
+    options: list[Option] | None = Field(default=None, min_length=1, max_length=MAX_LIST)
     aspirations: dict[_Name, Aspiration] = Field(min_length=1, max_length=1_000)
+    subjects: list[_Name] | None = Field(default=None, min_length=1, max_length=MAX_LIST)
 
 
 def _failures(option: Option, aspirations: dict[str, Aspiration]) -> list[str]:
@@ -91,7 +95,9 @@ def _failures(option: Option, aspirations: dict[str, Aspiration]) -> list[str]:
 
 def satisfice(data: Any) -> dict[str, Any]:
     """``value``: ``choice`` (first acceptable option or None), ``checked`` (with failures), ``considered``."""
-    s = parse_inputs(SatisficingInput, data, SATISFICING)
+    s = data if isinstance(data, SatisficingInput) else parse_inputs(SatisficingInput, data, SATISFICING)
+    if s.options is None:
+        raise input_error(SATISFICING, ["options"], "is required here (the graph is read only by the engine)")
     checked = []
     for option in s.options:
         failed = _failures(option, s.aspirations)
@@ -101,18 +107,47 @@ def satisfice(data: Any) -> dict[str, Any]:
     return {"choice": None, "checked": checked, "considered": len(checked), "total": len(s.options)}
 
 
+def options_from_facts(ctx: MethodContext, s: SatisficingInput) -> tuple[list[Option], dict[str, list[str]]]:
+    """Options from the visible facts: every subject with a fact on an aspiration's attribute (a number
+    where the object reads as one), in the order of its first such fact, or in ``subjects`` order."""
+    attributes: dict[str, dict[str, Any]] = defaultdict(dict)
+    first: dict[str, tuple[Any, str]] = {}
+    uids: dict[str, list[str]] = defaultdict(list)
+    for attr in s.aspirations:
+        for f in ctx.facts(predicate=attr, limit=MAX_GRAPH_RECORDS):
+            number = parse_number(f.object)
+            attributes[f.subject][attr] = f.object if number is None else number
+            uids[f.subject].append(f.uid)
+            first[f.subject] = min(first.get(f.subject, (f.created_at, f.uid)), (f.created_at, f.uid))
+    names = [n for n in s.subjects if n in attributes] if s.subjects else sorted(first, key=lambda n: first[n])
+    return [Option(name=n[:256], attributes=attributes[n]) for n in names], uids
+
+
 def satisficing(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     """The first option that meets every aspiration level."""
     if not inputs:
-        raise MissingInputs(SATISFICING, "give inputs.satisficing.options and inputs.satisficing.aspirations")
-    value = satisfice(inputs)
-    trace = [f"{c['name']}: " + ("meets every aspiration: stop" if c["acceptable"] else "; ".join(c["failed"]))
-             for c in value["checked"]]  # fmt: skip
+        raise MissingInputs(SATISFICING, "give inputs.satisficing.aspirations (and options, or facts to read)")
+    s = parse_inputs(SatisficingInput, inputs, SATISFICING)
+    uids: dict[str, list[str]] = {}
+    origin = "the given options"
+    if s.options is None:
+        options, uids = options_from_facts(ctx, s)
+        if not options:
+            raise MissingInputs(SATISFICING, "give inputs.satisficing.options (no visible facts have the aspirations' "
+                                             "attributes as predicates)")  # fmt: skip
+        s = s.model_copy(update={"options": options})
+        origin = "the subjects of the visible facts on the aspirations' attributes, first asserted first"
+    value = satisfice(s)
+    used = [uid for c in value["checked"] for uid in uids.get(c["name"], [])]
+    trace = [f"options from {origin}"]
+    trace += [f"{c['name']}: " + ("meets every aspiration: stop" if c["acceptable"] else "; ".join(c["failed"]))
+              for c in value["checked"]]  # fmt: skip
     if value["choice"] is None:
+        note = "lower an aspiration level or look for more options"
         return computed(SATISFICING, f"no option meets every aspiration ({value['total']} checked)", 1.0, value,
-                        trace=trace, notes=["lower an aspiration level or look for more options"])  # fmt: skip
+                        trace=trace, used=used, notes=[note])  # fmt: skip
     text = f"choose {value['choice']} (option {value['considered']} of {value['total']} considered)"
-    return computed(SATISFICING, text, 1.0, value, trace=trace)
+    return computed(SATISFICING, text, 1.0, value, trace=trace, used=used)
 
 
 # ----------------------------------------------------------------------------------------------

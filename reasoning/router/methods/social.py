@@ -1,7 +1,11 @@
 """Engines of the social methods: game-theory, negotiation, social-choice, argumentation, stakeholder.
 
 The computations live in :mod:`.games`, :mod:`.social_choice` and :mod:`.argumentation`; this module
-turns them into engines and adds the stakeholder analysis.
+turns them into engines and adds the stakeholder analysis. Without inputs, negotiation reads its
+parties from the visible facts ``X negotiationSide buy|sell`` and ``X reservationPrice <number>``,
+and argumentation its framework from the visible facts ``X attacks Y`` (semantics from the inputs,
+grounded by default). Game-theory and social-choice need their inputs (a payoff matrix and ballots
+have no natural form in the graph); without them the router returns the method's prompt.
 
 Stakeholder (``inputs.stakeholder``)::
 
@@ -31,8 +35,10 @@ from reasoning.router.methods import argumentation, social_choice
 from reasoning.router.methods.base import Engine, MethodContext, MethodOutcome, MissingInputs, computed
 from reasoning.router.methods.fields import parse_inputs
 from reasoning.router.methods.games import GAME, NEGOTIATION, bargain, equilibria, game_conclusion
+from reasoning.rules import parse_number
 
 STAKEHOLDER = "stakeholder"
+SIDE_PREDICATE, RESERVATION_PREDICATE, ATTACKS_PREDICATE = "negotiationSide", "reservationPrice", "attacks"
 OPEN_GOALS = ("pending", "active", "suspended")
 LEVEL_POWER = {HierarchyLevel.STRATEGIC: 1.0, HierarchyLevel.TACTICAL: 0.6, HierarchyLevel.OPERATIONAL: 0.3}
 QUADRANTS = ("manage closely", "keep satisfied", "keep informed", "monitor")
@@ -53,16 +59,38 @@ def game_theory(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
                     notes=notes)  # fmt: skip
 
 
+def parties_from_facts(ctx: MethodContext) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """Parties from the visible facts ``X negotiationSide buy|sell`` and ``X reservationPrice <number>``."""
+    sides = {f.subject: (f.object.strip().casefold(), f.uid) for f in ctx.facts(predicate=SIDE_PREDICATE)}
+    parties: dict[str, dict[str, Any]] = {}
+    used: list[str] = []
+    for f in ctx.facts(predicate=RESERVATION_PREDICATE):
+        price = parse_number(f.object)
+        side = sides.get(f.subject)
+        if price is not None and side is not None and side[0] in ("buy", "sell"):
+            parties[f.subject] = {"side": side[0], "reservation": price}
+            used += [side[1], f.uid]
+    return parties, used
+
+
 def negotiation(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     """Zone of possible agreement and the Nash bargaining price."""
-    _require(inputs, NEGOTIATION, "parties", "buyers and sellers with reservation prices")
+    used: list[str] = []
+    if "parties" not in inputs:
+        parties, used = parties_from_facts(ctx)
+        if {p["side"] for p in parties.values()} != {"buy", "sell"}:
+            raise MissingInputs(NEGOTIATION, "give inputs.negotiation.parties (the visible facts name no buyer and "
+                                             "seller with negotiationSide and reservationPrice)")  # fmt: skip
+        inputs = {**inputs, "parties": parties}
     value, trace = bargain(inputs)
+    if used:
+        trace.insert(0, f"parties from the visible facts ({SIDE_PREDICATE}, {RESERVATION_PREDICATE})")
     if value["zopa"] is None:
         text = f"no zone of possible agreement between {value['buyer']} and {value['seller']}"
     else:
         low, high = value["zopa"]
         text = f"ZOPA [{low:g}, {high:g}]; Nash bargaining price {value['nash_bargaining']:g}"
-    return computed(NEGOTIATION, text, 1.0, value, trace=trace)
+    return computed(NEGOTIATION, text, 1.0, value, trace=trace, used=used)
 
 
 def social_choice_engine(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
@@ -77,11 +105,21 @@ def social_choice_engine(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOu
 
 
 def argumentation_engine(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
-    """Extensions of an abstract argumentation framework."""
-    _require(inputs, argumentation.METHOD, "arguments", "arguments, attacks and a semantics")
+    """Extensions of an abstract argumentation framework (given, or the visible ``X attacks Y`` facts)."""
+    used: list[str] = []
+    if "arguments" not in inputs:
+        facts = ctx.facts(predicate=ATTACKS_PREDICATE)
+        if not facts:
+            raise MissingInputs(argumentation.METHOD, "give inputs.argumentation.arguments and attacks (no visible "
+                                                      f"'{ATTACKS_PREDICATE}' facts)")  # fmt: skip
+        names = list(dict.fromkeys(n for f in facts for n in (f.subject, f.object)))
+        inputs = {**inputs, "arguments": names, "attacks": [[f.subject, f.object] for f in facts]}
+        used = [f.uid for f in facts]
     value, trace = argumentation.extensions(inputs)
+    if used:
+        trace.insert(0, f"{len(used)} attack(s) from the visible '{ATTACKS_PREDICATE}' facts")
     confidence = 1.0 if len(value["extensions"]) == 1 else 0.5 if value["extensions"] else 0.0
-    return computed(argumentation.METHOD, argumentation.conclusion(value), confidence, value, trace=trace)
+    return computed(argumentation.METHOD, argumentation.conclusion(value), confidence, value, trace=trace, used=used)
 
 
 # ----------------------------------------------------------------------------------------------
