@@ -150,7 +150,9 @@ def populated(ready: Mabos) -> dict[str, str]:
             child_uids=[m.uid for m in first], earliest_at=first[0].created_at, latest_at=first[-1].created_at,
             descendant_count=len(first), created_at=now,
         ))  # fmt: skip
+        token = ws.tokens.create(SALES, label="cli")
     return {
+        "token": token.token.token_id,
         "revenue": revenue.uid, "industry": industry.uid, "derived": derived.uid, "belief": belief.uid,
         "goal": goal.uid, "plan": plan.uid, "step": step.uid, "desire": desire.uid, "intention": intention.uid,
         "rule": target.uid, "proposal": proposal.uid, "validated": validated.uid, "summary": summary.uid,

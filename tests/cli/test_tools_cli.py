@@ -76,7 +76,10 @@ def test_tools_docs_writes_and_checks(tmp_path: Path) -> None:
 
 def test_serve_dry_run(ws: Path) -> None:
     plan = _json("serve", "--mcp", "--dry-run", "--workspace", str(ws))
-    assert plan == {"transport": "stdio", "url": None, "agent": None, "workspace": str(ws), "tools": len(REGISTRY)}
+    assert {k: plan[k] for k in ("transport", "url", "agent", "workspace", "tools")} == {
+        "transport": "stdio", "url": None, "agent": None, "workspace": str(ws), "tools": len(REGISTRY)
+    }  # fmt: skip
+    assert (plan["workers"], plan["per_agent"], plan["deadline_s"]) == (2, 1, 60.0)
     http = _json("serve", "--mcp", "--http", "8765", "--agent", "sales-agent", "--dry-run", "--workspace", str(ws))
     assert isinstance(http, dict)
     assert (http["transport"], http["url"], http["agent"]) == ("http", "http://127.0.0.1:8765/mcp", "sales-agent")
