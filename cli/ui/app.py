@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -33,6 +33,7 @@ from kg.errors import BackendUnavailableError, InputError, MabosError, NotFoundE
 
 STATIC = Path(__file__).with_name("static")
 log = logging.getLogger("mabos.ui")
+T = TypeVar("T")
 PageData = Callable[[Console, str, Mapping[str, str]], dict[str, Any]]
 
 #: path, template name, title, data function
@@ -81,7 +82,7 @@ class ConsoleApp:
                                      autoescape=select_autoescape(["html"]))  # fmt: skip
         self.templates.filters["short"] = lambda value, width=80: _short(str(value), int(width))
 
-    async def off_loop(self, func: Callable[[], Any]) -> Any:
+    async def off_loop(self, func: Callable[[], T]) -> T:
         """Run ``func`` on the worker thread."""
         return await asyncio.get_running_loop().run_in_executor(self.worker, func)
 
@@ -95,7 +96,7 @@ class ConsoleApp:
             info = self.console.ws.tokens.verify(secret)
             return info.agent_id if info is not None else None
 
-        return await self.off_loop(check)  # type: ignore[no-any-return]
+        return await self.off_loop(check)
 
     # ------------------------------------------------------------------------------------------ pages
 

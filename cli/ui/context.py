@@ -134,6 +134,12 @@ def plain(value: Any) -> Any:
     return to_jsonable_python(value)
 
 
+def plain_dict(value: dict[str, Any]) -> dict[str, Any]:
+    """:func:`plain` of a dictionary (a page's data)."""
+    converted: dict[str, Any] = to_jsonable_python(value)
+    return converted
+
+
 def int_arg(params: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
     """An integer query parameter within ``low..high``; an :class:`InputError` names it otherwise."""
     raw = params.get(name, "").strip()
@@ -154,4 +160,4 @@ def text_arg(params: Mapping[str, str], name: str) -> str | None:
     return value or None
 
 
-__all__ = ["Console", "int_arg", "plain", "text_arg"]
+__all__ = ["Console", "int_arg", "plain", "plain_dict", "text_arg"]

@@ -16,7 +16,7 @@ import click
 from cli.common import ISO_DATETIME
 from cli.tools.facts import FactList
 from cli.tools.memory import MemoryStatus
-from cli.ui.context import Console, int_arg, plain, text_arg
+from cli.ui.context import Console, int_arg, plain, plain_dict, text_arg
 from cli.ui.graphview import BDI_KINDS, fact_stats
 from cli.ui.review import last_report
 from kg.errors import InputError
@@ -52,7 +52,7 @@ def overview(console: Console, agent: str, params: Params) -> dict[str, Any]:
     activity += [{"at": i.created_at, "kind": f"memory ({i.store.value})", "uid": i.uid, "text": i.content}
                  for i in recent_items]  # fmt: skip
     activity.sort(key=lambda a: (a["at"], a["uid"]), reverse=True)
-    return plain({
+    return plain_dict({
         "agent_id": agent,
         "agent": ws.agents.get(agent).model_dump(mode="json"),
         "readable_scopes": ws.scopes.readable(agent),
@@ -101,7 +101,7 @@ def fact_detail(console: Console, agent: str, uid: str) -> dict[str, Any]:
     timeline = sorted(({"uid": f.uid, "object": f.object, "created_at": f.created_at, "valid_from": f.valid_from,
                         "valid_until": f.valid_until, "retracted_at": f.retracted_at, "current": f.uid == uid}
                        for f in versions), key=lambda v: (v["created_at"], v["uid"]))  # fmt: skip
-    return plain({"fact": fact, "timeline": timeline, "explanation": explanation})
+    return plain_dict({"fact": fact, "timeline": timeline, "explanation": explanation})
 
 
 def memory(console: Console, agent: str, params: Params) -> dict[str, Any]:
@@ -143,7 +143,7 @@ def recall(console: Console, agent: str, query: str, params: Params) -> dict[str
          "score": hit.score, "bars": bars(hit.explain, hit.bm25, hit.vector, hit.importance, hit.decay)}
         for hit in result.hits
     ]  # fmt: skip
-    return plain({"query": query, "mode": result.mode, "fusion": result.fusion, "mmr": result.mmr,
+    return plain_dict({"query": query, "mode": result.mode, "fusion": result.fusion, "mmr": result.mmr,
                   "notes": result.notes, "fallback": result.fallback, "reason": result.reason,
                   "hits": hits})  # fmt: skip
 

@@ -26,12 +26,14 @@
     return [
       {selector: "node", style: {"label": "data(label)", "font-size": 9, "width": 18, "height": 18, "color": "#1f2937",
         "text-valign": "bottom", "text-margin-y": 3, "text-max-width": 120, "text-wrap": "ellipsis",
+        "min-zoomed-font-size": 6,
         "background-color": function (n) { return COLORS[n.data("kind")] || "#6b7280"; }}},
       {selector: 'node[kind = "entity"], node[kind = "literal"]', style: {"shape": "round-rectangle", "width": 14, "height": 14}},
       {selector: "node:selected", style: {"border-width": 3, "border-color": "#111827"}},
       {selector: "edge", style: {"label": "data(label)", "font-size": 7, "color": "#475569", "curve-style": "bezier",
         "target-arrow-shape": "triangle", "width": 1, "line-color": "#cbd5e1", "target-arrow-color": "#cbd5e1",
-        "text-rotation": "autorotate", "text-background-color": "#fff", "text-background-opacity": 0.8}},
+        "text-rotation": "autorotate", "text-background-color": "#fff", "text-background-opacity": 0.8,
+        "min-zoomed-font-size": 6}},
     ];
   }
   async function getJSON(url) {
@@ -53,11 +55,21 @@
     note.dataset.nodes = view.nodes.length;
     if (cy) { cy.destroy(); }
     cy = cytoscape({container: document.getElementById("cy"), elements: elements(view.nodes, view.edges), style: style(),
-      layout: {name: view.nodes.length > 400 ? "grid" : "cose", animate: false, nodeRepulsion: 6000, idealEdgeLength: 60},
-      wheelSensitivity: 0.3});
+      layout: layoutFor(view.nodes.length), wheelSensitivity: 0.3});
     cy.on("tap", "node", function (event) { show(event.target.id()); });
     window.mabosGraph = cy;
-    document.body.dataset.graphReady = "1";
+    cy.one("render", function () {
+      window.mabosPaintMs = performance.now();
+      document.body.dataset.graphReady = "1";
+    });
+    cy.forceRender();
+  }
+  // A force-directed layout reads best for small views; past ~120 nodes it costs seconds on a slow machine, so
+  // larger views are placed in rings by degree (hubs in the middle), which is linear and still readable.
+  function layoutFor(count) {
+    if (count <= 120) { return {name: "cose", animate: false, nodeRepulsion: 6000, idealEdgeLength: 60}; }
+    return {name: "concentric", animate: false, minNodeSpacing: 8, avoidOverlap: true,
+      concentric: function (n) { return n.degree(); }, levelWidth: function () { return 2; }};
   }
   function esc(text) { const d = document.createElement("div"); d.textContent = text == null ? "" : String(text); return d.innerHTML; }
   async function show(id) {
@@ -86,8 +98,12 @@
     fresh.sort(function (a, b) { return a.group === "nodes" ? -1 : 1; });
     if (!cy.getElementById(detail.node.id).empty() || fresh.length) {
       if (cy.getElementById(detail.node.id).empty()) { cy.add(elements([detail.node], [])); }
-      const added = cy.add(fresh);
-      if (added.length) { cy.layout({name: "cose", animate: false, fit: false}).run(); }
+      const added = cy.add(fresh).nodes();
+      const centre = cy.getElementById(detail.node.id).position();
+      added.forEach(function (n, i) {  // new neighbours in a ring around the expanded node
+        const angle = 2 * Math.PI * i / Math.max(added.length, 1);
+        n.position({x: centre.x + 90 * Math.cos(angle), y: centre.y + 90 * Math.sin(angle)});
+      });
     }
   }
   form.addEventListener("submit", function (event) { event.preventDefault(); draw(); });
