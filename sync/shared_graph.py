@@ -18,8 +18,9 @@ from typing import Any
 
 from kg.errors import WorkspaceError
 from kg.models import format_ts
+from kg.ontology.typeql import ontology_schema
 from kg.store.typedb.client import TypeDBClient
-from kg.store.typedb.schema import fingerprint, schema_queries
+from kg.store.typedb.schema import fingerprint, schema_for
 from kg.store.typedb.settings import TypeDBSettings, resolve_settings
 from kg.store.typedb.target import TypeDBTarget
 from kg.workspace import ONTOLOGY_DIR, STATE_DIR, Workspace
@@ -85,6 +86,11 @@ def _write_state(ws: Workspace, state: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
+def schema_queries(ontology_dir: Path) -> list[str]:
+    """The schema queries of the ontology set in ``ontology_dir``: ``base.tql``, then its TypeQL (if any)."""
+    return schema_for(ontology_schema(ontology_dir))
+
+
 def workspace_schema(ws: Workspace) -> list[str]:
     """The workspace's schema queries: ``base.tql``, then the TypeQL of its active ontology set."""
     return schema_queries(ws.path / ONTOLOGY_DIR)
@@ -135,6 +141,7 @@ __all__ = [
     "SCHEMA_STATE",
     "client_for",
     "push_outbox",
+    "schema_queries",
     "status",
     "sync_schema",
     "typedb_settings",

@@ -55,3 +55,33 @@ def test_public_api_is_small_and_sorted() -> None:
         assert list(module.__all__) == sorted(module.__all__)
         for name in module.__all__:
             assert hasattr(module, name), f"{module.__name__}.{name} is exported but missing"
+
+
+def _adapter_contract() -> dict[str, object]:
+    import tomllib  # noqa: PLC0415
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contracts = config["tool"]["importlinter"]["contracts"]
+    return next(c for c in contracts if c.get("source_modules") == ["kg.store"])
+
+
+def test_the_adapter_contract_names_every_feature_of_kg() -> None:
+    """A new child of kg is either part of the shared kernel or forbidden to the adapters: never forgotten."""
+    allowed = {"models", "ports", "errors", "ids", "clock", "regex", "store"}
+    children = {p.stem for p in (ROOT / "kg").iterdir() if (p.suffix == ".py" and p.stem != "__init__")
+                or (p.is_dir() and (p / "__init__.py").exists())}  # fmt: skip
+    forbidden = {m.removeprefix("kg.") for m in _adapter_contract()["forbidden_modules"]}  # type: ignore[attr-defined]
+    assert children - allowed == forbidden
+
+
+def test_the_adapter_contract_fails_when_an_adapter_imports_a_feature() -> None:
+    probe = ROOT / "kg" / "store" / "sqlite" / "_contract_probe.py"
+    probe.write_text('"""A probe that breaks the adapter contract on purpose (removed by the test)."""\n\n'
+                     "import kg.memory  # noqa: F401\n", encoding="utf-8")  # fmt: skip
+    try:
+        result = _run(_tool("lint-imports"), "--no-cache")
+    finally:
+        probe.unlink()
+    assert result.returncode != 0
+    assert "Store adapters import only models, ports, errors, ids, clock and regex BROKEN" in result.stdout
+    assert "kg.store.sqlite._contract_probe -> kg.memory" in result.stdout

@@ -39,6 +39,7 @@ from rdflib.term import Node
 
 from kg.errors import InputError
 from kg.models import Model
+from kg.models.typeql import AVOIDED_WORDS, IDENTIFIER_RE, RESERVED_WORDS
 
 CORE_NS = "https://w3id.org/mabos/core#"
 BUSINESS_NS = "https://w3id.org/mabos/business#"
@@ -48,23 +49,6 @@ MABOS = Namespace(CORE_NS)
 FORMATS: dict[str, str] = {".jsonld": "json-ld", ".json": "json-ld", ".ttl": "turtle", ".nt": "nt",
                            ".owl": "xml", ".rdf": "xml", ".trig": "trig", ".nq": "nquads"}  # fmt: skip
 
-#: The 41 keywords the TypeQL 3 grammar refuses as labels (typeql.pest ``reserved``).
-RESERVED_WORDS = frozenset((
-    "with", "match", "fetch", "update", "define", "undefine", "redefine", "insert", "put", "delete", "end",
-    "entity", "relation", "attribute", "role", "asc", "desc", "struct", "fun", "return", "alias", "sub", "owns",
-    "as", "plays", "relates", "iid", "isa", "links", "has", "is", "or", "not", "try", "in", "true", "false", "of",
-    "from", "first", "last",
-))  # fmt: skip
-#: Words no generated label uses: the reserved ones, the grammar's other keywords (value types, reducers,
-#: built-in functions, stream operators), ``label``/``let``/``given`` and ``thing`` (the 2.x root type).
-AVOIDED_WORDS = RESERVED_WORDS | frozenset((
-    "abs", "ceil", "floor", "round", "length", "len", "check", "count", "max", "min", "mean", "median", "std",
-    "sum", "list", "value", "select", "sort", "limit", "offset", "group", "groupby", "reduce", "require",
-    "distinct", "like", "contains", "boolean", "integer", "double", "decimal", "date", "datetime", "datetime-tz",
-    "duration", "string", "label", "let", "given", "thing",
-))  # fmt: skip
-#: A generated label: ASCII kebab-case starting with a letter (a subset of the TypeQL identifier rule).
-IDENTIFIER_RE = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*\Z")
 
 _INTEGERS = ("integer", "int", "long", "short", "byte", "nonNegativeInteger", "positiveInteger", "negativeInteger",
              "nonPositiveInteger", "unsignedLong", "unsignedInt", "unsignedShort", "unsignedByte")  # fmt: skip
@@ -288,6 +272,14 @@ def _assign_identifiers(terms: Iterable[_Term], note: _NoteFn) -> dict[URIRef, s
 
 
 # --------------------------------------------------------------------------------------------- conversion
+
+
+def ontology_schema(ontology_dir: Path) -> str:
+    """The TypeQL ``define`` query of the active ontology set in ``ontology_dir`` ('' when it is empty)."""
+    files = ontology_files(ontology_dir) if ontology_dir.is_dir() else []
+    if not files:
+        return ""
+    return to_typeql(load_graph(files), sources=[f.name for f in files]).text
 
 
 def to_typeql(graph: Graph, *, sources: Sequence[str | Path] = ()) -> TypeQLSchema:
@@ -663,5 +655,6 @@ __all__ = [
     "kebab_case",
     "load_graph",
     "ontology_files",
+    "ontology_schema",
     "to_typeql",
 ]

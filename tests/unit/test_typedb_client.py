@@ -15,10 +15,10 @@ import pytest
 
 from kg.errors import BackendError, BackendUnavailableError, InputError, WorkspaceError
 from kg.store.typedb.client import TypeDBClient, translate
-from kg.store.typedb.schema import check_read_only, fingerprint, schema_queries
+from kg.store.typedb.schema import check_read_only, fingerprint
 from kg.store.typedb.settings import TypeDBSettings, check_address, resolve_settings
 from kg.workspace import ONTOLOGY_DIR, init_workspace
-from sync.shared_graph import push_outbox, status, sync_schema, typedb_settings
+from sync.shared_graph import push_outbox, schema_queries, status, sync_schema, typedb_settings
 
 
 def _closed_port() -> str:

@@ -13,7 +13,7 @@ literal, and never lets a value end its literal early (no injection).
 * decimals: ``<digits>.<digits>dec``, at most 19 fractional digits and an i64 integer part;
 * datetimes: UTC, ``YYYY-MM-DDTHH:MM:SS.ffffff`` for ``datetime`` attributes (naive input is read as UTC),
   the same with ``Z`` for ``datetime-tz``;
-* labels: :data:`kg.ontology.typeql.IDENTIFIER_RE`, not a reserved word; scoped role labels
+* labels: :data:`kg.models.typeql.IDENTIFIER_RE`, not a reserved word; scoped role labels
   ``relation:role``.
 """
 
@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 
 from kg.errors import InputError
-from kg.ontology.typeql import IDENTIFIER_RE, RESERVED_WORDS
+from kg.models.typeql import IDENTIFIER_RE, RESERVED_WORDS
 
 INT_MIN = -(2**63)
 INT_MAX = 2**63 - 1

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 from kg.errors import InputError, WorkspaceError
-from kg.ontology.typeql import load_graph, ontology_files, to_typeql
 
 BASE_FILE = "base.tql"
 
@@ -26,21 +25,10 @@ def base_schema() -> str:
     return (schema_dir() / BASE_FILE).read_text(encoding="utf-8")
 
 
-def ontology_schema(ontology_dir: Path) -> str:
-    """The ``define`` query generated from the active ontology set in ``ontology_dir`` ('' when it is empty)."""
-    files = ontology_files(ontology_dir) if ontology_dir.is_dir() else []
-    if not files:
-        return ""
-    return to_typeql(load_graph(files), sources=[f.name for f in files]).text
-
-
-def schema_queries(ontology_dir: Path) -> list[str]:
-    """The schema queries of a workspace, base first; define them in one schema transaction."""
-    queries = [base_schema()]
-    ontology = ontology_schema(ontology_dir)
-    if ontology.strip():
-        queries.append(ontology)
-    return queries
+def schema_for(ontology: str) -> list[str]:
+    """The schema queries of a workspace, base first, then ``ontology`` (the TypeQL ``define`` of its active
+    ontology set, '' for none); define them in one schema transaction."""
+    return [base_schema(), ontology] if ontology.strip() else [base_schema()]
 
 
 def fingerprint(queries: list[str]) -> str:
@@ -91,4 +79,4 @@ def _words_outside_strings(query: str) -> set[str]:
     return words
 
 
-__all__ = ["base_schema", "check_read_only", "fingerprint", "ontology_schema", "schema_dir", "schema_queries"]
+__all__ = ["base_schema", "check_read_only", "fingerprint", "schema_dir", "schema_for"]
