@@ -14,7 +14,7 @@ from cli.common import Session, agent_option, example, mabos_options
 from kg.conversation.llm import chat_model_from_config
 from kg.errors import InputError
 from kg.memory.admission import PRESETS, MemoryCandidate, evaluate
-from kg.memory.write_policy import MemoryWriter
+from kg.memory.write_policy import CandidateOutcome, MemoryWriter
 from kg.models import describe_validation_error
 
 
@@ -66,8 +66,17 @@ def admit(out: Session, *, agent: str, source: str, preset: str, dry_run: bool) 
                           admission=None if preset == "off" else preset)  # fmt: skip
     report = writer.offer(candidates)
     report.outcomes += writer.close().outcomes
-    outcome_rows = [(o.ticket, o.stage, o.action, o.reason) for o in report.outcomes]
+    outcome_rows = [_outcome_row(o) for o in report.outcomes]
     out.emit(report, render.table("Outcomes", ("#", "stage", "action", "reason"), outcome_rows))
+
+
+def _outcome_row(outcome: CandidateOutcome) -> tuple[int, str, str, str]:
+    """What was done and why: a decision carried out otherwise (a merge across scopes stored as a new item)
+    shows the action done and the note."""
+    applied = outcome.applied
+    if applied is None or applied.action == outcome.action:
+        return outcome.ticket, outcome.stage, outcome.action, outcome.reason
+    return outcome.ticket, outcome.stage, applied.action, "; ".join([outcome.reason, *applied.notes])
 
 
 def _read(path: Path) -> str:

@@ -202,6 +202,22 @@ def test_memory_admit_never_merges_a_private_candidate_into_a_global_memory(work
     assert not any(MARK in h.item.content for h in workspace.memory.recall("c", f"{MARK}secret", mode="bm25").hits)
 
 
+def test_memory_admit_cli_says_a_cross_scope_merge_became_a_create(tmp_path: Path) -> None:
+    path = tmp_path / "ws"
+    words = "the quarterly budget review meeting moved to the large room on the third floor"
+    with kg.init_workspace(path) as ws:
+        ws.agents.add("a")
+        ws.memory.store_item("a", words, scope="global")
+    (tmp_path / "c.jsonl").write_text(json.dumps({"content": f"{words} {MARK}secret"}) + "\n")
+    args = ["--workspace", str(path), "memory", "admit", "--agent", "a", "--file", str(tmp_path / "c.jsonl"),
+            "--preset", "off"]  # fmt: skip
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert "create" in result.stdout and "merge only within one scope" in " ".join(result.stdout.split())
+    with kg.open_workspace(path) as ws:
+        assert [i.content for i in ws.memory.list_items("a", scope="global")] == [words]
+
+
 # ------------------------------------------------------------------------------------------ nightly probe
 
 SECRETS = {"project:x": f"Project x launch code is {MARK}launch", "agent:a": f"a's password hint is {MARK}hint",
