@@ -258,3 +258,20 @@ def test_off_loopback_the_server_needs_a_token_to_start(tmp_path: Path, monkeypa
     loopback = runner.invoke(cli, ["serve", "--mcp", "--http", "8765", "--dry-run", "--json", "--workspace",
                                    str(tmp_path / "ws")])  # fmt: skip
     assert json.loads(loopback.stdout)["tokens"] == "optional"
+
+
+def test_a_session_opened_with_one_agents_token_cannot_be_used_with_anothers(served: Served) -> None:
+    async def main() -> tuple[int, int]:
+        async with httpx2.AsyncClient(timeout=60) as http:
+            opened = await http.post(
+                served.url, json=_INITIALIZE, headers=_MCP_HEADERS | _bearer(served.secrets[ALICE])
+            )
+            session = opened.headers["mcp-session-id"]
+            listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}
+            headers = _MCP_HEADERS | {"mcp-session-id": session, "mcp-protocol-version": "2025-06-18"}
+            bobs = await http.post(served.url, json=listing, headers=headers | _bearer(served.secrets[BOB]))
+            nobody = await http.post(served.url, json=listing, headers=headers)
+            return bobs.status_code, nobody.status_code
+
+    # the SDK answers as if the session did not exist; without a token the gate answers first
+    assert anyio.run(main) == (404, 401)
