@@ -167,6 +167,10 @@ def compile_regex(pattern: str, *, field: str = "pattern") -> UserRegex:
         raise InputError(field, f"must be at most {MAX_PATTERN} characters, got {len(pattern)}")
     if "\x00" in pattern:
         raise InputError(field, "must not contain NUL characters")
+    return _compiled(pattern, field)
+
+
+def _compiled(pattern: str, field: str) -> UserRegex:
     compiled = _compile(pattern)
     if isinstance(compiled, str):
         if compiled.startswith("is "):
@@ -175,12 +179,18 @@ def compile_regex(pattern: str, *, field: str = "pattern") -> UserRegex:
     return compiled
 
 
-def literal_regex(words: Iterable[str]) -> UserRegex:
-    """A pattern matching any of ``words`` literally, in any case (longest first, so a word beats its prefix)."""
+def literal_regex(words: Iterable[str], *, field: str = "pattern") -> UserRegex:
+    """A pattern matching any of ``words`` literally, in any case (longest first, so a word beats its prefix).
+
+    The words come from a query the caller has already capped; escaping may make the pattern longer than
+    :data:`MAX_PATTERN`, which is not held against it (RE2's memory cap still is).
+    """
     ordered = sorted(dict.fromkeys(w for w in words if w), key=lambda w: (-len(w), w))
     if not ordered:
-        raise InputError("pattern", "has no words to search for")
-    return compile_regex("(?i)" + "|".join(re2.escape(w) for w in ordered))
+        raise InputError(field, "has no words to search for")
+    if any("\x00" in w for w in ordered):
+        raise InputError(field, "must not contain NUL characters")
+    return _compiled("(?i)" + "|".join(re2.escape(w) for w in ordered), field)
 
 
 __all__ = [

@@ -65,6 +65,8 @@ def test_finditer_stops_at_its_limit():
 def test_literal_words_match_any_case_and_escape_metacharacters():
     finder = regex.literal_regex(["c++", "Ünit"])
     assert finder.finditer("C++ and üNIT and c+") == [(0, 3), (8, 12)]
+    many = regex.literal_regex([f"w{i:03d}.x" for i in range(200)])  # 1,400 characters once escaped
+    assert len(many.pattern) > regex.MAX_PATTERN and many.search("a w123.x b") == (2, 8)
 
 
 def test_after_the_deadline_nothing_more_matches_and_it_says_so():
