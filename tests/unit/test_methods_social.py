@@ -112,6 +112,46 @@ def test_von_stengels_degenerate_variant_reports_the_ends_of_its_equilibrium_seg
     assert len(found) == 3
 
 
+@st.composite
+def generic_games(draw: st.DrawFn) -> dict[str, Any]:
+    rows, cols = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    payoff = st.floats(0, 1, allow_nan=False).map(lambda x: round(x, 6))
+    cells = draw(st.lists(st.tuples(payoff, payoff), min_size=rows * cols, max_size=rows * cols, unique=True))
+    payoffs = [[list(cells[i * cols + j]) for j in range(cols)] for i in range(rows)]
+    return game(payoffs, [f"r{i}" for i in range(rows)], [f"c{j}" for j in range(cols)])
+
+
+@settings(max_examples=60, deadline=None)
+@given(generic_games())
+def test_every_reported_equilibrium_admits_no_profitable_deviation(g: dict[str, Any]) -> None:
+    value = run("game-theory", g).value
+    assert value["equilibria"]  # Nash (1951): every finite game has one
+    rows, cols = g["actions"]
+
+    def mix(s: str | dict[str, float], acts: list[str]) -> list[float]:
+        return [float(s == a) for a in acts] if isinstance(s, str) else [s[a] for a in acts]
+
+    for e in value["equilibria"]:
+        x, y = mix(e["row"], rows), mix(e["col"], cols)
+        cell = g["payoffs"]
+        u1 = [sum(y[j] * cell[i][j][0] for j in range(len(cols))) for i in range(len(rows))]
+        u2 = [sum(x[i] * cell[i][j][1] for i in range(len(rows))) for j in range(len(cols))]
+        assert max(u1) <= sum(x[i] * u1[i] for i in range(len(rows))) + 1e-6
+        assert max(u2) <= sum(y[j] * u2[j] for j in range(len(cols))) + 1e-6
+    if not value["degenerate"]:  # Wilson's oddness theorem (1971): a nondegenerate game has an odd number
+        assert len(value["equilibria"]) % 2 == 1
+
+
+def test_a_game_where_vertex_enumeration_fails_still_reports_its_equilibria() -> None:
+    # Regression (found by the property below): nashpy's vertex enumeration raised TypeError on this
+    # degenerate 2x1 game (the row player is indifferent). Support enumeration still answers.
+    result = run("game-theory", game([[[0, 0]], [[0, 1]]], ["r0", "r1"], ["c0"]))
+    assert result.value["degenerate"] is True
+    assert {"row": "r0", "col": "c0"} in result.value["equilibria"]
+    assert {"row": "r1", "col": "c0"} in result.value["equilibria"]
+    assert any(n.startswith("vertex enumeration failed (TypeError)") for n in result.notes)
+
+
 def test_game_inputs_are_checked_with_the_field_path() -> None:
     bad = game([[[1, 1], [1, 1]], [[1], [1, 1]]], ["u", "d"], ["l", "r"])
     with pytest.raises(InputError, match=r"^inputs\.game-theory\.payoffs\[1\]\[0\]: a cell is"):

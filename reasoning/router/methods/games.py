@@ -105,7 +105,7 @@ def has_ties(a: np.ndarray, b: np.ndarray) -> bool:
     return bool((col_best > 1).any() or (row_best > 1).any())
 
 
-def mixed_candidates(a: np.ndarray, b: np.ndarray) -> tuple[list[tuple[np.ndarray, np.ndarray]], bool]:
+def mixed_candidates(a: np.ndarray, b: np.ndarray) -> tuple[list[tuple[np.ndarray, np.ndarray]], bool, list[str]]:
     """Candidate equilibria, and whether the game was treated as degenerate.
 
     A nondegenerate game has all its equilibria on supports of equal size (Nisan et al., Algorithmic
@@ -119,11 +119,17 @@ def mixed_candidates(a: np.ndarray, b: np.ndarray) -> tuple[list[tuple[np.ndarra
         warnings.simplefilter("always")
         found = list(game.support_enumeration(non_degenerate=not degenerate))
     degenerate = degenerate or any("degenerate" in str(w.message) for w in caught)
+    notes: list[str] = []
     if degenerate:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # nashpy's own numerical warnings; results are re-checked below
-            found += list(game.support_enumeration()) + list(game.vertex_enumeration())
-    return found, degenerate
+            found += list(game.support_enumeration())
+            try:
+                found += list(game.vertex_enumeration())
+            except (ArithmeticError, RuntimeError, TypeError, ValueError) as exc:  # nashpy's LP finds no interior
+                notes.append(f"vertex enumeration failed ({type(exc).__name__}); the equilibria come from "
+                             "support enumeration over every pair of supports")  # fmt: skip
+    return found, degenerate, notes
 
 
 def equilibria(data: Any) -> tuple[dict[str, Any], list[str], list[str]]:
@@ -135,11 +141,12 @@ def equilibria(data: Any) -> tuple[dict[str, Any], list[str], list[str]]:
     trace = [f"{len(acts1)}x{len(acts2)} game between {p1} and {p2}"]
     pure = pure_equilibria(a, b)
     trace.append(f"best-response check of every cell: {len(pure)} pure equilibrium(s)")
-    found, degenerate = mixed_candidates(a, b)
+    found, degenerate, failures = mixed_candidates(a, b)
     notes = []
     if degenerate:
         notes.append("the game is degenerate: vertex enumeration was added; the equilibria listed are the extreme "
                      "points of the equilibrium sets, which may contain infinitely many mixtures")  # fmt: skip
+    notes += failures
     seen: set[tuple[float, ...]] = set()
     listed: list[dict[str, Any]] = []
     expected: list[list[float]] = []
