@@ -6,13 +6,11 @@ the data already stored, so a plan that was built just before it misses nothing)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Callable, Mapping, Sequence
+from typing import NamedTuple
 
 from reasoning.owl2rl.store import TripleStore
 from reasoning.owl2rl.vocab import Vocab
-
-if TYPE_CHECKING:
-    from reasoning.owl2rl.rules import Rules
 
 
 class RestrictionPlan(NamedTuple):
@@ -93,22 +91,28 @@ def restriction_plan(store: TripleStore, v: Vocab, r: int) -> RestrictionPlan:
     )
 
 
-def class_plan(rules: Rules, c: int) -> ClassPlan:
-    """The plan of class ``c`` from the store as it is now."""
-    store, v = rules.store, rules.v
+class Lists(NamedTuple):
+    """How the class plans read lists: the members of a list, and the intersections and unions by member."""
+
+    items: Callable[[int], list[int]]
+    intersections: Mapping[int, Sequence[tuple[int, Sequence[int]]]]
+    unions: Mapping[int, Sequence[int]]
+
+
+def class_plan(store: TripleStore, v: Vocab, c: int, lists: Lists, schema_classes: set[int]) -> ClassPlan:
+    """The plan of class ``c`` from the store as it is now (``schema_classes``: typings that start schema rules)."""
     supers = {c2 for c2 in store.objects(c, v.sco) if c2 != c}
     supers |= {c2 for c2 in store.objects(c, v.eqc) if c2 != c}
     supers |= {c2 for c2 in store.subjects(v.eqc, c) if c2 != c}
     for head in store.objects(c, v.intersection_of):
-        supers.update(rules.items(head))
-    supers.update(rules.unions().get(c, ()))
-    intersections = tuple((ic, tuple(members)) for ic, members in rules.intersections().get(c, ()))
+        supers.update(lists.items(head))
+    supers.update(lists.unions.get(c, ()))
+    intersections = tuple((ic, tuple(members)) for ic, members in lists.intersections.get(c, ()))
     filler_of = tuple((r, tuple(store.objects(r, v.on_property))) for r in store.subjects(v.some_values, c))
-    schema = c == v.klass or c in rules.property_classes or c in rules.meta_classes
     return ClassPlan(
         supers=tuple(supers),
         intersections=intersections,
         filler_of=filler_of,
         restriction_on=tuple(store.objects(c, v.on_property)),
-        schema=schema,
+        schema=c in schema_classes,
     )

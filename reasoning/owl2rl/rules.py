@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from reasoning.owl2rl.plans import EMPTY_PLAN, ClassPlan, PropertyPlan, class_plan, is_one, property_plan
+from reasoning.owl2rl.plans import EMPTY_PLAN, ClassPlan, Lists, PropertyPlan, class_plan, is_one, property_plan
 from reasoning.owl2rl.store import TripleStore
 from reasoning.owl2rl.vocab import Vocab
 
@@ -27,12 +27,13 @@ class Rules:
         self._unions: dict[int, list[int]] | None = None  # member -> union classes
         self.property_classes = {v.object_property, v.datatype_property, v.property}
         self.meta_classes = {v.functional, v.inverse_functional, v.symmetric, v.transitive}
+        self.schema_classes = {v.klass} | self.property_classes | self.meta_classes
         self.schema_predicates = {
             v.domain, v.range, v.spo, v.eqp, v.inverse_of, v.sco, v.eqc, v.intersection_of, v.union_of,
             v.on_property, v.some_values, v.all_values, v.has_value, v.max_cardinality, v.max_qualified,
             v.on_class, v.first, v.rest,
         }  # fmt: skip
-        self.prop_plans: dict[int, PropertyPlan | None] = {}
+        self.prop_plans: dict[int, PropertyPlan] = {}
         self.class_plans: dict[int, ClassPlan] = {}
 
     # ------------------------------------------------------------------ lists
@@ -123,7 +124,7 @@ class Rules:
         plan = self.prop_plans.get(p)
         if plan is None:
             plan = self.prop_plans[p] = property_plan(self.store, self.v, p)
-        if plan is None or plan is EMPTY_PLAN:
+        if plan is EMPTY_PLAN:
             return
         store, v = self.store, self.v
         add = store.add
@@ -197,7 +198,8 @@ class Rules:
         schema rules that start from a typing (scm-cls, scm-op, scm-dp and the property characteristics)."""
         plan = self.class_plans.get(c)
         if plan is None:
-            plan = self.class_plans[c] = class_plan(self, c)
+            lists = Lists(self.items, self.intersections(), self.unions())
+            plan = self.class_plans[c] = class_plan(self.store, self.v, c, lists, self.schema_classes)
         store, v = self.store, self.v
         add, typ = store.add, v.type
         x_types = store.objects(x, typ)
