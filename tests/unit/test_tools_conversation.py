@@ -128,3 +128,15 @@ def test_a_bound_agent_cannot_act_as_another(root: Path, summary: str) -> None:
         tools.call("lcm_expand", workspace=root, agent="other", agent_id=AGENT, summary_uid=summary)
     bound = tools.call("lcm_describe", workspace=root, agent=AGENT, summary_uid=summary)
     assert isinstance(bound, SummaryDescription) and bound.uid == summary
+
+
+def test_grep_tool_runs_catastrophic_patterns_in_linear_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 18: the tool (what the MCP server runs) hung on '(a+)+$' over 34 a's and a '!' with Python's re."""
+    monkeypatch.setenv("MABOS_EMBEDDER", "none")
+    with init_workspace(tmp_path / "ws") as ws:
+        ws.agents.add("a1")
+        ws.conversations.ingest("a1", "s1", [{"role": "user", "content": "a" * 34 + "!"}])
+    found = tools.call("lcm_grep", workspace=tmp_path / "ws", agent_id="a1", pattern="(a+)+$", mode="regex")
+    assert isinstance(found, GrepResult) and found.hits == [] and not found.truncated
+    with pytest.raises(InputError, match=r"^pattern: .*lookaround"):
+        tools.call("lcm_grep", workspace=tmp_path / "ws", agent_id="a1", pattern="a(?=!)", mode="regex")
