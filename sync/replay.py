@@ -4,7 +4,7 @@
 :class:`ReplayTarget` and acknowledges the batch in the source only after the target committed it. A
 crash between the two resends the batch on the next push, which is harmless because a target applies
 events idempotently (put / match by uid, deletes of what is gone are no-ops, older states never
-overwrite newer ones).
+overwrite newer ones: the embedded target compares each record's last applied outbox ``seq``).
 
 :class:`EmbeddedTarget` replays into a second embedded store: the offline proof of the replay semantics
 (and the model the TypeDB target follows). See ``docs/outbox-replay.md`` for what each aggregate carries.
@@ -353,6 +353,14 @@ HANDLERS: dict[str, Handler] = {
 }
 
 
+# The version guard: the source outbox position of the last event applied to each record (migration 9).
+_LAST_SEQ = "SELECT seq FROM replay_versions WHERE aggregate = ? AND record_uid = ?"
+_SET_SEQ = (
+    "INSERT INTO replay_versions(aggregate, record_uid, seq) VALUES (?, ?, ?) "
+    "ON CONFLICT(aggregate, record_uid) DO UPDATE SET seq = excluded.seq"
+)
+
+
 class UnknownAggregateError(ValueError):
     """An outbox event of an aggregate no replay handler knows (the batch is not applied)."""
 
@@ -363,6 +371,12 @@ class EmbeddedTarget:
     Each batch is one write transaction of the target store. An event that changed the target is also
     appended to the target's own outbox (same aggregate, op, uid and payload), so the target can replay
     onward; an event that changed nothing (a resend) leaves no trace.
+
+    Every record carries a version on the target: the source outbox position (``seq``) of the last event
+    applied to it (table ``replay_versions``). An event at or below it was applied already and is skipped, so a
+    resend never brings back an older state, even of two changes made at the same instant (the row guards
+    compare ``updated_at``, which cannot order those). The positions are those of one source's outbox: an
+    embedded target replays one source (it can replay onward from its own outbox).
 
     Writes go through the store's database handle rather than its ports: the ports mint uids, stamp the
     clock's time, check permissions and run capacity rules, while a replay must reproduce the source's
@@ -383,6 +397,11 @@ class EmbeddedTarget:
                 self._apply_one(conn, event)
 
     def _apply_one(self, conn: sqlite3.Connection, event: OutboxEvent) -> None:
+        key = (event.aggregate, event.record_uid)
+        last = conn.execute(_LAST_SEQ, key).fetchone()
+        if last is not None and event.seq <= int(last[0]):
+            return  # this event or a later one of the record is applied already: a resend
+        conn.execute(_SET_SEQ, (*key, event.seq))
         if HANDLERS[event.aggregate](conn, event):
             payload = event.payload
             if event.aggregate == "rule" and event.op == "upsert":  # pass the row's stamp on to the next hop

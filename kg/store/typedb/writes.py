@@ -7,7 +7,10 @@ defined with ``schema/typedb/base.tql``. Applying the queries again leaves the d
   ``update`` sets its single-valued attributes, one ``delete`` per attribute the record no longer has, and
   multi-valued attributes are replaced (delete all, insert the new list);
 * every query after the ``put`` carries the guard ``not { $x has updated-at $t; $t > <event time>; }``,
-  so an older state never overwrites a newer one (write-through and ``sync push`` may race);
+  so an older state never overwrites a newer one (write-through and ``sync push`` may race); two states of
+  the same instant are ordered by the record's version, the outbox position (``seq``) of the event that wrote
+  it (``record-version``): ``not { $x has updated-at <event time>, has record-version $v; $v > <seq>; }``, so
+  a resend of the earlier one never overwrites the later one;
 * relations and grants are inserted only when absent (``not { ... }``), deletes of what is gone match
   nothing;
 * a retracted fact stays retracted.
@@ -65,7 +68,7 @@ ATTRIBUTE_TYPES: dict[str, str] = {
          "progress-score"),
         "double",
     ),
-    **dict.fromkeys(("priority", "sequence-number"), "integer"),
+    **dict.fromkeys(("priority", "sequence-number", "record-version"), "integer"),
     **dict.fromkeys(("escalates", "is-enabled", "was-successful", "proposal-multi-valued"), "boolean"),
 }  # fmt: skip
 
@@ -117,16 +120,21 @@ def _has(attribute: str, value: Any) -> str:
     return f"has {encode_label(attribute)} {literal(attribute, value)}"
 
 
-def _guard(var: str, stamp: datetime | None) -> str:
-    """Skip the query when the stored record is newer than ``stamp``."""
+def _guard(var: str, stamp: datetime | None, version: int | None = None) -> str:
+    """Skip the query when the stored record is newer than ``stamp``, or as new with a later ``version``."""
     if stamp is None:
         return ""
-    return f" not {{ ${var} has updated-at $stamp; $stamp > {encode_datetime(stamp, 'updated-at')}; }};"
+    moment = encode_datetime(stamp, "updated-at")
+    newer = f" not {{ ${var} has updated-at $stamp; $stamp > {moment}; }};"
+    if version is None:
+        return newer
+    later = encode_integer(version, "record-version")
+    return newer + f" not {{ ${var} has updated-at {moment}, has record-version $version; $version > {later}; }};"
 
 
 def _match(write: EntityWrite, extra: str = "") -> str:
     head = f"match $x isa {encode_label(write.entity)}, {_has('uid', write.uid)}{extra};"
-    return head + _guard("x", write.stamp) + write.condition
+    return head + _guard("x", write.stamp, write.version) + write.condition
 
 
 @dataclass(frozen=True)
@@ -134,6 +142,8 @@ class EntityWrite:
     """One record's state: its entity type, uid, the time of the state and its attributes.
 
     ``condition`` is extra match text every query after the ``put`` carries (a fact: not retracted).
+    ``version`` orders states of the same ``stamp`` (the outbox ``seq`` of the event; stored as
+    ``record-version``); None for a write that does not come from the outbox.
     """
 
     entity: str
@@ -141,12 +151,15 @@ class EntityWrite:
     stamp: datetime | None
     attributes: Attributes
     condition: str = ""
+    version: int | None = None
 
 
 def entity_upsert(write: EntityWrite) -> list[str]:
     """Queries that create the record if absent and give it exactly ``write.attributes``."""
     queries = [f"put $x isa {encode_label(write.entity)}, {_has('uid', write.uid)};"]
     single = {k: v for k, v in write.attributes.items() if k not in MULTI_VALUED}
+    if write.version is not None:
+        single["record-version"] = write.version
     present = [_has(k, v) for k, v in single.items() if v is not None]
     if present:
         queries.append(f"{_match(write)}\nupdate $x {', '.join(present)};")
@@ -184,6 +197,11 @@ def _stamp(p: Mapping[str, Any], event: OutboxEvent) -> datetime:
     return parse_ts(raw) if isinstance(raw, str) else event.created_at
 
 
+def _version(event: OutboxEvent) -> int | None:
+    """The state's version: the event's outbox position (none for a direct write, which has position 0)."""
+    return event.seq if event.seq > 0 else None
+
+
 def _strings(values: Any) -> list[str]:
     return [str(v) for v in values or []]
 
@@ -205,7 +223,7 @@ def _agent(e: OutboxEvent) -> list[str]:
         "agent-department": p.get("department"),
         "commitment-strategy": p.get("commitment_strategy"),
     }
-    return entity_upsert(EntityWrite("agent", e.record_uid, _stamp(p, e), attributes))
+    return entity_upsert(EntityWrite("agent", e.record_uid, _stamp(p, e), attributes, version=_version(e)))
 
 
 def grant_uid(agent_id: str, scope: str) -> str:
@@ -252,7 +270,9 @@ def _bdi(e: OutboxEvent) -> list[str]:
     }
     if e.aggregate == NodeKind.PLAN_STEP.value:
         attributes["sequence-number"] = p.get("sequence")
-    return entity_upsert(EntityWrite(node_type(e.aggregate), e.record_uid, _stamp(p, e), attributes))
+    return entity_upsert(
+        EntityWrite(node_type(e.aggregate), e.record_uid, _stamp(p, e), attributes, version=_version(e))
+    )
 
 
 def _fact(e: OutboxEvent) -> list[str]:
@@ -277,7 +297,9 @@ def _fact(e: OutboxEvent) -> list[str]:
         "derived-from-order": _order(p.get("derived_from")),
     }
     # Every query after the put also skips a retracted fact (retraction is terminal in the source too).
-    return entity_upsert(EntityWrite("fact", e.record_uid, _stamp(p, e), attributes, condition=live))
+    return entity_upsert(
+        EntityWrite("fact", e.record_uid, _stamp(p, e), attributes, condition=live, version=_version(e))
+    )
 
 
 def _memory(e: OutboxEvent) -> list[str]:
@@ -302,9 +324,9 @@ def _memory(e: OutboxEvent) -> list[str]:
     # instance, so the old one goes (with its role links) and the new one is created.
     retype = (
         f"match $x isa memory-item, {_has('uid', e.record_uid)}; not {{ $x isa! {encode_label(entity)}; }};"
-        f"{_guard('x', _stamp(p, e))}\ndelete $x;"
+        f"{_guard('x', _stamp(p, e), _version(e))}\ndelete $x;"
     )
-    return [retype, *entity_upsert(EntityWrite(entity, e.record_uid, _stamp(p, e), attributes))]
+    return [retype, *entity_upsert(EntityWrite(entity, e.record_uid, _stamp(p, e), attributes, version=_version(e)))]
 
 
 def _relation(e: OutboxEvent) -> list[str]:
@@ -354,7 +376,7 @@ def _rule(e: OutboxEvent) -> list[str]:
         "rule-domain": p.get("domain"),
         "record-json": json.dumps({k: v for k, v in p.items() if k != "updated_at"}, sort_keys=True),
     }
-    return entity_upsert(EntityWrite("rule", e.record_uid, _stamp(p, e), attributes))
+    return entity_upsert(EntityWrite("rule", e.record_uid, _stamp(p, e), attributes, version=_version(e)))
 
 
 def _case(e: OutboxEvent) -> list[str]:
@@ -377,7 +399,7 @@ def _case(e: OutboxEvent) -> list[str]:
         "record-json": json.dumps(p, sort_keys=True),
     }
     created = parse_ts(p["created_at"])  # a case never changes: its state's time is its creation
-    return entity_upsert(EntityWrite("case", e.record_uid, created, attributes))
+    return entity_upsert(EntityWrite("case", e.record_uid, created, attributes, version=_version(e)))
 
 
 def _proposal(e: OutboxEvent) -> list[str]:
@@ -402,7 +424,7 @@ def _proposal(e: OutboxEvent) -> list[str]:
         "proposal-status": p.get("status"),
         "record-json": json.dumps(p, sort_keys=True),
     }
-    return entity_upsert(EntityWrite("ontology-proposal", e.record_uid, _stamp(p, e), attributes))
+    return entity_upsert(EntityWrite("ontology-proposal", e.record_uid, _stamp(p, e), attributes, version=_version(e)))
 
 
 def _local_only(e: OutboxEvent) -> list[str]:
