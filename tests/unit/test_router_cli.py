@@ -1,0 +1,72 @@
+"""``mabos reason run --inputs FILE`` (keyed or the method's own object) and ``mabos reason methods --json``,
+in-process through click on a real workspace."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cli.main import cli
+from kg.workspace import Workspace
+
+SPRINKLER = {"nodes": {
+    "Cloudy": {"parents": [], "cpt": {"": 0.5}},
+    "Sprinkler": {"parents": ["Cloudy"], "cpt": {"T": 0.1, "F": 0.5}},
+    "Rain": {"parents": ["Cloudy"], "cpt": {"T": 0.8, "F": 0.2}},
+    "WetGrass": {"parents": ["Sprinkler", "Rain"], "cpt": {"T,T": 0.99, "T,F": 0.9, "F,T": 0.9, "F,F": 0.0}},
+}}  # fmt: skip
+
+
+def mabos(ws: Workspace, *args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, ["--workspace", str(ws.path), *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_reason_run_takes_the_methods_own_object_or_keyed_inputs(tool_ws: Workspace, tmp_path: Path) -> None:
+    query = {"network": SPRINKLER, "evidence": {"WetGrass": True}, "query": "Rain"}
+    own, keyed = tmp_path / "own.json", tmp_path / "keyed.yaml"
+    own.write_text(json.dumps(query), encoding="utf-8")
+    keyed.write_text(json.dumps({"bayesian": query}), encoding="utf-8")  # JSON is YAML
+    for path in (own, keyed):
+        code, out, err = mabos(tool_ws, "reason", "run", "--agent", "a", "--method", "bayesian", "--inputs",
+                               str(path), "--json")  # fmt: skip
+        assert code == 0, err
+        result = json.loads(out)["results"][0]
+        assert result["kind"] == "computed" and result["value"]["probability"] == pytest.approx(0.7079, abs=5e-5)
+
+
+def test_reason_run_refuses_bad_inputs_in_one_line(tool_ws: Workspace, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"network": {"nodes": {"R": {"parents": [], "cpt": {}}}}, "query": "R"}), "utf-8")
+    code, _, err = mabos(tool_ws, "reason", "run", "--agent", "a", "--method", "bayesian", "--inputs", str(bad))
+    assert code == 1 and err.startswith("error: inputs.bayesian.network.nodes.R.cpt: ") and err.count("\n") == 1
+    code, _, err = mabos(tool_ws, "reason", "run", "--agent", "a")
+    assert code == 1 and "give --method ID" in err
+
+
+def test_reason_run_auto_and_multi(tool_ws: Workspace) -> None:
+    code, out, err = mabos(tool_ws, "reason", "--agent", "a", "--domain", "social", "--json", "Who wins the vote?")
+    assert code == 0, err
+    auto = json.loads(out)
+    assert auto["mode"] == "auto" and auto["methods"] == ["game-theory"] and auto["tie_break"].startswith("5 methods")
+    code, out, err = mabos(tool_ws, "reason", "--agent", "a", "--methods", "bayesian,causal", "--json")
+    assert code == 0, err
+    assert json.loads(out)["fusion"]["pending"] == ["bayesian", "causal"]
+
+
+def test_reason_methods_lists_every_method_with_its_engine(tool_ws: Workspace) -> None:
+    code, out, err = mabos(tool_ws, "reason", "methods", "--json")
+    assert code == 0, err
+    rows = json.loads(out)
+    assert len(rows) == 48 and set(rows[0]) == {"id", "category", "engine", "name", "description", "profile"}
+    assert Counter(r["category"] for r in rows)["extension"] == 16
+    seed = [r for r in rows if r["category"] != "extension"]
+    assert {r["engine"] for r in seed} <= {"builtin", "graph"}  # 32 of 32 compute
+    assert {r["engine"] for r in rows if r["category"] == "extension"} == {"prompt"}
+    code, out, _ = mabos(tool_ws, "reason", "methods", "--category", "causal", "--json")
+    assert [r["id"] for r in json.loads(out)] == ["causal", "counterfactual", "interventional", "root-cause",
+                                                  "systems-thinking"]  # fmt: skip
