@@ -18,80 +18,40 @@ inheritance: a class with several superclasses keeps the one with the most ances
 gets copies of the ``owns``/``plays`` of the others. Every such decision is reported as a :class:`Note`.
 
 The output is byte-identical for the same graph, whatever the order of its triples or files: everything is
-sorted by identifier, and the header carries no timestamp.
-"""
+sorted by identifier, and the header carries no timestamp."""
 
 from __future__ import annotations
 
-import json
-import re
-import unicodedata
-import warnings
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal, TypeVar
 
-from rdflib import OWL, RDF, RDFS, XSD, BNode, Dataset, Graph, Namespace, URIRef
+from rdflib import OWL, RDF, RDFS, XSD, BNode, Graph, URIRef
 from rdflib.collection import Collection
 from rdflib.term import Node
 
 from kg.errors import InputError
 from kg.models import Model
 from kg.models.typeql import AVOIDED_WORDS, IDENTIFIER_RE, RESERVED_WORDS
-
-CORE_NS = "https://w3id.org/mabos/core#"
-BUSINESS_NS = "https://w3id.org/mabos/business#"
-MABOS = Namespace(CORE_NS)
-
-#: Parsers by file extension (:func:`load_graph`).
-FORMATS: dict[str, str] = {".jsonld": "json-ld", ".json": "json-ld", ".ttl": "turtle", ".nt": "nt",
-                           ".owl": "xml", ".rdf": "xml", ".trig": "trig", ".nq": "nquads"}  # fmt: skip
-
-
-_INTEGERS = ("integer", "int", "long", "short", "byte", "nonNegativeInteger", "positiveInteger", "negativeInteger",
-             "nonPositiveInteger", "unsignedLong", "unsignedInt", "unsignedShort", "unsignedByte")  # fmt: skip
-_STRINGS = ("string", "anyURI", "normalizedString", "token", "language", "Name", "NCName", "NMTOKEN")
-#: XSD (and RDF literal) datatypes -> TypeQL 3 value types. Any other range gives ``string`` and a note.
-VALUE_TYPES: dict[str, str] = {
-    **{str(XSD[name]): "integer" for name in _INTEGERS},
-    **{str(XSD[name]): "string" for name in _STRINGS},
-    str(XSD.boolean): "boolean", str(XSD.decimal): "decimal", str(XSD.double): "double", str(XSD["float"]): "double",
-    str(XSD.date): "date", str(XSD.dateTime): "datetime", str(XSD.dateTimeStamp): "datetime-tz",
-    str(XSD.duration): "duration", str(RDFS.Literal): "string", str(RDF.langString): "string",
-    str(RDF.PlainLiteral): "string",
-}  # fmt: skip
-
-TypeKind = Literal["entity", "relation", "attribute"]
-NoteKind = Literal["inheritance", "renamed", "reference", "skipped"]
-_NoteFn = Callable[[NoteKind, Node, str], None]
-_T = TypeVar("_T")
-
-_KIND_MARKS: tuple[tuple[TypeKind, frozenset[Node]], ...] = (
-    ("entity", frozenset({OWL.Class, RDFS.Class})),
-    ("relation", frozenset({OWL.ObjectProperty})),
-    ("attribute", frozenset({OWL.DatatypeProperty})),
+from kg.ontology.graphs import FORMATS, load_graph, ontology_files
+from kg.ontology.typeql_render import _flatten, _Mapping, _namespace_prefix, _render, _resolve_inheritance
+from kg.ontology.typeql_terms import (
+    _BUILTIN,
+    _KIND_MARKS,
+    BUSINESS_NS,
+    CORE_NS,
+    MABOS,
+    VALUE_TYPES,
+    Note,
+    NoteKind,
+    TypeKind,
+    _assign_identifiers,
+    _short,
+    _split_iri,
+    _Term,
+    _usable,
+    kebab_case,
 )
-_KIND_RANK: dict[str, int] = {"entity": 0, "relation": 1, "attribute": 2}
-_BUILTIN = (str(RDF), str(RDFS), str(OWL), str(XSD))
-_SHORT = {str(RDF): "rdf:", str(RDFS): "rdfs:", str(OWL): "owl:", str(XSD): "xsd:", CORE_NS: "mabos:"}
-
-
-class Note(Model):
-    """One decision the converter took that a reader of the schema should know about.
-
-    ``kind`` is ``inheritance`` (multiple inheritance flattened, a subclass cycle broken), ``renamed`` (the
-    identifier is not the plain kebab-cased local name), ``reference`` (a domain, range or superclass that is
-    not a loaded class or a supported datatype) or ``skipped`` (a node or axiom left out of the schema).
-    """
-
-    kind: NoteKind
-    iri: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.kind}: {self.iri}: {self.message}"
 
 
 class TypeQLSchema(Model):
@@ -118,162 +78,6 @@ class TypeQLSchema(Model):
     counts: dict[str, int]
 
 
-# ---------------------------------------------------------------------------------------------- loading
-
-
-def ontology_files(directory: Path) -> list[Path]:
-    """The active set: ``directory/*.jsonld``, sorted by name (``templates/`` and ``proposals/`` are not in it).
-
-    Raises:
-        InputError: ``directory`` does not exist.
-    """
-    if not directory.is_dir():
-        raise InputError("ontology", f"{directory}: no such directory")
-    return sorted(path for path in directory.glob("*.jsonld") if path.is_file())
-
-
-def load_graph(paths: Sequence[Path]) -> Graph:
-    """Parse the files (by extension, :data:`FORMATS`) and merge them into one graph.
-
-    Every named graph of a file is merged too: a JSON-LD document whose top level has both ``@id`` and
-    ``@graph`` (the mabos ontology layout) puts its nodes in a named graph, which a plain ``Graph.parse``
-    would drop. Prefixes the files declare are bound on the result (the first declaration wins).
-
-    Raises:
-        InputError: a file is missing, has an unknown extension, uses a remote JSON-LD ``@context`` or does
-            not parse; the message names the file.
-    """
-    merged = Graph(bind_namespaces="core")
-    for path in paths:
-        dataset = _parse(path)
-        for subject, predicate, obj, _ in dataset.quads((None, None, None, None)):
-            merged.add((subject, predicate, obj))
-        bound = {prefix for prefix, _ in merged.namespaces()}
-        for prefix, namespace in dataset.namespaces():
-            if prefix and prefix not in bound:
-                merged.bind(prefix, namespace)
-    return merged
-
-
-def _parse(path: Path) -> Dataset:
-    fmt = FORMATS.get(path.suffix.lower())
-    if fmt is None:
-        raise InputError("ontology", f"{path}: unknown ontology format (use {', '.join(sorted(FORMATS))})")
-    if not path.is_file():
-        raise InputError("ontology", f"{path}: no such file")
-    try:
-        text = path.read_text(encoding="utf-8")
-        if fmt == "json-ld":
-            _refuse_remote_context(path, json.loads(text))
-        dataset = Dataset()
-        with warnings.catch_warnings():  # rdflib's JSON-LD parser goes through deprecated ConjunctiveGraph APIs
-            warnings.simplefilter("ignore", DeprecationWarning)
-            dataset.parse(data=text, format=fmt, publicID=path.resolve().as_uri())
-    except InputError:
-        raise
-    except Exception as exc:  # rdflib's parsers raise many unrelated types: one clear line instead
-        reason = " ".join(str(exc).split())[:300] or type(exc).__name__
-        raise InputError("ontology", f"{path}: does not parse as {fmt}: {reason}") from exc
-    return dataset
-
-
-def _refuse_remote_context(path: Path, data: Any) -> None:
-    """rdflib would fetch a remote ``@context`` over the network: ontologies keep theirs inline."""
-    for item in data if isinstance(data, list) else [data]:
-        context = item.get("@context") if isinstance(item, dict) else None
-        for entry in context if isinstance(context, list) else [context]:
-            if isinstance(entry, str):
-                raise InputError("ontology", f"{path}: remote @context {entry!r} is not supported: put it inline")
-
-
-# ------------------------------------------------------------------------------------------ identifiers
-
-
-def kebab_case(name: str) -> str:
-    """``DropshipFulfillment`` -> ``dropship-fulfillment``, ``hasURL`` -> ``has-url``, ``order_id`` -> ``order-id``.
-
-    Accents are stripped and any other non-alphanumeric run becomes one ``-``; the result may be empty or
-    start with a digit (:func:`to_typeql` then prefixes it).
-    """
-    text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
-    text = re.sub(r"([a-z])([A-Z])", r"\1-\2", text)
-    text = re.sub(r"([A-Z0-9])([A-Z][a-z])", r"\1-\2", text)
-    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()
-
-
-def _usable(name: str) -> bool:
-    return bool(IDENTIFIER_RE.match(name)) and name not in AVOIDED_WORDS
-
-
-def _split_iri(iri: str) -> tuple[str, str]:
-    """(namespace, local name): the local name follows the last ``#``, else the last ``/``, else ``:``."""
-    for separator in "#/:":
-        if separator in iri:
-            namespace, local = iri.rsplit(separator, 1)
-            return namespace + separator, local
-    return "", iri
-
-
-def _namespace_rank(iri: str) -> int:
-    return 0 if iri.startswith(CORE_NS) else 1 if iri.startswith(BUSINESS_NS) else 2
-
-
-def _short(node: Node) -> str:
-    text = str(node)
-    for namespace, prefix in _SHORT.items():
-        if text.startswith(namespace):
-            return prefix + text[len(namespace) :]
-    return text
-
-
-@dataclass(frozen=True)
-class _Term:
-    iri: URIRef
-    kind: TypeKind
-    base: str  # the kebab-cased local name (or label): the identifier it would like
-    prefix: str  # its domain prefix, used to rename it
-
-    @property
-    def claim(self) -> tuple[int, int, str]:
-        """Who keeps a contested name: entities, then relations, then attributes; core, business, others."""
-        return _KIND_RANK[self.kind], _namespace_rank(str(self.iri)), str(self.iri)
-
-
-def _assign_identifiers(terms: Iterable[_Term], note: _NoteFn) -> dict[URIRef, str]:
-    """Bare names first (one winner per name), then ``<prefix>-<name>``, then ``-2``, ``-3`` ... for the rest."""
-    claims: dict[str, list[_Term]] = defaultdict(list)
-    for term in sorted(terms, key=lambda t: t.claim):
-        claims[term.base].append(term)
-    ids: dict[URIRef, str] = {}
-    losers: list[tuple[_Term, _Term | None]] = []
-    for base, claimants in claims.items():
-        winner = claimants[0] if _usable(base) else None
-        if winner is not None:
-            ids[winner.iri] = base
-        losers += [(term, winner) for term in claimants if term is not winner]
-    used = set(ids.values())
-    for term, winner in sorted(losers, key=lambda pair: pair[0].claim):
-        stem = f"{term.prefix}-{term.base}" if term.base else term.prefix
-        name = next(
-            c for c in (stem, *(f"{stem}-{n}" for n in range(2, len(used) + 3))) if _usable(c) and c not in used
-        )
-        used.add(name)
-        ids[term.iri] = name
-        if winner is not None:
-            reason = f"{term.base} is taken by {winner.iri}"
-        elif not term.base:
-            reason = "the IRI has no usable local name or label"
-        elif term.base in AVOIDED_WORDS:
-            reason = f"{term.base} is a TypeQL keyword or built-in name"
-        else:
-            reason = f"{term.base} does not start with a letter"
-        note("renamed", term.iri, f"identifier {name}: {reason}")
-    return ids
-
-
-# --------------------------------------------------------------------------------------------- conversion
-
-
 def ontology_schema(ontology_dir: Path) -> str:
     """The TypeQL ``define`` query of the active ontology set in ``ontology_dir`` ('' when it is empty)."""
     files = ontology_files(ontology_dir) if ontology_dir.is_dir() else []
@@ -292,21 +96,6 @@ def to_typeql(graph: Graph, *, sources: Sequence[str | Path] = ()) -> TypeQLSche
         InputError: the graph has no class and no property to convert (a ``define`` needs a definition).
     """
     return _Converter(graph).run([Path(s).as_posix() if isinstance(s, Path) else s for s in sources])
-
-
-@dataclass
-class _Mapping:
-    """Everything :func:`_render` needs, keyed by IRI."""
-
-    terms: list[_Term]
-    ids: dict[URIRef, str]
-    sub: dict[URIRef, URIRef]
-    owns: dict[URIRef, set[URIRef]]
-    plays: dict[URIRef, set[tuple[URIRef, str]]]
-    roles: dict[URIRef, tuple[str, str]]
-    value_types: dict[URIRef, str]
-    multi_valued: set[URIRef]
-    multiple_inheritance: int
 
 
 class _Converter:
@@ -512,134 +301,6 @@ class _Converter:
             "renamed": sum(n.kind == "renamed" for n in notes),
             "multiple_inheritance": mapping.multiple_inheritance,
         }
-
-
-def _namespace_prefix(namespace: str) -> str:
-    """The last path segment of a namespace without a declared ``mabos:prefix``: ``.../ecommerce#`` -> ``ecommerce``."""
-    segments = [kebab_case(s) for s in re.split(r"[#/:]", namespace)]
-    last = next((s for s in reversed(segments) if s), "")
-    return last if last[:1].isalpha() else f"ns-{last}".rstrip("-")
-
-
-# ---------------------------------------------------------------------------------------------- inheritance
-
-
-def _chain(start: URIRef | None, sub: dict[URIRef, URIRef]) -> list[URIRef]:
-    """``start`` and its ancestors along the chosen ``sub`` edges (which never form a cycle)."""
-    chain = []
-    while start is not None:
-        chain.append(start)
-        start = sub.get(start)
-    return chain
-
-
-def _ancestors(cls: URIRef, parents: dict[URIRef, list[URIRef]]) -> set[URIRef]:
-    """Every class reachable by ``rdfs:subClassOf`` (``cls`` itself only when it lies on a cycle)."""
-    seen: set[URIRef] = set()
-    todo = list(parents[cls])
-    while todo:
-        current = todo.pop()
-        if current not in seen:
-            seen.add(current)
-            todo += parents[current]
-    return seen
-
-
-def _resolve_inheritance(
-    parents: dict[URIRef, list[URIRef]], ids: dict[URIRef, str], note: _NoteFn
-) -> tuple[dict[URIRef, URIRef], dict[URIRef, list[URIRef]], int]:
-    """Pick one ``sub`` per class: (the ``sub`` map, per class the OWL ancestors its chain misses, how many
-    classes with several superclasses had to be flattened).
-
-    The kept superclass is the one with the most ancestors (the most specific), ties broken by the smaller
-    identifier; a superclass that would close a cycle is passed over. Classes are settled in identifier order.
-    """
-    ancestors = {cls: _ancestors(cls, parents) for cls in parents}
-    sub: dict[URIRef, URIRef] = {}
-    for cls in sorted(parents, key=ids.__getitem__):
-        ranked = sorted(parents[cls], key=lambda p: (-len(ancestors[p] - {p}), ids[p]))
-        for parent in ranked:
-            if cls in _chain(parent, sub):
-                note("inheritance", cls, f"sub {ids[parent]} would close a subClassOf cycle: left out")
-            elif cls not in sub:
-                sub[cls] = parent
-    lost = {cls: ancestors[cls] - set(_chain(cls, sub)) for cls in parents}
-    flattened = 0
-    for cls, supers in parents.items():
-        # an ancestor the parent's own chain lost is reported (and copied onto) the parent already
-        own = sorted(lost[cls].difference(*(lost[a] for a in _chain(sub.get(cls), sub))), key=ids.__getitem__)
-        names = ", ".join(ids[c] for c in own)
-        if own and len(supers) > 1:
-            flattened += 1
-            chosen = f"sub {ids[sub[cls]]}" if cls in sub else "no sub"
-            message = f"superclasses {', '.join(ids[p] for p in supers)}: {chosen}; copies the owns and plays of"
-            note("inheritance", cls, f"{message} {names} (its instances do not match isa {names})")
-        elif own:
-            note("inheritance", cls, f"copies the owns and plays of {names} (a subClassOf cycle)")
-    return sub, {cls: sorted(found, key=ids.__getitem__) for cls, found in lost.items() if found}, flattened
-
-
-def _flatten(
-    direct: dict[URIRef, set[_T]], classes: set[URIRef], sub: dict[URIRef, URIRef], missing: dict[URIRef, list[URIRef]]
-) -> dict[URIRef, set[_T]]:
-    """Per class, its own capabilities plus those of the ancestors its ``sub`` chain misses, minus inherited ones."""
-    effective = {c: direct.get(c, set()).union(*(direct.get(m, set()) for m in missing.get(c, []))) for c in classes}
-    return {c: effective[c].difference(*(effective[a] for a in _chain(sub.get(c), sub))) for c in classes}
-
-
-# ---------------------------------------------------------------------------------------------- rendering
-
-
-def _render(
-    mapping: _Mapping, notes: list[Note], counts: dict[str, int], sources: list[str], ontologies: list[str]
-) -> str:
-    lines = [
-        "# TypeQL 3 schema generated from the mabos JSON-LD ontologies by `mabos ontology to-typeql`.",
-        "# Do not edit: change the ontologies and regenerate. Mapping rules: docs/ontology-typeql.md",
-    ]
-    for title, items in (("Sources", sources), ("Ontologies", ontologies)):
-        lines += [f"# {title}:", *(f"#   {item}" for item in items)] if items else []
-    lines.append(
-        f"# Types: {counts['entities']} entity, {counts['relations']} relation, {counts['attributes']} attribute."
-        f" Not mapped: {counts['business_rules']} business rule(s), {counts['annotations']} annotation property(ies),"
-        f" {counts['skipped']} other node(s)."
-    )
-    if notes:
-        lines += ["# Notes:", *(f"#   {note}" for note in notes)]
-    lines += ["", "define", ""]
-    ids = mapping.ids
-    for kind, title in (
-        ("attribute", "owl:DatatypeProperty"),
-        ("entity", "owl:Class"),
-        ("relation", "owl:ObjectProperty"),
-    ):
-        members = sorted((t for t in mapping.terms if t.kind == kind), key=lambda t: ids[t.iri])
-        if members:
-            lines.append(f"# {kind} types ({title})")
-        for term in members:
-            lines += [f"  # {term.iri}", *_statement(term, mapping), ""]
-    return "\n".join(lines).rstrip("\n") + "\n"
-
-
-def _statement(term: _Term, mapping: _Mapping) -> list[str]:
-    ids, iri = mapping.ids, term.iri
-    head = f"{term.kind} {ids[iri]}"
-    capabilities: list[str] = []
-    if term.kind == "attribute":
-        return [f"  {head}, value {mapping.value_types[iri]};"]
-    if term.kind == "relation":
-        capabilities = [f"relates {role}" for role in mapping.roles[iri]]
-    else:
-        if iri in mapping.sub:
-            head += f" sub {ids[mapping.sub[iri]]}"
-        for attribute in sorted(mapping.owns[iri], key=ids.__getitem__):
-            capabilities.append(f"owns {ids[attribute]}" + (" @card(0..)" if attribute in mapping.multi_valued else ""))
-        capabilities += [
-            f"plays {ids[r]}:{role}" for r, role in sorted(mapping.plays[iri], key=lambda p: (ids[p[0]], p[1]))
-        ]
-    if not capabilities:
-        return [f"  {head};"]
-    return [f"  {head},", *(f"    {c}," for c in capabilities[:-1]), f"    {capabilities[-1]};"]
 
 
 __all__ = [
