@@ -330,6 +330,19 @@ def test_argumentation_inputs_are_checked_with_the_field_path() -> None:
         extensions({"arguments": ["a"], "semantics": "ideal"})
 
 
+def test_argumentation_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    many = [f"y{i}" for i in range(61)]
+    with pytest.raises(InputError, match=r"^inputs\.argumentation\.arguments: stable semantics enumerates"):
+        extensions({"arguments": many, "semantics": "stable"})
+    assert extensions({"arguments": many, "semantics": "grounded"})[0]["extensions"] == [sorted(many)]  # no limit
+    # three mutual-attack pairs: 27 complete labellings, 8 stable ones (2^3)
+    pairs = {"arguments": list("abcdef"), "attacks": [list(p) for p in ("ab", "ba", "cd", "dc", "ef", "fe")]}
+    assert len(extensions({**pairs, "semantics": "stable"})[0]["extensions"]) == 8
+    monkeypatch.setattr("reasoning.router.methods.argumentation.MAX_LABELLINGS", 10)
+    with pytest.raises(InputError, match=r"^inputs\.argumentation: more than 10 complete labellings"):
+        extensions({**pairs, "semantics": "preferred"})
+
+
 def _subsets(items: list[str]) -> Iterator[frozenset[str]]:
     return (frozenset(c) for c in chain.from_iterable(combinations(items, n) for n in range(len(items) + 1)))
 

@@ -7,13 +7,14 @@ Inputs (``inputs.argumentation``)::
 
 - grounded: the least fixpoint of the characteristic function F(S) = {a | S defends a}, iterated
   from the empty set (polynomial; any size up to the input limits).
-- preferred and stable: every complete labelling is found by a constraint solver
-  (python-constraint2) over the labels in / out / undec (Caminada 2006): an argument is ``in`` iff
-  all its attackers are ``out``, ``out`` iff some attacker is ``in``, ``undec`` otherwise. The
-  ``in`` sets of the complete labellings are the complete extensions; the preferred ones are the
-  ⊆-maximal among them, the stable ones those with no ``undec`` argument. The number of complete
-  labellings can grow as 3^(n/3): at most :data:`MAX_ARGUMENTS` arguments and
-  :data:`MAX_LABELLINGS` labellings are enumerated, beyond which the input is refused.
+- preferred and stable: labellings found by a constraint solver (python-constraint2) over the labels
+  in / out / undec (Caminada 2006): an argument is ``in`` iff all its attackers are ``out``, ``out``
+  iff some attacker is ``in``, ``undec`` otherwise. The ``in`` sets of these complete labellings are
+  the complete extensions; the preferred ones are the ⊆-maximal among them. Stable labellings are the
+  complete ones without ``undec``, so for stable semantics the solver only offers in / out. The
+  grounded extension is part of every complete one, so its arguments are fixed ``in`` (and those they
+  attack ``out``) before the search. Labellings can number 3^(n/2): at most :data:`MAX_ARGUMENTS`
+  arguments and :data:`MAX_LABELLINGS` labellings are enumerated, beyond which the input is refused.
 
 ``value.extensions`` is a list of sorted lists (sorted among themselves too).
 """
@@ -33,7 +34,7 @@ from reasoning.router.methods.fields import input_error, parse_inputs
 METHOD = "argumentation"
 MAX_ARGUMENTS = 60
 MAX_ATTACKS = 2_000
-MAX_LABELLINGS = 20_000
+MAX_LABELLINGS = 10_000  # about 1.5 s of enumeration
 
 _Name = Annotated[str, Field(min_length=1, max_length=256)]
 Semantics = Literal["grounded", "preferred", "stable"]
@@ -93,17 +94,28 @@ def _rule(attackers: list[str]) -> Callable[..., bool]:
     return labelled
 
 
-def complete_labellings(arguments: list[str], attacks: list[list[str]]) -> list[dict[str, str]]:
-    """Every complete labelling (``in``/``out``/``undec`` per argument).
+def labellings(
+    arguments: list[str], attacks: list[list[str]], *, stable: bool = False, ground: set[str] | None = None
+) -> list[dict[str, str]]:
+    """Every complete labelling (``in``/``out``/``undec`` per argument), or with ``stable`` every stable one
+    (labels ``in``/``out`` only). ``ground`` (the grounded extension) fixes what every complete labelling
+    shares: its members are ``in`` and the arguments they attack ``out``.
 
     Raises:
         InputError: more than :data:`MAX_LABELLINGS` labellings.
     """
     attackers = attackers_of(arguments, attacks)
+    beaten = {y for x, y in attacks if x in (ground or set())}
     problem = Problem(BacktrackingSolver())
     names = {a: f"v{i}" for i, a in enumerate(arguments)}  # the solver's variables: plain, hashable, ordered
     for a in arguments:
-        problem.addVariable(names[a], ["in", "out", "undec"])
+        if ground is not None and a in ground:
+            domain = ["in"]
+        elif a in beaten:
+            domain = ["out"]
+        else:
+            domain = ["in", "out"] if stable else ["in", "out", "undec"]
+        problem.addVariable(names[a], domain)
     for a in arguments:
         others = sorted(attackers[a], key=arguments.index)
         if others:
@@ -114,18 +126,23 @@ def complete_labellings(arguments: list[str], attacks: list[list[str]]) -> list[
     for solution in problem.getSolutionIter():
         found.append({a: solution[names[a]] for a in arguments})
         if len(found) > MAX_LABELLINGS:
-            raise InputError(f"inputs.{METHOD}", f"more than {MAX_LABELLINGS} complete labellings: too large to "
+            kind = "stable" if stable else "complete"
+            raise InputError(f"inputs.{METHOD}", f"more than {MAX_LABELLINGS} {kind} labellings: too large to "
                              "enumerate; ask for the grounded extension instead")  # fmt: skip
     return found
 
 
-def preferred_and_stable(arguments: list[str], attacks: list[list[str]]) -> tuple[list[set[str]], list[set[str]], int]:
-    """The preferred and stable extensions and the number of complete ones."""
-    labellings = complete_labellings(arguments, attacks)
-    complete = {frozenset(a for a, lab in lab_.items() if lab == "in") for lab_ in labellings}
-    preferred = [set(s) for s in complete if not any(s < other for other in complete)]
-    stable = [{a for a, lab in lab_.items() if lab == "in"} for lab_ in labellings if "undec" not in lab_.values()]
-    return preferred, stable, len(complete)
+def preferred(arguments: list[str], attacks: list[list[str]], ground: set[str]) -> tuple[list[set[str]], int]:
+    """The preferred extensions (⊆-maximal complete ones) and the number of complete extensions."""
+    complete = {frozenset(a for a, lab in lab_.items() if lab == "in") for lab_ in labellings(
+        arguments, attacks, ground=ground)}  # fmt: skip
+    return [set(s) for s in complete if not any(s < other for other in complete)], len(complete)
+
+
+def stable_extensions(arguments: list[str], attacks: list[list[str]], ground: set[str]) -> list[set[str]]:
+    """The stable extensions: labellings with no ``undec`` argument."""
+    return [{a for a, lab in lab_.items() if lab == "in"} for lab_ in labellings(
+        arguments, attacks, stable=True, ground=ground)]  # fmt: skip
 
 
 def _sorted(sets: list[set[str]]) -> list[list[str]]:
@@ -148,10 +165,13 @@ def extensions(data: Any) -> tuple[dict[str, Any], list[str]]:
         if len(f.arguments) > MAX_ARGUMENTS:
             raise input_error(METHOD, ["arguments"], f"{f.semantics} semantics enumerates labellings: at most "
                               f"{MAX_ARGUMENTS} arguments, got {len(f.arguments)}")  # fmt: skip
-        preferred, stable, complete = preferred_and_stable(f.arguments, f.attacks)
-        found = preferred if f.semantics == "preferred" else stable
-        trace.append(f"{complete} complete extension(s) from the labelling constraints; "
-                     f"{len(preferred)} preferred (⊆-maximal), {len(stable)} stable (no undec)")  # fmt: skip
+        if f.semantics == "preferred":
+            found, complete = preferred(f.arguments, f.attacks, ground)
+            trace.append(f"{complete} complete extension(s) from the labelling constraints (grounded part fixed); "
+                         f"{len(found)} ⊆-maximal: preferred")  # fmt: skip
+        else:
+            found = stable_extensions(f.arguments, f.attacks, ground)
+            trace.append(f"{len(found)} labelling(s) with every argument in or out: stable")
     exts = _sorted(found)
     credulous = sorted(set().union(*found)) if found else []
     sceptical = sorted(set.intersection(*found)) if found else []
@@ -169,4 +189,13 @@ def conclusion(value: dict[str, Any]) -> str:
     return f"{len(exts)} {value['semantics']} extension(s): {shown}{more}"
 
 
-__all__ = ["METHOD", "Framework", "complete_labellings", "conclusion", "extensions", "grounded", "preferred_and_stable"]
+__all__ = [
+    "METHOD",
+    "Framework",
+    "conclusion",
+    "extensions",
+    "grounded",
+    "labellings",
+    "preferred",
+    "stable_extensions",
+]
