@@ -22,7 +22,8 @@ from pydantic_core import to_jsonable_python
 from cli.tools.registry import ToolContext, run
 from kg.errors import InputError, ScopeError
 from kg.models import AGENT_ID_RE
-from kg.workspace import DB_FILE, STATE_DIR, Workspace
+from kg.workspace import DB_FILE, STATE_DIR, Workspace, open_workspace
+from sync.write_through import WriteThrough, attach
 
 T = TypeVar("T")
 
@@ -47,13 +48,21 @@ class Console:
     _cache: OrderedDict[tuple[Any, ...], Any] = field(default_factory=OrderedDict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _kept: dict[str, Any] = field(default_factory=dict, repr=False)
+    _opened: Workspace | None = field(default=None, repr=False)
+    _writer: WriteThrough | None = field(default=None, repr=False)
 
     @property
     def tools(self) -> ToolContext:
         """A tool context on the workspace; it acts for no fixed agent, so every call names its agent, and it is
-        not the operator's (MCP-like): operator-only views are refused."""
+        not the operator's (MCP-like): operator-only views are refused.
+
+        A workspace the console opens itself gets write-through as a CLI command's does (with TypeDB configured,
+        an approval is pushed right after its commit; otherwise it waits in the outbox)."""
         if self._tools is None:
-            self._tools = ToolContext(path=self.path, workspace_obj=self.workspace, operator=False)
+            if self.workspace is None:
+                self._opened = open_workspace(self.path)
+                self._writer = attach(self._opened)
+            self._tools = ToolContext(path=self.path, workspace_obj=self.workspace or self._opened, operator=False)
         return self._tools
 
     @property
@@ -124,9 +133,13 @@ class Console:
     def close(self) -> None:
         """Close the workspace."""
         self._kept.clear()
-        if self._tools is not None:
-            self._tools.close()
-            self._tools = None
+        self._tools = None
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+        if self._opened is not None:
+            self._opened.close()
+            self._opened = None
 
 
 def plain(value: Any) -> Any:
