@@ -152,6 +152,8 @@ def equilibria(data: Any) -> tuple[dict[str, Any], list[str], list[str]]:
     expected: list[list[float]] = []
     for raw_s, raw_t in [(np.eye(len(acts1))[i], np.eye(len(acts2))[j]) for i, j in pure] + found:
         s, t = np.clip(np.asarray(raw_s, dtype=float), 0, None), np.clip(np.asarray(raw_t, dtype=float), 0, None)
+        if not (np.isfinite(s).all() and np.isfinite(t).all() and s.sum() > 0 and t.sum() > 0):
+            continue  # a numerically broken candidate from the solver is never reported
         s, t = s / s.sum(), t / t.sum()
         key = tuple(np.round(np.concatenate([s, t]), 9))
         if key in seen or not _is_equilibrium(a, b, s, t):
