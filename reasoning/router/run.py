@@ -14,6 +14,7 @@ with a chat model in the context, is executed by the model (``kind: "llm"``). Ba
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Literal
 
 from kg.errors import InputError
@@ -98,7 +99,7 @@ def reason(
     """
     if isinstance(top, bool) or not 1 <= top <= 32:
         raise InputError("top", f"must be an integer from 1 to 32, got {top!r}")
-    ctx.problem = ctx.problem or problem
+    ctx = replace(ctx, problem=ctx.problem or problem)  # the caller's context is left as it was
     mode_name, ids = _targets(method, methods, multi_method)
     mode: Literal["explicit", "auto", "multi"] = "auto" if mode_name == "auto" else (
         "multi" if mode_name == "multi" else "explicit")  # fmt: skip
