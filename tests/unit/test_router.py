@@ -9,6 +9,7 @@ from itertools import pairwise
 
 import pytest
 
+from cli import tools
 from kg.conversation.llm import OpenAIChatModel
 from kg.errors import InputError
 from kg.workspace import Workspace
@@ -223,3 +224,18 @@ def test_storing_a_result_takes_the_narrowest_scope_of_its_sources(tool_ws: Work
     assert as_case["kind"] == "case" and as_case["scope"] == "agent:a"
     with pytest.raises(InputError, match="success"):
         store_result(ws, "a", "churn?", from_public, store_as="case")
+
+
+def test_the_reason_tool_uses_the_workspaces_chat_model(tool_ws: Workspace, stub: ChatStub) -> None:
+    # [conversation] llm_url / llm_model configure the model; the stub stands in for it.
+    config = tool_ws.path / "mabos.toml"
+    config.write_text(config.read_text(encoding="utf-8") + f'llm_url = "{stub.url}"\nllm_model = "stub-model"\n',
+                      encoding="utf-8")  # fmt: skip
+    stub.reply = [json.dumps({"conclusion": "argue for option A", "confidence": 0.6, "rationale": "r"}),
+                  "The expected utility of B is twice that of A."]  # fmt: skip
+    result = tools.call("reason", workspace=tool_ws.path, agent_id="a", multi_method=True, narrate=True,
+                        methods=["argumentation", "expected-utility"], inputs={"expected-utility": EU})  # fmt: skip
+    assert [r.kind for r in result.results] == ["llm", "computed"]
+    assert result.results[0].value == {"model": "stub-model", "rationale": "r"}
+    assert result.narration == {"expected-utility": "The expected utility of B is twice that of A."}
+    assert result.fusion is not None and result.fusion.unified_conclusion == "choose B (expected utility 10)"
