@@ -104,7 +104,7 @@ class _Worker:
 
     def stop(self, *, kill: bool) -> None:
         """End the process: at once (``kill``), or by closing its pipe and waiting a little."""
-        if kill:
+        if kill and self.process.exitcode is None:  # never signal a pid that was already reaped (and maybe reused)
             self.process.kill()
         with contextlib.suppress(OSError):
             self.conn.close()
@@ -201,14 +201,23 @@ class WorkerPool:
             self._slots = anyio.Semaphore(self.settings.workers)
         with self._agent_gate(key) as mine:
             async with mine, self._slots:
-                worker = self._idle.pop() if self._idle else await anyio.to_thread.run_sync(self._spawn)
-                return await self._run(worker, name, (name, arguments, agent))
+                for attempt in (1, 2):  # an idle worker may have died (killed from outside): the call never started
+                    worker = self._idle.pop() if self._idle else await anyio.to_thread.run_sync(self._spawn)
+                    try:
+                        worker.conn.send((name, arguments, agent))
+                    except OSError:
+                        worker.stop(kill=True)
+                        if attempt == 2:
+                            raise WorkerError(f"no worker could take {name}") from None
+                        continue
+                    return await self._run(worker, name)
+        raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _run(self, worker: _Worker, name: str, message: tuple[Any, ...]) -> dict[str, Any]:
+    async def _run(self, worker: _Worker, name: str) -> dict[str, Any]:
+        """Wait for the reply of the call just sent to ``worker``, at most the deadline."""
         self._busy[worker.pid] = worker
         healthy = False
         try:
-            worker.conn.send(message)
             with anyio.move_on_after(self.settings.deadline) as timer:
                 await anyio.wait_readable(worker.conn.fileno())
             if timer.cancelled_caught:

@@ -10,6 +10,7 @@ each worker runs). The slow call is real: a write that waits for SQLite's write 
 from __future__ import annotations
 
 import os
+import signal
 import sqlite3
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -208,6 +209,23 @@ def test_a_slow_call_holds_up_no_other_agent_and_stops_at_its_deadline(
     with sqlite3.connect(ws.path / STATE_DIR / DB_FILE) as db:
         contents = [row[0] for row in db.execute("SELECT content FROM memory_items WHERE agent_id = ?", (AGENT,))]
     assert "second write" in contents and "first slow write" not in contents  # the stopped write was rolled back
+
+
+def test_a_worker_that_died_while_idle_is_replaced(ws: Workspace, servers: Callable[..., ToolServer]) -> None:
+    # Killed from outside (the OOM killer, an operator): the next call gets a new worker, not an error.
+    server = servers(ToolContext(workspace_obj=ws), PoolSettings(workers=1))
+
+    async def body(client: Client) -> None:
+        await server.pool.start()
+        [pid] = server.pool.pids()
+        os.kill(pid, signal.SIGKILL)
+        while server.pool._idle[0].process.is_alive():
+            await anyio.sleep(0.01)
+        result = await client.call_tool("memory_status", {"agent_id": AGENT})
+        assert not result.is_error, _text(result)
+        assert pid not in server.pool.pids() and len(server.pool.pids()) == 1
+
+    _run(server, body)
 
 
 def test_an_mcp_caller_always_acts_as_an_agent(ws: Workspace, servers: Callable[..., ToolServer]) -> None:
