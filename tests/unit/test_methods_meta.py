@@ -238,6 +238,11 @@ def test_strategy_selection_errors_and_the_text_fallback() -> None:
         run("strategy-selection", {"problem_classification": {"domain": "astrology"}})
     with pytest.raises(MissingInputs):
         run("strategy-selection", {})
+    with pytest.raises(InputError, match=r"^inputs\.strategy-selection\.methods\[1\]: unknown reasoning method"):
+        run("strategy-selection", {"problem_classification": {"domain": "social"}, "methods": ["bayesian", "astro"]})
+    picked = run("strategy-selection", {"problem_classification": {"domain": "social"}, "top": 1,
+                                        "methods": ["bayesian_update"]})  # fmt: skip
+    assert [r["method"] for r in picked.value["ranking"]] == ["game-theory", "bayesian"]
     result = run("strategy-selection", {}, MethodContext(agent_id="a", problem="how do we negotiate with the union?"))
     assert result.value["classification"]["domain"] == "social"
     assert result.notes[0].startswith("classification read from the problem text")

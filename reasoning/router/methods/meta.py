@@ -21,7 +21,8 @@ that no finding mentions unknown.
 ranks the seed's methods with the router's own scoring (:func:`reasoning.router.scoring.
 score_methods_for_problem`) and gives each the reasons for its score: which dimensions matched
 (+0.2 uncertainty, +0.2 complexity, +0.3 domain, +0.15 data, +0.15 stakes) and which did not, and
-whether mabos computes it. Without a classification one is read from the problem text's keywords.
+whether mabos computes it. ``top`` rows are shown, plus the rows of the methods named in ``methods``
+(any accepted spelling). Without a classification one is read from the problem text's keywords.
 """
 
 from __future__ import annotations
@@ -183,7 +184,8 @@ def strategy_selection(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutc
                            f"{dim}: suits {wanted.value}, problem {asked_text} (+0)")  # fmt: skip
         rows.append({"method": s.method, "category": s.category.value, "score": s.score, "rank": s.rank,
                      "matched": s.matched, "reasons": reasons, "computes": s.method in computing})  # fmt: skip
-    shown = rows[: data.top] + [r for r in rows[data.top :] if r["method"] in set(data.methods)]
+    asked = {get_method(m, field=f"inputs.{STRATEGY}.methods[{i}]").id for i, m in enumerate(data.methods)}
+    shown = rows[: data.top] + [r for r in rows[data.top :] if r["method"] in asked]
     tie = explain_tie(scores, 1)
     if tie:
         notes.append(tie)
