@@ -54,7 +54,7 @@ SEED: tuple[MethodSpec, ...] = (
          ("Place the intervals on a timeline.", "Compute the Allen relation of each pair.",
           "State what holds at the asked instant.")),
     # ---- probabilistic --------------------------------------------------------------------------
-    spec(_P, "bayesian", "Bayesian inference", "high moderate empirical moderate medium", "builtin",
+    spec(_P, "bayesian", "Bayesian inference", "high moderate empirical moderate medium", "graph",
          "P(query | evidence) in a Bayesian network by exact enumeration; or sequential updates of hypotheses.",
          ("State the variables, their parents and conditional probabilities.", "Enter the evidence.",
           "Sum the joint distribution over the hidden variables and normalise.")),
@@ -67,7 +67,7 @@ SEED: tuple[MethodSpec, ...] = (
          "The option with the highest probability-weighted utility over its outcomes.",
          ("List the options and their outcomes.", "Weight each outcome's utility by its probability.",
           "Choose the highest expected utility.")),
-    spec(_P, "info-theory", "Information theory", "high moderate empirical rich low", "builtin",
+    spec(_P, "info-theory", "Information theory", "high moderate empirical rich low", "graph",
          "Entropy of a distribution, mutual information of a joint one, and which question is worth most.",
          ("Write the distribution of the unknown.", "Compute its entropy and each question's expected "
           "information gain.", "Ask the question with the largest gain.")),

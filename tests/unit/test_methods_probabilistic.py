@@ -266,3 +266,27 @@ def test_without_inputs_a_method_returns_its_prompt() -> None:
     result = one("bayesian", {})
     assert result.kind == "llm_prompt" and "mabos did not compute" in result.value["prompt"]
     assert result.notes[0].startswith("not computed: give inputs.bayesian.network")
+
+
+def test_info_theory_reads_the_agents_facts(ws: Workspace) -> None:
+    # By hand: segment smb 0.6, enterprise 0.2 (normalised 0.75 / 0.25): H = 0.8113 bits.
+    ws.facts.assert_fact("a", "acme", "segment", "smb", confidence=0.6)
+    ws.facts.assert_fact("a", "acme", "segment", "enterprise", confidence=0.2)
+    result = one("info-theory", {"subject": "acme", "predicate": "segment"}, MethodContext("a", ws))
+    assert result.value["entropy_bits"] == pytest.approx(0.8112781, abs=1e-6) and len(result.used) == 2
+    for company, plan, churned in [("c1", "monthly", "yes"), ("c2", "monthly", "yes"), ("c3", "annual", "no"),
+                                   ("c4", "annual", "no")]:  # fmt: skip
+        ws.facts.assert_fact("a", company, "plan", plan)
+        ws.facts.assert_fact("a", company, "churned", churned)
+        ws.facts.assert_fact("a", company, "region", "eu")
+    asked = one("info-theory", {"target": "churned"}, MethodContext("a", ws))
+    assert asked.value["best_question"] == "plan" and asked.value["information_gain_bits"]["plan"] == 1.0
+    assert asked.value["information_gain_bits"]["region"] == 0.0
+    assert one("info-theory", {"target": "churned"}, MethodContext("b", ws)).kind == "llm_prompt"
+
+
+def test_monte_carlo_refuses_more_draws_than_memory_allows() -> None:
+    variables = {f"v{i}": {"dist": "uniform"} for i in range(10)}
+    with pytest.raises(InputError) as err:
+        one("monte-carlo", {"variables": variables, "formula": "v0", "samples": 1_000_000})
+    assert err.value.field == "inputs.monte-carlo.samples"

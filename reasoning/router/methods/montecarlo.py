@@ -28,6 +28,7 @@ from reasoning.router.methods.base import MethodContext, MethodOutcome, MissingI
 
 METHOD = "monte-carlo"
 MAX_SAMPLES = 1_000_000
+MAX_DRAWS = 5_000_000
 Z95 = 1.959963984540054
 
 _Number = Annotated[float, Field(allow_inf_nan=False)]
@@ -143,8 +144,11 @@ def monte_carlo(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     data = validate(MonteCarloInput, inputs, METHOD)
     if not data.variables:
         raise fail(METHOD, "variables", "needs at least one variable")
-    rng = ctx.rng()
     n = data.samples
+    if n * max(1, len(data.variables)) > MAX_DRAWS:
+        raise fail(METHOD, "samples", f"samples x variables must be at most {MAX_DRAWS:,} (memory), "
+                                      f"got {n * len(data.variables):,}")  # fmt: skip
+    rng = ctx.rng()
     env = {name: _sample(spec, rng, n, name) for name, spec in sorted(data.variables.items())}
     out = evaluate(data.formula, env)
     finite = out[np.isfinite(out)]

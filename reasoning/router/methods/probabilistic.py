@@ -13,7 +13,10 @@ expected-utility: ``{"options": [{"name", "outcomes": [{"probability", "utility"
 of options tied for best). info-theory: ``{"distribution": {outcome: p}}`` -> ``value.entropy_bits``; with
 ``"joint": {"x,y": p}`` also ``value.mutual_information_bits``; ``{"examples": [{..}], "target": attr}`` ->
 the information gain of asking each other attribute (ID3); ``{"distribution", "questions": {name:
-{answer: [outcomes]}}}`` -> the expected information gain of each question. decision-theory and monte-carlo
+{answer: [outcomes]}}}`` -> the expected information gain of each question. From the agent's graph:
+``{"subject", "predicate"}`` -> the distribution over the objects of those facts (weighted by confidence);
+``{"target": predicate}`` without examples -> one example per subject with that predicate (its facts as
+attributes). decision-theory and monte-carlo
 live in :mod:`.decisions` and :mod:`.montecarlo`.
 """
 
@@ -139,6 +142,31 @@ class InfoInput(Model):
     questions: dict[Annotated[str, Field(max_length=256)], dict[str, list[str]]] | None = None
     examples: list[dict[str, Any]] | None = Field(None, max_length=100_000)
     target: str | None = None
+    subject: str | None = None
+    predicate: str | None = None
+
+
+def _from_graph(ctx: MethodContext, data: InfoInput) -> tuple[InfoInput, list[str]]:
+    """Without explicit inputs: a distribution over the objects of (subject, predicate) facts, weighted by
+    confidence; or, for a target predicate, examples (one per subject having it: its predicate -> object)."""
+    if data.distribution is None and data.subject and data.predicate:
+        facts = ctx.facts(subject=data.subject, predicate=data.predicate)
+        total = math.fsum(f.confidence for f in facts)
+        if total > 0:
+            weights: dict[str, float] = defaultdict(float)
+            for fact in facts:
+                weights[fact.object] += fact.confidence / total
+            return data.model_copy(update={"distribution": dict(weights)}), [f.uid for f in facts]
+    if data.examples is None and data.target:
+        rows: dict[str, dict[str, Any]] = defaultdict(dict)
+        used = []
+        for fact in ctx.facts():
+            rows[fact.subject][fact.predicate] = fact.object
+            used.append(fact.uid)
+        examples = [row for row in rows.values() if data.target in row]
+        if examples:
+            return data.model_copy(update={"examples": examples}), used
+    return data, []
 
 
 def _check_sum(values: dict[str, float], path: str) -> None:
@@ -182,7 +210,7 @@ def _gains(examples: list[dict[str, Any]], target: str) -> dict[str, float]:
 
 def info_theory(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     """Engine of ``info-theory``."""
-    data = validate(InfoInput, inputs, "info-theory")
+    data, used = _from_graph(ctx, validate(InfoInput, inputs, "info-theory"))
     value: dict[str, Any] = {}
     trace: list[str] = []
     conclusion = ""
@@ -224,7 +252,7 @@ def info_theory(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
         conclusion = (conclusion + "; " if conclusion else "") + f"mutual information {mi:.4f} bits"
     if not value:
         raise MissingInputs("info-theory", "give inputs.info-theory.distribution, joint, or examples with target")
-    return computed("info-theory", conclusion, 1.0, value, trace=trace)
+    return computed("info-theory", conclusion, 1.0, value, trace=trace, used=used)
 
 
 ENGINES: dict[str, Engine] = {

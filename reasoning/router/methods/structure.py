@@ -25,6 +25,7 @@ from reasoning.router.methods.counterfactual import triple
 
 Key = tuple[str, str, str]
 MAX_ENTITIES = 12
+MAX_NODES = 200_000  # search nodes; past it the best mapping found so far is reported (and said so)
 
 
 def _relations(ctx: MethodContext, value: Any, side: str) -> tuple[list[Key], list[str]]:
@@ -40,20 +41,24 @@ def _relations(ctx: MethodContext, value: Any, side: str) -> tuple[list[Key], li
     raise fail("analogical", side, "must be a list of 'S P O' relations or an entity name")
 
 
-def best_mapping(source: list[Key], target: list[Key]) -> dict[str, str]:
-    """The one-to-one entity mapping preserving the most source relations (first found on ties)."""
+def best_mapping(source: list[Key], target: list[Key]) -> tuple[dict[str, str], bool]:
+    """The one-to-one entity mapping preserving the most source relations (first found on ties), and whether
+    the search was complete (False: it stopped after :data:`MAX_NODES` nodes with the best found)."""
     degree = {e: sum(e in (r[0], r[2]) for r in source) for r in source for e in (r[0], r[2])}
     s_entities = sorted(degree, key=lambda e: (-degree[e], e))  # most connected first: the bound prunes sooner
     t_entities = sorted({e for s, _, o in target for e in (s, o)})
     if len(s_entities) > MAX_ENTITIES or len(t_entities) > MAX_ENTITIES:
         raise fail("analogical", "source", f"at most {MAX_ENTITIES} entities a side can be mapped exhaustively")
     target_set = set(target)
-    best: dict[str, Any] = {"score": -1, "mapping": {}}
+    best: dict[str, Any] = {"score": -1, "mapping": {}, "nodes": 0}
 
     def score(mapping: dict[str, str]) -> int:
         return sum((mapping[s], p, mapping[o]) in target_set for s, p, o in source if s in mapping and o in mapping)
 
     def search(i: int, mapping: dict[str, str], used: set[str]) -> None:
+        best["nodes"] += 1
+        if best["nodes"] > MAX_NODES:
+            return
         current = score(mapping)
         pending = sum(1 for s, _, o in source if not (s in mapping and o in mapping))
         if current + pending <= best["score"]:
@@ -72,8 +77,9 @@ def best_mapping(source: list[Key], target: list[Key]) -> dict[str, str]:
 
     search(0, {}, set())
     mapping: dict[str, str] = best["mapping"]
-    return {s: t for s, t in mapping.items() if any(s in (r[0], r[2]) and (mapping.get(r[0]), r[1], mapping.get(r[2]))
+    kept = {s: t for s, t in mapping.items() if any(s in (r[0], r[2]) and (mapping.get(r[0]), r[1], mapping.get(r[2]))
                                                     in target_set for r in source)}  # fmt: skip
+    return kept, best["nodes"] <= MAX_NODES
 
 
 def analogical(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
@@ -84,7 +90,7 @@ def analogical(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     target, used_t = _relations(ctx, inputs["target"], "target")
     if not source or not target:
         raise MissingInputs("analogical", "the source or the target has no relations")
-    mapping = best_mapping(source, target)
+    mapping, complete = best_mapping(source, target)
     target_set = set(target)
     preserved = [r for r in source if (mapping.get(r[0]), r[1], mapping.get(r[2])) in target_set]
     inferences = [f"{mapping[s]} {p} {mapping[o]}" for s, p, o in source
@@ -96,7 +102,9 @@ def analogical(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     return computed("analogical", conclusion, len(preserved) / len(source), value,
                     trace=[f"{len(source)} source and {len(target)} target relations",
                            f"best mapping preserves {len(preserved)} relation(s)",
-                           f"{len(inferences)} candidate inference(s)"], used=[*used_s, *used_t])  # fmt: skip
+                           f"{len(inferences)} candidate inference(s)"], used=[*used_s, *used_t],
+                    notes=[] if complete else [f"search stopped after {MAX_NODES} nodes: the best mapping found "
+                                               "so far, maybe not the best"])  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------- modal
