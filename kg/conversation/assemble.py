@@ -17,22 +17,17 @@
    first message beneath it, a message at its ``seq``.
 
 Tokens are counted with ``estimator`` (default four characters a token) over each item's content. Everything
-is deterministic: the same store, arguments and embedder give the same context.
-"""
+is deterministic: the same store, arguments and embedder give the same context."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Literal
+from dataclasses import dataclass
 
-from pydantic import ConfigDict, Field
-
-from kg.conversation.budget import ContextBudget
-from kg.errors import BackendUnavailableError, InputError
-from kg.models import Model
+from kg.conversation.assemble_models import AssembledContext, ContextItem, DroppedItem
+from kg.conversation.relevance import Relevance, RelevanceScores, bm25_scores
+from kg.errors import InputError
 from kg.models.conversation import (
     MAX_MESSAGE,
     Message,
@@ -43,9 +38,7 @@ from kg.models.conversation import (
     TokenEstimator,
     estimate_tokens,
 )
-from kg.ports import ConversationStore, Embedder, SummaryStore
-from kg.recall.fusion import DEFAULT_FUSION, FusionSettings, fuse_weighted, normalize_bm25, normalize_vector
-from kg.recall.markdown_index import search_terms
+from kg.ports import ConversationStore, SummaryStore
 
 #: Added to the system prompt when the context holds summaries (our own words).
 SUMMARY_NOTE = (
@@ -56,188 +49,25 @@ SUMMARY_NOTE = (
     "said and lcm_describe to see what a summary spans. If you cannot check a detail, say that it comes "
     "from a summary."
 )
+
+
 #: Default number of most recent messages always included.
 FRESH_TAIL = 64
+
+
 #: Largest accepted budget and fresh tail.
 MAX_BUDGET = 100_000_000
+
+
 MAX_FRESH_TAIL = 100_000
+
+
 #: Dropped candidates listed in a result (all are counted).
 DROPPED_LISTED = 100
+
+
 #: Messages read at once when the tail boundary looks further back for a tool call.
 _READ_BACK = 64
-#: BM25 parameters (Lucene's defaults, as the Markdown index).
-BM25_K1 = 1.5
-BM25_B = 0.75
-
-ItemKind = Literal["message", "summary"]
-Ordering = Literal["newest_first", "relevance"]
-
-
-class ContextItem(Model):
-    """One message or summary of an assembled context.
-
-    Attributes:
-        kind: ``message`` or ``summary``.
-        uid: Its id (cite it; expand a summary with ``lcm_expand``).
-        role: A message's role (None for a summary).
-        depth: A summary's depth, 0 for a leaf (None for a message).
-        seq: A message's sequence number (None for a summary).
-        tool_call_id: A message's tool call id, if any.
-        tokens: Estimated tokens of ``content``.
-        content: The text.
-        earliest_at: A message's time, or the earliest message beneath a summary.
-        latest_at: A message's time, or the latest message beneath a summary.
-        descendant_count: Messages beneath a summary (1 for a message).
-        in_tail: Part of the fresh tail.
-        score: Relevance score in 0..1 when the context was assembled for a prompt (None in the tail).
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    kind: ItemKind
-    uid: str
-    role: Role | None = None
-    depth: int | None = None
-    seq: int | None = None
-    tool_call_id: str | None = None
-    tokens: int = Field(ge=0)
-    content: str
-    earliest_at: datetime
-    latest_at: datetime
-    descendant_count: int = 1
-    in_tail: bool = False
-    score: float | None = None
-
-
-class DroppedItem(Model):
-    """A candidate left out because it did not fit the budget."""
-
-    model_config = ConfigDict(frozen=True)
-
-    kind: ItemKind
-    uid: str
-    tokens: int
-    reason: Literal["budget"] = "budget"
-
-
-class AssembledContext(Model):
-    """The result of :func:`assemble`.
-
-    Attributes:
-        conversation_uid: The conversation.
-        items: The context, oldest first.
-        total_tokens: Tokens of all items.
-        budget_tokens: The budget asked for.
-        tail_tokens: Tokens of the fresh tail.
-        tail_messages: Messages in the fresh tail (``fresh_tail`` or more, when a tool pair pulled the boundary
-            back; fewer in a short conversation).
-        over_budget: The fresh tail alone exceeds the budget (it is included anyway, older context is not).
-        ordering: How older candidates were chosen: ``newest_first`` or ``relevance`` (with a prompt).
-        relevance_mode: ``bm25`` or ``hybrid`` (BM25 and embedder) when ordering by relevance, else None.
-        summaries: Summary items included.
-        dropped: Candidates that did not fit, in the order they were tried (the first :data:`DROPPED_LISTED`).
-        dropped_count: All candidates (messages and summaries) that did not fit.
-        dropped_tokens: Their tokens.
-        system_prompt_addition: :data:`SUMMARY_NOTE` when the context holds a summary, else empty.
-        notes: Anything the caller should know (over budget, relevance fell back to BM25).
-        allocation: How a whole context window was split, when the budget came from one (the history share
-            is ``budget_tokens``).
-    """
-
-    conversation_uid: str
-    items: list[ContextItem]
-    total_tokens: int
-    budget_tokens: int
-    tail_tokens: int
-    tail_messages: int
-    over_budget: bool
-    ordering: Ordering
-    relevance_mode: Literal["bm25", "hybrid"] | None = None
-    summaries: int
-    dropped: list[DroppedItem] = Field(default_factory=list)
-    dropped_count: int = 0
-    dropped_tokens: int = 0
-    system_prompt_addition: str = ""
-    notes: list[str] = Field(default_factory=list)
-    allocation: ContextBudget | None = None
-
-
-# ------------------------------------------------------------------------------------------ relevance
-
-
-def bm25_scores(query: str, texts: Sequence[str], *, k1: float = BM25_K1, b: float = BM25_B) -> list[float]:
-    """Okapi BM25 (higher is better) of each text for ``query``, with the Markdown index's terms.
-
-    ``idf = ln(1 + (N - df + 0.5) / (df + 0.5))``; a text without any query term scores 0.
-    """
-    query_set = set(search_terms(query))
-    if not query_set or not texts:
-        return [0.0] * len(texts)
-    docs = [search_terms(text) for text in texts]
-    lengths = [len(doc) for doc in docs]
-    average = sum(lengths) / len(docs) or 1.0
-    counts: list[dict[str, int]] = []
-    df = dict.fromkeys(query_set, 0)
-    for doc in docs:
-        tf: dict[str, int] = {}
-        for term in doc:
-            if term in query_set:
-                tf[term] = tf.get(term, 0) + 1
-        counts.append(tf)
-        for term in tf:
-            df[term] += 1
-    n = len(docs)
-    idf = {t: math.log(1.0 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
-    scores = []
-    for tf, length in zip(counts, lengths, strict=True):
-        norm = k1 * (1.0 - b + b * length / average)
-        scores.append(sum(idf[t] * f * (k1 + 1.0) / (f + norm) for t, f in tf.items()))
-    return scores
-
-
-@dataclass(frozen=True)
-class RelevanceScores:
-    """Relevance of each candidate (0..1), which branches ran, and why one did not."""
-
-    scores: list[float]
-    mode: Literal["bm25", "hybrid"]
-    notes: list[str] = field(default_factory=list)
-
-
-class Relevance:
-    """Scores candidates against a prompt: BM25 over their text, fused with embedder cosine when available.
-
-    Fusion is recall's weighted fusion with the keyword floor (:func:`kg.recall.fusion.fuse_weighted`, BM25
-    normalised to the best candidate). An embedder that cannot load leaves BM25 alone, with a note.
-    """
-
-    def __init__(self, embedder: Embedder | None = None, settings: FusionSettings = DEFAULT_FUSION) -> None:
-        self.embedder = embedder
-        self.settings = settings
-
-    def score(self, prompt: str, texts: Sequence[str]) -> RelevanceScores:
-        """One score in 0..1 per text (0: unrelated)."""
-        raw = bm25_scores(prompt, texts)
-        bm25 = normalize_bm25({str(i): -s for i, s in enumerate(raw)})
-        similarity: list[float] | None = None
-        notes: list[str] = []
-        if self.embedder is not None and texts:
-            try:
-                [query, *vectors] = self.embedder.embed([prompt, *texts], batch=True)
-                similarity = [sum(q * v for q, v in zip(query, vector, strict=True)) for vector in vectors]
-            except BackendUnavailableError as exc:
-                notes.append(f"embedder unavailable, relevance by BM25 only: {exc}")
-        scores = []
-        for i in range(len(texts)):
-            fused, _ = fuse_weighted(
-                bm25[str(i)], normalize_vector(similarity[i]) if similarity else 0.0, self.settings,
-                bm25_present=any(raw), vector_present=similarity is not None,
-            )  # fmt: skip
-            scores.append(fused)
-        return RelevanceScores(scores, "hybrid" if similarity is not None else "bm25", notes)
-
-
-# ------------------------------------------------------------------------------------------ the message log
 
 
 class _Log:
@@ -302,9 +132,6 @@ def _fresh_tail(log: _Log, uncovered: Sequence[Message], size: int) -> list[Mess
             log.read(partner.seq, lo - 1)
             lo = partner.seq
     return [log.known[s] for s in range(lo, end + 1)]
-
-
-# ------------------------------------------------------------------------------------------ candidates
 
 
 Source = Message | Summary

@@ -35,26 +35,32 @@ with :class:`~kg.errors.BackendUnavailableError` when a fallback exists (without
 what was stored before stays valid).
 
 Nothing is lost: messages are never changed, a summary only adds edges to what it covers, so every
-message is either beneath a root summary or still uncovered (:func:`lossless_check` verifies it).
-"""
+message is either beneath a root summary or still uncovered (:func:`lossless_check` verifies it)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Literal
 
-from pydantic import Field, model_validator
-
+from kg.conversation.compaction_checks import context_tokens, depth_stats, lossless_check, needs_compaction
+from kg.conversation.compaction_models import (
+    DEFAULT_SETTINGS,
+    CheckpointWriter,
+    CompactionReport,
+    CompactionSettings,
+    CompactionTrigger,
+    DepthStats,
+    LosslessReport,
+    Rejection,
+    Trigger,
+)
 from kg.conversation.summarize import format_message
 from kg.errors import BackendUnavailableError, InputError
 from kg.ids import new_id
-from kg.memory.checkpoints import should_flush
-from kg.models import Model, format_ts
+from kg.models import format_ts
 from kg.models.conversation import (
     Conversation,
     Message,
-    MessageQuery,
     Summary,
     SummaryKind,
     SummaryMethod,
@@ -62,154 +68,6 @@ from kg.models.conversation import (
     estimate_tokens,
 )
 from kg.ports import ConversationStore, Summarizer, SummaryStore, SummaryText
-
-#: Writes an R3 checkpoint with this context text; returns where it went (a path) for the report.
-CheckpointWriter = Callable[[str], str]
-Trigger = Literal["manual", "threshold", "flush"]
-
-
-class CompactionSettings(Model):
-    """The lossless-claw defaults (issue 8) plus the R3 flush margins of :func:`should_flush`."""
-
-    leaf_chunk_tokens: int = Field(default=20_000, ge=1)
-    leaf_target_tokens: int = Field(default=2_400, ge=1)
-    condensed_target_tokens: int = Field(default=2_000, ge=1)
-    leaf_min_fanout: int = Field(default=8, ge=2)  # leaves condensed into one depth-1 summary
-    condensed_min_fanout: int = Field(default=4, ge=2)  # depth>=1 summaries condensed one level up
-    hard_min_fanout: int = Field(default=2, ge=2)  # both, when forced
-    fresh_tail: int = Field(default=64, ge=0)
-    context_threshold: float = Field(default=0.75, gt=0, le=1)
-    min_compression: float = Field(default=0.35, ge=0, lt=1)
-    max_target_ratio: float = Field(default=3.0, ge=1)
-    reserve_floor: int = Field(default=8_000, ge=0)
-    soft_threshold: int = Field(default=4_000, ge=0)
-
-    @model_validator(mode="after")
-    def _fanouts(self) -> CompactionSettings:
-        if self.hard_min_fanout > min(self.leaf_min_fanout, self.condensed_min_fanout):
-            raise ValueError("hard_min_fanout: must not exceed leaf_min_fanout or condensed_min_fanout")
-        return self
-
-    def fanout(self, depth: int, *, forced: bool) -> int:
-        """Minimum children of a new summary of ``depth`` (>= 1)."""
-        if forced:
-            return self.hard_min_fanout
-        return self.leaf_min_fanout if depth == 1 else self.condensed_min_fanout
-
-    def target(self, depth: int) -> int:
-        """Target tokens of a summary of ``depth``."""
-        return self.leaf_target_tokens if depth == 0 else self.condensed_target_tokens
-
-
-DEFAULT_SETTINGS = CompactionSettings()
-
-
-class CompactionTrigger(Model):
-    """Whether a conversation needs compacting for a budget, and which rule said so."""
-
-    needed: bool
-    reason: Literal["threshold", "flush"] | None
-    context_tokens: int
-    budget: int
-    threshold_tokens: int
-    flush_tokens: int
-
-
-class DepthStats(Model):
-    """What one depth gained: ``compression_ratio`` is summary tokens / source tokens (0.12 = 88% smaller)."""
-
-    depth: int
-    summaries: int
-    source_tokens: int
-    summary_tokens: int
-    compression_ratio: float
-
-
-class Rejection(Model):
-    """A summary that failed acceptance twice and was not stored (its sources stay as they were)."""
-
-    depth: int
-    children: int
-    first_child: str
-    last_child: str
-    source_tokens: int
-    summary_tokens: int
-    reason: str
-
-
-class CompactionReport(Model):
-    """What a compaction did.
-
-    ``context_tokens_before/after``: uncovered message tokens + root summary tokens. ``checkpoint``: where
-    the R3 checkpoint went (None when nothing was eligible, or no writer was given). ``retried``: summaries
-    accepted on the second attempt.
-    """
-
-    conversation_uid: str
-    trigger: Trigger
-    compacted: bool
-    forced: bool = False
-    checkpoint: str | None = None
-    context_tokens_before: int
-    context_tokens_after: int
-    uncovered_messages: int
-    roots: int
-    created: list[str] = Field(default_factory=list)
-    depths: list[DepthStats] = Field(default_factory=list)
-    rejected: list[Rejection] = Field(default_factory=list)
-    retried: int = 0
-    note: str | None = None
-
-
-class LosslessReport(Model):
-    """Every message is beneath a root summary or uncovered, exactly once, with consistent counts and times."""
-
-    messages: int
-    covered: int
-    uncovered: int
-    reachable: int
-    missing: list[str] = Field(default_factory=list)
-    duplicated: list[str] = Field(default_factory=list)
-    inconsistent: list[str] = Field(default_factory=list)
-
-    @property
-    def lossless(self) -> bool:
-        """True when nothing is missing, duplicated or inconsistent."""
-        return not (self.missing or self.duplicated or self.inconsistent) and self.reachable == self.messages
-
-
-# ------------------------------------------------------------------------------------------ trigger
-
-
-def context_tokens(summaries: SummaryStore, conversation_uid: str) -> int:
-    """Tokens of the conversation's uncovered messages plus its root summaries."""
-    uncovered = summaries.uncovered_messages(conversation_uid)
-    return sum(m.token_count for m in uncovered) + sum(s.token_count for s in summaries.roots(conversation_uid))
-
-
-def needs_compaction(tokens: int, *, budget: int, settings: CompactionSettings = DEFAULT_SETTINGS) -> CompactionTrigger:
-    """Whether a context of ``tokens`` needs compacting under ``budget`` (see the module docstring).
-
-    Raises:
-        InputError: ``budget`` is not a positive integer or ``tokens`` is negative.
-    """
-    if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
-        raise InputError("budget", f"must be a positive integer, got {budget!r}")
-    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
-        raise InputError("tokens", f"must be an integer >= 0, got {tokens!r}")
-    threshold = int(settings.context_threshold * budget)
-    flush_at = max(0, budget - settings.reserve_floor - settings.soft_threshold)
-    reason: Literal["threshold", "flush"] | None = None
-    if tokens > threshold:
-        reason = "threshold"
-    elif tokens > 0 and should_flush(tokens, context_window=budget, reserve_floor=settings.reserve_floor,
-                                     soft_threshold=settings.soft_threshold):  # fmt: skip
-        reason = "flush"
-    return CompactionTrigger(needed=reason is not None, reason=reason, context_tokens=tokens, budget=budget,
-                             threshold_tokens=threshold, flush_tokens=flush_at)  # fmt: skip
-
-
-# ------------------------------------------------------------------------------------------ leaf plan
 
 
 def leaf_chunks(uncovered: Sequence[Message], *, fresh_tail: int, chunk_tokens: int) -> list[list[Message]]:
@@ -254,9 +112,6 @@ def leaf_chunks(uncovered: Sequence[Message], *, fresh_tail: int, chunk_tokens: 
     if chunk:
         chunks.append(chunk)
     return chunks
-
-
-# ------------------------------------------------------------------------------------------ builder
 
 
 class _Builder:
@@ -477,18 +332,6 @@ def compact(conversations: ConversationStore, summaries: SummaryStore, summarize
                             retried=builder.retried)  # fmt: skip
 
 
-def depth_stats(created: Sequence[Summary]) -> list[DepthStats]:
-    """Per-depth counts and compression of ``created`` summaries, shallowest first."""
-    out = []
-    for depth in sorted({s.depth for s in created}):
-        at = [s for s in created if s.depth == depth]
-        source = sum(s.source_token_count for s in at)
-        tokens = sum(s.token_count for s in at)
-        out.append(DepthStats(depth=depth, summaries=len(at), source_tokens=source, summary_tokens=tokens,
-                              compression_ratio=round(tokens / source, 4) if source else 0.0))  # fmt: skip
-    return out
-
-
 def _checkpoint_context(conversation: Conversation, uncovered: Sequence[Message], roots: Sequence[Summary],
                         tokens: int, trigger: str) -> str:  # fmt: skip
     lines = [
@@ -501,48 +344,6 @@ def _checkpoint_context(conversation: Conversation, uncovered: Sequence[Message]
         text = " ".join(last_user.content.split())
         lines.append(f"Latest user message ({format_ts(last_user.created_at)}): {text[:500]}")
     return "\n".join(lines)
-
-
-# ------------------------------------------------------------------------------------------ lossless
-
-
-def lossless_check(conversations: ConversationStore, summaries: SummaryStore, conversation_uid: str) -> LosslessReport:
-    """Expand every root summary down to its messages and compare with the log (see :class:`LosslessReport`).
-
-    Also checks each summary's ``descendant_count`` and its ``earliest_at``/``latest_at`` against the
-    messages beneath it.
-    """
-    log = {m.uid: m for m in conversations.messages(MessageQuery(conversation_uid=conversation_uid))}
-    uncovered = [m.uid for m in summaries.uncovered_messages(conversation_uid)]
-    seen: list[str] = []
-    inconsistent: list[str] = []
-
-    def walk(summary: Summary) -> list[str]:
-        if summary.depth == 0:
-            found = list(summary.child_uids)
-        else:
-            children = summaries.get_many(summary.child_uids)
-            found = [uid for child in summary.child_uids if child in children for uid in walk(children[child])]
-            if len(children) != len(summary.child_uids):
-                inconsistent.append(f"{summary.uid}: a child summary is missing")
-        times = [log[uid].created_at for uid in found if uid in log]
-        if summary.descendant_count != len(found):
-            inconsistent.append(f"{summary.uid}: descendant_count {summary.descendant_count} != {len(found)}")
-        if times and (min(times) != summary.earliest_at or max(times) != summary.latest_at):
-            inconsistent.append(f"{summary.uid}: time span does not match its messages")
-        return found
-
-    for root in summaries.roots(conversation_uid):
-        seen += walk(root)
-    reachable = seen + uncovered
-    counted: dict[str, int] = {}
-    for uid in reachable:
-        counted[uid] = counted.get(uid, 0) + 1
-    return LosslessReport(messages=len(log), covered=len(seen), uncovered=len(uncovered),
-                          reachable=len(set(reachable) & set(log)),
-                          missing=sorted(set(log) - set(reachable)),
-                          duplicated=sorted(uid for uid, n in counted.items() if n > 1),
-                          inconsistent=inconsistent)  # fmt: skip
 
 
 __all__ = [

@@ -17,221 +17,68 @@ the answer does not reveal that it exists.
   chronological order): condensed summaries to their child summaries, and leaves to their source messages
   when ``include_messages``. It stops at ``max_depth`` levels or before the item that would pass
   ``max_tokens``, and then says ``truncated`` and which summaries were not fully expanded (expand them
-  next).
-"""
+  next)."""
 
 from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Literal, Protocol
+from typing import Literal
 
-from pydantic import Field
-
+from kg.conversation.tools_models import (
+    ConversationStores,
+    ExpandItem,
+    ExpandResult,
+    GrepHit,
+    GrepMode,
+    GrepResult,
+    GrepScope,
+    SummaryDescription,
+)
 from kg.errors import InputError, NotFoundError
 from kg.ids import ID_PATTERN, PREFIXES
-from kg.models import AGENT_ID_RE, Model
-from kg.models.conversation import Conversation, Message, Role, Summary, SummaryKind, SummaryMethod
-from kg.ports import ConversationStore, SummaryStore
+from kg.models import AGENT_ID_RE
+from kg.models.conversation import Conversation, Message, Summary, SummaryKind
 from kg.regex import DEFAULT_DEADLINE, UserRegex, compile_regex, literal_regex
 from kg.regex import deadline as regex_deadline
 
 #: Characters of all snippets of one grep result.
 GREP_MAX_CHARS = 40_000
+
+
 #: Characters shown either side of a match.
 SNIPPET_CONTEXT = 120
+
+
 #: Most hits of one grep.
 MAX_GREP_LIMIT = 1_000
+
+
 #: Characters of a grep pattern.
 MAX_PATTERN = 1_000
+
+
 #: Default and largest token cap of one expansion.
 EXPAND_TOKENS = 8_000
+
+
 MAX_EXPAND_TOKENS = 1_000_000
+
+
 #: Default and largest depth of one expansion.
 EXPAND_DEPTH = 3
+
+
 MAX_EXPAND_DEPTH = 64
 
-GrepMode = Literal["regex", "full_text"]
-GrepScope = Literal["messages", "summaries", "both"]
+
 _MODES: dict[str, GrepMode] = {"regex": "regex", "full_text": "full_text"}
+
+
 _SCOPES: dict[str, GrepScope] = {"messages": "messages", "summaries": "summaries", "both": "both"}
+
+
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-
-
-class ConversationStores(Protocol):
-    """Anything holding the two conversation ports (a :class:`~kg.store.sqlite.SqliteGraphStore`)."""
-
-    @property
-    def conversations(self) -> ConversationStore:
-        """Conversations and messages."""
-        ...
-
-    @property
-    def summaries(self) -> SummaryStore:
-        """The summary DAG."""
-        ...
-
-
-# ------------------------------------------------------------------------------------------ results
-
-
-class GrepHit(Model):
-    """One message or summary that matched, cited by id.
-
-    Attributes:
-        kind: ``message`` or ``summary``.
-        uid: Its id.
-        conversation_uid: Its conversation.
-        role: A message's role.
-        seq: A message's sequence number.
-        depth: A summary's depth.
-        at: A message's time, or the earliest message beneath a summary.
-        snippet: Text around the first match (``...`` where cut).
-        matches: Occurrences of the pattern found in the text (0 when the full-text index matched a form the
-            snippet finder does not see, e.g. a prefix).
-    """
-
-    kind: Literal["message", "summary"]
-    uid: str
-    conversation_uid: str
-    role: Role | None = None
-    seq: int | None = None
-    depth: int | None = None
-    at: datetime
-    snippet: str
-    matches: int
-
-
-class GrepResult(Model):
-    """The hits of :func:`lcm_grep`, oldest first.
-
-    Attributes:
-        pattern: The pattern searched.
-        mode: ``regex`` or ``full_text``.
-        scope: ``messages``, ``summaries`` or ``both``.
-        conversations: The conversations searched.
-        hits: The hits.
-        total_chars: Characters of all snippets (at most :data:`GREP_MAX_CHARS`).
-        truncated: More hits exist than were returned.
-        truncated_by: What cut: ``limit`` (more matches than ``limit``), ``chars`` (the character cap) and/or
-            ``deadline`` (the regex search ran out of time: rows after that were not matched).
-    """
-
-    pattern: str
-    mode: GrepMode
-    scope: GrepScope
-    conversations: list[str]
-    hits: list[GrepHit]
-    total_chars: int
-    truncated: bool
-    truncated_by: list[Literal["limit", "chars", "deadline"]] = Field(default_factory=list)
-
-
-class SummaryDescription(Model):
-    """What :func:`lcm_describe` says about one summary.
-
-    Attributes:
-        uid: The summary.
-        conversation_uid: Its conversation.
-        kind: ``leaf`` (covers messages) or ``condensed`` (covers summaries).
-        depth: 0 for a leaf.
-        content: The summary text.
-        token_count: Tokens of the content.
-        source_token_count: Tokens of what it covers.
-        compression: ``token_count / source_token_count`` (None when the source is empty).
-        method: ``llm`` or ``extractive``.
-        model: The LLM's model name for ``llm`` summaries.
-        earliest_at: The earliest message beneath it.
-        latest_at: The latest message beneath it.
-        descendant_count: Messages beneath it.
-        created_at: When it was written.
-        parent_uid: The summary covering it, None for a root.
-        lineage: Parent chain from its parent up to the root (empty for a root).
-        root_uid: The root above it (itself for a root).
-        child_kind: ``message`` for a leaf, ``summary`` for a condensed summary.
-        child_uids: Its children in chronological order.
-    """
-
-    uid: str
-    conversation_uid: str
-    kind: SummaryKind
-    depth: int
-    content: str
-    token_count: int
-    source_token_count: int
-    compression: float | None
-    method: SummaryMethod
-    model: str | None
-    earliest_at: datetime
-    latest_at: datetime
-    descendant_count: int
-    created_at: datetime
-    parent_uid: str | None
-    lineage: list[str]
-    root_uid: str
-    child_kind: Literal["message", "summary"]
-    child_uids: list[str]
-
-
-class ExpandItem(Model):
-    """One node reached by :func:`lcm_expand`.
-
-    Attributes:
-        kind: ``summary`` or ``message``.
-        uid: Its id.
-        parent_uid: The summary it was reached from.
-        level: Edges from the expanded summary (1 = its children).
-        depth: A summary's depth.
-        role: A message's role.
-        seq: A message's sequence number.
-        tokens: Its token count (as stored).
-        content: Its text.
-        earliest_at: A message's time, or the earliest message beneath a summary.
-        latest_at: A message's time, or the latest message beneath a summary.
-    """
-
-    kind: Literal["summary", "message"]
-    uid: str
-    parent_uid: str
-    level: int
-    depth: int | None = None
-    role: Role | None = None
-    seq: int | None = None
-    tokens: int
-    content: str
-    earliest_at: datetime
-    latest_at: datetime
-
-
-class ExpandResult(Model):
-    """What :func:`lcm_expand` read beneath one summary.
-
-    Attributes:
-        uid: The summary expanded.
-        conversation_uid: Its conversation.
-        max_depth: Levels walked at most.
-        max_tokens: Token cap of all items.
-        include_messages: Whether leaves were expanded to their messages.
-        items: The nodes reached, level by level, each level chronological.
-        total_tokens: Tokens of all items.
-        truncated: A cap cut the walk: something beneath the summary is missing from ``items``.
-        truncated_by: ``depth`` and/or ``tokens``.
-        unexpanded: Summaries (the expanded one or items) whose children are not all in ``items``.
-    """
-
-    uid: str
-    conversation_uid: str
-    max_depth: int
-    max_tokens: int
-    include_messages: bool
-    items: list[ExpandItem]
-    total_tokens: int
-    truncated: bool
-    truncated_by: list[Literal["depth", "tokens"]] = Field(default_factory=list)
-    unexpanded: list[str] = Field(default_factory=list)
-
-
-# ------------------------------------------------------------------------------------------ checks
 
 
 def _check_agent(agent_id: str) -> None:
@@ -257,9 +104,6 @@ def _own_summary(stores: ConversationStores, agent_id: str, uid: str) -> Summary
     if summary is None or stores.conversations.get(summary.conversation_uid).agent_id != agent_id:
         raise NotFoundError(f"summary_uid: agent {agent_id!r} has no summary {uid!r}")
     return summary
-
-
-# ------------------------------------------------------------------------------------------ grep
 
 
 def _conversations(stores: ConversationStores, agent_id: str, conversation: str | None) -> list[Conversation]:
@@ -405,9 +249,6 @@ def lcm_grep(
                       total_chars=total, truncated=bool(truncated_by), truncated_by=truncated_by)  # fmt: skip
 
 
-# ------------------------------------------------------------------------------------------ describe
-
-
 def lcm_describe(stores: ConversationStores, agent_id: str, summary_uid: str) -> SummaryDescription:
     """One summary of the agent's conversations: content, token counts, time span and place in the DAG.
 
@@ -430,9 +271,6 @@ def lcm_describe(stores: ConversationStores, agent_id: str, summary_uid: str) ->
         parent_uid=lineage[0] if lineage else None, lineage=lineage, root_uid=lineage[-1] if lineage else summary.uid,
         child_kind="message" if summary.kind is SummaryKind.LEAF else "summary", child_uids=list(summary.child_uids),
     )  # fmt: skip
-
-
-# ------------------------------------------------------------------------------------------ expand
 
 
 def _children(stores: ConversationStores, node: Summary, level: int) -> list[ExpandItem]:
