@@ -6,7 +6,8 @@ counts; a workspace step raises :class:`StepSkipped` when there is nothing it ca
 configured, no embedder); any other exception means the step (for that agent) failed. The runner in
 :mod:`sync.nightly` isolates the steps.
 
-Order (see ``docs/nightly.md`` for why): the local maintenance first (tiers, consolidate, hierarchy,
+Order (see ``docs/nightly.md`` for why): the daily logs completed from the store first (they feed the
+hierarchy), then the local maintenance (tiers, consolidate, hierarchy,
 bdi-cycle, infer), then the derived views of tonight's state (materialize, vector-index,
 markdown-index), and the shared graph last (schema, push), so that tonight's changes reach TypeDB
 tonight rather than a day late.
@@ -22,6 +23,7 @@ from typing import Any
 
 from kg.errors import BackendUnavailableError
 from kg.memory.consolidation import consolidate
+from kg.memory.daily_log import catch_up
 from kg.memory.hierarchy import build_hierarchy
 from kg.memory.materialize import FileStatus, materialize
 from kg.recall.markdown_index import MarkdownIndex
@@ -66,6 +68,12 @@ class Step:
     summary: str
     for_agent: Callable[[StepContext, str], Counts] | None = None
     for_workspace: Callable[[StepContext], Counts] | None = None
+
+
+def daily_logs_step(ctx: StepContext) -> Counts:
+    """Daily logs completed from the store (as every open does): entries of items committed before a crash."""
+    report = catch_up(ctx.ws.path, ctx.ws.store.memory, ctx.ws.store.marks)
+    return {"checked": report.checked, "appended": len(report.appended), "mark": report.mark_after}
 
 
 def consolidate_step(ctx: StepContext, agent_id: str) -> Counts:
@@ -163,6 +171,8 @@ def push_step(ctx: StepContext) -> Counts:
 
 
 STEPS: tuple[Step, ...] = (
+    Step("daily-logs", "daily logs completed from the store", "{appended} entries appended, {checked} items checked",
+         for_workspace=daily_logs_step),
     Step("tiers", "tier management and decay", "{expired} expired archived, {moved} tier moves", for_agent=tiers_step),
     Step("consolidate", "memory consolidation", "{candidates} candidates, {groups} merged groups, {promoted} promoted",
          for_agent=consolidate_step),

@@ -23,6 +23,8 @@ from kg.ports import StoreLimits
 from kg.recall.sidecar import LOCK_FILE, VECTORS_DIR
 from kg.tempfiles import remove_stale, temp_prefix
 from kg.workspace import Workspace
+from sync.nightly import run_nightly
+from sync.nightly_steps import STEP_NAMES
 
 DAY = date(2024, 5, 1)
 WHEN = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
@@ -245,3 +247,14 @@ def test_vector_index_temp_files_are_removed_only_while_its_lock_is_free(ws):
 
 def test_atomic_writes_name_their_temp_files_with_the_writer_pid(tmp_path):
     assert temp_prefix(tmp_path / "x.md") == f".x.md.{os.getpid()}-"
+
+
+def test_the_nightly_job_completes_the_daily_logs(ws):
+    """The nightly job runs the same catch-up (a long-lived process may run it without reopening)."""
+    orphan = MemoryItem(uid="M-" + "6" * 26, agent_id="a", scope="agent:a", content="committed, then killed",
+                        created_at=WHEN, updated_at=WHEN)  # fmt: skip
+    ws.store.memory.add([orphan], limits=StoreLimits(), now=WHEN)
+    report = run_nightly(ws, ["a"], skip=[name for name in STEP_NAMES if name != "daily-logs"])
+    [step] = [s for s in report.steps if s.name == "daily-logs"]
+    assert step.message == "1 entries appended, 1 items checked"
+    assert [e.uid for e in parse_daily_log(log_of(ws), DAY)] == [orphan.uid]

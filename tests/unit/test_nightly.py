@@ -41,7 +41,7 @@ from sync.nightly_steps import STEP_NAMES, STEPS, StepContext
 NIGHT = datetime(2099, 1, 5, 3, 0, tzinfo=UTC)
 DEAD_TYPEDB = "127.0.0.1:1"  # nothing listens on port 1: the driver is refused at once
 AGENTS = ["finance-agent", "sales-agent"]
-LOCAL_STEPS = [name for name in STEP_NAMES if name not in ("schema", "push", "vector-index")]
+LOCAL_STEPS = [name for name in STEP_NAMES if name not in ("daily-logs", "schema", "push", "vector-index")]
 
 
 @pytest.fixture(scope="module")
