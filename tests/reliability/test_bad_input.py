@@ -382,6 +382,7 @@ def baselines(seed: dict[str, Any]) -> dict[str, dict[str, Any]]:
         "ontology_list_proposals": {"status": "pending"},
         "ontology_scaffold_domain": {"template": "saas", "domain": "acme"},
         "rule_create": {**TAXABLE, "name": "taxable-2"},
+        "rule_import": {"document": json.dumps({"rules": [{**TAXABLE, "name": "taxable-3"}]}), "format": "json"},
         "rule_list": {"type": "inference"},
         "rule_toggle": {"rule_id": seed["rule"], "enabled": True},
         "constraint_check": {},
@@ -418,7 +419,7 @@ def tool_arguments(draw: st.DrawFn, name: str, base: dict[str, Any]) -> dict[str
 
 def test_every_tool_has_a_baseline(seeded: tuple[Path, dict[str, Any]]) -> None:
     assert set(baselines(seeded[1])) == set(tools.REGISTRY)
-    assert len(tools.REGISTRY) == 38
+    assert len(tools.REGISTRY) == 39  # 38 + rule_import (issue 18)
 
 
 @pytest.mark.parametrize("mode", MODES)

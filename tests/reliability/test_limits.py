@@ -43,6 +43,7 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "ontology_merge_approved": {"uid": "O-x"},
     "ontology_scaffold_domain": {"template": "saas", "domain": "d"},
     "rule_create": {"name": "r", "conditions": [{"subject": "?x", "predicate": "p", "object": "o"}]},
+    "rule_import": {"document": "[]", "format": "json"},
     "rule_toggle": {"rule_id": "R-x"},
     "infer_backward": {"subject": "s", "predicate": "p", "object": "o"},
     "infer_abductive": {"subject": "s", "predicate": "p", "object": "o"},
