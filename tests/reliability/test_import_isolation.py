@@ -176,6 +176,19 @@ def test_a_new_agent_gets_its_own_and_global_scopes_only(workspace: Workspace, t
     assert sorted(r.uid.split("-")[0] for r in refused(report)) == ["F", "F"]
 
 
+def test_an_agent_record_in_another_scope_refuses_its_whole_new_directory(workspace: Workspace, tmp_path: Path) -> None:
+    victim(workspace)
+    profile = {"uid": new_id("agent"), "agent_id": "n", "scope": "agent:b", "name": "N",
+               "created_at": "2024-05-01T12:00:00Z", "updated_at": "2024-05-01T12:00:00Z"}  # fmt: skip
+    src = write_agent_dir(tmp_path / "src", "n", {
+        "mabos-agent.json": profile,
+        "facts.json": {"facts": [{"id": "F-1", "subject": "n", "predicate": "p", "object": "o"}]}})  # fmt: skip
+    report = import_workspace(workspace, src)
+    assert [r.kind for r in refused(report)] == ["agent", "fact"]
+    assert "own scope 'agent:n'" in refused(report)[0].reason and "was refused" in refused(report)[1].reason
+    assert not workspace.store.agents.exists("n")
+
+
 def test_dry_run_reports_the_refusals_too(workspace: Workspace, tmp_path: Path, snapshot: Any) -> None:
     victim(workspace)
     src = write_agent_dir(
