@@ -6,11 +6,13 @@ The workspace (tests/ui/conftest.py) has two agents: the console acts as ``a``; 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
 from starlette.testclient import TestClient
 
+from cli.ui import create_app
 from cli.ui.pages import BARS
 from kg.workspace import open_workspace
 
@@ -21,6 +23,22 @@ PAGES = ["/", "/graph", "/facts", "/memory", "/ontology", "/reasoning", "/conver
 APIS = ["/api/overview", "/api/graph", "/api/facts", "/api/memory", "/api/ontology", "/api/reasoning",
         "/api/conversation", "/api/sync"]  # fmt: skip
 B_PRIVATE = ("secretcorp", "Bobs hidden quota", "Bob private memo", "BobSecretThing")
+
+
+@pytest.fixture(scope="module")
+def built(built_template: Built) -> Built:
+    """These tests only read: they share the session's workspace (no copy per test)."""
+    return built_template
+
+
+@pytest.fixture(scope="module")
+def client(built_template: Built) -> Iterator[TestClient]:
+    """One console for the module, on the shared workspace, loopback, no token."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MABOS_EMBEDDER", "none")
+        app = create_app(built_template.path, agent="a")
+        with TestClient(app, base_url="http://127.0.0.1") as test_client:
+            yield test_client
 
 
 @pytest.mark.parametrize("path", PAGES)
