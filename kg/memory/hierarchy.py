@@ -24,243 +24,60 @@ scope it could write), and it lives in the agent's folder, which only that agent
 ``agent:<id>`` (:func:`summary_scope`), the narrowest there is, so it never spreads an entry wider than the
 log it came from (:mod:`kg.scopes`). Only files whose real path lies inside the agent's own folder count:
 a daily log or summary folder that is a symlink to elsewhere (another agent's folder) is neither read
-(listed in ``ignored``) nor written through (listed in ``foreign``).
-"""
+(listed in ``ignored``) nor written through (listed in ``foreign``)."""
 
 from __future__ import annotations
 
 import hashlib
 import heapq
-import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, timedelta
-from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Literal
 
 from kg.clock import Clock
 from kg.errors import InputError
 from kg.memory import files
-from kg.models import Model, UtcDatetime, agent_scope
+from kg.memory.hierarchy_logs import (
+    HEADER_RE,
+    MAX_LIMIT,
+    SNIPPET_CHARS,
+    DailyLog,
+    Level,
+    LogEntry,
+    Stats,
+    _agent_root,
+    _inside,
+    load_daily_logs,
+    parse_daily_log,
+    summary_scope,
+)
+from kg.memory.hierarchy_search import HierarchyHit, query_terms, search_hierarchy
+from kg.models import Model, UtcDatetime
 
 HierarchyScope = Literal["week", "month", "quarter", "all"]
-Level = Literal["daily", "weekly", "monthly", "quarterly"]
+
+
 SummaryLevel = Literal["weekly", "monthly", "quarterly"]
 
+
 FORMAT = "v1"
+
+
 LEVELS_OF_SCOPE: dict[str, tuple[SummaryLevel, ...]] = {
     "week": ("weekly",),
     "month": ("monthly",),
     "quarter": ("quarterly",),
     "all": ("weekly", "monthly", "quarterly"),
 }
+
+
 TOP_ENTRIES: dict[SummaryLevel, int] = {"weekly": 10, "monthly": 15, "quarterly": 20}
+
+
 TOP_TERMS = 10
-SNIPPET_CHARS = 160
-MAX_LIMIT = 1000
-
-LABEL_RE: dict[Level, re.Pattern[str]] = {
-    "daily": re.compile(r"^\d{4}-\d{2}-\d{2}$"),
-    "weekly": re.compile(r"^\d{4}-W\d{2}$"),
-    "monthly": re.compile(r"^\d{4}-\d{2}$"),
-    "quarterly": re.compile(r"^\d{4}-Q[1-4]$"),
-}
-HEADER_RE = re.compile(
-    r"^<!-- mabos-summary (?P<format>\S+) (?P<level>\w+) (?P<label>\S+) sources=sha256:(?P<hash>[0-9a-f]{64}) -->$"
-)
-_TITLE_RE = re.compile(r"^# Daily log \d{4}-\d{2}-\d{2}\s*$")
-_HEADING_RE = re.compile(r"^#{1,6}\s+(.*)$")
-_BULLET_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-_WORD_RE = re.compile(r"\w+")
-_STOPWORD_TEXT = (
-    "a an and are as at be been but by can could did do does for from had has have he her his how i if in into is "
-    "it its just more most no not of on or our out over she so some such than that the their them then there these "
-    "they this those to too under up was we were what when where which while who why will with would you your "
-    "about after again also because before being both down during each few further here itself only other own same "
-    "should through until very"
-)
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
-
-
-# ---------------------------------------------------------------------------------- daily logs
-
-
-@dataclass(frozen=True, slots=True)
-class LogEntry:
-    """One entry of a daily log: a structured entry, or a paragraph, heading or bullet of free text."""
-
-    day: date
-    line: int  # 1-based line of the entry's first line in its daily log
-    text: str
-    type: str = "note"
-    time: str | None = None
-    uid: str | None = None
-    importance: float | None = None
-    tags: tuple[str, ...] = ()
-
-
-def parse_daily_log(text: str, day: date) -> list[LogEntry]:
-    """The entries of a daily log; free text before (or instead of) structured entries counts as notes."""
-    lines = _normalize(text).split("\n")
-    headers = [(i, m) for i, line in enumerate(lines) if (m := files.DAILY_ENTRY_RE.match(line))]
-    entries = _notes(lines, 0, headers[0][0] if headers else len(lines), day)
-    for n, (i, match) in enumerate(headers):
-        end = headers[n + 1][0] if n + 1 < len(headers) else len(lines)
-        tags, text = files.entry_content(lines[i + 1 : end])
-        entries.append(LogEntry(day=day, line=i + 1, text=text, type=match["type"],
-                                time=match["time"], uid=match["uid"], importance=_float(match["importance"]),
-                                tags=tags))  # fmt: skip
-    return entries
-
-
-def _notes(lines: list[str], start: int, end: int, day: date) -> list[LogEntry]:
-    """Free text as notes: a heading, a bullet item or a paragraph is one note."""
-    notes: list[LogEntry] = []
-    block: list[str] = []
-    first = start
-
-    def close() -> None:
-        if block:
-            notes.append(LogEntry(day=day, line=first + 1, text=" ".join(block)))
-            block.clear()
-
-    for i in range(start, end):
-        line = lines[i].strip()
-        skip = not line or line.startswith("<!--") or _TITLE_RE.match(line)
-        heading = _HEADING_RE.match(line)
-        if skip or heading or _BULLET_RE.match(line):
-            close()  # a blank line, a heading or a bullet ends the note before it
-        if skip:
-            continue
-        if not block:
-            first = i
-        block.append(heading[1].strip() if heading else _BULLET_RE.sub("", line))
-        if heading:
-            close()
-    close()
-    return [note for note in notes if note.text]
-
-
-def _normalize(text: str) -> str:
-    return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
-def _float(value: str) -> float | None:
-    try:
-        return float(value)
-    except ValueError:
-        return None
-
-
-def words(text: str) -> list[str]:
-    """Lowercased words of ``text`` (letters, digits and ``_``), in order."""
-    return _WORD_RE.findall(text.lower())
-
-
-def summary_terms(text: str) -> list[str]:
-    """Words worth counting in a summary: longer than 3, not a stop word, not a number or an id."""
-    return [w for w in words(text) if 3 < len(w) < 24 and w not in STOPWORDS and not w.isdigit()]
-
-
-class DailyLog:
-    """A daily log on disk: its bytes' hash now, its entries and counts when first asked for."""
-
-    def __init__(self, day: date, path: Path) -> None:
-        self.day = day
-        self.path = path
-        self._data = path.read_bytes()
-        self.hash = hashlib.sha256(self._data).hexdigest()
-
-    @cached_property
-    def entries(self) -> list[LogEntry]:
-        """Parsed entries (invalid UTF-8 is replaced, never fatal)."""
-        return parse_daily_log(self._data.decode("utf-8", errors="replace"), self.day)
-
-    @cached_property
-    def stats(self) -> Stats:
-        """Counts of this day's entries."""
-        return Stats.of(self.entries)
-
-
-@dataclass
-class Stats:
-    """Entry counts by type, tag and term: merged day by day into weeks, months and quarters."""
-
-    types: Counter[str] = field(default_factory=Counter)
-    tags: Counter[str] = field(default_factory=Counter)
-    terms: Counter[str] = field(default_factory=Counter)
-    entries: int = 0
-
-    @classmethod
-    def of(cls, entries: Iterable[LogEntry]) -> Stats:
-        """Counts of some entries."""
-        stats = cls()
-        for entry in entries:
-            stats.entries += 1
-            stats.types[entry.type] += 1
-            stats.tags.update(entry.tags)
-            stats.terms.update(summary_terms(entry.text))
-        return stats
-
-    def add(self, other: Stats) -> Stats:
-        """Add ``other``'s counts to these (in place) and return self."""
-        self.types.update(other.types)
-        self.tags.update(other.tags)
-        self.terms.update(other.terms)
-        self.entries += other.entries
-        return self
-
-
-def summary_scope(agent_id: str) -> str:
-    """The scope of an agent's summaries: its own (only it reads its folder; see the module docstring)."""
-    return agent_scope(agent_id)
-
-
-def _agent_root(workspace: Path, agent_id: str) -> Path | None:
-    """The agent's folder with symlinks resolved; None when it is missing or is itself a link elsewhere."""
-    folder = files.agent_dir(workspace, agent_id)
-    try:
-        real = folder.resolve(strict=True)
-        expected = workspace.resolve(strict=True) / "agents" / agent_id
-    except OSError:
-        return None
-    return real if real == expected else None
-
-
-def _inside(path: Path, root: Path | None) -> bool:
-    """Whether ``path`` (symlinks resolved, the file itself need not exist) lies inside ``root``."""
-    return root is not None and path.resolve().is_relative_to(root)
-
-
-def _own_daily_logs(workspace: Path, agent_id: str) -> tuple[dict[date, Path], list[str]]:
-    """The agent's daily logs that really lie in its folder, and the names of those that point elsewhere."""
-    root = _agent_root(workspace, agent_id)
-    found, outside = {}, []
-    for day, path in files.daily_logs(workspace, agent_id).items():
-        if _inside(path, root):
-            found[day] = path
-        else:
-            outside.append(f"{path.name} (a link outside the agent's folder)")
-    return found, outside
-
-
-def load_daily_logs(workspace: Path, agent_id: str) -> tuple[list[DailyLog], list[str]]:
-    """The agent's daily logs by date, and the names that look like daily logs but are no real date or lie
-    outside the agent's folder."""
-    directory = files.memory_dir(workspace, agent_id)
-    found, outside = _own_daily_logs(workspace, agent_id)
-    ignored = []
-    if directory.is_dir():
-        valid = {path.name for path in files.daily_logs(workspace, agent_id).values()}
-        ignored = sorted(
-            p.name for p in directory.iterdir() if files.DAILY_LOG_RE.match(p.name) and p.name not in valid
-        )
-    return [DailyLog(day, path) for day, path in found.items()], sorted(ignored + outside)
-
-
-# ------------------------------------------------------------------------------------- periods
 
 
 @dataclass(frozen=True, order=True)
@@ -329,9 +146,6 @@ def recorded_header(path: Path) -> tuple[str, str] | None:
         return None
     match = HEADER_RE.match(first)
     return (match["format"], match["hash"]) if match else None
-
-
-# ------------------------------------------------------------------------------------- rendering
 
 
 def _entry_line(entry: LogEntry) -> str:
@@ -420,9 +234,6 @@ def _sources(period: Period, logs: list[DailyLog]) -> list[str]:
     return [f"- ../{log.path.name} sha256:{log.hash[:12]}" for log in logs]
 
 
-# ------------------------------------------------------------------------------------- building
-
-
 class HierarchyResult(Model):
     """What :func:`build_hierarchy` did: summaries created, updated (stale), left unchanged, skipped."""
 
@@ -502,99 +313,18 @@ def _span(level: SummaryLevel, groups: dict[Period, list[DailyLog]], since: date
     return periods
 
 
-# ------------------------------------------------------------------------------------- search
-
-
-class HierarchyHit(Model):
-    """A section of a daily log or summary that matches a query, with the lines that matched."""
-
-    level: Level
-    period: str
-    path: Path
-    line_start: int
-    line_end: int
-    score: float  # share of the query's terms the section contains, 0..1
-    term_hits: int  # occurrences of query terms in the section (the tie-breaker)
-    matched: list[str]
-    snippet: str
-
-
-def _stem(word: str) -> str:
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
-
-
-def query_terms(query: str) -> list[str]:
-    """Distinct search terms of a query (stop words dropped unless nothing else is left)."""
-    terms = list(dict.fromkeys(_stem(w) for w in words(query)))
-    content = [t for t in terms if t not in STOPWORDS]
-    return content or terms
-
-
-def search_hierarchy(workspace: Path, agent_id: str, query: str, *, level: Level = "weekly",
-                     limit: int = 10) -> list[HierarchyHit]:  # fmt: skip
-    """Lexical search over one level of the hierarchy, ranked by query-term overlap.
-
-    At the ``daily`` level each entry (the text under one heading) is scored; at the summary levels
-    each summary file. Ranking: the share of the query's terms present, then their occurrences, then
-    file and line order. Each hit cites the file and the span of the lines that matched. A missing
-    directory gives no hits.
-    """
-    if level not in get_args(Level):
-        raise InputError("level", f"must be one of daily, weekly, monthly, quarterly; got {level!r}")
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
-        raise InputError("limit", f"must be an integer from 1 to {MAX_LIMIT}, got {limit!r}")
-    terms = query_terms(query)
-    if not terms:
-        raise InputError("query", "must contain at least one word")
-    hits: list[HierarchyHit] = []
-    for label, path in _level_files(workspace, agent_id, level):
-        text = _normalize(path.read_text(encoding="utf-8", errors="replace"))
-        for match in _match_sections(text.split("\n"), terms, by_heading=level == "daily"):
-            hits.append(HierarchyHit(level=level, period=label, path=path, **match))
-    hits.sort(key=lambda hit: (-hit.score, -hit.term_hits, str(hit.path), hit.line_start))
-    return hits[:limit]
-
-
-def _level_files(workspace: Path, agent_id: str, level: Level) -> list[tuple[str, Path]]:
-    if level == "daily":
-        return [(day.isoformat(), path) for day, path in _own_daily_logs(workspace, agent_id)[0].items()]
-    directory = files.memory_dir(workspace, agent_id) / level
-    if not directory.is_dir():
-        return []
-    root = _agent_root(workspace, agent_id)
-    found = [(p.stem, p) for p in directory.iterdir()
-             if p.suffix == ".md" and LABEL_RE[level].match(p.stem) and _inside(p, root)]  # fmt: skip
-    return sorted(found)
-
-
-def _match_sections(lines: list[str], terms: list[str], *, by_heading: bool) -> list[dict[str, Any]]:
-    """Score each section by the query terms it contains.
-
-    A daily log's sections run from one heading to the next (one entry each); a summary is scored as
-    a whole, so that terms found in different parts of it (top entries, top terms) add up.
-    """
-    bounds = [i for i, line in enumerate(lines) if i and line.startswith("#")] if by_heading else []
-    starts, ends = [0, *bounds], [*bounds, len(lines)]
-    return [m for start, end in zip(starts, ends, strict=True) if (m := _match(lines, start, end, terms))]
-
-
-def _match(lines: list[str], start: int, end: int, terms: list[str]) -> dict[str, Any] | None:
-    wanted = set(terms)
-    hit_lines: list[int] = []
-    seen: Counter[str] = Counter()
-    for i in range(start, end):
-        found = [t for t in map(_stem, words(lines[i])) if t in wanted] if not lines[i].startswith("<!--") else []
-        if found:
-            hit_lines.append(i)
-            seen.update(found)
-    if not hit_lines:
-        return None
-    matched = [t for t in terms if t in seen]
-    return {
-        "line_start": hit_lines[0] + 1,
-        "line_end": hit_lines[-1] + 1,
-        "score": round(len(matched) / len(terms), 4),
-        "term_hits": sum(seen.values()),
-        "matched": matched,
-        "snippet": " | ".join(lines[i].strip() for i in hit_lines[:3])[: SNIPPET_CHARS * 2],
-    }
+__all__ = [
+    "FORMAT",
+    "HEADER_RE",
+    "MAX_LIMIT",
+    "HierarchyHit",
+    "HierarchyResult",
+    "HierarchyScope",
+    "Level",
+    "build_hierarchy",
+    "parse_daily_log",
+    "period_of",
+    "query_terms",
+    "search_hierarchy",
+    "summary_scope",
+]
