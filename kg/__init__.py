@@ -1,4 +1,6 @@
-"""mabos knowledge graph: models, stores and services.
+"""mabos knowledge graph: the record models and store ports (:mod:`kg.models`, :mod:`kg.ports`), the two store
+adapters (:mod:`kg.store`), and the features over them: facts, the BDI graph, scopes, memory, recall,
+conversations and ontologies, bundled by :class:`kg.workspace.Workspace`.
 
 >>> import kg
 >>> with kg.init_workspace("/tmp/ws") as ws:          # doctest: +SKIP
