@@ -85,6 +85,8 @@ def adjust(rows: Sequence[dict[str, Any]], x: str, y: str, z: Sequence[str], met
         for name in (x, y, *z):
             if name not in row:
                 raise fail(method, f"data.{i}.{name}", "is missing (every row needs treatment, outcome, adjustment)")
+            if not isinstance(row[name], str | int | float | bool):
+                raise fail(method, f"data.{i}.{name}", "must be a string, number or boolean")
         count = row.get("count", 1)
         if isinstance(count, bool) or not isinstance(count, int | float) or count < 0:
             raise fail(method, f"data.{i}.count", "must be a non-negative number")

@@ -110,9 +110,9 @@ def evaluate(formula: str, env: dict[str, np.ndarray], method: str = METHOD) -> 
 def _sample(spec: Distribution, rng: np.random.Generator, n: int, name: str) -> np.ndarray:  # noqa: PLR0911
     d = spec.dist
     if d == "normal":
-        return rng.normal(spec.mean, spec.sd, n)
+        return rng.normal(spec.mean, abs(spec.sd), n)  # abs: -0.0 passes ge=0, numpy refuses it
     if d == "lognormal":
-        return rng.lognormal(spec.mean, spec.sd, n)
+        return rng.lognormal(spec.mean, abs(spec.sd), n)
     if d in ("uniform", "triangular") and spec.low > spec.high:
         raise fail(METHOD, f"variables.{name}.low", "must not exceed high")
     if d == "uniform":
@@ -125,7 +125,7 @@ def _sample(spec: Distribution, rng: np.random.Generator, n: int, name: str) -> 
     if d == "bernoulli":
         return (rng.random(n) < spec.p).astype(float)
     if d == "poisson":
-        return rng.poisson(spec.lam, n).astype(float)
+        return rng.poisson(abs(spec.lam), n).astype(float)
     return np.full(n, spec.value)
 
 

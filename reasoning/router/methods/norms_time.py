@@ -237,7 +237,8 @@ def temporal(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     conclusion = f"{len(relations)} interval relation(s) among {len(names)} intervals"
     pair = inputs.get("pair")
     if pair is not None:
-        if not (isinstance(pair, list) and len(pair) == 2 and all(p in intervals for p in pair)):
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) and p in intervals
+                                                                  for p in pair)):  # fmt: skip
             raise fail("temporal", "pair", "must be [a, b] with two known intervals")
         conclusion = f"{pair[0]} {allen(intervals[pair[0]], intervals[pair[1]])} {pair[1]}"
         value["pair_relation"] = allen(intervals[pair[0]], intervals[pair[1]])

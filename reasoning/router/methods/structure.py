@@ -137,12 +137,13 @@ def modal(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     else:
         access = {w: set() for w in worlds}
         for i, pair in enumerate(access_raw if isinstance(access_raw, list) else [None]):
-            if not (isinstance(pair, list) and len(pair) == 2 and all(p in worlds for p in pair)):
+            if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) and p in worlds
+                                                                      for p in pair)):  # fmt: skip
                 raise fail("modal", f"access.{i}", "must be [world, world] with known worlds")
             access[pair[0]].add(pair[1])
     actual = inputs.get("actual", next(iter(worlds)))
-    if actual not in worlds:
-        raise fail("modal", "actual", f"unknown world {actual!r}")
+    if not isinstance(actual, str) or actual not in worlds:
+        raise fail("modal", "actual", f"unknown world {str(actual)[:80]!r}")
     queries = inputs.get("query", [])
     if not isinstance(queries, list) or not all(isinstance(q, str) for q in queries):
         raise fail("modal", "query", "must be a list of formulas")
