@@ -546,3 +546,38 @@ def test_a_missing_or_doubled_daily_log_entry_is_reported(tmp_path: Path, monkey
         missing, doubled = check_daily_logs(ws)
     assert missing == [f"daily log {log.name}: no entry for stored memory {orphan.uid}"]
     assert doubled == [f"daily log {log.name}: {twice.uid} written 2 times"]
+
+
+LIVE_WRITER = """
+import sys
+import kg
+ws = kg.open_workspace(sys.argv[1])
+for n in range(int(sys.argv[2])):
+    if n % 3:
+        ws.memory.store_item("crash-agent", f"live item {n}")
+    else:
+        ws.memory.store_many("crash-agent", [{"content": f"live batch {n}-{k}"} for k in range(3)])
+ws.close()
+"""
+
+
+def test_catch_up_beside_a_live_writer_never_doubles_an_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opening the workspace (and so catching up) again and again while another process stores: every item ends
+    with exactly one entry (a writer holds the directory lock from its commit to its append)."""
+    monkeypatch.setenv(ENV_EMBEDDER, "none")
+    with init_workspace(tmp_path / "ws") as ws:
+        ws.agents.add(AGENT)
+    writer = subprocess.Popen([sys.executable, "-c", LIVE_WRITER, str(tmp_path / "ws"), "150"])
+    opens = 0
+    try:
+        while writer.poll() is None or opens == 0:
+            with open_workspace(tmp_path / "ws") as ws:
+                opens += 1
+    finally:
+        writer.wait(timeout=300)
+    assert writer.returncode == 0
+    with open_workspace(tmp_path / "ws") as ws:
+        missing, doubled = check_daily_logs(ws)
+        assert ws.store.stats()["memory_items"] == 100 * 1 + 50 * 3
+    assert (missing, doubled) == ([], [])
+    assert opens > 1
