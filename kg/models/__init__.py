@@ -68,6 +68,7 @@ from kg.models.bdi import (
     RelationSpec,
     kind_matches,
 )
+from kg.models.extraction import Category, ExtractedMemory, FactCandidate, WindowExtraction
 from kg.models.facts import (
     AssertOutcome,
     AssertStatus,
@@ -120,10 +121,13 @@ __all__ = [
     "CaseOutcome",
     "CaseSituation",
     "CaseSolution",
+    "Category",
     "Checkpoint",
     "CommitmentStrategy",
     "Desire",
+    "ExtractedMemory",
     "Fact",
+    "FactCandidate",
     "FactInput",
     "FactQuery",
     "Goal",
@@ -169,6 +173,7 @@ __all__ = [
     "Unit",
     "UtcDatetime",
     "ValidationCheck",
+    "WindowExtraction",
     "agent_scope",
     "describe_validation_error",
     "format_ts",

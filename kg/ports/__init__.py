@@ -13,6 +13,7 @@ from __future__ import annotations
 from kg.ports.agents import AgentStore, ScopeStore
 from kg.ports.conversation import ChatMessage, ChatModel, ConversationStore, Summarizer, SummaryStore, SummaryText
 from kg.ports.embeddings import Embedder, EmbeddingCache, VectorIndex
+from kg.ports.extraction import ExtractionFailedError, Extractor, Marks, Transactions
 from kg.ports.facts import FactStore
 from kg.ports.graph import BDIStore, RelationStore
 from kg.ports.graph_queries import GraphEdgeRow, GraphNodeRow, GraphQueryBackend, LineageRecordRow
@@ -33,6 +34,8 @@ __all__ = [
     "ConversationStore",
     "Embedder",
     "EmbeddingCache",
+    "ExtractionFailedError",
+    "Extractor",
     "FactStore",
     "GraphEdgeRow",
     "GraphNodeRow",
@@ -40,6 +43,7 @@ __all__ = [
     "GraphStore",
     "IndexQueue",
     "LineageRecordRow",
+    "Marks",
     "MemoryStore",
     "MemoryWriteResult",
     "OutboxStore",
@@ -53,5 +57,6 @@ __all__ = [
     "SummaryText",
     "TokenRecord",
     "TokenStore",
+    "Transactions",
     "VectorIndex",
 ]

@@ -20,6 +20,7 @@ from kg.store.sqlite.ontology import SqliteProposalStore
 from kg.store.sqlite.outbox import SqliteOutboxStore
 from kg.store.sqlite.reasoning import SqliteCaseStore, SqliteRuleStore
 from kg.store.sqlite.tokens import SqliteTokenStore
+from kg.store.sqlite.transactions import SqliteTransactions
 
 _COUNTED_TABLES = ("agents", "grants", "bdi_nodes", "relations", "memory_items", "lineage", "rules", "cases",
                    "ontology_proposals")  # fmt: skip
@@ -41,6 +42,7 @@ class SqliteGraphStore:
         self.embeddings = SqliteEmbeddingCache(self.db)
         self.index_queue = SqliteIndexQueue(self.db)
         self.marks = SqliteMarks(self.db)
+        self.transactions = SqliteTransactions(self.db)  # several ports in one transaction (extraction)
         self.outbox = SqliteOutboxStore(self.db)
         self.rules = SqliteRuleStore(self.db)
         self.cases = SqliteCaseStore(self.db)

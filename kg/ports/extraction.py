@@ -1,0 +1,55 @@
+"""Ports of extraction: the extractor (deterministic or LLM), per-conversation high-water marks and one
+write transaction spanning several ports."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from typing import Protocol
+
+from kg.models.conversation import Message
+from kg.models.extraction import WindowExtraction
+
+
+class ExtractionFailedError(Exception):
+    """An extractor could not produce a usable answer for a window (the window is left for the next run)."""
+
+
+class Extractor(Protocol):
+    """Turns a window of messages (oldest first) into memory and fact candidates."""
+
+    @property
+    def method(self) -> str:
+        """``deterministic`` or ``llm``."""
+        ...
+
+    def extract(self, window: Sequence[Message], *, speaker: str) -> WindowExtraction:
+        """Candidates of ``window``; ``speaker`` names the user the first person refers to.
+
+        Raises:
+            ExtractionFailedError: no usable answer (the caller records the window as failed).
+        """
+        ...
+
+
+class Marks(Protocol):
+    """High-water marks by name (positions only move forward)."""
+
+    def get(self, name: str) -> int:
+        """The mark ``name`` (0 when never set)."""
+        ...
+
+    def advance(self, name: str, position: int) -> int:
+        """Move the mark up to ``position`` (never down); the mark afterwards."""
+        ...
+
+
+class Transactions(Protocol):
+    """One write transaction around writes through several ports (all commit, or none does)."""
+
+    def transaction(self) -> AbstractContextManager[None]:
+        """Writes made inside join one transaction: committed at the end, rolled back on an exception."""
+        ...
+
+
+__all__ = ["ExtractionFailedError", "Extractor", "Marks", "Transactions"]
