@@ -1,0 +1,1 @@
+"""From conversation to knowledge: memory and fact extraction (issue 21)."""
