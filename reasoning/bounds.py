@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 #: roughly 0.2-0.5 M candidate facts a second). A transitive rule over a 1,000-fact chain now stops there,
 #: instead of running 126 s and 1 GB for its 499,500 facts.
 DEFAULT_LIMITS = ChainLimits(max_derived=50_000, max_join=2_000_000)
+#: Violations or policy firings one call returns at most.
+MAX_RESULTS = 1_000
 
 
 class ClosureStatus(Model):
@@ -34,10 +36,13 @@ class ClosureStatus(Model):
         join_work: Candidate facts the joins examined.
         max_derived: The bound on derived facts that applied.
         max_join: The bound on candidate facts that applied.
-        note: One sentence for a cut closure (None when complete).
+        checked: False when a constraint check or policy evaluation on the closure was itself cut (at
+            :data:`MAX_RESULTS` results or ``max_join``).
+        note: One sentence for a cut closure or check (None when complete).
     """
 
     fixpoint: bool
+    checked: bool = True
     stopped_by: str | None = None
     derived: int
     join_work: int
@@ -95,4 +100,21 @@ def status(result: ForwardResult, limits: ChainLimits) -> ClosureStatus:
                          note=note)  # fmt: skip
 
 
-__all__ = ["DEFAULT_LIMITS", "ClosureStatus", "complete", "lowered", "status", "workspace_limits"]
+def check_note(stopped: str | None, limits: ChainLimits, found: int) -> str | None:
+    """One sentence when a constraint check or policy evaluation itself was cut (None when it was not)."""
+    if stopped == "max_results":
+        return f"stopped after {found} results (at most {MAX_RESULTS} are returned): fix these and check again."
+    if stopped == "max_join":
+        return (f"the check stopped after examining {limits.max_join} candidate facts (max_join) with {found} "
+                "results: narrow its conditions.")  # fmt: skip
+    return None
+
+
+def joined(*notes: str | None) -> str | None:
+    """The notes that are set, as one line (None when none is)."""
+    found = [n for n in notes if n]
+    return " ".join(found) if found else None
+
+
+__all__ = ["DEFAULT_LIMITS", "MAX_RESULTS", "ClosureStatus", "check_note", "complete", "joined", "lowered", "status",
+           "workspace_limits"]  # fmt: skip

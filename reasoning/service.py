@@ -32,7 +32,17 @@ from kg.models import Model, Rule, RuleType, agent_scope
 from kg.ports import GraphStore
 from kg.recall.stopwords import STOPWORDS
 from kg.scopes import ScopePolicy
-from reasoning.bounds import DEFAULT_LIMITS, ClosureStatus, complete, lowered, status, workspace_limits
+from reasoning.bounds import (
+    DEFAULT_LIMITS,
+    MAX_RESULTS,
+    ClosureStatus,
+    check_note,
+    complete,
+    joined,
+    lowered,
+    status,
+    workspace_limits,
+)
 from reasoning.rule_service import RuleService
 from reasoning.rules import (
     ChainLimits,
@@ -43,10 +53,10 @@ from reasoning.rules import (
     Triple,
     Violation,
     abduce,
-    check_constraints,
-    evaluate_policies,
+    constraint_violations,
     explain,
     forward_chain,
+    policy_firings,
     prove,
 )
 
@@ -274,9 +284,12 @@ class Reasoner:
         return self.constraint_report(agent_id)[0]
 
     def constraint_report(self, agent_id: str) -> tuple[list[Violation], ClosureStatus]:
-        """:meth:`constraints`, and how complete the closure they were checked on is."""
+        """:meth:`constraints` (at most :data:`MAX_RESULTS`, within ``max_join``), and how complete the closure
+        they were checked on is; its note also says when the check itself was cut."""
         facts, closure = self._all_facts(agent_id)
-        return check_constraints(facts, self.rules(agent_id, RuleType.CONSTRAINT)), closure
+        found, stopped = constraint_violations(facts, self.rules(agent_id, RuleType.CONSTRAINT),
+                                               max_join=self.limits.max_join, max_results=MAX_RESULTS)  # fmt: skip
+        return found, _with_check(closure, stopped, self.limits, len(found))
 
     def policies(self, agent_id: str, context: Mapping[str, str] | None = None) -> list[PolicyFiring]:
         """Policies that fire on the facts (and closure) plus ``context`` (triples ``context KEY VALUE``)."""
@@ -285,9 +298,11 @@ class Reasoner:
     def policy_report(
         self, agent_id: str, context: Mapping[str, str] | None = None
     ) -> tuple[list[PolicyFiring], ClosureStatus]:
-        """:meth:`policies`, and how complete the closure they were evaluated on is."""
+        """:meth:`policies` (bounded as :meth:`constraint_report`), and how complete their closure is."""
         facts, closure = self._all_facts(agent_id)
-        return evaluate_policies(facts, self.rules(agent_id, RuleType.POLICY), dict(context or {})), closure
+        fired, stopped = policy_firings(facts, self.rules(agent_id, RuleType.POLICY), dict(context or {}),
+                                        max_join=self.limits.max_join, max_results=MAX_RESULTS)  # fmt: skip
+        return fired, _with_check(closure, stopped, self.limits, len(fired))
 
     def explain(self, agent_id: str, subject: str, predicate: str, obj: str) -> dict[str, Any]:
         """The derivation tree of a triple: an asserted fact, or derived with its rules, supports, confidences."""
@@ -336,6 +351,14 @@ class Reasoner:
         closure = self.closure_status(result)
         return KnowledgeAnswer(agent_id=agent_id, question=question, terms=terms, findings=findings, methods=methods,
                                fixpoint=closure.fixpoint, note=closure.note)  # fmt: skip
+
+
+def _with_check(closure: ClosureStatus, stopped: str | None, limits: ChainLimits, found: int) -> ClosureStatus:
+    """The closure's status, its note extended when the check run on it was cut too (``checked`` false)."""
+    if stopped is None:
+        return closure
+    return closure.model_copy(update={"checked": False, "note": joined(closure.note, check_note(stopped, limits,
+                                                                                                 found))})  # fmt: skip
 
 
 def _check_page(offset: int, limit: int) -> None:

@@ -182,7 +182,8 @@ class ViolationList(BaseModel):
 
     violations: list[Violation]
     fixpoint: bool = Field(True, description="False when a bound cut the forward closure the check ran on.")
-    note: str | None = Field(None, description="When the closure was cut: which bound, and what to do.")
+    truncated: bool = Field(False, description="True when the check itself stopped (1,000 violations or max_join).")
+    note: str | None = Field(None, description="When the closure or the check was cut: which bound, and what to do.")
 
 
 class PolicyEvalInput(ToolInput):
@@ -212,7 +213,8 @@ class PolicyFiringList(BaseModel):
 
     firings: list[PolicyFiring]
     fixpoint: bool = Field(True, description="False when a bound cut the forward closure the policies ran on.")
-    note: str | None = Field(None, description="When the closure was cut: which bound, and what to do.")
+    truncated: bool = Field(False, description="True when the evaluation stopped (1,000 firings or max_join).")
+    note: str | None = Field(None, description="When the closure or the evaluation was cut: which bound, what to do.")
 
 
 class RuleImportInput(ToolInput):
@@ -322,7 +324,7 @@ def constraint_check(ctx: ToolContext, args: NoArguments) -> ViolationList:
     """Violations of the enabled constraints."""
     found, closure = reasoner_of(ctx.workspace()).constraint_report(ctx.agent_for(args))
     return ViolationList(violations=[Violation.model_validate(asdict(v)) for v in found], fixpoint=closure.fixpoint,
-                         note=closure.note)  # fmt: skip
+                         truncated=not closure.checked, note=closure.note)  # fmt: skip
 
 
 @tool(
@@ -338,7 +340,7 @@ def policy_eval(ctx: ToolContext, args: PolicyEvalInput) -> PolicyFiringList:
     """Policies that fire on the facts plus the context."""
     fired, closure = reasoner_of(ctx.workspace()).policy_report(ctx.agent_for(args), args.context)
     return PolicyFiringList(firings=[PolicyFiring.model_validate(asdict(p)) for p in fired], fixpoint=closure.fixpoint,
-                            note=closure.note)  # fmt: skip
+                            truncated=not closure.checked, note=closure.note)  # fmt: skip
 
 
 __all__ = [

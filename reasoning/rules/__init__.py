@@ -13,7 +13,14 @@ See ``docs/rules-engine.md``.
 from reasoning.rules.abduction import abduce
 from reasoning.rules.backward import prove
 from reasoning.rules.checks import build_rule, check_rule, is_var
-from reasoning.rules.evaluate import CONTEXT, check_constraints, evaluate_policies, substitute
+from reasoning.rules.evaluate import (
+    CONTEXT,
+    check_constraints,
+    constraint_violations,
+    evaluate_policies,
+    policy_firings,
+    substitute,
+)
 from reasoning.rules.explain import explain
 from reasoning.rules.forward import forward_chain
 from reasoning.rules.io import dump_rules, load_rules, parse_rules, rules_from_data
@@ -50,6 +57,7 @@ __all__ = [
     "check_constraints",
     "check_rule",
     "compare",
+    "constraint_violations",
     "dump_rules",
     "evaluate_policies",
     "explain",
@@ -58,6 +66,7 @@ __all__ = [
     "load_rules",
     "parse_number",
     "parse_rules",
+    "policy_firings",
     "prove",
     "rules_from_data",
     "substitute",

@@ -9,12 +9,12 @@ their values (unknown ones are left as written). Disabled rules never report.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from kg.models import Rule, RuleType, Severity
 from reasoning.rules.index import FactIndex
-from reasoning.rules.plans import all_matches, compile_rules
-from reasoning.rules.results import PolicyFiring, Triple, Violation
+from reasoning.rules.plans import CompiledRule, LimitReached, MatchBudget, all_matches, compile_rules
+from reasoning.rules.results import Key, PolicyFiring, Triple, Violation
 
 #: Subject of the triples a policy's context becomes.
 CONTEXT = "context"
@@ -34,16 +34,29 @@ def check_constraints(facts: Iterable[Triple], rules: Sequence[Rule]) -> list[Vi
     Raises:
         InputError: a rule fails :func:`~reasoning.rules.check_rule`.
     """
+    return constraint_violations(facts, rules)[0]
+
+
+def constraint_violations(facts: Iterable[Triple], rules: Sequence[Rule], *, max_join: int | None = None,
+                          max_results: int | None = None) -> tuple[list[Violation], str | None]:  # fmt: skip
+    """:func:`check_constraints` within bounds: the violations found, and ``None`` or the bound that cut the
+    check (``max_join``: candidate facts examined over all rules; ``max_results``: violations returned).
+
+    Raises:
+        InputError: a rule fails :func:`~reasoning.rules.check_rule`.
+    """
     index = FactIndex(facts)
-    out = []
-    for compiled in compile_rules(rules, RuleType.CONSTRAINT):
+    out: list[Violation] = []
+
+    def add(compiled: CompiledRule, values: tuple[str, ...], support: tuple[Key, ...]) -> None:
         rule = compiled.rule
+        bindings = compiled.bindings(values)
         template = rule.violation_message or f"constraint {rule.name!r} violated"
-        for values, support in all_matches(index, compiled):
-            bindings = compiled.bindings(values)
-            triples = tuple(index.triple(key) for key in support)
-            out.append(Violation(rule.uid, rule.name, rule.severity, substitute(template, bindings), bindings, triples))
-    return sorted(out, key=lambda v: _SEVERITY_RANK[v.severity])
+        triples = tuple(index.triple(key) for key in support)
+        out.append(Violation(rule.uid, rule.name, rule.severity, substitute(template, bindings), bindings, triples))
+
+    stopped = _matches(index, compile_rules(rules, RuleType.CONSTRAINT), add, max_join, max_results)
+    return sorted(out, key=lambda v: _SEVERITY_RANK[v.severity]), stopped
 
 
 def evaluate_policies(
@@ -59,15 +72,41 @@ def evaluate_policies(
     Raises:
         InputError: a rule fails :func:`~reasoning.rules.check_rule`.
     """
+    return policy_firings(facts, rules, context)[0]
+
+
+def policy_firings(facts: Iterable[Triple], rules: Sequence[Rule], context: Mapping[str, str] | None = None, *,
+                   max_join: int | None = None,
+                   max_results: int | None = None) -> tuple[list[PolicyFiring], str | None]:  # fmt: skip
+    """:func:`evaluate_policies` within bounds (as :func:`constraint_violations`)."""
     situation = [Triple(CONTEXT, key, value) for key, value in (context or {}).items()]
     index = FactIndex([*facts, *situation])
-    out = []
-    for compiled in compile_rules(rules, RuleType.POLICY):
+    out: list[PolicyFiring] = []
+
+    def add(compiled: CompiledRule, values: tuple[str, ...], support: tuple[Key, ...]) -> None:
         rule = compiled.rule
-        for values, support in all_matches(index, compiled):
-            bindings = compiled.bindings(values)
-            triples = tuple(index.triple(key) for key in support)
-            out.append(
-                PolicyFiring(rule.uid, rule.name, substitute(rule.action, bindings), rule.escalate, bindings, triples)
-            )
-    return out
+        bindings = compiled.bindings(values)
+        triples = tuple(index.triple(key) for key in support)
+        out.append(PolicyFiring(rule.uid, rule.name, substitute(rule.action, bindings), rule.escalate, bindings,
+                                triples))  # fmt: skip
+
+    stopped = _matches(index, compile_rules(rules, RuleType.POLICY), add, max_join, max_results)
+    return out, stopped
+
+
+def _matches(index: FactIndex, compiled: Sequence[CompiledRule],
+             add: Callable[[CompiledRule, tuple[str, ...], tuple[Key, ...]], None], max_join: int | None,
+             max_results: int | None) -> str | None:  # fmt: skip
+    """Feed every match of every rule to ``add``, within one join budget and one result cap over all rules;
+    ``None``, or the bound that stopped it."""
+    budget = MatchBudget(max_work=max_join, max_results=max_results)
+    for rule in compiled:
+        try:
+            found = all_matches(index, rule, budget)
+        except LimitReached as reached:
+            for values, support in reached.partial:
+                add(rule, values, support)
+            return reached.reason
+        for values, support in found:
+            add(rule, values, support)
+    return None

@@ -97,15 +97,45 @@ def compile_rules(rules: Sequence[Rule], kind: RuleType) -> list[CompiledRule]:
     return compiled
 
 
-def all_matches(index: FactIndex, rule: CompiledRule) -> list[tuple[tuple[str, ...], tuple[Key, ...]]]:
+@dataclass(slots=True)
+class MatchBudget:
+    """Bounds shared by several :func:`all_matches` calls: candidate facts examined and bindings found."""
+
+    max_work: int | None = None
+    max_results: int | None = None
+    work: int = 0
+    results: int = 0
+
+
+def all_matches(index: FactIndex, rule: CompiledRule,
+                budget: MatchBudget | None = None) -> list[tuple[tuple[str, ...], tuple[Key, ...]]]:  # fmt: skip
     """Every distinct binding of the rule's variables that satisfies all its conditions, with the first
-    supporting keys found for it, in join order."""
+    supporting keys found for it, in join order.
+
+    Raises:
+        LimitReached: a bound of ``budget`` was reached (``max_join`` or ``max_results``); ``partial`` holds
+            the bindings found so far, which ``budget.results`` counts.
+    """
+    budget = budget or MatchBudget()
     found: dict[tuple[str, ...], tuple[Key, ...]] = {}
+    cap = sys.maxsize if budget.max_results is None else budget.max_results - budget.results
 
     def emit(_: CompiledRule, slots: list[str], support: list[Key], __: float) -> None:
-        found.setdefault(tuple(slots), tuple(support))
+        values = tuple(slots)
+        if values not in found:
+            if len(found) >= cap:
+                raise LimitReached("max_results")
+            found[values] = tuple(support)
 
-    Join(index, emit).run(rule, rule.plan(None))
+    join = Join(index, emit, max_work=None if budget.max_work is None else budget.max_work - budget.work)
+    try:
+        join.run(rule, rule.plan(None))
+    except LimitReached as reached:
+        reached.partial = list(found.items())
+        raise
+    finally:
+        budget.work += join.work
+        budget.results += len(found)
     return list(found.items())
 
 
@@ -200,12 +230,16 @@ def _choose_index(known: set[int]) -> tuple[int, set[int]]:
     return (BY_O, {2}) if 2 in known else (SCAN, set())
 
 
-class LimitReached(Exception):  # a signal caught by forward_chain, never seen by its callers
-    """Raised inside a run when a bound (``max_join``, ``max_derived``) is reached; ``reason`` names it."""
+class LimitReached(Exception):  # a signal caught inside reasoning.rules, never seen by the engine's callers
+    """Raised inside a run when a bound (``max_join``, ``max_derived``, ``max_results``) is reached.
+
+    ``reason`` names the bound; :func:`all_matches` adds the bindings found so far (``partial``).
+    """
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.partial: list[tuple[tuple[str, ...], tuple[Key, ...]]] = []
 
 
 class Join:

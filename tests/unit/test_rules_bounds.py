@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from kg.errors import InputError
-from reasoning.rules import ChainLimits, Triple, build_rule, forward_chain
+from reasoning.rules import ChainLimits, Triple, build_rule, constraint_violations, forward_chain, policy_firings
 
 NOW = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 TRANSITIVE = build_rule({
@@ -67,3 +67,31 @@ def test_max_iterations_is_named_when_it_cuts() -> None:
 def test_bounds_below_one_are_refused(limits: ChainLimits) -> None:
     with pytest.raises(InputError, match=r"^max_(derived|join): must be at least 1"):
         forward_chain(chain(3), [TRANSITIVE], limits=limits)
+
+
+CROSS = build_rule({  # no shared variable: every pair of p-facts matches (n^2 bindings)
+    "name": "cross",
+    "type": "constraint",
+    "conditions": [{"subject": "?a", "predicate": "p", "object": "?b"},
+                   {"subject": "?c", "predicate": "p", "object": "?d"}],
+    "violation_message": "?a and ?c",
+}, now=NOW)  # fmt: skip
+
+
+def test_a_constraint_check_stops_at_its_result_cap_and_its_join_budget() -> None:
+    facts = chain(200)  # 40,000 violating pairs
+    assert len(constraint_violations(facts, [CROSS])[0]) == 40_000  # unbounded, as check_constraints
+    capped, stopped = constraint_violations(facts, [CROSS], max_results=500)
+    assert len(capped) == 500 and stopped == "max_results"
+    joined, stopped = constraint_violations(facts, [CROSS], max_join=2_000)
+    assert stopped == "max_join" and 0 < len(joined) < 2_000
+    assert all(v.message == f"{v.bindings['?a']} and {v.bindings['?c']}" for v in joined)
+
+
+def test_policies_share_one_budget_over_all_rules() -> None:
+    policy = build_rule({**CROSS.model_dump(mode="json", include={"conditions"}), "name": "pol", "type": "policy",
+                         "action": "ask"}, now=NOW)  # fmt: skip
+    fired, stopped = policy_firings(chain(50), [policy, policy.model_copy(update={"uid": "R-2"})], max_results=3_000)
+    assert len(fired) == 3_000 and stopped == "max_results"  # 2,500 from the first rule, 500 from the second
+    assert {f.rule_id for f in fired[2_500:]} == {"R-2"}
+    assert policy_firings(chain(50), [policy])[1] is None
