@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from itertools import pairwise
+from typing import Any
 
 import pytest
 
@@ -30,6 +32,7 @@ from reasoning.router import (
     score_methods_for_problem,
 )
 from reasoning.router.store import allowed_scopes, store_result
+from reasoning.service import RuleService
 from tests.stubs.chat_server import ChatStub
 
 SEED_TABLE = {
@@ -239,3 +242,49 @@ def test_the_reason_tool_uses_the_workspaces_chat_model(tool_ws: Workspace, stub
     assert result.results[0].value == {"model": "stub-model", "rationale": "r"}
     assert result.narration == {"expected-utility": "The expected utility of B is twice that of A."}
     assert result.fusion is not None and result.fusion.unified_conclusion == "choose B (expected utility 10)"
+
+
+GRAPH_PROBES: dict[str, dict[str, Any]] = {
+    "deductive": {}, "inductive": {"min_support": 0.1}, "abductive": {"observation": "kestrel isTarget yes"},
+    "analogical": {"source": "kestrel", "target": "kestrel2"}, "deontic": {}, "temporal": {},
+    "bayesian": {"fact": "kestrel hasIndustry saas", "evidence": []}, "info-theory": {"target": "hasIndustry"},
+    "causal": {"treatment": "kestrelA", "outcome": "kestrelB"}, "counterfactual": {"goal": "kestrel isTarget yes",
+    "without": []}, "root-cause": {}, "systems-thinking": {},
+}  # fmt: skip
+
+
+def test_graph_engines_never_read_another_agents_records(tool_ws: Workspace) -> None:
+    ws = tool_ws
+    marks = []
+    for s, p, o in [("kestrel", "hasIndustry", "saas"), ("kestrel2", "hasIndustry", "saas"),
+                    ("kestrelA", "causes", "kestrelB"), ("kestrelA", "status", "failing"),
+                    ("kestrelA", "increases", "kestrelB"), ("kestrelB", "decreases", "kestrelA"),
+                    ("kestrel", "region", "eu")]:  # fmt: skip
+        fact, _ = ws.facts.assert_fact("a", s, p, o, valid_from=datetime(2020, 1, 1, tzinfo=UTC))
+        marks.append(fact.uid)
+    rules = RuleService(ws.store, ws.scopes, ws.clock)
+    marks.append(rules.create("a", name="kestrel-rule", conditions=[
+        {"subject": "?x", "predicate": "hasIndustry", "object": "saas"}],
+        conclusion={"subject": "?x", "predicate": "isTarget", "object": "yes"}).uid)  # fmt: skip
+    marks.append(
+        rules.create(
+            "a",
+            name="kestrel-policy",
+            type="policy",
+            action="must not call kestrel",
+            conditions=[{"subject": "kestrel", "predicate": "hasIndustry", "object": "saas"}],
+        ).uid
+    )
+    for method, inputs in GRAPH_PROBES.items():
+        mine = reason(MethodContext("a", ws), method=method, inputs={method: inputs}).results[0]
+        assert mine.kind == "computed" and mine.used, method  # the probe does read a's records
+        given = json.dumps(inputs)
+        try:
+            theirs = reason(MethodContext("b", ws), method=method, inputs={method: inputs}).results[0]
+            text = json.dumps(theirs.model_dump(mode="json"))
+            assert theirs.used == [], method
+        except InputError as refused:  # e.g. "no fact ... visible to 'b'": it may repeat the input, nothing more
+            text = str(refused)
+        assert not any(uid in text for uid in marks), method
+        for secret in ("kestrel-rule", "kestrel-policy", "call kestrel", "saas", "failing", "2020-01-01"):
+            assert secret in given or secret not in text, (method, secret)

@@ -42,6 +42,8 @@ def causal(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     if not isinstance(x, str) or not isinstance(y, str):
         raise fail("causal", "treatment", "treatment and outcome must be node names")
     graph, used = graph_from(ctx, "causal", inputs)
+    if graph.number_of_nodes() == 0:
+        raise MissingInputs("causal", "give inputs.causal.edges (or causes/dependsOn facts)")
     for name, field in ((x, "treatment"), (y, "outcome")):
         if name not in graph:
             raise fail("causal", field, f"{name!r} is not a node of the causal graph")

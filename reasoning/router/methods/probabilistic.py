@@ -164,7 +164,7 @@ def _from_graph(ctx: MethodContext, data: InfoInput) -> tuple[InfoInput, list[st
             rows[fact.subject][fact.predicate] = fact.object
             used.append(fact.uid)
         examples = [row for row in rows.values() if data.target in row]
-        if examples:
+        if any(len(row) > 1 for row in examples):  # something to ask besides the target
             return data.model_copy(update={"examples": examples}), used
     return data, []
 
