@@ -35,6 +35,8 @@ from typing import Any
 
 import anyio
 
+from kg.errors import InputError
+
 logger = logging.getLogger(__name__)
 
 #: Defaults of ``mabos serve --mcp``: two warm workers, one running call per agent, a minute per call.
@@ -54,11 +56,11 @@ class PoolSettings:
 
     def __post_init__(self) -> None:
         if not 1 <= self.workers <= 64:
-            raise ValueError("workers: must be between 1 and 64")
+            raise InputError("workers", "must be between 1 and 64")
         if not 1 <= self.per_agent <= self.workers:
-            raise ValueError("per_agent: must be between 1 and the number of workers")
+            raise InputError("per_agent", f"must be between 1 and the number of workers ({self.workers})")
         if not 0 < self.deadline <= 86_400:
-            raise ValueError("deadline: must be more than 0 and at most 86400 seconds")
+            raise InputError("deadline", "must be more than 0 and at most 86400 seconds")
 
 
 def _serve(conn: Connection, path: str, env: dict[str, str]) -> None:

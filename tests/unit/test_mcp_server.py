@@ -292,3 +292,10 @@ def test_the_token_gate(ws: Workspace) -> None:
 def test_loopback_hosts() -> None:
     assert all(map(is_loopback, ["127.0.0.1", "127.8.9.1", "::1", "[::1]", "localhost", "LOCALHOST"]))
     assert not any(map(is_loopback, ["0.0.0.0", "::", "192.168.1.4", "example.org", ""]))  # noqa: S104
+
+
+def test_pool_settings_refuse_bad_values_naming_the_field() -> None:
+    for kwargs, field in [({"workers": 0}, "workers"), ({"workers": 2, "per_agent": 3}, "per_agent"),
+                          ({"deadline": 0}, "deadline"), ({"deadline": -1.0}, "deadline")]:  # fmt: skip
+        with pytest.raises(InputError, match=f"^{field}: "):
+            PoolSettings(**kwargs)  # type: ignore[arg-type]
