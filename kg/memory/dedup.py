@@ -314,9 +314,12 @@ def _union(*groups: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(t for g in groups for t in g))[:MAX_TAGS]
 
 
-def apply_decision(memory: MemoryService, agent_id: str, candidate: MemoryCandidate,
-                   decision: DedupDecision) -> AppliedDecision:  # fmt: skip
+def apply_decision(memory: MemoryService, agent_id: str, candidate: MemoryCandidate, decision: DedupDecision, *,
+                   sources: Sequence[str] = ()) -> AppliedDecision:  # fmt: skip
     """Carry out ``decision`` through the memory service; nothing is ever deleted.
+
+    ``sources`` (message uids, for an extracted candidate) go into the lineage (``derived_from``) of any item
+    written, after the memory it replaces or extends.
 
     A new item is written before the old one is archived, so an interruption between the two steps leaves
     both active (never neither).
@@ -326,6 +329,8 @@ def apply_decision(memory: MemoryService, agent_id: str, candidate: MemoryCandid
     if action == "skip":
         return done
     fields: dict[str, Any] = candidate.model_dump(include={"type", "importance", "tags", "store", "scope", "source"})
+    if sources:
+        fields["derived_from"] = list(sources)
     if action == "create" or decision.target_uid is None:
         done.written.append(memory.store_item(agent_id, candidate.content, **fields).item.uid)
         return done
@@ -342,7 +347,7 @@ def apply_decision(memory: MemoryService, agent_id: str, candidate: MemoryCandid
         done.updated.append(old.uid)
         return done
     content = _new_content(action, old, candidate, decision)
-    fields["derived_from"] = [old.uid]
+    fields["derived_from"] = [old.uid, *sources]
     if action == "merge":
         fields.update(type=old.type, importance=max(old.importance, candidate.effective_importance()),
                       tags=_union(old.tags, candidate.tags), scope=old.scope, store=old.store)  # fmt: skip
