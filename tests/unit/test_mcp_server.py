@@ -211,6 +211,38 @@ def test_a_slow_call_holds_up_no_other_agent_and_stops_at_its_deadline(
     assert "second write" in contents and "first slow write" not in contents  # the stopped write was rolled back
 
 
+def test_a_call_its_client_abandons_is_stopped(ws: Workspace, servers: Callable[..., ToolServer]) -> None:
+    # The client cancels a call that cannot finish (a write waiting for the test's lock): the server ends its worker
+    # at once instead of letting it run on to the deadline.
+    server = servers(ToolContext(workspace_obj=ws), PoolSettings(workers=1, deadline=600))
+    lock = sqlite3.connect(ws.path / STATE_DIR / DB_FILE, isolation_level=None)
+    lock.execute("BEGIN IMMEDIATE")
+    pids: list[int] = []
+
+    async def body(client: Client) -> None:
+        await server.pool.start()
+        pids.extend(server.pool.pids())
+        with anyio.CancelScope() as scope:
+
+            async def abandon() -> None:
+                while server.pool.busy < 1:
+                    await anyio.sleep(0.02)
+                scope.cancel()
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(abandon)
+                await client.call_tool("memory_store_item", {"agent_id": AGENT, "content": "abandoned write"})
+        while server.pool.busy:
+            await anyio.sleep(0.02)
+
+    try:
+        _run(server, body)
+    finally:
+        lock.execute("ROLLBACK")
+        lock.close()
+    assert len(pids) == 1 and not _alive(pids[0])  # the server ended the worker when the client gave up
+
+
 def test_a_worker_that_died_while_idle_is_replaced(ws: Workspace, servers: Callable[..., ToolServer]) -> None:
     # Killed from outside (the OOM killer, an operator): the next call gets a new worker, not an error.
     server = servers(ToolContext(workspace_obj=ws), PoolSettings(workers=1))
