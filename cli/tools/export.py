@@ -130,6 +130,11 @@ is the tool schema) and an output model. The same tool runs from the CLI (`mabos
 Every tool also takes `agent_id`, the acting agent: required unless the server or context is bound to one agent
 (`mabos serve --mcp --agent A`, `cli.tools.call(..., agent="A")`), in which case it defaults to that agent and any
 other value is refused. Bad arguments fail with one error naming the field and the rule, and change nothing.
+
+Over MCP (`mabos serve --mcp`) each call runs in a worker process and is stopped after `--deadline` seconds (default
+60) with a one-line error; calls of different agents run side by side. Over HTTP a caller may send an agent's API
+token (`Authorization: Bearer <secret>`, from `mabos token create`) and then acts as that agent only; off loopback a
+token is required on every request (docs/security.md).
 """
 
 
