@@ -25,7 +25,9 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 from cli import tools  # noqa: E402
 from cli.demo import build_demo  # noqa: E402
 from cli.ui.app import create_app  # noqa: E402
+from cli.ui.picture import write_picture  # noqa: E402
 from kg.workspace import open_workspace  # noqa: E402
+from sync.nightly import run_nightly  # noqa: E402
 
 AGENT = "sales-agent"
 DIALOGUE = ROOT / "tests" / "data" / "conversation" / "compaction-dialogue.jsonl"
@@ -56,6 +58,8 @@ def prepare(path: Path) -> tuple[str, str]:
     with open_workspace(path) as ws:
         ws.conversations.ingest(AGENT, "offsite", rows * 4, title="Lisbon offsite planning")
         ws.conversations.compact(AGENT, "offsite")
+        write_picture(ws, AGENT, fmt="html", out=None, types=None, limit=150)  # linked by the nightly report
+        run_nightly(ws, [AGENT], skip=["vector-index", "schema", "push"])
     found = tools.call("fact_query", workspace=path, agent_id=AGENT, predicate="assignTo")
     return str(found.facts[0].uid), uid  # type: ignore[attr-defined]
 
