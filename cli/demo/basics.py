@@ -1,115 +1,22 @@
-"""``mabos demo``: build a small workspace with the Python API and report what each step showed.
-
-The demo only ever deletes a directory it made itself: demo workspaces carry the marker file
-``.mabos/demo``. Anything else at the target (another workspace, a non-empty directory, a file)
-is refused with :class:`~kg.errors.WorkspaceError`.
-"""
+"""The first sections of ``mabos demo``: agents, facts with history and an explanation, the BDI graph with
+its paths, scopes and grants, and the store's status."""
 
 from __future__ import annotations
 
-import shutil
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from cli import demo_memory, demo_reasoning
-from kg.errors import ScopeError, WorkspaceError
+from cli.demo.report import FINANCE, PROJECT, SALES, Section
+from kg.errors import ScopeError
 from kg.ids import new_id
 from kg.models import BDINode, Fact, GraphPath
-from kg.workspace import CONFIG_FILE, STATE_DIR, Workspace, init_workspace
-
-DEFAULT_DEMO_PATH = "./mabos-demo"
-MARKER = Path(STATE_DIR) / "demo"
-SALES, FINANCE = "sales-agent", "finance-agent"
-PROJECT = "project:q3-launch"
-
-
-@dataclass
-class Section:
-    """One heading of the demo and the lines shown under it."""
-
-    title: str
-    lines: list[str] = field(default_factory=list)
-
-    def say(self, line: str) -> None:
-        """Add a line."""
-        self.lines.append(line)
-
-
-@dataclass
-class DemoReport:
-    """What the demo did, for human or JSON output."""
-
-    workspace: Path
-    sections: list[Section] = field(default_factory=list)
-    try_commands: list[str] = field(default_factory=list)
-
-    def section(self, title: str) -> Section:
-        """Start a new section."""
-        self.sections.append(Section(title))
-        return self.sections[-1]
-
-    def as_json(self) -> dict[str, Any]:
-        """Plain data for ``--json``."""
-        return {
-            "workspace": str(self.workspace),
-            "sections": [{"title": s.title, "lines": s.lines} for s in self.sections],
-            "try": self.try_commands,
-        }
-
-
-def prepare(path: Path) -> None:
-    """Empty a previous demo at ``path``; refuse anything that is not a demo or empty."""
-    if not path.exists():
-        return
-    if not path.is_dir():
-        raise WorkspaceError(f"workspace: {path} exists and is not a directory; choose another --workspace")
-    if (path / MARKER).is_file():
-        for child in path.iterdir():
-            if child.is_dir() and not child.is_symlink():
-                shutil.rmtree(child)
-            else:
-                child.unlink()
-        return
-    if (path / CONFIG_FILE).exists():
-        raise WorkspaceError(f"workspace: {path} is a workspace not made by 'mabos demo'; refusing to overwrite it")
-    if any(path.iterdir()):
-        raise WorkspaceError(f"workspace: {path} is a non-empty directory; choose an empty or new --workspace")
-
-
-def build_demo(path: Path) -> DemoReport:
-    """Build the demo workspace at ``path`` and return what each step showed."""
-    prepare(path)
-    with init_workspace(path, name="mabos-demo") as ws:
-        (path / MARKER).write_text("made by 'mabos demo'; the next 'mabos demo' here wipes it\n", encoding="utf-8")
-        report = DemoReport(workspace=path.resolve())
-        _agents(ws, report.section("Agents"))
-        _facts(ws, report.section("Facts"))
-        _bdi(ws, report.section("BDI graph"))
-        _scopes(ws, report.section("Scopes"))
-        demo_memory.memory(ws, SALES, report.section("Memory"))
-        demo_memory.bdi_cycle(ws, SALES, report.section("BDI maintenance"))
-        demo_reasoning.reasoning(ws, SALES, report.section("Reasoning"))
-        demo_reasoning.methods(ws, SALES, report.section("Reasoning methods"))
-        _status(ws, report.section("Status"))
-    where = f"mabos --workspace {path}"
-    report.try_commands = [
-        f"{where} fact query --agent {SALES} --subject acme",
-        f"{where} graph path --agent {SALES} belief goal plan",
-        f"{where} goal list --agent {SALES} --json",
-        f'{where} memory recall --agent {SALES} "acme security" --depth 2',
-        f"{where} bdi cycle --agent {SALES} --json",
-        f"{where} infer backward --agent {SALES} acme assignTo us-sales",
-        f'{where} knowledge explain --agent {SALES} "Is acme a target?"',
-    ]
-    return report
+from kg.workspace import Workspace
 
 
 def _fact(fact: Fact) -> str:
     return f"{fact.subject} {fact.predicate} {fact.object} (confidence {fact.confidence:g})"
 
 
-def _agents(ws: Workspace, out: Section) -> None:
+def agents(ws: Workspace, out: Section) -> None:
     ws.agents.add(SALES, name="Sales", role="seller", department="sales")
     ws.agents.add(FINANCE, name="Finance", role="analyst", department="finance", commitment_strategy="cautious")
     for agent in ws.agents.list():
@@ -117,7 +24,7 @@ def _agents(ws: Workspace, out: Section) -> None:
         out.say(f"{agent.agent_id}: {agent.name}, {agent.role}, {strategy} (scope {agent.scope})")
 
 
-def _facts(ws: Workspace, out: Section) -> None:
+def facts(ws: Workspace, out: Section) -> None:
     revenue, status = ws.facts.assert_fact(SALES, "acme", "hasRevenue", "$50000", confidence=0.8, source="crm")
     out.say(f"assert: {revenue.uid} {status}: {_fact(revenue)}")
     revenue, status = ws.facts.assert_fact(SALES, "acme", "hasRevenue", "$50000", confidence=0.9, source="cfo-report")
@@ -169,7 +76,7 @@ def _build_graph(ws: Workspace) -> tuple[BDINode, int]:
     return grow, len(links)
 
 
-def _bdi(ws: Workspace, out: Section) -> None:
+def bdi_graph(ws: Workspace, out: Section) -> None:
     top, link_count = _build_graph(ws)
     for kind in ("belief", "desire", "goal", "plan", "step"):
         out.say(f"{kind}s: " + "; ".join(_node_text(n) for n in ws.bdi.list(SALES, kind)))
@@ -196,7 +103,7 @@ def _node_text(node: BDINode) -> str:
     return f"{node.content}" + (f" ({details})" if details else "")
 
 
-def _scopes(ws: Workspace, out: Section) -> None:
+def scopes(ws: Workspace, out: Section) -> None:
     ws.scopes.grant(SALES, PROJECT, granted_by="admin")
     ws.facts.assert_fact(SALES, "q3-launch", "hasBudget", "$120000", scope=PROJECT)
     out.say(f"{SALES} was granted {PROJECT} and asserted a budget fact there")
@@ -209,7 +116,7 @@ def _scopes(ws: Workspace, out: Section) -> None:
     out.say(f"after 'scope grant {FINANCE} {PROJECT}': {FINANCE} sees " + "; ".join(_fact(f) for f in seen))
 
 
-def _status(ws: Workspace, out: Section) -> None:
+def status(ws: Workspace, out: Section) -> None:
     store = ws.status()["store"]
     facts, outbox = store["facts"], store["outbox"]
     out.say(f"agents {store['agents']}, grants {store['grants']}, relations {store['relations']}")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from cli.demo.report import Section
 from cli.recall_view import explain_line
 from kg.clock import FixedClock
 from kg.memory.checkpoints import latest_checkpoint, write_checkpoint
@@ -16,9 +16,6 @@ from kg.memory.hierarchy import build_hierarchy, search_hierarchy
 from kg.memory.materialize import materialize
 from kg.workspace import Workspace, open_workspace
 from reasoning.bdi.cycle import run_cycle
-
-if TYPE_CHECKING:
-    from cli.demo import Section
 
 PAST_DAYS = 8
 _WEEK = [

@@ -3,15 +3,13 @@ tree, a backward proof with a knowledge gap, abduction, a constraint, a policy, 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from cli.demo.report import Section
 from kg.workspace import Workspace
 from reasoning.cases import CaseService
 from reasoning.router import MethodContext, reason
 from reasoning.service import Reasoner, RuleService
-
-if TYPE_CHECKING:
-    from cli.demo import Section
 
 
 def _tree(out: Section, node: dict[str, Any], depth: int = 1) -> None:
