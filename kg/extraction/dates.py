@@ -1,0 +1,162 @@
+"""Dates said relative to a message, resolved against the message's time (English expressions only).
+
+Understood: ``today``, ``tonight``, ``yesterday``, ``tomorrow``, ``last/next week|month|year|weekend``,
+``this week|month|year``, ``last/next/on <weekday>``, ``N days|weeks|months|years ago``, ``in N days|weeks``,
+``on 8 May``, ``on May 8th``, ``8 May 2023``, ``May 2023``, ``in 2022`` and ISO dates ``2023-05-08``. A day
+and month without a year take the message's year. Anything else is not a date (:func:`find_date` returns
+None) and the message time stands.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+MONTHS = {m: i for i, m in enumerate(
+    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+     "november", "december"], start=1)}  # fmt: skip
+_MON = {**MONTHS, **{m[:3]: i for m, i in MONTHS.items()}, "sept": 9}
+WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_MONTH_RE = r"(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)"  # noqa: E501
+_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+            "eight": 8, "nine": 9, "ten": 10, "a few": 3, "a couple of": 2, "couple of": 2}  # fmt: skip
+_UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
+
+_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("iso", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
+    ("day_month", re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?(?:\s+of)?\s+{_MONTH_RE}\b\.?(?:,?\s+(\d{{4}}))?", re.I)),
+    ("month_day", re.compile(rf"\b{_MONTH_RE}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}}))?", re.I)),
+    ("month_year", re.compile(rf"\b{_MONTH_RE}\s+(\d{{4}})\b", re.I)),
+    (
+        "ago",
+        re.compile(
+            r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|couple of)"
+            r"\s+(day|week|month|year)s?\s+ago\b",
+            re.I,
+        ),
+    ),
+    (
+        "in_n",
+        re.compile(
+            r"\bin\s+(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(day|week|month|year)s?\b", re.I
+        ),
+    ),
+    (
+        "relative",
+        re.compile(r"\b(last|next|this|past)\s+(week|weekend|month|year|" + "|".join(WEEKDAYS) + r")\b", re.I),
+    ),
+    ("on_weekday", re.compile(r"\b(?:on\s+)(" + "|".join(WEEKDAYS) + r")\b", re.I)),
+    (
+        "word",
+        re.compile(
+            r"\b(today|tonight|this morning|this afternoon|this evening|yesterday|tomorrow|"
+            r"the day before yesterday)\b",
+            re.I,
+        ),
+    ),
+    ("in_year", re.compile(r"\b(?:in|since|back in)\s+((?:19|20)\d{2})\b", re.I)),
+]
+
+
+@dataclass(frozen=True)
+class FoundDate:
+    """A date found in a sentence: when, the words that said it, and how precise (``day``, ``week``,
+    ``month`` or ``year``)."""
+
+    when: datetime
+    text: str
+    precision: str
+
+    def label(self) -> str:
+        """The date as text at its precision (``2023-05-08``, ``week of 2023-05-01``, ``2023-05``, ``2023``)."""
+        if self.precision == "year":
+            return f"{self.when:%Y}"
+        if self.precision == "month":
+            return f"{self.when:%Y-%m}"
+        if self.precision == "week":
+            return f"week of {self.when:%Y-%m-%d}"
+        return f"{self.when:%Y-%m-%d}"
+
+
+def _midnight(moment: datetime) -> datetime:
+    return moment.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def _safe(year: int, month: int, day: int, base: datetime) -> datetime | None:
+    try:
+        return _midnight(base).replace(year=year, month=month, day=day)
+    except ValueError:
+        return None
+
+
+def find_date(sentence: str, now: datetime) -> FoundDate | None:
+    """The first date expression of ``sentence`` resolved against ``now`` (the message time), or None."""
+    best: tuple[int, FoundDate] | None = None
+    for kind, pattern in _PATTERNS:
+        match = pattern.search(sentence)
+        if match is None:
+            continue
+        found = _resolve(kind, match, now)
+        if found is not None and (best is None or match.start() < best[0]):
+            best = (match.start(), found)
+    return best[1] if best else None
+
+
+def _resolve(kind: str, m: re.Match[str], now: datetime) -> FoundDate | None:  # noqa: PLR0911
+    text = m[0]
+    if kind == "iso":
+        when = _safe(int(m[1]), int(m[2]), int(m[3]), now)
+        return FoundDate(when, text, "day") if when else None
+    if kind in ("day_month", "month_day"):
+        day, month = (m[1], m[2]) if kind == "day_month" else (m[2], m[1])
+        year = int(m[3]) if m[3] else now.year
+        when = _safe(year, _MON[month.lower().rstrip(".")], int(day), now)
+        return FoundDate(when, text, "day") if when else None
+    if kind == "month_year":
+        when = _safe(int(m[2]), _MON[m[1].lower()], 1, now)
+        return FoundDate(when, text, "month") if when else None
+    if kind in ("ago", "in_n"):
+        raw = m[1].lower()
+        n = int(raw) if raw.isdigit() else _NUMBERS.get(raw, 1)
+        delta = timedelta(days=n * _UNIT_DAYS[m[2].lower()])
+        unit = m[2].lower()
+        when = _midnight(now) - delta if kind == "ago" else _midnight(now) + delta
+        return FoundDate(when, text, "day" if unit == "day" else unit)
+    if kind == "relative":
+        return _relative(m[1].lower(), m[2].lower(), text, now)
+    if kind == "on_weekday":
+        target = WEEKDAYS.index(m[1].lower())
+        back = (now.weekday() - target) % 7  # the most recent such day (today counts)
+        return FoundDate(_midnight(now) - timedelta(days=back), text, "day")
+    if kind == "word":
+        word = m[1].lower()
+        offset = {"yesterday": -1, "tomorrow": 1, "the day before yesterday": -2}.get(word, 0)
+        return FoundDate(_midnight(now) + timedelta(days=offset), text, "day")
+    if kind == "in_year":
+        return FoundDate(_midnight(now).replace(year=int(m[1]), month=1, day=1), text, "year")
+    return None
+
+
+def _relative(which: str, unit: str, text: str, now: datetime) -> FoundDate:
+    sign = {"last": -1, "past": -1, "next": 1, "this": 0}[which]
+    day = _midnight(now)
+    if unit in WEEKDAYS:
+        target = WEEKDAYS.index(unit)
+        if sign < 0:
+            back = (day.weekday() - target) % 7 or 7
+            return FoundDate(day - timedelta(days=back), text, "day")
+        ahead = (target - day.weekday()) % 7 or (7 if sign > 0 else 0)
+        return FoundDate(day + timedelta(days=ahead), text, "day")
+    if unit in ("week", "weekend"):
+        monday = day - timedelta(days=day.weekday()) + timedelta(weeks=sign)
+        when = monday + timedelta(days=5) if unit == "weekend" else monday
+        return FoundDate(when, text, "day" if unit == "weekend" else "week")
+    if unit == "month":
+        month = day.month + sign
+        year = day.year + (month - 1) // 12
+        return FoundDate(day.replace(year=year, month=(month - 1) % 12 + 1, day=1), text, "month")
+    return FoundDate(day.replace(year=day.year + sign, month=1, day=1), text, "year")
+
+
+__all__ = ["FoundDate", "find_date"]

@@ -1,0 +1,188 @@
+"""The deterministic extractor (the default: no model, no key): sentence rules over a window of messages.
+
+Only messages written by the user side are read (``role`` user; the message ``name``, when set, names the
+speaker, else the ``speaker`` given); system, assistant and tool messages, and user messages that look
+like tool output (a code fence, JSON, a traceback), are skipped. Each statement sentence goes through
+:mod:`kg.extraction.rules`; statements are grouped into memories (preferences by topic, a profile per
+speaker, an entity per related person or thing, events per message and kind) and at most
+:data:`MAX_MEMORIES` are kept per window (profile first, then preferences, entities, cases, patterns,
+events). Every fact any rule finds is kept.
+
+:func:`compress` is the seed's compression (the OpenClaw enhancement spec, section 4): a conversation of more
+than :data:`SUMMARY_AFTER` messages becomes one condensed memory of user facts, decisions, preferences, goals
+and lessons of at most :data:`SUMMARY_WORDS` words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime
+
+from kg.extraction.rules import Statement, sentences, slug, statements
+from kg.models import Category, ExtractedMemory, FactCandidate, WindowExtraction
+from kg.models.conversation import Message, Role
+
+#: Memories kept per window (the seed's MAX_MEMORIES_PER_EXTRACTION).
+MAX_MEMORIES = 5
+#: A conversation longer than this gets a session summary (the seed's compression trigger).
+SUMMARY_AFTER = 20
+#: Words of a session summary at most.
+SUMMARY_WORDS = 100
+_ORDER = {"profile": 0, "preferences": 1, "entities": 2, "cases": 3, "patterns": 4, "events": 5}
+_TITLES = {"profile": "Profile", "preferences": "Preferences", "entities": "Entity", "events": "Event",
+           "cases": "Case", "patterns": "Pattern"}  # fmt: skip
+_TOOLISH = re.compile(r"^\s*(?:```|\{|\[\s*\{|Traceback \(most recent call last\))")
+_FACT_CONFIDENCE = {"profile": 0.9, "entities": 0.85, "preferences": 0.8, "events": 0.75}
+
+
+def readable(message: Message) -> bool:
+    """Whether the extractor reads ``message`` (user side, not tool output)."""
+    return message.role is Role.USER and not _TOOLISH.match(message.content)
+
+
+def speaker_of(message: Message, default: str) -> str:
+    """The entity the message's first person refers to."""
+    return slug(message.name) if message.name else default
+
+
+def window_statements(window: Sequence[Message], speaker: str) -> list[tuple[Message, Statement]]:
+    """Every statement of the readable messages of ``window``, in order."""
+    found = []
+    for message in window:
+        if not readable(message):
+            continue
+        who = speaker_of(message, speaker)
+        for sentence in sentences(message.content):
+            statement = statements(sentence, who, message.created_at)
+            if statement is not None:
+                found.append((message, statement))
+    return found
+
+
+def _key(message: Message, s: Statement) -> tuple[str, ...]:
+    if s.category == "profile":
+        return ("profile", s.speaker)
+    if s.category == "preferences":
+        return ("preferences", s.speaker, s.topic)
+    if s.category == "entities":
+        return ("entities", s.speaker, s.group)
+    if s.category == "patterns":
+        return ("patterns", s.speaker)
+    if s.category == "cases":
+        return ("cases", s.speaker, message.uid, s.sentence)
+    return ("events", s.speaker, s.kind, message.uid)
+
+
+def _dated(s: Statement) -> str:
+    return f"{s.phrase} ({s.date.label()})" if s.date is not None else s.phrase
+
+
+def render(category: str, group: list[tuple[Message, Statement]]) -> ExtractedMemory:
+    """One memory from statements of one group: L0 abstract, L1 overview, L2 narrative."""
+    first = group[0][1]
+    who, topic = first.speaker, first.topic
+    phrases = list(dict.fromkeys(_dated(s) for _, s in group))
+    head = f"{who} ({topic})" if topic else who
+    abstract = f"{head}: {'; '.join(phrases)}"
+    if len(abstract) > 300:
+        abstract = abstract[:299] + "…"
+    lines = [f"## {_TITLES[category]}{': ' + topic if topic else ''}", f"- speaker: {who}"]
+    lines += [f"- {p}" for p in phrases]
+    narrative = []
+    for message, s in group:
+        said = f'On {message.created_at:%Y-%m-%d}, {who} said: "{s.sentence}"'
+        if s.date is not None:
+            said += f" ({s.date.text} = {s.date.label()})"
+        narrative.append(said)
+    sources = list(dict.fromkeys(m.uid for m, _ in group))
+    return ExtractedMemory(category=Category(category), abstract=abstract, overview="\n".join(lines),
+                           content=" ".join(dict.fromkeys(narrative)), sources=sources, kind=first.kind,
+                           topic=topic, observed_at=group[-1][0].created_at)  # fmt: skip
+
+
+def facts_of(found: Sequence[tuple[Message, Statement]]) -> list[FactCandidate]:
+    """The facts of the statements (first statement of each (s, p, o) wins), valid from the date the sentence
+    names when that is not after the message, else from the message time."""
+    out: dict[tuple[str, str, str], FactCandidate] = {}
+    for message, s in found:
+        start: datetime = message.created_at
+        if s.date is not None and s.date.when <= message.created_at and s.kind != "goal":
+            start = s.date.when
+        for subject, predicate, obj, entity in s.facts:
+            key = (subject, predicate, obj.lower())
+            if key not in out:
+                out[key] = FactCandidate(subject=subject, predicate=predicate, object=obj, object_is_entity=entity,
+                                         confidence=_FACT_CONFIDENCE.get(s.category, 0.7), valid_from=start,
+                                         sources=[message.uid])  # fmt: skip
+    return list(out.values())
+
+
+class DeterministicExtractor:
+    """Sentence rules over first-person statements (module docstring); ``max_memories`` per window."""
+
+    method = "deterministic"
+
+    def __init__(self, *, max_memories: int = MAX_MEMORIES) -> None:
+        self.max_memories = max_memories
+
+    def extract(self, window: Sequence[Message], *, speaker: str) -> WindowExtraction:
+        """Memory and fact candidates of ``window``."""
+        found = window_statements(window, speaker)
+        groups: dict[tuple[str, ...], list[tuple[Message, Statement]]] = {}
+        for message, s in found:
+            groups.setdefault(_key(message, s), []).append((message, s))
+        ranked = sorted(groups.items(), key=lambda kv: _ORDER[kv[0][0]])  # stable: first appearance within a rank
+        memories = [render(key[0], group) for key, group in ranked[: self.max_memories]]
+        return WindowExtraction(memories=memories, facts=facts_of(found), method=self.method)
+
+
+def compress(messages: Sequence[Message], speaker: str, *, words: int = SUMMARY_WORDS) -> ExtractedMemory | None:
+    """The session summary of a conversation of more than :data:`SUMMARY_AFTER` messages (None otherwise, or when
+    no statement was found): user facts, decisions, preferences, goals and lessons, dates and names kept."""
+    if len(messages) <= SUMMARY_AFTER:
+        return None
+    found = window_statements(messages, speaker)
+    speakers = {s.speaker for _, s in found}
+    sections: dict[str, list[str]] = {"User facts": [], "Decisions made": [], "Preferences": [], "Goals": [],
+                                      "Lessons": []}  # fmt: skip
+    for _, s in found:
+        text = _dated(s) if len(speakers) == 1 else f"{s.speaker} {_dated(s)}"
+        if s.category in ("profile", "entities"):
+            sections["User facts"].append(text)
+        elif s.kind == "decision":
+            sections["Decisions made"].append(text)
+        elif s.category == "preferences":
+            sections["Preferences"].append(text)
+        elif s.kind == "goal":
+            sections["Goals"].append(text)
+        elif s.category == "cases":
+            sections["Lessons"].append(text)
+    lines, used = [], 0
+    for title, said in sections.items():
+        items = list(dict.fromkeys(said))
+        if not items:
+            continue
+        line = f"- {title}: {'; '.join(items)}"
+        budget = words - used
+        if budget <= 2:
+            break
+        tokens = line.split()
+        if len(tokens) > budget:
+            line = " ".join(tokens[:budget]) + " …"
+        lines.append(line)
+        used += min(len(tokens), budget)
+    if not lines:
+        return None
+    first, last = messages[0], messages[-1]
+    sources = list(dict.fromkeys(m.uid for m, _ in found))
+    return ExtractedMemory(
+        category=Category.EVENTS, kind="fact", topic="session summary",
+        abstract=f"Session summary {first.created_at:%Y-%m-%d} to {last.created_at:%Y-%m-%d} "
+        f"({len(messages)} messages)",
+        overview="\n".join(lines), content="\n".join(lines), sources=sources, observed_at=last.created_at,
+    )  # fmt: skip
+
+
+__all__ = ["MAX_MEMORIES", "SUMMARY_AFTER", "SUMMARY_WORDS", "DeterministicExtractor", "compress", "facts_of",
+           "readable", "render", "window_statements"]  # fmt: skip

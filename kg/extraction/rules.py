@@ -1,0 +1,284 @@
+"""Sentence rules of the deterministic extractor: first-person English statements -> statements and facts.
+
+One sentence gives at most one memory statement (the first rule that matches, in the order of
+:data:`RULES`) and any number of facts. Skipped before any rule: questions (recall queries such as "do you
+remember X?" included), greetings, thanks and other boilerplate, bracketed metadata (``[Subagent
+Context]``), and sentences of fewer than three words. docs/extraction.md lists what each rule finds.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from kg.extraction.dates import FoundDate, find_date
+
+RELATIVES = ("sister", "brother", "mother", "mom", "mum", "father", "dad", "wife", "husband", "partner",
+             "girlfriend", "boyfriend", "son", "daughter", "friend", "best friend", "boss", "colleague",
+             "roommate", "cousin", "aunt", "uncle", "grandmother", "grandma", "grandfather", "grandpa", "kids",
+             "children", "dog", "cat", "pet", "manager", "neighbor", "neighbour", "fiance", "fiancee")  # fmt: skip
+OCCUPATIONS = ("engineer", "developer", "programmer", "teacher", "nurse", "doctor", "student", "designer",
+               "manager", "writer", "artist", "lawyer", "scientist", "researcher", "counselor", "counsellor", "chef",
+               "consultant", "accountant", "architect", "painter", "musician", "photographer", "therapist",
+               "analyst", "entrepreneur", "founder", "volunteer", "mother", "father", "parent")  # fmt: skip
+TOPICS: dict[str, tuple[str, ...]] = {
+    "food and drink": ("food", "eat", "cook", "pizza", "sushi", "pasta", "coffee", "tea", "wine", "beer", "restaurant",
+                       "dish", "meal", "cuisine", "chocolate", "vegan", "vegetarian", "bake", "cake", "fruit",
+                       "olive", "cheese"),
+    "music": ("music", "song", "band", "concert", "guitar", "piano", "violin", "sing", "jazz", "rock", "album"),
+    "sports and outdoors": ("sport", "run", "hike", "hiking", "swim", "yoga", "gym", "football", "soccer",
+                            "tennis", "climb", "camp", "bike", "cycling", "ski", "outdoor", "nature", "beach"),
+    "reading and writing": ("book", "read", "novel", "author", "poem", "poetry", "write", "writing"),
+    "film and tv": ("movie", "film", "series", "show", "tv", "cinema", "netflix"),
+    "travel": ("travel", "trip", "flight", "country", "city", "abroad", "vacation", "holiday"),
+    "animals": ("dog", "cat", "pet", "animal", "horse", "bird"),
+    "art and making": ("paint", "art", "draw", "pottery", "craft", "photograph", "museum", "sculpt"),
+    "work and tech": ("work", "code", "coding", "program", "software", "python", "rust", "editor", "mode", "tool",
+                      "meeting", "project", "language", "database"),
+    "games": ("game", "chess", "puzzle", "board game", "video game"),
+}  # fmt: skip
+
+_CONTRACTIONS = [(r"\bI'm\b", "I am"), (r"\bI've\b", "I have"), (r"\bI'll\b", "I will"), (r"\bI'd\b", "I would"),
+                 (r"\bcan't\b", "cannot"), (r"\bdon't\b", "do not"), (r"\bwon't\b", "will not"),
+                 (r"\bwe're\b", "we are"), (r"\bwe've\b", "we have"), (r"\bgonna\b", "going to")]  # fmt: skip
+_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+|\s*(?:,\s*)?\b(?:and|but|so|while) (?=I\b)")
+_SKIP = re.compile(r"^\s*(?:hi|hello|hey|thanks|thank you|ok|okay|sure|great|cool|bye|goodbye|good morning|"
+                   r"good night|nice|wow|lol|yes|no|yeah|yep|nope)\b[\s!.,]*$|^\s*\[[^\]]*\]", re.I)  # fmt: skip
+_RECALL = re.compile(r"\b(?:do|did) you (?:remember|recall)\b|\bremind me\b|\bwhat did I (?:say|tell)\b", re.I)
+_CUT = re.compile(r"\s*(?:,\s*(?:but|because|so|and then|which)\b|\s+because\b|\s+but\b|;|\s+-\s+|[.!?]).*$", re.I)
+_PLACE = r"([A-Z][\w'&-]*(?:\s+(?:(?:de|del|da|of|upon|am|la|le)\s+)?[A-Z][\w'&-]*)*)"
+
+
+@dataclass
+class Statement:
+    """What one sentence says: category, memory kind, the phrase, its topic and facts ``(s, p, o, entity)``."""
+
+    category: str
+    kind: str
+    sentence: str
+    phrase: str
+    speaker: str
+    when: datetime
+    date: FoundDate | None = None
+    topic: str = ""
+    group: str = ""
+    facts: list[tuple[str, str, str, bool]] = field(default_factory=list)
+
+
+def normalise(text: str) -> str:
+    """Straight quotes and expanded first-person contractions."""
+    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
+    for pattern, replacement in _CONTRACTIONS:
+        text = re.sub(pattern, replacement, text, flags=re.I)
+    return text
+
+
+def sentences(text: str) -> list[str]:
+    """The statement sentences of a message (questions, boilerplate and metadata left out)."""
+    out = []
+    for raw in _SPLIT.split(normalise(text)):
+        sentence = raw.strip().strip('"').strip()
+        if len(sentence.split()) < 3 or sentence.endswith("?") or _SKIP.match(sentence) or _RECALL.search(sentence):
+            continue
+        out.append(sentence)
+    return out
+
+
+def slug(text: str) -> str:
+    """An entity id from a name: lower case words joined by ``_`` (``New York`` -> ``new_york``)."""
+    return re.sub(r"[^\w]+", "_", text.strip().lower(), flags=re.UNICODE).strip("_") or "thing"
+
+
+def clean(phrase: str, *, words: int = 12) -> str:
+    """A phrase cut at its first clause break and to ``words`` words."""
+    cut = _CUT.sub("", phrase.strip()).strip(" ,;:'\"")
+    return " ".join(cut.split()[:words])
+
+
+def topic_of(phrase: str) -> str:
+    """The topic a preference is aggregated by (a small keyword lexicon; ``general`` otherwise)."""
+    low = phrase.lower()
+    for topic, keys in TOPICS.items():
+        if any(re.search(rf"\b{re.escape(k)}", low) for k in keys):
+            return topic
+    return "general"
+
+
+def _camel(*parts: str) -> str:
+    words = [w for p in parts for w in re.split(r"[^A-Za-z0-9]+", p) if w]
+    return words[0].lower() + "".join(w.capitalize() for w in words[1:]) if words else "relatedTo"
+
+
+Rule = Callable[[str, str, datetime], "Statement | None"]
+
+
+def _profile(s: str, who: str, now: datetime) -> Statement | None:  # noqa: PLR0911 - one return per rule
+    if m := re.search(r"\b(?i:my name is) ([A-Z][\w'-]+(?: [A-Z][\w'-]+)?)|\bcall me ([A-Z][\w'-]+)", s):
+        name = m[1] or m[2]
+        return Statement("profile", "identity", s, f"name is {name}", who, now, facts=[(who, "name", name, False)])
+    if m := re.search(r"\bI am (\d{1,3}) years? old\b", s):
+        return Statement("profile", "identity", s, f"is {m[1]} years old", who, now, facts=[(who, "age", m[1], False)])
+    if m := re.search(rf"\bI (?:live|am living|have been living|reside|am based) in {_PLACE}", s):
+        return Statement("profile", "identity", s, f"lives in {m[1]}", who, now, facts=[(who, "livesIn", m[1], True)])
+    if m := re.search(rf"\bI (?:am|come) (?:originally )?from {_PLACE}", s):
+        return Statement("profile", "identity", s, f"is from {m[1]}", who, now, facts=[(who, "comesFrom", m[1], True)])
+    if m := re.search(rf"\bI (?:work|am working) (?:at|for) {_PLACE}", s):
+        return Statement("profile", "identity", s, f"works at {m[1]}", who, now, facts=[(who, "worksAt", m[1], True)])
+    occupations = "|".join(OCCUPATIONS)
+    if m := re.search(rf"\bI (?:am|work as) an? ((?:[\w-]+ ){{0,3}}(?:{occupations}))\b", s, re.I):
+        job = m[1].lower()
+        return Statement("profile", "identity", s, f"is a {job}", who, now, facts=[(who, "occupation", job, False)])
+    return None
+
+
+def _moved(s: str, who: str, now: datetime) -> Statement | None:
+    if m := re.search(rf"\bI (?:have |just |recently |finally )*(?:moved|relocated) (?:back )?to {_PLACE}", s):
+        return Statement("events", "event", s, f"moved to {m[1]}", who, now, facts=[(who, "livesIn", m[1], True)])
+    return None
+
+
+def _relation(s: str, who: str, now: datetime) -> Statement | None:
+    rel = "|".join(r.replace(" ", r"\s+") for r in RELATIVES)
+    m = re.search(rf"\bmy (?:older |younger |little |big |new |twin )?({rel})(?:,?\s+([A-Z][a-z]+),?)?\s+"
+                  r"(lives in|works at|works for|works as an?|is called|is named|moved to|studies|likes|loves|is)"
+                  r"\s+(.+)",
+                  s, re.I)  # fmt: skip
+    if m is None:
+        m2 = re.search(rf"\bI have an? (?:older |younger |little |big |new )?({rel})\s+(?:named|called)\s+"
+                       r"([A-Z][a-z]+)",
+                       s, re.I)  # fmt: skip
+        if m2 is None:
+            return None
+        relation, name = m2[1].lower(), m2[2]
+        facts = [(who, _camel("has", relation), slug(name), True), (slug(name), "name", name, False)]
+        return Statement(
+            "entities", "fact", s, f"has a {relation} named {name}", who, now, group=slug(name), facts=facts
+        )
+    relation, name, verb, rest = m[1].lower(), m[2], m[3].lower(), clean(m[4])
+    if not rest:
+        return None
+    entity = slug(name) if name else f"{who}_{slug(relation)}"
+    facts = [(who, _camel("has", relation), entity, True)]
+    if verb in ("is called", "is named"):
+        name = rest.split()[0].strip(",.")
+        facts.append((entity, "name", name, False))
+    elif verb.startswith(("lives in", "moved to", "works at", "works for")):
+        place = re.match(_PLACE, rest)
+        obj = place[1] if place else rest
+        pred = "livesIn" if verb in ("lives in", "moved to") else "worksAt"
+        facts.append((entity, pred, obj, bool(place)))
+    elif verb.startswith("works as"):
+        facts.append((entity, "occupation", rest.lower(), False))
+    elif verb in ("likes", "loves"):
+        facts.append((entity, "likes", rest, False))
+    elif name:
+        facts.append((entity, "name", name, False))
+    phrase = f"{relation}{' ' + name if name else ''} {verb} {rest}"
+    return Statement("entities", "fact", s, phrase, who, now, group=entity, facts=facts)
+
+
+_LIKE = {"love": "likes", "like": "likes", "enjoy": "likes", "adore": "likes", "prefer": "prefers", "hate": "dislikes",
+         "dislike": "dislikes", "cannot stand": "dislikes", "do not like": "dislikes", "am into": "likes",
+         "am a fan of": "likes", "am a big fan of": "likes", "am passionate about": "likes"}  # fmt: skip
+
+
+def _preference(s: str, who: str, now: datetime) -> Statement | None:
+    if m := re.search(r"\bmy (?:all[- ]time )?favou?rite ([\w ]{2,30}?) (?:is|are|was) (.+)", s, re.I):
+        thing, value = m[1].strip().lower(), clean(m[2])
+        if value:
+            fact = (who, _camel("favorite", thing), value, False)
+            return Statement("preferences", "preference", s, f"favorite {thing} is {value}", who, now,
+                             topic=topic_of(f"{thing} {value}"), facts=[fact])  # fmt: skip
+    verbs = "|".join(sorted((re.escape(v) for v in _LIKE), key=len, reverse=True))
+    m = re.search(rf"\bI (?:really |absolutely |also |just |still |totally |truly )*({verbs})\s+(.+)", s, re.I)
+    if m is None:
+        return None
+    verb, what = m[1].lower(), clean(m[2])
+    if not what or what.lower() in ("it", "this", "that", "them", "you"):
+        return None
+    pred = _LIKE[verb]
+    return Statement("preferences", "preference", s, f"{pred} {what}", who, now, topic=topic_of(what),
+                     facts=[(who, pred, what, False)])  # fmt: skip
+
+
+def _plan(s: str, who: str, now: datetime) -> Statement | None:
+    m = re.search(r"\bI (?:am going to|am planning to|am planning on|plan to|intend to|want to|hope to|would like to|"
+                  r"am about to|will|am thinking about|am considering|aim to|am hoping to)\s+(.+)",
+                  s, re.I)  # fmt: skip
+    if m is None or not (what := clean(m[1], words=14)):
+        return None
+    return Statement("events", "goal", s, f"plans to {what}", who, now, facts=[(who, "plansTo", what, False)])
+
+
+def _decision(s: str, who: str, now: datetime) -> Statement | None:
+    m = re.search(r"\b(?:I|we) (?:have |finally |just )*"
+                  r"((?:decided|chose|picked|settled on|agreed)\s+(?:to\s+|on\s+)?)(.+)",
+                  s, re.I)  # fmt: skip
+    if m is None or not (what := clean(m[2], words=14)):
+        return None
+    return Statement("events", "decision", s, f"{m[1].strip()} {what}", who, now, facts=[(who, "decided", what, False)])
+
+
+def _case(s: str, who: str, now: datetime) -> Statement | None:
+    m = re.search(r"\b(?:I (?:have )?(?:learned|learnt|realized|realised|found out|discovered)|lesson learned:?|"
+                  r"it turned out|the (?:fix|solution|problem|issue|mistake|root cause) (?:was|is))\s+(?:that\s+)?(.+)",
+                  s, re.I)  # fmt: skip
+    if m is None or not (what := clean(m[1], words=20)):
+        return None
+    return Statement("cases", "lesson", s, what, who, now)
+
+
+def _pattern(s: str, who: str, now: datetime) -> Statement | None:
+    habit = r"\bI (?:always|usually|often|normally|typically|tend to|never|regularly)\s+(.+)"
+    m = re.search(habit, s, re.I) or re.search(
+        r"\b(?:every|each) (?:morning|evening|day|week|weekend|night|month|year|monday|tuesday|wednesday|thursday|"
+        r"friday|saturday|sunday),? I (.+)|\bwhenever (?:.+?), I (.+)", s, re.I)  # fmt: skip
+    if m is None:
+        return None
+    what = clean(next(g for g in m.groups() if g), words=14)
+    return Statement("patterns", "skill", s, what, who, now) if what else None
+
+
+_PAST = ("went", "visited", "attended", "started", "finished", "joined", "got", "bought", "met", "ran", "signed up",
+         "graduated", "adopted", "painted", "took", "gave", "made", "won", "lost", "saw", "traveled", "travelled",
+         "celebrated", "returned", "read", "wrote", "completed", "launched", "shipped", "deployed", "received",
+         "volunteered", "organized", "organised", "hosted", "participated", "married", "had", "did", "tried",
+         "learned", "passed", "opened", "created", "built", "found", "fixed", "released", "spent",
+         "watched")  # fmt: skip
+
+
+def _event(s: str, who: str, now: datetime) -> Statement | None:
+    verbs = "|".join(v.replace(" ", r"\s+") for v in _PAST)
+    m = re.search(rf"\b(?:I|we|my \w+)(?: \w+ly)? (?:just |recently |finally |also )?(?:{verbs})\b\s*(.*)", s, re.I)
+    if m is None and not (find_date(s, now) and re.search(r"\b(?:I|we|my)\b", s)):
+        return None
+    phrase = clean(m[0] if m else s, words=18)
+    return Statement("events", "event", s, phrase, who, now) if phrase else None
+
+
+#: The rules in order: the first that matches gives the sentence's memory statement.
+RULES: tuple[Rule, ...] = (_profile, _moved, _relation, _preference, _decision, _plan, _case, _pattern, _event)
+#: Fact-only rules also tried after the first match (a sentence may state several facts).
+FACT_RULES: tuple[Rule, ...] = (_profile, _moved, _relation)
+
+
+def statements(sentence: str, speaker: str, when: datetime) -> Statement | None:
+    """The statement of one sentence (with every fact any rule finds in it), or None."""
+    found: Statement | None = None
+    for rule in RULES:
+        found = rule(sentence, speaker, when)
+        if found is not None:
+            break
+    if found is None:
+        return None
+    for rule in FACT_RULES:
+        extra = rule(sentence, speaker, when)
+        if extra is not None:
+            found.facts += [f for f in extra.facts if f not in found.facts]
+    found.date = find_date(sentence, when)
+    return found
+
+
+__all__ = ["RULES", "Statement", "clean", "normalise", "sentences", "slug", "statements", "topic_of"]

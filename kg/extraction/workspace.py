@@ -1,0 +1,74 @@
+"""The extraction run of a workspace: its chat model, ontology, embedder and daily logs."""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+from kg.conversation.llm import chat_model_from_config
+from kg.errors import InputError
+from kg.extraction.deterministic import DeterministicExtractor
+from kg.extraction.entities import Vocabulary
+from kg.extraction.llm import LLMExtractor
+from kg.extraction.service import WINDOW, ExtractionService
+from kg.memory.daily_log import append_items
+from kg.memory.files import daily_log_path, directory_lock, logged_uids, memory_dir
+from kg.memory.service import MemoryService
+from kg.models import MemoryItem
+from kg.ports import ChatModel, Extractor
+
+if TYPE_CHECKING:
+    from kg.workspace import Workspace
+
+ENV_URL = "MABOS_LLM_URL"
+ENV_MODEL = "MABOS_LLM_MODEL"
+EXTRACTORS = ("auto", "deterministic", "llm")
+
+
+def workspace_chat(ws: Workspace) -> ChatModel | None:
+    """The workspace's chat model (``[conversation] llm_url``), else ``MABOS_LLM_URL`` (model from
+    ``MABOS_LLM_MODEL``, default ``default``), else None."""
+    c = ws.config.conversation
+    chat = chat_model_from_config(c.llm_url, c.llm_model, c.llm_api_key_env)
+    if chat is None and os.environ.get(ENV_URL, "").strip():
+        chat = chat_model_from_config(os.environ[ENV_URL], os.environ.get(ENV_MODEL) or "default")
+    return chat
+
+
+def append_daily_logs(ws: Workspace, agent_id: str, uids: list[str]) -> None:
+    """Append the daily-log entries of committed items ``uids`` that their logs lack (under the directory lock,
+    as :meth:`MemoryService.store_item` does; the open-time catch-up completes them if this never runs)."""
+    found = ws.store.memory.get_many(uids)
+    by_day: dict[object, list[MemoryItem]] = defaultdict(list)
+    for uid in uids:
+        if uid in found:
+            by_day[found[uid].created_at.date()].append(found[uid])
+    with directory_lock(memory_dir(ws.path, agent_id)):
+        missing: list[MemoryItem] = []
+        for items in by_day.values():
+            path = daily_log_path(ws.path, agent_id, items[0].created_at.date())
+            logged = logged_uids(path) if path.exists() else set()
+            missing += [i for i in items if i.uid not in logged]
+        if missing:
+            append_items(ws.path, agent_id, missing)
+
+
+def extraction_service(ws: Workspace, *, extractor: str = "auto", admission: str | None = "balanced",
+                       window: int = WINDOW, speaker: str = "user") -> ExtractionService:  # fmt: skip
+    """The extraction run over ``ws`` with the chosen extractor (``auto``, ``deterministic`` or ``llm``)."""
+    if extractor not in EXTRACTORS:
+        raise InputError("extractor", f"must be auto, deterministic or llm, got {extractor!r}")
+    chat = workspace_chat(ws) if extractor != "deterministic" else None
+    if extractor == "llm" and chat is None:
+        raise InputError("extractor", "llm needs [conversation] llm_url (or MABOS_LLM_URL)")
+    chosen: Extractor = LLMExtractor(chat) if chat is not None else DeterministicExtractor()
+    memory = MemoryService(ws.store, ws.scopes, ws.clock, None, limits=ws.memory.limits, engine=ws.recall_engine)
+    return ExtractionService(
+        ws.store, ws.store.marks, ws.store.transactions, memory, ws.facts, ws.clock, chosen, embedder=ws.embedder,
+        chat=chat, vocabulary=Vocabulary.from_directory(ws.path / "ontologies"), admission=admission, window=window,
+        speaker=speaker, after_commit=lambda agent, uids: append_daily_logs(ws, agent, uids),
+    )  # fmt: skip
+
+
+__all__ = ["ENV_MODEL", "ENV_URL", "EXTRACTORS", "append_daily_logs", "extraction_service", "workspace_chat"]
