@@ -18,7 +18,7 @@ from kg.errors import InputError
 from reasoning.cases import StoredCase
 from reasoning.cbr import RetrievalResult
 from reasoning.owl import run_owl_rl
-from reasoning.router import AUTO, RouterResult, engine_kind, list_methods
+from reasoning.router import AUTO, RouterResult, canonical, engine_kind, list_methods
 
 _OWN = ("agent_id", "created_at")  # set by mabos, never read from a case file
 
@@ -132,12 +132,17 @@ def reason_group() -> None:
     """Reasoning methods: the seed's 32 methods (`reason [run]`), the catalogue, OWL-RL."""
 
 
-def _inputs(path: Path | None, goal: str | None, observation: str | None) -> dict[str, Any]:
+def _inputs(path: Path | None, method: str | None, shortcuts: dict[str, str | None]) -> dict[str, Any]:
     inputs: dict[str, Any] = _read_mapping(path, "inputs") if path else {}
-    if goal:
-        inputs.setdefault("deductive", {})["goal"] = goal
-    if observation:
-        inputs.setdefault("abductive", {})["observation"] = observation
+    if inputs and method and not all(canonical(k) for k in inputs):  # the method's own object
+        inputs = {method: inputs}
+    if shortcuts["goal"]:
+        inputs.setdefault("deductive", {})["goal"] = shortcuts["goal"]
+    if shortcuts["observation"]:
+        inputs.setdefault("abductive", {})["observation"] = shortcuts["observation"]
+    if shortcuts["beliefs"] or shortcuts["desires"]:
+        situation = {"beliefs": _csv(shortcuts["beliefs"]), "desires": _csv(shortcuts["desires"])}
+        inputs.setdefault("case-based", {}).update(situation)
     return inputs
 
 
@@ -168,6 +173,8 @@ def _inputs(path: Path | None, goal: str | None, observation: str | None) -> dic
 @click.option("--inputs", "inputs_file", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None)
 @click.option("--goal", default=None, metavar="'S P O'", help="Deductive: prove this (backward chaining).")
 @click.option("--observation", default=None, metavar="'S P O'", help="Abductive: explain this.")
+@click.option("--beliefs", default=None, help="Case-based: comma-separated beliefs.")
+@click.option("--desires", default=None, help="Case-based: comma-separated desires.")
 @click.option("--narrate", is_flag=True, default=False, help="Explain computed results with the chat model.")
 @click.option("--store", type=click.Choice(["memory", "case"]), default=None, help="Store each result.")
 @click.option("--store-scope", default=None, help="Scope to store in (no wider than the sources).")
@@ -177,8 +184,8 @@ def _inputs(path: Path | None, goal: str | None, observation: str | None) -> dic
 def run_(out: Session, *, agent: str, problem: str, method: str | None, auto: bool, methods: str | None, multi: bool,
          top: int, uncertainty: str | None, complexity: str | None, domain: str | None, time_pressure: str | None,
          data_availability: str | None, stakes: str | None, inputs_file: Path | None, goal: str | None,
-         observation: str | None, narrate: bool, store: str | None, store_scope: str | None, success: bool | None,
-         seed: int) -> None:  # fmt: skip
+         observation: str | None, beliefs: str | None, desires: str | None, narrate: bool, store: str | None,
+         store_scope: str | None, success: bool | None, seed: int) -> None:  # fmt: skip
     given = {"uncertainty": uncertainty, "complexity": complexity, "domain": domain, "time_pressure": time_pressure,
              "data_availability": data_availability, "stakes": stakes}  # fmt: skip
     classification = {k: v for k, v in given.items() if v} or None
@@ -189,7 +196,8 @@ def run_(out: Session, *, agent: str, problem: str, method: str | None, auto: bo
         raise InputError("method", "give --method ID, --methods A,B, --multi or --auto (see 'mabos reason methods')")
     arguments: dict[str, Any] = {"agent_id": agent, "problem": problem, "top": top, "narrate": narrate,
                                  "problem_classification": classification, "seed": seed,
-                                 "inputs": _inputs(inputs_file, goal, observation)}  # fmt: skip
+                                 "inputs": _inputs(inputs_file, method, {"goal": goal, "observation": observation,
+                                                   "beliefs": beliefs, "desires": desires})}  # fmt: skip
     if methods:
         arguments.update(methods=_csv(methods), multi_method=True)
     elif multi:

@@ -70,3 +70,16 @@ def test_reason_methods_lists_every_method_with_its_engine(tool_ws: Workspace) -
     code, out, _ = mabos(tool_ws, "reason", "methods", "--category", "causal", "--json")
     assert [r["id"] for r in json.loads(out)] == ["causal", "counterfactual", "interventional", "root-cause",
                                                   "systems-thinking"]  # fmt: skip
+
+
+def test_the_earlier_shortcut_options_still_work(tool_ws: Workspace, tmp_path: Path) -> None:
+    from cli import tools  # noqa: PLC0415
+
+    tools.call("cbr_store", workspace=tool_ws.path, agent_id="a", situation={"beliefs": ["price sensitive"],
+               "desires": ["grow"]}, solution={"actions": ["discount"]}, outcome={"success": True})  # fmt: skip
+    code, out, err = mabos(tool_ws, "reason", "--agent", "a", "--method", "case_based", "--beliefs", "price sensitive",
+                           "--desires", "grow", "--json")  # fmt: skip
+    assert code == 0, err
+    assert json.loads(out)["results"][0]["conclusion"].endswith("discount")
+    code, out, err = mabos(tool_ws, "reason", "--agent", "a", "--method", "bayesian_update", "--json")
+    assert code == 0 and json.loads(out)["methods"] == ["bayesian"]
