@@ -83,11 +83,11 @@ class Vocabulary:
                 if kind == OWL.FunctionalProperty:
                     vocab.functional.add(name)
         for restriction in graph.subjects(RDF.type, OWL.Restriction):
-            prop = graph.value(restriction, OWL.onProperty)
+            on = graph.value(restriction, OWL.onProperty)
             for limit in (OWL.maxCardinality, OWL.maxQualifiedCardinality, OWL.cardinality):
                 value = graph.value(restriction, limit)
-                if prop is not None and isinstance(value, Literal) and str(value) == "1":
-                    vocab.functional.add(_local(str(prop)))
+                if on is not None and isinstance(value, Literal) and str(value) == "1":
+                    vocab.functional.add(_local(str(on)))
         for cls_node in graph.subjects(RDF.type, OWL.Class):
             for label in graph.objects(cls_node, RDFS.label):
                 vocab.labels.setdefault(normalise(str(label)), _local(str(cls_node)))
@@ -184,7 +184,8 @@ def _unit(vectors: Sequence[Sequence[float]]) -> np.ndarray:
     matrix = np.asarray(vectors, dtype=np.float64)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
-    return matrix / norms
+    unit: np.ndarray = matrix / norms
+    return unit
 
 
 __all__ = ["ALIAS_PREDICATES", "DEFAULT_FUNCTIONAL", "SIMILARITY", "EntityResolver", "Resolution", "Vocabulary",
