@@ -1,0 +1,160 @@
+"""The extraction run on a real workspace (SQLite, the shipped ontologies, no embedder: token Jaccard): lineage,
+scopes, idempotent re-runs, temporal invalidation, entity resolution and the session summary (issue 21)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+import kg
+from kg.clock import FixedClock
+from kg.errors import NotFoundError
+from kg.extraction import extraction_service
+from kg.extraction.service import MARK
+from kg.models.conversation import MessageQuery
+from kg.workspace import Workspace
+
+T1 = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
+T2 = datetime(2024, 6, 1, 9, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def xws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Workspace]:
+    """A workspace with agents ``a`` and ``b``, no embedder and no LLM, its clock at T1 + 1 hour."""
+    monkeypatch.setenv("MABOS_EMBEDDER", "none")
+    monkeypatch.delenv("MABOS_LLM_URL", raising=False)
+    ws = kg.init_workspace(tmp_path / "ws", clock=FixedClock(T1 + timedelta(hours=1)))
+    ws.agents.add("a")
+    ws.agents.add("b")
+    yield ws
+    ws.close()
+
+
+def say(ws: Workspace, *texts: str, when: datetime = T1, session: str = "s1", agent: str = "a") -> list[str]:
+    result = ws.conversations.ingest(
+        agent, session, [{"role": "user", "content": t, "created_at": when} for t in texts]
+    )
+    conv = ws.store.conversations.get(result.conversation_uid)
+    query = MessageQuery(conversation_uid=conv.uid, from_seq=result.first_seq, to_seq=result.last_seq)
+    return [m.uid for m in ws.store.conversations.messages(query)]
+
+
+def test_items_and_facts_keep_lineage_scope_and_message_time(xws: Workspace) -> None:
+    uids = say(xws, "I live in Berlin. I love hiking.", "My sister lives in Paris.")
+    report = extraction_service(xws).extract("a")
+    assert report.totals()["windows_done"] == 1
+    items = xws.memory.list_items("a")
+    assert {i.scope for i in items} == {"agent:a"}
+    assert all(i.source == "extraction" and "extracted" in i.tags for i in items)
+    assert {t for i in items for t in i.tags if t.startswith("category:")} == {
+        "category:profile", "category:preferences", "category:entities"}  # fmt: skip
+    assert all(set(i.derived_from) <= set(uids) and i.derived_from for i in items)
+    facts = xws.facts.query("a", limit=100)
+    assert {(f.subject, f.predicate, f.object) for f in facts} >= {
+        ("user", "livesIn", "berlin"), ("user", "likes", "hiking"), ("user", "hasSister", "user_sister"),
+        ("user_sister", "livesIn", "paris")}  # fmt: skip
+    assert all(f.source == "extraction" and f.valid_from == T1 and f.scope == "agent:a" for f in facts)
+    assert all(set(f.derived_from) <= set(uids) and f.derived_from for f in facts)
+    assert xws.memory.list_items("b") == [] and xws.facts.query("b", limit=10) == []  # b sees none of it
+    logs = list((xws.path / "agents" / "a" / "memory").glob("*.md"))
+    assert any(items[0].uid in p.read_text() for p in logs)  # the daily log has the new items
+
+
+def test_a_rerun_reads_nothing_twice_and_new_messages_only(xws: Workspace) -> None:
+    say(xws, "I live in Berlin.", "I love hiking.")
+    service = extraction_service(xws)
+    first = service.extract("a")
+    items, facts = len(xws.memory.list_items("a")), len(xws.facts.query("a", limit=100))
+    again = service.extract("a")
+    assert again.windows == [] and again.messages == 0
+    assert (len(xws.memory.list_items("a")), len(xws.facts.query("a", limit=100))) == (items, facts)
+    say(xws, "I prefer green tea.", when=T2)
+    third = extraction_service(xws).extract("a")
+    assert third.messages == 1 and third.totals()["facts_asserted"] == 1
+    conv = xws.store.conversations.find("a", "s1")
+    assert conv is not None and xws.store.marks.get(MARK + conv.uid) == 3
+    assert first.totals()["items_written"] == 2
+
+
+def test_a_later_move_closes_the_old_home_and_valid_at_answers_for_any_moment(xws: Workspace) -> None:
+    say(xws, "I live in Berlin.")
+    extraction_service(xws).extract("a")
+    say(xws, "I moved to Paris.", when=T2)
+    report = extraction_service(xws).extract("a")
+    [closed] = report.windows[0].facts_invalidated
+    assert (closed.object, closed.by_object) == ("berlin", "paris")
+    home = {f.object: f for f in xws.facts.query("a", subject="user", predicate="livesIn")}
+    assert home["berlin"].valid_until == T2 and home["paris"].valid_until is None
+    before = xws.facts.query("a", subject="user", predicate="livesIn", valid_at=T2 - timedelta(days=1))
+    after = xws.facts.query("a", subject="user", predicate="livesIn", valid_at=T2 + timedelta(days=1))
+    assert [f.object for f in before] == ["berlin"] and [f.object for f in after] == ["paris"]
+    assert "Facts invalidated" in report.markdown()
+
+
+def test_an_older_statement_read_later_does_not_reopen_the_past(xws: Workspace) -> None:
+    say(xws, "I moved to Paris.", when=T2, session="new")
+    extraction_service(xws).extract("a", session="new")
+    say(xws, "I live in Berlin.", when=T1, session="old")  # said earlier, extracted later
+    extraction_service(xws).extract("a", session="old")
+    home = {f.object: f for f in xws.facts.query("a", subject="user", predicate="livesIn")}
+    assert home["berlin"].valid_until == T2 and home["paris"].valid_until is None
+
+
+def test_non_functional_predicates_keep_every_value(xws: Workspace) -> None:
+    say(xws, "I love hiking.")
+    say(xws, "I love chess.", when=T2)
+    extraction_service(xws).extract("a")
+    likes = xws.facts.query("a", subject="user", predicate="likes")
+    assert sorted(f.object for f in likes) == ["chess", "hiking"]
+    assert all(f.valid_until is None for f in likes)
+
+
+def test_names_resolve_to_existing_subjects_aliases_and_normalised_ids(xws: Workspace) -> None:
+    xws.facts.assert_fact("a", "acme_corp", "locatedIn", "berlin")
+    xws.facts.assert_fact("a", "paris_fr", "alias", "Paris", object_kind="literal")
+    say(xws, "I work at Acme Corp.", "I moved to Paris.")
+    report = extraction_service(xws).extract("a")
+    got = {(f.predicate, f.object) for f in xws.facts.query("a", subject="user")}
+    assert ("worksAt", "acme_corp") in got and ("livesIn", "paris_fr") in got
+    methods = {(e.name, e.method) for w in report.windows for e in w.entities}
+    assert ("Acme Corp", "normalised") in methods and ("Paris", "alias") in methods
+
+
+def test_a_session_of_another_agent_is_not_found(xws: Workspace) -> None:
+    say(xws, "I live in Berlin.", agent="b", session="private")
+    with pytest.raises(NotFoundError):
+        extraction_service(xws).extract("a", session="private")
+    assert extraction_service(xws).extract("a").windows == []
+
+
+def test_since_skips_earlier_messages_and_never_rereads(xws: Workspace) -> None:
+    say(xws, "I live in Berlin.", "I love hiking.", "I love chess.")
+    report = extraction_service(xws).extract("a", since=2)
+    assert report.messages == 1
+    assert [f.object for f in xws.facts.query("a", limit=10)] == ["chess"]
+
+
+def test_a_long_conversation_gets_one_session_summary(xws: Workspace) -> None:
+    texts = ["My name is Alex.", "We decided to use PostgreSQL.", "I prefer hostels.",
+             "I am planning to visit Kyoto."] + [f"fine {i}" for i in range(20)]  # fmt: skip
+    say(xws, *texts)
+    service = extraction_service(xws)
+    report = service.extract("a")
+    [uid] = report.summaries
+    [summary] = [i for i in xws.memory.list_items("a") if i.uid == uid]
+    assert "session-summary" in summary.tags and "PostgreSQL" in summary.content and "Kyoto" in summary.content
+    assert service.extract("a").summaries == []  # nothing new: no second summary
+
+
+def test_deterministic_dedup_skips_the_same_memory_said_again(xws: Workspace) -> None:
+    say(xws, "I live in Berlin.")
+    extraction_service(xws).extract("a")
+    say(xws, "I live in Berlin.")
+    report = extraction_service(xws).extract("a")
+    decisions = report.totals()["decisions"]
+    assert decisions != {"create": 1}, decisions  # the same words again are not a new memory
+    profiles = [i for i in xws.memory.list_items("a", include_archived=False) if "category:profile" in i.tags]
+    assert len(profiles) == 1
