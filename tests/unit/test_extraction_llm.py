@@ -120,7 +120,7 @@ def test_two_bad_replies_fail_the_window_and_leave_it_for_the_next_run(lws: Work
 def test_parse_reply_names_what_is_wrong() -> None:
     with pytest.raises(ValueError, match="no JSON object"):
         parse_reply("nothing here")
-    with pytest.raises(ValueError, match="memories.0.abstract"):
+    with pytest.raises(ValueError, match=r"memories\.0\.abstract"):
         parse_reply('{"memories": [{"category": "profile", "overview": "o", "content": "c"}]}')
     assert parse_reply('{"memories": []}').facts == []
 
