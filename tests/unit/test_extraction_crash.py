@@ -83,7 +83,7 @@ def state(path: Path) -> dict[str, Any]:
             "items": sorted((i.content, lineage(i.derived_from), tuple(i.tags), i.archived_at is None) for i in items),
             "facts": sorted(
                 (f.subject, f.predicate, f.object, f.valid_from, f.valid_until, tuple(f.derived_from)) for f in facts
-            ),  # fmt: skip
+            ),
             "mark": ws.store.marks.get(MARK + conv.uid),
             "logged_once": all(logged[i.uid] == 1 for i in items),
         }
