@@ -10,6 +10,7 @@ import click
 from cli import render
 from cli.commands.memory_admit import admit
 from cli.commands.memory_export import COMMANDS as EXPORT_COMMANDS
+from cli.commands.memory_extract import extract, list_
 from cli.commands.memory_files import checkpoint, hierarchy
 from cli.common import ISO_DATETIME, Session, agent_option, mabos_options, scope_option
 from cli.recall_view import recall_view
@@ -211,5 +212,7 @@ def status(out: Session, *, agent: str) -> None:
 memory.add_command(checkpoint)
 memory.add_command(hierarchy)
 memory.add_command(admit)
+memory.add_command(extract)
+memory.add_command(list_)
 for _command in EXPORT_COMMANDS:
     memory.add_command(_command)
