@@ -82,6 +82,20 @@ class _Generator:
                 self._start(now_ms)
             return self.prefix + _encode_random(self.rand)
 
+    def take(self, count: int) -> tuple[str, int]:
+        """Reserve ``count`` consecutive values of one millisecond: (its encoded time, the first value)."""
+        now_ms = time.time_ns() // 1_000_000
+        with self.lock:
+            if now_ms <= self.last_ms:
+                self.rand += 1
+            else:
+                self._start(now_ms)
+            if self.rand + count - 1 > _RANDOM_MAX:  # as in next(): cannot happen in practice
+                self._start(self.last_ms + 1)
+            first = self.rand
+            self.rand += count - 1
+            return self.prefix, first
+
     def _start(self, ms: int) -> None:
         self.last_ms, self.rand, self.prefix = ms, _fresh_random(), _encode_time(ms)
 
@@ -92,6 +106,20 @@ _generator = _Generator()
 def new_id(kind: str) -> str:
     """Return a new id for a record kind, e.g. ``new_id("fact") -> "F-01J..."``."""
     return f"{PREFIXES[kind]}-{_generator.next()}"
+
+
+def new_ids(kind: str, count: int) -> list[str]:
+    """``count`` new ids for a record kind in one call, in order (as ``count`` calls of :func:`new_id`)."""
+    if count <= 0:
+        return []
+    time_part, value = _generator.take(count)
+    end, ids, pairs = value + count, [], _PAIRS
+    while value < end:  # the last two digits change on every id, the rest once per 1024 ids
+        block_end = min(end, (value | 1023) + 1)
+        head = f"{PREFIXES[kind]}-{time_part}{_encode_random(value)[:-2]}"
+        ids.extend([head + pairs[v & 1023] for v in range(value, block_end)])
+        value = block_end
+    return ids
 
 
 def _fresh_random() -> int:

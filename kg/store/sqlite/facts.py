@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from kg.errors import InputError, NotFoundError
-from kg.ids import new_id
+from kg.ids import new_ids
 from kg.models import (
     AssertOutcome,
     AssertStatus,
@@ -16,6 +16,7 @@ from kg.models import (
     FactInput,
     FactQuery,
     LiveTriple,
+    ObjectKind,
     format_ts,
     pattern_parts,
 )
@@ -50,6 +51,8 @@ RETURNING uid
 """
 )
 
+_KIND_TEXT = {kind: kind.value for kind in ObjectKind}
+
 #: The SQL function that writes a double as exact JSON text (registered on the store's connection).
 JSON_REAL = "mabos_json_real"
 
@@ -77,7 +80,8 @@ def exact_doubles(json_object: str, columns: dict[str, str]) -> str:
     return json_object
 
 
-# One outbox event per selected fact, its payload the fact's JSON (Fact fields) built in SQL.
+# One outbox event per selected fact, its payload the fact's JSON (Fact fields) built in SQL. Lineage rows exist
+# only for derived facts (derived = 0 means none), so the probe is skipped for asserted ones.
 _FACT_PAYLOAD = exact_doubles(
     """json_object(
     'uid', f.uid, 'agent_id', f.agent_id, 'scope', f.scope, 'subject', f.subject, 'predicate', f.predicate,
@@ -85,8 +89,8 @@ _FACT_PAYLOAD = exact_doubles(
     'valid_from', f.valid_from, 'valid_until', f.valid_until, 'created_at', f.created_at,
     'updated_at', f.updated_at, 'updated_by', f.updated_by, 'retracted_at', f.retracted_at,
     'retracted_by', f.retracted_by, 'rule_id', f.rule_id,
-    'derived_from', json(COALESCE((SELECT json_group_array(parent_uid) FROM
-        (SELECT parent_uid FROM lineage WHERE child_uid = f.uid ORDER BY position)), '[]'))
+    'derived_from', CASE WHEN f.derived THEN json(COALESCE((SELECT json_group_array(parent_uid) FROM
+        (SELECT parent_uid FROM lineage WHERE child_uid = f.uid ORDER BY position)), '[]')) ELSE json('[]') END
 )""",
     {"confidence": "f.confidence"},
 )
@@ -109,10 +113,6 @@ def pattern_clause(column: str, pattern: str) -> tuple[str, str] | None:
     return f"{column} GLOB ?", "*".join(escaped)
 
 
-def _ts(value: datetime | None) -> str | None:
-    return format_ts(value) if value is not None else None
-
-
 class SqliteFactStore:
     """Facts in the embedded store."""
 
@@ -133,20 +133,28 @@ class SqliteFactStore:
             self._check_agents(conn, {fact.agent_id for fact in facts})
             now = self.db.now()
             last_seq = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM facts").fetchone()[0]
-            rows = [self._row(fact, asserted_by, now) for fact in facts]
-            conn.executemany(_INSERT_NEW, rows)
-            inserted = {r[0] for r in conn.execute("SELECT uid FROM facts WHERE seq > ?", (last_seq,))}
+            rows = self._rows(facts, asserted_by, now)
+            if conn.executemany(_INSERT_NEW, rows).rowcount == len(rows):  # the bulk-load case: every row new
+                inserted = None
+            else:
+                inserted = {r[0] for r in conn.execute("SELECT uid FROM facts WHERE seq > ?", (last_seq,))}
             conn.executemany(
                 _INSERT_LINEAGE,
-                [(row[0], parent, n) for fact, row in zip(facts, rows, strict=True) if row[0] in inserted
+                [(row[0], parent, n) for fact, row in zip(facts, rows, strict=True)
+                 if fact.derived_from and (inserted is None or row[0] in inserted)
                  for n, parent in enumerate(fact.derived_from)],
             )  # fmt: skip
             conn.execute(_FACT_EVENTS.format(where="f.seq > ? ORDER BY f.seq"), (asserted_by, now, last_seq))
-            outcomes = [
-                AssertOutcome(row[0], AssertStatus.CREATED) if row[0] in inserted
-                else self._upsert_one(conn, fact, row, asserted_by, now)
-                for fact, row in zip(facts, rows, strict=True)
-            ]  # fmt: skip
+            created = AssertStatus.CREATED
+            outcomes = (
+                [AssertOutcome(row[0], created) for row in rows]
+                if inserted is None
+                else [
+                    AssertOutcome(row[0], created) if row[0] in inserted
+                    else self._upsert_one(conn, fact, row, asserted_by, now)
+                    for fact, row in zip(facts, rows, strict=True)
+                ]
+            )  # fmt: skip
             # Full-text index the new rows in one statement (rows are never re-texted after insert).
             conn.execute(
                 "INSERT INTO facts_fts(rowid, subject, predicate, object) "
@@ -170,14 +178,21 @@ class SqliteFactStore:
             raise NotFoundError(f"agent_id: no agent {missing[0]!r}")
 
     @staticmethod
-    def _row(fact: FactInput, asserted_by: str, now: str) -> tuple[Any, ...]:
-        if fact.object_kind is None or fact.scope is None:  # FactInput fills both; a bare model_construct may not
-            raise InputError("fact", "object_kind and scope must be set")
-        return (
-            new_id("fact"), fact.agent_id, fact.scope, fact.subject, fact.predicate, fact.object,
-            fact.object_kind.value, fact.confidence, fact.source, _ts(fact.valid_from), _ts(fact.valid_until),
-            now, now, asserted_by, fact.rule_id, int(bool(fact.rule_id or fact.derived_from)),
-        )  # fmt: skip
+    def _rows(facts: Sequence[FactInput], asserted_by: str, now: str) -> list[tuple[Any, ...]]:
+        """The insert parameters of each fact, with fresh uids (one id reservation for the batch)."""
+        for fact in facts:
+            if fact.object_kind is None or fact.scope is None:  # FactInput fills both; model_construct may not
+                raise InputError("fact", "object_kind and scope must be set")
+        kinds = _KIND_TEXT
+        return [
+            (
+                uid, f.agent_id, f.scope, f.subject, f.predicate, f.object, kinds[f.object_kind], f.confidence,
+                f.source, None if f.valid_from is None else format_ts(f.valid_from),
+                None if f.valid_until is None else format_ts(f.valid_until), now, now, asserted_by, f.rule_id,
+                1 if f.rule_id or f.derived_from else 0,
+            )
+            for uid, f in zip(new_ids("fact", len(facts)), facts, strict=True)
+        ]  # fmt: skip
 
     def _upsert_one(
         self, conn: sqlite3.Connection, fact: FactInput, row: tuple[Any, ...], asserted_by: str, now: str

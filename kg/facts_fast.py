@@ -1,0 +1,128 @@
+"""A fast path for plain fact dicts in bulk asserts: the same rules as :class:`FactInput`, without pydantic.
+
+:func:`fast_fact` accepts only what it can prove :class:`FactInput` accepts (plain ``str``/``float``/``int``
+values, no timestamps) and builds the same model instance; anything else (a bad value, a timestamp, a ``str``
+subclass, an unknown key) returns ``None`` and the caller validates the item with the model, so errors are
+the model's own field-named messages. tests/unit/test_facts_bulk_fast.py checks with hypothesis that every
+item the fast path accepts is accepted by the model with equal values and the same set fields.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kg.ids import ID_PATTERN
+from kg.models import MAX_LIST, MAX_NAME, MAX_OBJECT, MAX_TERM, FactInput, ObjectKind
+from kg.models.base import AGENT_ID_RE, SCOPE_RE
+from kg.models.facts import infer_object_kind
+
+_FIELDS = frozenset(FactInput.model_fields)
+_KINDS = {"entity": ObjectKind.ENTITY, "literal": ObjectKind.LITERAL}
+_ALWAYS_SET = frozenset({"agent_id", "object_kind", "scope"})  # the model's before-validator fills the last two
+_new = FactInput.__new__
+_set = object.__setattr__
+
+
+def _text(value: Any, limit: int) -> bool:
+    """A ``Term``/``ObjectText``: 1..limit characters, not only whitespace, no NUL, valid Unicode."""
+    return (
+        type(value) is str
+        and 0 < len(value) <= limit
+        and (value.isascii() or _unicode_ok(value))
+        and bool(value.strip())
+        and "\x00" not in value
+    )
+
+
+def _unicode_ok(value: str) -> bool:
+    """Whether pydantic can read ``value`` (a lone surrogate cannot be encoded as UTF-8)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _record_id(value: Any) -> bool:
+    return type(value) is str and ID_PATTERN.match(value) is not None
+
+
+def agent_ok(agent_id: str) -> bool:
+    """Whether the batch's agent id is one the model accepts (else every item takes the model path)."""
+    return type(agent_id) is str and AGENT_ID_RE.match(agent_id) is not None
+
+
+def _kind(value: Any, obj: str) -> ObjectKind | None:
+    if value is None:
+        return infer_object_kind(obj)
+    if type(value) is str:
+        return _KINDS.get(value)
+    return value if type(value) is ObjectKind else None
+
+
+def _confidence(value: Any) -> float | None:
+    if type(value) is int:
+        value = float(value)
+    if type(value) is not float or not 0.0 <= value <= 1.0:  # NaN fails the comparison
+        return None
+    return value
+
+
+def _rest_ok(item: dict[str, Any], source: Any, parents: Any, rule_id: Any) -> bool:
+    """Source, lineage and rule id as the model takes them; timestamps (and their order rule) are the model's."""
+    if type(source) is not str or len(source) > MAX_NAME or not (source.isascii() or _unicode_ok(source)):
+        return False
+    if item.get("valid_from") is not None or item.get("valid_until") is not None:
+        return False
+    if type(parents) is not list and parents != ():
+        return False
+    if parents and (len(parents) > MAX_LIST or not all(map(_record_id, parents))):
+        return False
+    return rule_id is None or _record_id(rule_id)
+
+
+def fast_fact(agent_id: str, item: dict[str, Any]) -> FactInput | None:
+    """``FactInput.model_validate({"agent_id": agent_id, **item})`` for plain valid items, else ``None``.
+
+    ``agent_id`` must satisfy :func:`agent_ok` (checked once per batch by the caller).
+    """
+    get = item.get
+    given = get("agent_id", agent_id)
+    if not _FIELDS.issuperset(item) or type(given) is not str or given != agent_id:
+        return None  # an unknown key or another agent's fact: the caller's model path reports it
+    subject, predicate, obj = get("subject"), get("predicate"), get("object")
+    if not (_text(subject, MAX_TERM) and _text(predicate, MAX_TERM) and _text(obj, MAX_OBJECT)):
+        return None
+    kind = _kind(get("object_kind"), obj)
+    scope = get("scope")
+    if scope is None:
+        scope = "agent:" + agent_id
+    elif type(scope) is not str or SCOPE_RE.match(scope) is None:
+        return None
+    confidence = _confidence(get("confidence", 1.0))
+    source, parents, rule_id = get("source", "agent"), get("derived_from", ()), get("rule_id")
+    if kind is None or confidence is None or not _rest_ok(item, source, parents, rule_id):
+        return None
+    fact = _new(FactInput)
+    _set(
+        fact,
+        "__dict__",
+        {
+            "agent_id": agent_id,
+            "subject": subject,
+            "predicate": predicate,
+            "object": obj,
+            "object_kind": kind,
+            "scope": scope,
+            "confidence": confidence,
+            "source": source,
+            "valid_from": None,
+            "valid_until": None,
+            "derived_from": list(parents),
+            "rule_id": rule_id,
+        },
+    )
+    _set(fact, "__pydantic_fields_set__", {*item, *_ALWAYS_SET})
+    _set(fact, "__pydantic_extra__", None)
+    _set(fact, "__pydantic_private__", None)
+    return fact
