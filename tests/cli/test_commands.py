@@ -68,6 +68,8 @@ RUNS: dict[str, tuple[str, ...]] = {
     "memory export": (*A, "--kind", "all"),
     "memory import": (*A,),
     "memory admit": (*A, "--file", str(DIALOGUE.with_name("candidates.jsonl")), "--preset", "balanced"),
+    "memory extract": (*A, "--extractor", "deterministic"),
+    "memory list": (*A, "--category", "profile", "--active"),
     "conversation ingest": (*A, "--session", "s2", "--file", str(DIALOGUE)),
     "conversation compact": (*A, "--session", "s1", "--budget", "128000"),
     "conversation assemble": (*A, "--session", "s1", "--budget", "32000", "--prompt", "budget for the offsite"),

@@ -376,6 +376,8 @@ def baselines(seed: dict[str, Any]) -> dict[str, dict[str, Any]]:
         "memory_build_hierarchy": {"scope": "week"},
         "memory_hierarchy_search": {"query": "acme", "level": "daily"},
         "memory_status": {},
+        "memory_extract": {"extractor": "deterministic", "window": 4},
+        "memory_list": {"category": "preferences", "include_archived": False},
         "ontology_propose_concept": dict(VENDOR),
         "ontology_validate_proposal": {"uid": seed["proposal"]},
         "ontology_merge_approved": {"uid": seed["proposal"]},
@@ -419,7 +421,7 @@ def tool_arguments(draw: st.DrawFn, name: str, base: dict[str, Any]) -> dict[str
 
 def test_every_tool_has_a_baseline(seeded: tuple[Path, dict[str, Any]]) -> None:
     assert set(baselines(seeded[1])) == set(tools.REGISTRY)
-    assert len(tools.REGISTRY) == 39  # 38 + rule_import (issue 18)
+    assert len(tools.REGISTRY) == 41  # 38 + rule_import (issue 18) + memory_extract, memory_list (issue 21)
 
 
 @pytest.mark.parametrize("mode", MODES)
