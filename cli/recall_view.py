@@ -12,7 +12,7 @@ from kg.recall.fusion import ScoreBreakdown
 #: Components shown by --explain, in pipeline order (docs/recall-scoring.md defines each).
 EXPLAIN_FIELDS = (
     "bm25_raw", "bm25_norm", "bm25_rank", "vector_sim", "vector_norm", "vector_rank", "rrf", "fused",
-    "floor_applied", "importance", "importance_blend", "tier", "age_days", "recency", "frequency",
+    "floor_applied", "bonus", "coverage", "importance", "importance_blend", "tier", "age_days", "recency", "frequency",
     "importance_confidence", "decay_boost", "decayed", "mmr_penalty", "final",
 )  # fmt: skip
 

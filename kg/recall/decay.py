@@ -28,9 +28,14 @@ counts as 0.
 
        composite = recency_weight * recency + frequency_weight * frequency
                    + importance_confidence_weight * importance * confidence
-       boost     = min(1, max(boost_min, composite))
+       full      = min(1, max(boost_min, composite))
+       boost     = 1 - strength * (1 - full)
 
-   and the recall score is multiplied by ``boost``. ``boost_min=1.0`` switches decay off.
+   and the recall score is multiplied by ``boost``. ``boost_min=1.0`` or ``strength=0`` switches decay off.
+   ``strength`` (1 here, 0.25 in the engine's default :data:`kg.recall.fusion.DEFAULT_DECAY`) keeps decay a
+   preference among comparably relevant items: at full strength a months-old item lost up to 45% of its
+   score, more than the whole spread of cosine similarities between a relevant and an unrelated turn
+   (LoCoMo vector recall@10 0.391 with it, 0.482 without; docs/recall-scoring.md).
 
 Markdown chunks have no importance or access history: they are scored as :class:`ChunkMeta`
 (importance 0.5, confidence 1.0, tier ``working``, no accesses).
@@ -118,6 +123,8 @@ class DecaySettings(Model):
         frequency_weight: Weight of access frequency in the boost (0.3).
         importance_confidence_weight: Weight of importance x confidence in the boost (0.3).
         boost_min: Lowest boost; the boost is clamped to ``[boost_min, 1]`` (0.3; 1.0 turns decay off).
+        strength: How much of the clamped boost applies: ``boost = 1 - strength * (1 - full)`` (1.0 here;
+            the recall engine's default is 0.25, see :data:`kg.recall.fusion.DEFAULT_DECAY`).
         frequency_scale: Access count at which the count term reaches ``1 - 1/e`` (5; ours).
         access_half_life_days: Days after the last access at which frequency halves (30; ours).
     """
@@ -136,6 +143,7 @@ class DecaySettings(Model):
     frequency_weight: Unit = 0.3
     importance_confidence_weight: Unit = 0.3
     boost_min: Unit = 0.3
+    strength: Unit = 1.0
     frequency_scale: float = Field(default=5.0, gt=0, allow_inf_nan=False)
     access_half_life_days: float = Field(default=30.0, gt=0, allow_inf_nan=False)
 
@@ -226,6 +234,7 @@ def decay_boost(item: MemoryLike, now: datetime, settings: DecaySettings) -> Dec
         + settings.frequency_weight * freq
         + settings.importance_confidence_weight * importance * confidence
     )
+    full = min(1.0, max(settings.boost_min, composite))
     return DecayComponents(
         age_days=age,
         half_life_days=effective_half_life(importance, settings),
@@ -233,7 +242,7 @@ def decay_boost(item: MemoryLike, now: datetime, settings: DecaySettings) -> Dec
         recency=floored,
         frequency=freq,
         importance_confidence=importance * confidence,
-        boost=min(1.0, max(settings.boost_min, composite)),
+        boost=full if settings.strength == 1.0 else 1.0 - settings.strength * (1.0 - full),
     )
 
 

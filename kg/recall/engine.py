@@ -29,12 +29,16 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
+from pydantic import Field
+
 from kg.errors import BackendUnavailableError, InputError
 from kg.models import MemoryItem, MemoryQuery, Model
 from kg.ports import Embedder, GraphStore
+from kg.recall.boosts import bonuses, without_dates
 from kg.recall.decay import DecaySettings
 from kg.recall.embedding_cache import CachedEmbedder
 from kg.recall.fusion import DEFAULT_DECAY, DEFAULT_FUSION, FusionMethod, FusionSettings, Ranked, rank
+from kg.recall.lexical import content_terms, coverage
 from kg.recall.sidecar import IndexUnavailableError, VectorSidecar, embedding_text
 from kg.recall.stopwords import query_terms
 
@@ -71,6 +75,13 @@ class RecallSettings(Model):
     inline_index_limit: int = INLINE_INDEX_LIMIT
     #: Vector candidates below this cosine are dropped: nearest is not the same as related.
     min_similarity: float = 0.15
+    #: Lexical-only recall returns nothing when no candidate holds this share of the query's words
+    #: (kg.recall.lexical; calibrated on LoCoMo, docs/recall-scoring.md); 0 keeps every keyword match.
+    lexical_min_coverage: float = Field(default=0.34, ge=0.0, le=1.0)
+    #: Added to the fused score of an item that names a person the query names (kg.recall.boosts).
+    entity_boost: float = Field(default=0.2, ge=0.0, le=1.0)
+    #: Added to the fused score of an item created within a date range the query names.
+    date_boost: float = Field(default=0.2, ge=0.0, le=1.0)
 
     def candidates(self, limit: int) -> int:
         """Candidates per branch: ``max(20, 4 * limit)``."""
@@ -139,9 +150,20 @@ class RecallEngine:
         for uid, _ in vector:
             items.setdefault(uid, admitted[uid])
         vectors = self._vectors(items) if mmr and used != "bm25" else None
+        covered: dict[str, float] | None = None
+        if used == "bm25" and lexical:  # no vector branch: an absolute relevance next to BM25's relative one
+            terms = content_terms(without_dates(text))  # a named date is matched by created_at
+            covered = {u: coverage(terms, i.content, *i.tags) for u, i in items.items()}
+            best = max(covered.values())
+            if best < self.settings.lexical_min_coverage:
+                notes.append(f"nothing relevant: no item holds more than {best:.0%} of the query's words "
+                             f"(at least {self.settings.lexical_min_coverage:.0%} needed without vectors)")  # fmt: skip
+                lexical = []
         ranked = rank(
             [(item.uid, score) for item, score in lexical], vector, items, now=now, limit=limit, fusion=fusion,
             settings=self.settings.fusion, decay=self.settings.decay, mmr=mmr, vectors=vectors, min_score=min_score,
+            coverage=covered, bonus=bonuses(text, items, entity_boost=self.settings.entity_boost,
+                                            date_boost=self.settings.date_boost),
         )  # fmt: skip
         if backlog and used != "bm25":
             notes.append(f"{backlog} items are not in the vector index yet (found by BM25 only); "

@@ -17,7 +17,13 @@ Pure and deterministic: no I/O, no store; the recall engine fetches candidates a
    * ``rrf``: ``rrf = sum over branches of 1 / (k + rank)``, ranks 1-based per branch (best first,
      ties by uid), ``k`` = 60. Scaled to 0..1 as ``fused = rrf * (k + 1) / n`` with ``n`` the number
      of branches that have candidates: 1.0 means first in every branch, 0.5 first in one of two.
-3. **Importance blend** (as the lexical recall it replaces): ``blend = 0.7 * fused + 0.3 * importance``.
+   **Lexical-only coverage**: when the vector branch did not run (BM25-only recall), the breakdown also
+   carries each item's query coverage (:mod:`kg.recall.lexical`): ``raw / best`` alone makes the best
+   keyword match 1.0 however weak it is, so the engine returns nothing when no candidate covers enough
+   of the query (its ``lexical_min_coverage``).
+3. **Importance blend** (as the lexical recall it replaces), with the bonus the engine found for the
+   query's names and dates (:mod:`kg.recall.boosts`; 0 for most items):
+   ``blend = min(1, 0.7 * (fused + bonus) + 0.3 * importance)``.
 4. **Decay**: ``decayed = blend * boost`` with the boost of :mod:`kg.recall.decay` (0.3..1).
 5. **MMR** (optional, lambda 0.7): greedy; each step picks the candidate maximising
    ``lambda * decayed - (1 - lambda) * max_sim`` with ``max_sim`` its highest cosine (clamped to
@@ -96,6 +102,8 @@ class ScoreBreakdown(Model):
 
     ``bm25_raw``/``vector_sim`` and the ranks are ``None`` when that branch did not find the uid
     (its normalised score is then 0). ``rrf`` is the unscaled RRF sum, ``None`` in weighted fusion.
+    ``bonus`` is what the query's names and dates added to ``fused`` in the importance blend.
+    ``coverage`` (lexical-only recall) is the share of the query's words in the item's content and tags.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -111,6 +119,8 @@ class ScoreBreakdown(Model):
     rrf: float | None
     fused: float
     floor_applied: bool
+    bonus: float
+    coverage: float | None
     importance: float
     importance_blend: float
     tier: str
@@ -137,7 +147,9 @@ class Ranked(Model):
 
 
 DEFAULT_FUSION = FusionSettings()
-DEFAULT_DECAY = DecaySettings()
+#: The engine's decay: the parameters of :class:`DecaySettings` at a quarter of their strength, calibrated on
+#: LoCoMo's dev conversations (docs/recall-scoring.md, "Why the vector leg lost to plain cosine").
+DEFAULT_DECAY = DecaySettings(strength=0.25)
 
 
 # -------------------------------------------------------------------------------------- stages
@@ -315,14 +327,16 @@ class _Scored(NamedTuple):
     blend: float
     decay: DecayComponents
     decayed: float
+    coverage: float | None
+    bonus: float
 
 
 def _score(uid: str, item: MemoryLike, branches: _Branches, *, fusion: FusionMethod, settings: FusionSettings,
-           decay: DecaySettings, now: datetime) -> _Scored:  # fmt: skip
+           decay: DecaySettings, now: datetime, coverage: float | None, bonus: float) -> _Scored:  # fmt: skip
     fused, rrf_sum, floored = branches.fuse(uid, fusion, settings)
-    blend = blend_importance(fused, check_unit("importance", item.importance), settings)
+    blend = blend_importance(fused + bonus, check_unit("importance", item.importance), settings)
     d = decay_boost(item, now, decay)
-    return _Scored(uid, item, fused, rrf_sum, floored, blend, d, blend * d.boost)
+    return _Scored(uid, item, fused, rrf_sum, floored, blend, d, blend * d.boost, coverage, bonus)
 
 
 def _breakdown(
@@ -334,7 +348,8 @@ def _breakdown(
         uid=uid, fusion=fusion, bm25_raw=branches.bm25_raw.get(uid), bm25_norm=branches.bm25_norm.get(uid, 0.0),
         bm25_rank=branches.bm25_rank.get(uid), vector_sim=branches.vector_raw.get(uid),
         vector_norm=normalize_vector(branches.vector_raw.get(uid, 0.0)), vector_rank=branches.vector_rank.get(uid),
-        rrf=s.rrf, fused=s.fused, floor_applied=s.floor_applied, importance=float(s.item.importance),
+        rrf=s.rrf, fused=s.fused, floor_applied=s.floor_applied, bonus=s.bonus, coverage=s.coverage,
+        importance=float(s.item.importance),
         importance_blend=s.blend, tier=str(s.item.tier), age_days=d.age_days, half_life_days=d.half_life_days,
         recency_raw=d.recency_raw, recency=d.recency, frequency=d.frequency,
         importance_confidence=d.importance_confidence, decay_boost=d.boost, decayed=s.decayed,
@@ -355,6 +370,8 @@ def rank(
     mmr: bool = False,
     vectors: Mapping[str, npt.ArrayLike] | None = None,
     min_score: float = 0.0,
+    coverage: Mapping[str, float] | None = None,
+    bonus: Mapping[str, float] | None = None,
 ) -> list[Ranked]:
     """Fuse BM25 and vector candidates, blend importance, apply decay, MMR, min score and top-k.
 
@@ -371,6 +388,9 @@ def rank(
         mmr: Re-rank for diversity with ``vectors`` (uid -> embedding; missing = similarity 0).
         vectors: Embeddings of the candidates, used by MMR only.
         min_score: Lowest ``final`` score returned (inclusive).
+        coverage: Lexical-only recall: each uid's query coverage (0..1), reported in the breakdown.
+        bonus: What the query's names and dates add to each uid's fused score in the importance blend
+            (:mod:`kg.recall.boosts`).
 
     Returns:
         At most ``limit`` results, best first (MMR picking order with ``mmr``), ties by uid.
@@ -387,7 +407,9 @@ def rank(
         raise InputError("min_score", f"must be a finite number, got {min_score!r}")
     branches = _Branches.of(bm25, vector, items)
     uids = sorted(branches.bm25_raw.keys() | branches.vector_raw.keys())
-    scored = {u: _score(u, items[u], branches, fusion=fusion, settings=settings, decay=decay, now=now) for u in uids}
+    scored = {u: _score(u, items[u], branches, fusion=fusion, settings=settings, decay=decay, now=now,
+                        coverage=None if coverage is None else coverage.get(u, 0.0),
+                        bonus=bonus.get(u, 0.0) if bonus else 0.0) for u in uids}  # fmt: skip
     if mmr:
         eligible = {uid: s.decayed for uid, s in scored.items() if s.decayed >= min_score}
         order = mmr_select(eligible, vectors or {}, lambda_=settings.mmr_lambda, limit=limit, min_score=min_score)

@@ -43,8 +43,9 @@ def uids(result: RecallResult) -> list[str]:
 
 
 def fresh_boost(importance: float) -> float:
-    """Decay boost of an item created now, never accessed, confidence 1: 0.4 * 1 + 0.3 * 0 + 0.3 * importance."""
-    return 0.4 + 0.3 * importance
+    """Decay boost of an item created now, never accessed, confidence 1: full = 0.4 * 1 + 0.3 * 0 + 0.3 *
+    importance, at the engine's default strength 0.25: 1 - 0.25 * (1 - full)."""
+    return 1 - 0.25 * (1 - (0.4 + 0.3 * importance))
 
 
 @pytest.fixture
@@ -170,9 +171,11 @@ def test_an_embedder_that_cannot_load_gives_bm25_only_and_says_why(ws, three, br
     assert all(h.mode == "bm25" and h.vector == 0.0 and h.explain.vector_sim is None for h in result.hits)
     [note] = result.notes
     assert note.startswith("vector search unavailable, BM25 only: embedder: model all-MiniLM-L6-v2 not found")
-    # BM25-only weighted fusion by hand: fused = bm25_norm = 1 (the best hit), importance 0.75 (decision)
-    assert result.hits[0].score == pytest.approx((0.7 * 1.0 + 0.3 * 0.75) * fresh_boost(0.75), abs=1e-6)
-    assert result.hits[0].score == 0.578125
+    # BM25-only weighted fusion by hand: fused = bm25_norm = 1 (the best hit), importance 0.75 (decision),
+    # "JWT" named in the query and the item: bonus 0.2, so the blend is capped at 1
+    assert result.hits[0].explain.bonus == 0.2 and result.hits[0].explain.coverage == 1.0
+    assert result.hits[0].score == pytest.approx(min(1, 0.7 * (1.0 + 0.2) + 0.3 * 0.75) * fresh_boost(0.75), abs=1e-6)
+    assert result.hits[0].score == 0.90625
     # a model that cannot load does not cost an index pass, and never gives a fake vector
     assert not (ws.path / VECTORS_DIR / MANIFEST).exists()
     semantic = ws.memory.recall("a", BROKE_DOWN, mode=mode)
@@ -211,14 +214,15 @@ def test_explain_gives_a_consistent_breakdown_on_every_hit(ws, three):
         assert b.mmr_penalty == 0.0 and b.final == b.decayed
         assert b.decayed == pytest.approx(b.importance_blend * b.decay_boost, abs=1e-12)
         assert b.importance == hit.item.importance == hit.importance
-        assert b.importance_blend == pytest.approx(0.7 * b.fused + 0.3 * b.importance, abs=1e-12)
+        assert b.importance_blend == pytest.approx(min(1, 0.7 * (b.fused + b.bonus) + 0.3 * b.importance), abs=1e-12)
+        assert b.bonus == (0.2 if "JWT" in hit.item.content else 0.0)  # "JWT" is a name: the entity boost
         assert b.vector_norm == (min(1.0, max(0.0, b.vector_sim)) if b.vector_sim is not None else 0.0)
         weighted = 0.4 * b.vector_norm + 0.6 * b.bm25_norm  # both branches have candidates: default 0.4 / 0.6
         floor = 0.92 * b.bm25_norm if b.bm25_norm >= 0.75 else 0.0
         assert b.fused == pytest.approx(max(weighted, floor), abs=1e-12)
         assert b.floor_applied == (floor > weighted)
         boost = 0.4 * b.recency + 0.3 * b.frequency + 0.3 * b.importance_confidence
-        assert b.decay_boost == pytest.approx(min(1.0, max(0.3, boost)), abs=1e-12)
+        assert b.decay_boost == pytest.approx(1 - 0.25 * (1 - min(1.0, max(0.3, boost))), abs=1e-12)
         assert (b.recency, b.frequency, b.age_days) == (1.0, 0.0, 0.0)  # created now, never accessed
         assert (hit.bm25, hit.vector, hit.decay) == (round(b.bm25_norm, 6), round(b.vector_norm, 6),
                                                      round(b.decay_boost, 6))  # fmt: skip

@@ -282,12 +282,24 @@ def test_explain_records_every_component() -> None:
     item = MemoryItem(uid=new_id("memory"), agent_id="a", content="x", created_at=NOW - 30 * DAY, importance=0.5,
                       confidence=0.8, access_count=5, accessed_at=NOW - 30 * DAY, tier=Tier.WORKING)  # fmt: skip
     items = {"A": item, "B": ChunkMeta(created_at=NOW)}
-    results = rank([("A", -10.0), ("B", -5.0)], [("A", 0.5)], items, now=NOW, limit=5, settings=DESIGN_WEIGHTS)
+    results = rank(
+        [("A", -10.0), ("B", -5.0)],
+        [("A", 0.5)],
+        items,
+        now=NOW,
+        limit=5,
+        settings=DESIGN_WEIGHTS,
+        decay=DecaySettings(),
+    )  # the formula at full strength (the engine's default is a quarter)
     a, b = (r.breakdown for r in results)
+    engine = rank([("A", -10.0), ("B", -5.0)], [("A", 0.5)], items, now=NOW, limit=5, settings=DESIGN_WEIGHTS)
+    quarter = 1 - 0.25 * (1 - 0.503131)  # DEFAULT_DECAY: boost = 1 - strength * (1 - full)
+    assert engine[0].breakdown.decay_boost == pytest.approx(quarter, abs=1e-6)
+    assert engine[0].score == pytest.approx(0.794 * quarter, abs=1e-6)
     assert a.model_dump() == {
         "uid": "A", "fusion": "weighted", "bm25_raw": -10.0, "bm25_norm": 1.0, "bm25_rank": 1,
         "vector_sim": 0.5, "vector_norm": 0.5, "vector_rank": 1, "rrf": None,
-        "fused": pytest.approx(0.92), "floor_applied": True, "importance": 0.5,
+        "fused": pytest.approx(0.92), "floor_applied": True, "bonus": 0.0, "coverage": None, "importance": 0.5,
         "importance_blend": pytest.approx(0.794), "tier": "working", "age_days": pytest.approx(30.0),
         "half_life_days": pytest.approx(63.51, abs=1e-4), "recency_raw": pytest.approx(0.720781, abs=1e-6),
         "recency": pytest.approx(0.720781, abs=1e-6), "frequency": pytest.approx(0.316060, abs=1e-6),

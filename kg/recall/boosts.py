@@ -1,0 +1,101 @@
+"""Entity- and date-aware boosts: what a query names that a similarity score cannot see.
+
+A question names people ("When did Caroline go biking?") and sometimes dates ("What did Tim do in the week
+before 16 November 2023?"). Neither helps BM25 or the embedding much: a name used in half of a
+conversation's turns has an IDF of about 0 (and is left out of the BM25 query), and a date in the question
+is not in the turn's text at all - it is the item's ``created_at``. So the item's bonus is::
+
+    bonus  = entity_boost  if the item's content has one of the query's names (capitalised words that are
+                           not stopwords, possessive 's removed, matched as whole words, case-sensitive)
+           + date_boost    if the item was created inside a date range the query names: "16 November 2023"
+                           (the 8 days before it to the day after: "the week before ..."), "November 2023"
+                           (that month, 3 days either side) or "2023-11-16"
+
+and the importance blend becomes ``min(1, 0.7 * (fused + bonus) + 0.3 * importance)``
+(:func:`kg.recall.fusion.rank`).
+
+Both boosts are 0.2 by default (``RecallSettings``), calibrated on LoCoMo's dev conversations together with
+the decay strength (docs/recall-scoring.md). A candidate must have been found by BM25 or by vector to be
+boosted: a boost never brings in an item that neither branch found.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+
+from kg.models import MemoryItem, to_utc
+from kg.recall.stopwords import STOPWORDS
+
+_MONTHS = {m.lower(): n for n, m in enumerate(
+    ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+     "November", "December"), start=1)}  # fmt: skip
+_MONTH = "|".join(_MONTHS)
+_DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH}),?\s+(\d{{4}})\b", re.IGNORECASE)
+_MONTH_DAY_YEAR = re.compile(rf"\b({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.IGNORECASE)
+_MONTH_YEAR = re.compile(rf"\b({_MONTH}),?\s+(\d{{4}})\b", re.IGNORECASE)
+_ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_NAME = re.compile(r"\b[A-Z][\w-]*(?:'s)?")
+#: Days before a named day that still count ("the week before 16 November"), and after it.
+DAYS_BEFORE, DAYS_AFTER = 8, 2
+#: Days either side of a named month.
+MONTH_MARGIN = 3
+
+
+def query_entities(text: str) -> list[str]:
+    """Capitalised words of the query that are not stopwords or month names, without a possessive 's."""
+    names = (m.removesuffix("'s") for m in _NAME.findall(text))
+    return list(dict.fromkeys(n for n in names if n.lower() not in STOPWORDS and n.lower() not in _MONTHS))
+
+
+def _day(year: str, month: str, day: str) -> tuple[datetime, datetime] | None:
+    try:
+        named = datetime(int(year), int(month) if month.isdigit() else _MONTHS[month.lower()], int(day), tzinfo=UTC)
+    except ValueError:  # 31 February and the like: no range
+        return None
+    return named - timedelta(days=DAYS_BEFORE), named + timedelta(days=DAYS_AFTER)
+
+
+def query_dates(text: str) -> list[tuple[datetime, datetime]]:
+    """The date ranges (UTC) the query names: days, months of a year and ISO dates."""
+    days = [_day(y, m, d) for d, m, y in _DAY_MONTH_YEAR.findall(text)]
+    days += [_day(y, m, d) for m, d, y in _MONTH_DAY_YEAR.findall(text)]
+    days += [_day(y, m, d) for y, m, d in _ISO.findall(text)]
+    ranges = [r for r in days if r is not None]
+    if ranges:
+        return ranges
+    for month, year in _MONTH_YEAR.findall(text):
+        start = datetime(int(year), _MONTHS[month.lower()], 1, tzinfo=UTC)
+        end = (start + timedelta(days=32)).replace(day=1)
+        ranges.append((start - timedelta(days=MONTH_MARGIN), end + timedelta(days=MONTH_MARGIN)))
+    return ranges
+
+
+def without_dates(text: str) -> str:
+    """``text`` with the dates :func:`query_dates` reads removed (they are matched by date, not by word)."""
+    for pattern in (_DAY_MONTH_YEAR, _MONTH_DAY_YEAR, _ISO, _MONTH_YEAR):
+        text = pattern.sub(" ", text)
+    return text
+
+
+def bonuses(text: str, items: Mapping[str, MemoryItem], *, entity_boost: float,
+            date_boost: float) -> dict[str, float]:  # fmt: skip
+    """uid -> what the query's names and dates add to the item's fused score (only non-zero ones)."""
+    names = query_entities(text) if entity_boost > 0 else []
+    ranges = query_dates(text) if date_boost > 0 else []
+    if not names and not ranges:
+        return {}
+    pattern = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in names) + r")\b") if names else None
+    found: dict[str, float] = {}
+    for uid, item in items.items():
+        bonus = entity_boost if pattern is not None and pattern.search(item.content) else 0.0
+        created = to_utc(item.created_at)
+        if any(start <= created <= end for start, end in ranges):
+            bonus += date_boost
+        if bonus:
+            found[uid] = bonus
+    return found
+
+
+__all__ = ["bonuses", "query_dates", "query_entities", "without_dates"]

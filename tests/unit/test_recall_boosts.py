@@ -1,0 +1,77 @@
+"""Entity- and date-aware boosts (kg.recall.boosts) and the decay strength, alone and through a real recall.
+
+The recall test runs the real engine over SQLite FTS5 with the embedder off (``MABOS_EMBEDDER=none``): the
+boosts act on fused scores whichever branch found the items.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+import kg
+from kg.clock import FixedClock
+from kg.recall.boosts import bonuses, query_dates, query_entities
+from kg.recall.decay import ChunkMeta, DecaySettings, decay_boost
+
+NOW = datetime(2024, 6, 1, tzinfo=UTC)
+
+
+def test_query_entities_are_capitalised_non_stopwords_without_possessives():
+    assert query_entities("When did Caroline's family visit Paris with Melanie?") == ["Caroline", "Paris", "Melanie"]
+    assert query_entities("What did they decide in May 2023?") == []  # question words and months are not names
+    assert query_entities("what about lowercase words") == []
+
+
+def test_query_dates_name_days_months_and_iso_dates():
+    day = datetime(2023, 11, 16, tzinfo=UTC)
+    assert query_dates("Where was Tim in the week before 16 November 2023?") == [
+        (day - timedelta(days=8), day + timedelta(days=2))
+    ]
+    assert query_dates("on 2023-11-16") == [(day - timedelta(days=8), day + timedelta(days=2))]
+    [(start, end)] = query_dates("Which tournament did Nate win in November 2022?")
+    assert (start, end) == (datetime(2022, 10, 29, tzinfo=UTC), datetime(2022, 12, 4, tzinfo=UTC))
+    assert query_dates("on 31 February 2023") == query_dates("in February 2023")  # no such day: its month
+    assert query_dates("When did Nate win?") == []
+
+
+def test_bonuses_add_the_entity_and_the_date_boost():
+    class Item:
+        def __init__(self, content: str, created_at: datetime) -> None:
+            self.content, self.created_at = content, created_at
+
+    items = {
+        "both": Item("Caroline: I went to the support group", datetime(2023, 5, 7, tzinfo=UTC)),
+        "name": Item("Caroline: hello", datetime(2023, 1, 1, tzinfo=UTC)),
+        "date": Item("Melanie: we went camping", datetime(2023, 5, 8, tzinfo=UTC)),
+        "none": Item("Carolineville is a town", datetime(2022, 1, 1, tzinfo=UTC)),  # a whole word only
+    }
+    found = bonuses("What did Caroline do on 8 May 2023?", items, entity_boost=0.2, date_boost=0.3)  # type: ignore[arg-type]
+    assert found == {"both": pytest.approx(0.5), "name": 0.2, "date": 0.3}
+    assert bonuses("What did Caroline do on 8 May 2023?", items, entity_boost=0, date_boost=0) == {}  # type: ignore[arg-type]
+
+
+def test_a_date_named_in_the_query_lifts_the_item_of_that_day(tmp_path, monkeypatch):
+    monkeypatch.setenv("MABOS_EMBEDDER", "none")
+    clock = FixedClock(datetime(2023, 4, 1, 12, tzinfo=UTC))
+    with kg.init_workspace(tmp_path / "w", clock=clock) as ws:
+        ws.agents.add("a")
+        stored = {}
+        for day, text in ((-20, "Went hiking on the ridge"), (8, "Went hiking by the lake"),
+                          (20, "Went hiking in the hills")):  # fmt: skip
+            clock.set(datetime(2023, 5, 1, 12, tzinfo=UTC) + timedelta(days=day - 1))  # 11 April, 8 and 20 May
+            stored[day] = ws.memory.store_item("a", text, store="long_term").item
+        plain = ws.memory.recall("a", "hiking", explain=True)
+        dated = ws.memory.recall("a", "hiking on 8 May 2023", explain=True)
+        assert plain.hits[0].item.uid == stored[20].uid  # equal BM25: the newest first
+        assert dated.hits[0].item.uid == stored[8].uid and dated.hits[0].explain.bonus == pytest.approx(0.2)
+        assert [h.explain.bonus for h in dated.hits[1:]] == [0.0, 0.0]
+
+
+def test_decay_strength_scales_the_boost_towards_one():
+    old = ChunkMeta(created_at=NOW - timedelta(days=400), importance=0.0)
+    full = decay_boost(old, NOW, DecaySettings()).boost
+    assert full == pytest.approx(0.3)  # clamped at boost_min
+    assert decay_boost(old, NOW, DecaySettings(strength=0.25)).boost == pytest.approx(1 - 0.25 * 0.7)
+    assert decay_boost(old, NOW, DecaySettings(strength=0.0)).boost == 1.0
