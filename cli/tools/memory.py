@@ -152,8 +152,9 @@ class RecallInput(ToolInput):
     output=RecallResult,
     description="""Recall the agent's memories about a topic, best first (BM25 and vector similarity fused, blended
     with importance and recency). Use before answering from memory. Returns hits with the item, score and score
-    components; with source=files, spans of the agent's Markdown files. If the database or vector index cannot be
-    used, the Markdown files answer instead and fallback is true with the reason.""",
+    components; with source=files, spans of the agent's Markdown files. Without a usable vector index (or embedder)
+    the store answers by BM25 alone: mode is bm25, notes say why and backlog counts the items still to index. Only
+    if the database cannot be opened do the Markdown files answer, with fallback true and the reason.""",
 )
 def memory_recall(ctx: ToolContext, args: RecallInput) -> RecallResult:
     """Recall memories (or answer from the agent's files when the store cannot be opened)."""
