@@ -1,18 +1,23 @@
-"""``mabos fact assert|retract|query|explain``: thin wrappers over the fact tools (cli/tools/facts.py)."""
+"""``mabos fact assert|retract|query|explain|import``: thin wrappers over the fact tools (cli/tools/facts.py)."""
 
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 from typing import cast
 
 import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from cli import render
 from cli.common import ISO_DATETIME, Session, agent_option, mabos_options, scope_option
 from cli.tools.facts import FactAssertResult, FactList, FactRetractResult
 from cli.tools.registry import run
+from kg.errors import InputError
 from kg.facts import Explanation
 from kg.models import ObjectKind
+from reasoning.fact_import import PROGRESS, SUFFIX_FORMATS, ImportReport, RdfDocument
 
 
 @click.group("fact")
@@ -178,3 +183,47 @@ def explain(out: Session, *, agent: str, fact_id: str, depth: int) -> None:
     arguments = {"agent_id": agent, "fact_id": fact_id, "depth": depth}
     explanation = cast(Explanation, run(out.tools(), "fact_explain", arguments))
     out.emit(explanation, render.explanation_tree(explanation))
+
+
+@fact.command("import")
+@agent_option
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["turtle", "nt", "json-ld", "xml"]), default=None,
+              help="The RDF syntax (default: from each file's suffix: .ttl .nt .jsonld .owl/.rdf/.xml).")  # fmt: skip
+@scope_option
+@mabos_options
+def import_(out: Session, *, agent: str, files: tuple[Path, ...], fmt: str | None, scope: str | None) -> None:
+    """Import RDF files as facts (one fact per triple, in batches of 10,000).
+
+    IRIs stay IRIs (rdf:type becomes 'type'), literals become literal objects; see docs/facts-bulk.md.
+    Prints the counts and the parse and store times separately.
+
+    Example:
+
+    \b
+      mabos fact import --agent reader data.ttl
+      mabos fact import --agent reader /data/lubm1/*.owl --json
+    """
+    documents = []
+    for index, path in enumerate(files):
+        syntax = fmt or SUFFIX_FORMATS.get(path.suffix.lower())
+        if syntax is None:
+            raise InputError(f"files[{index}]", f"{path.name}: unknown suffix; give --format turtle|nt|json-ld|xml")
+        text = path.read_text(encoding="utf-8")
+        documents.append(RdfDocument(name=path.name, format=syntax, content=text, base_iri=path.resolve().as_uri()))  # type: ignore[arg-type]
+    console = Console(stderr=True)
+    with Progress(TextColumn("importing"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=console,
+                  transient=True, disable=not console.is_terminal) as bar:  # fmt: skip
+        task = bar.add_task("importing", total=None)
+        token = PROGRESS.set(lambda done, total: bar.update(task, completed=done, total=total))
+        try:
+            report = cast(ImportReport, run(out.tools(), "fact_import", {"agent_id": agent, "documents": documents,
+                                                                           "scope": scope}))  # fmt: skip
+        finally:
+            PROGRESS.reset(token)
+    text = render.done(
+        f"Imported {report.triples} triples: {report.created} created, {report.updated} updated, "
+        f"{report.unchanged} unchanged, {report.skipped} skipped"
+    )
+    text.append(f"\n  parse {report.parse_seconds:.2f} s, store {report.store_seconds:.2f} s", style="")
+    out.emit(report, text)

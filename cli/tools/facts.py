@@ -1,4 +1,4 @@
-"""Fact tools: fact_assert, fact_retract, fact_query and fact_explain (over :class:`kg.facts.FactService`).
+"""Fact tools: fact_assert, fact_retract, fact_query, fact_explain and fact_import (over the fact service).
 
 Every handler makes the one service call ``mabos fact ...`` makes; the limits are the service's
 (confidence 0..1, explain depth 0..10, query limit 1..100,000 with 100 by default).
@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 from cli.tools.registry import ToolContext, ToolInput, tool
 from kg.facts import MAX_EXPLAIN_DEPTH, Explanation
 from kg.models import MAX_LIST, AssertStatus, Fact, ObjectKind, ObjectText, RecordId, Term, Unit, UtcDatetime
+from reasoning.fact_import import ImportReport, RdfDocument, import_documents
 
 MAX_QUERY_LIMIT = 100_000  # the store's own ceiling (kg.models.FactQuery.limit)
 DEFAULT_QUERY_LIMIT = 100
@@ -181,16 +182,43 @@ def fact_explain(ctx: ToolContext, args: FactExplainInput) -> Explanation:
     return ctx.workspace().facts.explain(ctx.agent_for(args), args.fact_id, depth=args.depth)
 
 
+# ---------------------------------------------------------------------------------------------- import
+
+
+class FactImportInput(ToolInput):
+    """Arguments of ``fact_import``."""
+
+    documents: list[RdfDocument] = Field(min_length=1, max_length=MAX_LIST, description="The RDF documents.")
+    scope: str | None = Field(None, description=_SCOPE)
+
+
+@tool(
+    "fact_import",
+    group="facts",
+    input=FactImportInput,
+    output=ImportReport,
+    description="""Import RDF documents (Turtle, N-Triples, JSON-LD or RDF/XML text) as facts: each triple becomes
+    a fact (IRIs stay IRIs, rdf:type becomes 'type', literals become literal objects), asserted in batches of
+    10,000 with the usual checks. Use it to load an existing knowledge graph or ontology data. Returns the counts
+    (created, updated, unchanged, skipped blank literals) and the parse and store times.""",
+)
+def fact_import(ctx: ToolContext, args: FactImportInput) -> ImportReport:
+    """Parse the documents and bulk-assert their triples through the fact service."""
+    return import_documents(ctx.workspace(), ctx.agent_for(args), args.documents, scope=args.scope)
+
+
 __all__ = [
     "FactAssertInput",
     "FactAssertResult",
     "FactExplainInput",
+    "FactImportInput",
     "FactList",
     "FactQueryInput",
     "FactRetractInput",
     "FactRetractResult",
     "fact_assert",
     "fact_explain",
+    "fact_import",
     "fact_query",
     "fact_retract",
 ]
