@@ -258,8 +258,9 @@ class Rules:
         store, v = self.store, self.v
         add, objects, subjects = store.add, store.objects, store.subjects
         if c1 != c2:
-            for x in list(subjects(v.type, c1)):
-                add(x, v.type, c2)
+            if not self._implied_sub_class(c1, c2):
+                for x in list(subjects(v.type, c1)):
+                    add(x, v.type, c2)
             for c3 in list(objects(c2, v.sco)):
                 if c1 != c3:
                     add(c1, v.sco, c3)
@@ -300,18 +301,37 @@ class Rules:
         """prp-dom / prp-rng (axiom side), scm-dom1/2 and scm-rng1/2 (axiom side)."""
         store, v = self.store, self.v
         add = store.add
-        if p == v.domain:
-            for x, _ in store.pairs(q):
-                add(x, v.type, c)
-        else:
-            for _, y in store.pairs(q):
-                add(y, v.type, c)
+        if not self._implied_typing(q, p, c):
+            if p == v.domain:
+                for x, _ in store.pairs(q):
+                    add(x, v.type, c)
+            else:
+                for _, y in store.pairs(q):
+                    add(y, v.type, c)
         for c2 in list(store.objects(c, v.sco)):
             if c2 != c:
                 add(q, p, c2)
         for p1 in list(store.subjects(v.spo, q)):
             if p1 != q:
                 add(p1, p, c)
+
+    def _implied_sub_class(self, c1: int, c2: int) -> bool:
+        """Whether ``c1 sco c2`` follows from stored ``c1 sco c, c sco c2``: then every member of ``c1`` reaches
+        ``c2`` through ``c`` (those triples' own rules type them), and scanning the members again is waste."""
+        store, sco = self.store, self.v.sco
+        # c must lie strictly above c1 (not equivalent to it), or two equivalent classes would each wait for the other
+        return any(c not in (c1, c2) and store.has(c, sco, c2) and not store.has(c, sco, c1)
+                   for c in store.objects(c1, sco))  # fmt: skip
+
+    def _implied_typing(self, q: int, p: int, c: int) -> bool:
+        """Whether a domain (or range) axiom ``q p c`` adds no typing of its own: a stored ``q p c1`` with
+        ``c1 sco c`` (scm-dom1) or ``q spo q2`` with ``q2 p c`` (scm-dom2) already types the same resources."""
+        store, v = self.store, self.v
+        # strictly narrower classes and properties only (equivalent ones would each wait for the other)
+        by_class = any(c1 != c and store.has(c1, v.sco, c) and not store.has(c, v.sco, c1)
+                       for c1 in store.objects(q, p))  # fmt: skip
+        return by_class or any(q2 != q and store.has(q2, p, c) and not store.has(q2, v.spo, q)
+                               for q2 in store.objects(q, v.spo))  # fmt: skip
 
     def equivalent_class(self, c1: int, c2: int) -> None:
         """cax-eqc1/2 and scm-eqc1."""
