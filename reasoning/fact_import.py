@@ -44,6 +44,7 @@ SUFFIX_FORMATS: dict[str, RdfFormat] = {
     ".xml": "xml",
 }
 IMPORT_BATCH = 10_000
+MAX_DOCUMENT = 100_000_000
 
 #: Set by a caller that shows progress (the CLI): called with (facts stored, triples in all) after each batch.
 PROGRESS: ContextVar[Callable[[int, int], None] | None] = ContextVar("fact_import_progress", default=None)
@@ -54,7 +55,7 @@ class RdfDocument(BaseModel):
 
     name: str = Field(max_length=1_024, description="Where it came from (a file name), for error messages.")
     format: RdfFormat = Field(description="turtle, nt, json-ld or xml (RDF/XML: .owl and .rdf files).")
-    content: str = Field(description="The document text.")
+    content: str = Field(max_length=MAX_DOCUMENT, description="The document text (at most 100,000,000 characters).")
     base_iri: str | None = Field(
         None, max_length=4_096, description="The IRI relative IRIs resolve against (the CLI gives the file: URI)."
     )

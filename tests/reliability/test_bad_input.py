@@ -367,6 +367,7 @@ def baselines(seed: dict[str, Any]) -> dict[str, dict[str, Any]]:
         "fact_retract": {"subject": "tmpco"},
         "fact_query": {"subject": "acme*"},
         "fact_explain": {"fact_id": seed["fact"]},
+        "fact_import": {"documents": [{"name": "d.nt", "format": "nt", "content": '<urn:a> <urn:b> "c" .\n'}]},
         "bdi_cycle": {},
         "graph_query": {"name": "lineage", "uid": seed["fact"]},
         "memory_store_item": {"content": "Globex prefers annual billing", "tags": ["billing"], "importance": 0.7},
@@ -421,7 +422,7 @@ def tool_arguments(draw: st.DrawFn, name: str, base: dict[str, Any]) -> dict[str
 
 def test_every_tool_has_a_baseline(seeded: tuple[Path, dict[str, Any]]) -> None:
     assert set(baselines(seeded[1])) == set(tools.REGISTRY)
-    assert len(tools.REGISTRY) == 41  # 38 + rule_import (issue 18) + memory_extract, memory_list (issue 21)
+    assert len(tools.REGISTRY) == 42  # 38 + rule_import (18) + memory_extract, memory_list (21) + fact_import (22)
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -35,6 +35,7 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "context_assemble": {"session_key": "s"},
     "fact_assert": {"subject": "s", "predicate": "p", "object": "o"},
     "fact_explain": {"fact_id": "F-x"},
+    "fact_import": {"documents": [{"name": "d.nt", "format": "nt", "content": "<urn:a> <urn:b> <urn:c> .\n"}]},
     "graph_query": {"name": "paths"},
     "memory_store_item": {"content": "x"},
     "memory_hierarchy_search": {"query": "x"},
@@ -78,6 +79,8 @@ def _item(name: str, field: str, info: FieldInfo) -> Any:
         return {"subject": "?x", "predicate": "p", "object": "o"}
     if "[A-Z]{1,3}-" in text:
         return new_id("fact")
+    if "RdfDocument" in text:
+        return {"name": "d.nt", "format": "nt", "content": ""}
     return "x"
 
 

@@ -273,7 +273,7 @@ COVERAGE: dict[str, str] = {}
 #: Tools whose output is only what the call itself wrote (or workspace-wide status): probed with arguments aimed
 #: at b's data (b's scope, b's uids) to check they are refused or act on a's own records only.
 WRITE_ONLY = frozenset({
-    "memory_store_item", "fact_assert", "fact_retract", "rule_create", "rule_toggle", "cbr_store",
+    "memory_store_item", "fact_assert", "fact_import", "fact_retract", "rule_create", "rule_toggle", "cbr_store",
     "ontology_propose_concept", "ontology_merge_approved", "ontology_scaffold_domain", "memory_build_hierarchy",
     "typedb_sync_schema", "typedb_sync_agent_data",
 })  # fmt: skip
@@ -367,6 +367,9 @@ def read_probes(w: World, victim: str = B, mark: str = MARK) -> list[tuple[str, 
     return out
 
 
+_NT = "<urn:planted> <urn:by> <urn:a> .\n"  # fact_import's probe: one triple
+
+
 def write_probes(w: World, victim: str = B, mark: str = MARK) -> list[tuple[str, dict[str, Any]]]:
     """Writes aimed at the victim's data: each is refused or acts on a's own records only."""
     p = w.private
@@ -374,6 +377,7 @@ def write_probes(w: World, victim: str = B, mark: str = MARK) -> list[tuple[str,
     return [
         ("memory_store_item", {"content": "planted by a", "scope": own}),
         ("fact_assert", {"subject": "planted", "predicate": "by", "object": "a", "scope": own}),
+        ("fact_import", {"documents": [{"name": "p.nt", "format": "nt", "content": _NT}], "scope": own}),
         ("fact_retract", {"fact_ids": [p["fact1"], p["fact2"], p["fact3"], p["derived"]]}),
         ("fact_retract", {"subject": f"{mark}acct"}),
         ("fact_retract", {"predicate": "hasBalance"}),

@@ -25,9 +25,9 @@ def call(ws: Workspace, name: str, **arguments: Any) -> Any:
     return tools.call(name, workspace=ws.path, **arguments)
 
 
-def test_the_group_registers_its_four_tools() -> None:
+def test_the_group_registers_its_five_tools() -> None:
     names = {t.name for t in tools.REGISTRY.values() if t.group == "facts"}
-    assert names == {"fact_assert", "fact_retract", "fact_query", "fact_explain"}
+    assert names == {"fact_assert", "fact_retract", "fact_query", "fact_explain", "fact_import"}
     for name in names:
         described = tools.get(name).input_schema()["properties"]
         assert all(field.get("description") for field in described.values()), name
