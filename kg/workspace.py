@@ -27,7 +27,7 @@ from kg.conversation.service import ConversationService
 from kg.conversation.summarize import make_summarizer
 from kg.errors import WorkspaceError
 from kg.facts import FactService
-from kg.memory.daily_log import catch_up
+from kg.memory.daily_log import SETTLE_AFTER, catch_up
 from kg.memory.service import MemoryService
 from kg.models import Model, describe_validation_error, format_ts, parse
 from kg.ports import Embedder
@@ -109,6 +109,19 @@ class ReasoningConfig(Model):
     max_join: int | None = Field(default=None, ge=1, le=100_000_000_000)
 
 
+class ExtractionConfig(Model):
+    """Automatic extraction (``[extraction]`` in ``mabos.toml``; docs/extraction.md): after ``conversation
+    compact`` (``after_compact``), every ``every_messages`` ingested messages of a session (0: never), and the
+    nightly step; with ``extractor`` (auto, deterministic, llm), the admission preset (or ``off``) and the
+    window size."""
+
+    after_compact: bool = True
+    every_messages: int = Field(default=0, ge=0, le=1_000_000)
+    extractor: Literal["auto", "deterministic", "llm"] = "auto"
+    admission: Literal["balanced", "conservative", "high-recall", "off"] = "balanced"
+    window: int = Field(default=8, ge=1, le=200)
+
+
 class WorkspaceConfig(Model):
     """Contents of ``mabos.toml``."""
 
@@ -118,6 +131,7 @@ class WorkspaceConfig(Model):
     typedb: TypeDBConfig = Field(default_factory=TypeDBConfig)
     recall: RecallConfig = Field(default_factory=RecallConfig)
     conversation: ConversationConfig = Field(default_factory=ConversationConfig)
+    extraction: ExtractionConfig = Field(default_factory=ExtractionConfig)
     reasoning: ReasoningConfig = Field(default_factory=ReasoningConfig)
 
 
@@ -263,7 +277,8 @@ class Housekeeping(Model):
 def open_housekeeping(ws: Workspace) -> Housekeeping:
     """Remove the temp files interrupted writes left (:mod:`kg.tempfiles`) and complete the daily logs from the
     store (:mod:`kg.memory.daily_log`). Neither ever keeps the workspace from opening: a failure is logged,
-    reported in ``errors`` and tried again at the next open."""
+    reported in ``errors`` and tried again at the next open. When there is nothing to repair the store is not
+    written (a workspace opened for a refused call stays byte-for-byte as it was)."""
     done = Housekeeping()
     try:
         done.removed_temp_files = [str(p) for p in remove_stale(ws.path, vectors=ws.path / VECTORS_DIR,
@@ -271,7 +286,8 @@ def open_housekeeping(ws: Workspace) -> Housekeeping:
     except OSError as exc:
         done.errors.append(f"temp files: {exc}")
     try:
-        done.daily_log_entries_appended = catch_up(ws.path, ws.store.memory, ws.store.marks).appended
+        report = catch_up(ws.path, ws.store.memory, ws.store.marks, settle_after=SETTLE_AFTER)
+        done.daily_log_entries_appended = report.appended
     except Exception as exc:  # derived data: a store that cannot be read now is caught up at a later open
         done.errors.append(f"daily logs: {exc}")
     for error in done.errors:

@@ -7,7 +7,8 @@ configured, no embedder); any other exception means the step (for that agent) fa
 :mod:`sync.nightly` isolates the steps.
 
 Order (see ``docs/nightly.md`` for why): the daily logs completed from the store first (they feed the
-hierarchy), then the local maintenance (tiers, consolidate, hierarchy,
+hierarchy), the extraction of the day's conversations (it feeds the memory steps), then the local maintenance
+(tiers, consolidate, hierarchy,
 bdi-cycle, infer), then the derived views of tonight's state (materialize, vector-index,
 markdown-index), and the shared graph last (schema, push), so that tonight's changes reach TypeDB
 tonight rather than a day late.
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from kg.errors import BackendUnavailableError
+from kg.extraction.workspace import configured_service, save_report
 from kg.memory.consolidation import consolidate
 from kg.memory.daily_log import catch_up
 from kg.memory.hierarchy import build_hierarchy
@@ -74,6 +76,17 @@ def daily_logs_step(ctx: StepContext) -> Counts:
     """Daily logs completed from the store (as every open does): entries of items committed before a crash."""
     report = catch_up(ctx.ws.path, ctx.ws.store.memory, ctx.ws.store.marks)
     return {"checked": report.checked, "appended": len(report.appended), "mark": report.mark_after}
+
+
+def extract_step(ctx: StepContext, agent_id: str) -> Counts:
+    """Extraction (``mabos memory extract`` as ``[extraction]`` configures it): messages not yet extracted become
+    memory items and facts; the report is saved under ``.mabos/extraction-reports/``."""
+    report = configured_service(ctx.ws).extract(agent_id)
+    totals = report.totals()
+    if report.windows or report.summaries:
+        save_report(ctx.ws, report, "nightly")
+    return {"windows": totals["windows"], "items": totals["items_written"], "facts": totals["facts_asserted"],
+            "invalidated": totals["facts_invalidated"], "failed": totals["windows_failed"]}  # fmt: skip
 
 
 def consolidate_step(ctx: StepContext, agent_id: str) -> Counts:
@@ -173,6 +186,8 @@ def push_step(ctx: StepContext) -> Counts:
 STEPS: tuple[Step, ...] = (
     Step("daily-logs", "daily logs completed from the store", "{appended} entries appended, {checked} items checked",
          for_workspace=daily_logs_step),
+    Step("extract", "memory and fact extraction from conversations", "{items} items and {facts} facts from "
+         "{windows} windows ({invalidated} facts closed, {failed} windows failed)", for_agent=extract_step),
     Step("tiers", "tier management and decay", "{expired} expired archived, {moved} tier moves", for_agent=tiers_step),
     Step("consolidate", "memory consolidation", "{candidates} candidates, {groups} merged groups, {promoted} promoted",
          for_agent=consolidate_step),

@@ -18,6 +18,8 @@ from cli.tools.registry import run
 from kg.conversation.assemble import AssembledContext
 from kg.conversation.tools import ExpandResult, GrepResult, SummaryDescription
 from kg.errors import InputError
+from kg.extraction import ExtractionReport
+from kg.extraction.workspace import auto_extract
 
 session_option = click.option("--session", "-s", required=True, metavar="KEY", help="The session (conversation) key.")
 
@@ -48,8 +50,18 @@ def ingest(out: Session, *, agent: str, session: str, source: str, title: str) -
     text = sys.stdin.read() if source == "-" else _read(Path(source))
     result = out.workspace().conversations.ingest(agent, session, text, title=title)
     verb = "created" if result.created else "appended to"
+    extracted = auto_extract(out.workspace(), agent, trigger="ingest", session=session)  # [extraction] every_messages
     out.emit(result, render.done(f"{result.appended} messages ({result.tokens} tokens) {verb} {session} "
-                                 f"(seq {result.first_seq}-{result.last_seq})"))  # fmt: skip
+                                 f"(seq {result.first_seq}-{result.last_seq})"), *_extracted(extracted))  # fmt: skip
+
+
+def _extracted(report: ExtractionReport | None) -> list[Any]:
+    """A note on an automatic extraction run (docs/extraction.md), if one ran."""
+    if report is None:
+        return []
+    t = report.totals()
+    return [render.note(f"extraction: {t['items_written']} memory items, {t['facts_asserted']} facts "
+                        f"({t['windows_done']} of {t['windows']} windows); report in .mabos/extraction-reports/")]  # fmt: skip
 
 
 def _read(path: Path) -> str:
@@ -73,9 +85,10 @@ def _read(path: Path) -> str:
 @mabos_options
 def compact(out: Session, *, agent: str, session: str, budget: int | None, force: bool) -> None:
     report = out.workspace().conversations.compact(agent, session, budget=budget, force=force)
+    extracted = auto_extract(out.workspace(), agent, trigger="compact", session=session)  # [extraction] after_compact
     data = report.model_dump(mode="json")
     pairs = [(k, v) for k, v in data.items() if not isinstance(v, list | dict)]
-    out.emit(report, render.key_values("Compaction", pairs))
+    out.emit(report, render.key_values("Compaction", pairs), *_extracted(extracted))
 
 
 @conversation.command("assemble", help=example(

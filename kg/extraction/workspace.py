@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
 from kg.conversation.llm import chat_model_from_config
 from kg.errors import InputError
 from kg.extraction.deterministic import DeterministicExtractor
 from kg.extraction.entities import Vocabulary
 from kg.extraction.llm import LLMExtractor
-from kg.extraction.service import WINDOW, ExtractionService
+from kg.extraction.report import ExtractionReport
+from kg.extraction.service import MARK, WINDOW, ExtractionService
 from kg.memory.daily_log import append_items
 from kg.memory.files import daily_log_path, directory_lock, logged_uids, memory_dir
 from kg.memory.service import MemoryService
 from kg.models import MemoryItem
+from kg.models.conversation import MessageQuery
 from kg.ports import ChatModel, Extractor
 
 if TYPE_CHECKING:
@@ -71,4 +74,54 @@ def extraction_service(ws: Workspace, *, extractor: str = "auto", admission: str
     )  # fmt: skip
 
 
-__all__ = ["ENV_MODEL", "ENV_URL", "EXTRACTORS", "append_daily_logs", "extraction_service", "workspace_chat"]
+Trigger = Literal["compact", "ingest", "nightly"]
+REPORTS = Path(".mabos") / "extraction-reports"
+
+
+def configured_service(ws: Workspace) -> ExtractionService:
+    """The run as ``[extraction]`` in ``mabos.toml`` configures it."""
+    cfg = ws.config.extraction
+    admission = None if cfg.admission == "off" else cfg.admission
+    return extraction_service(ws, extractor=cfg.extractor, admission=admission, window=cfg.window)
+
+
+def pending_messages(ws: Workspace, agent_id: str, session: str) -> int:
+    """Messages of the agent's session not yet extracted."""
+    conv = ws.store.conversations.find(agent_id, session)
+    if conv is None:
+        return 0
+    return len(ws.store.conversations.messages(MessageQuery(conversation_uid=conv.uid,
+                                                            from_seq=ws.store.marks.get(MARK + conv.uid))))  # fmt: skip
+
+
+def auto_extract(
+    ws: Workspace, agent_id: str, *, trigger: Trigger, session: str | None = None
+) -> ExtractionReport | None:
+    """Extraction run by a trigger when ``[extraction]`` asks for it (``compact``: ``after_compact``; ``ingest``:
+    once ``every_messages`` messages of the session wait), its report saved; None when not due."""
+    cfg = ws.config.extraction
+    if trigger == "compact" and not cfg.after_compact:
+        return None
+    if trigger == "ingest" and (not cfg.every_messages or session is None
+                                or pending_messages(ws, agent_id, session) < cfg.every_messages):  # fmt: skip
+        return None
+    report = configured_service(ws).extract(agent_id, session=session)
+    save_report(ws, report, trigger)
+    return report
+
+
+def save_report(ws: Workspace, report: ExtractionReport, trigger: str) -> Path:
+    """Write the report as JSON and Markdown under ``.mabos/extraction-reports/`` (the JSON path is returned)."""
+    folder = ws.path / REPORTS
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = f"extraction-{ws.clock.now():%Y%m%dT%H%M%S%f}-{report.agent_id}-{trigger}"
+    payload = report.model_dump_json(indent=2)
+    for suffix, text in ((".json", payload), (".md", report.markdown())):
+        tmp = folder / f".{stem}{suffix}.tmp"
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(folder / f"{stem}{suffix}")
+    return folder / f"{stem}.json"
+
+
+__all__ = ["ENV_MODEL", "ENV_URL", "EXTRACTORS", "REPORTS", "Trigger", "append_daily_logs", "auto_extract",
+           "configured_service", "extraction_service", "pending_messages", "save_report", "workspace_chat"]  # fmt: skip

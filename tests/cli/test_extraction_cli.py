@@ -70,3 +70,25 @@ def test_bad_input_is_one_line_and_changes_nothing(ready: Mabos) -> None:
     usage = ready("memory", "extract", *A, "--window", "0")
     assert usage.exit_code == 2
     assert ready.json("memory", "list", *A)["count"] == 0
+
+
+def test_compaction_runs_extraction_and_saves_its_report(ready: Mabos, tmp_path: Path) -> None:
+    ingest(ready, tmp_path, "first", [("2024-05-01T09:00:00Z", "I live in Berlin.")])
+    assert ready.json("memory", "list", *A)["count"] == 0  # ingest alone extracts nothing by default
+    ready.json("conversation", "compact", *A, "--session", "s1")
+    assert ready.json("memory", "list", *A)["count"] == 1
+    reports = sorted((ready.workspace / ".mabos" / "extraction-reports").glob("extraction-*-compact.*"))
+    assert [p.suffix for p in reports] == [".json", ".md"]
+    assert json.loads(reports[0].read_text())["agent_id"] == "sales-agent"
+
+
+def test_configuration_turns_the_automatic_runs_on_and_off(ready: Mabos, tmp_path: Path) -> None:
+    config = ready.workspace / "mabos.toml"
+    config.write_text(config.read_text() + "\n[extraction]\nafter_compact = false\nevery_messages = 2\n")
+    ingest(ready, tmp_path, "one", [("2024-05-01T09:00:00Z", "I live in Berlin.")])
+    assert ready.json("memory", "list", *A)["count"] == 0  # 1 of 2 messages waiting
+    ingest(ready, tmp_path, "two", [("2024-05-01T09:01:00Z", "I love hiking.")])
+    assert ready.json("memory", "list", *A)["count"] == 2  # the second message made it due
+    ingest(ready, tmp_path, "three", [("2024-05-01T09:02:00Z", "I prefer green tea.")])
+    ready.json("conversation", "compact", *A, "--session", "s1")
+    assert ready.json("memory", "list", *A)["count"] == 2  # after_compact is off

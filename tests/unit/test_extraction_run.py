@@ -16,6 +16,8 @@ from kg.extraction import extraction_service
 from kg.extraction.service import MARK
 from kg.models.conversation import MessageQuery
 from kg.workspace import Workspace
+from sync.nightly import run_nightly
+from sync.nightly_steps import STEP_NAMES
 
 T1 = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
 T2 = datetime(2024, 6, 1, 9, 0, tzinfo=UTC)
@@ -158,3 +160,13 @@ def test_deterministic_dedup_skips_the_same_memory_said_again(xws: Workspace) ->
     assert decisions != {"create": 1}, decisions  # the same words again are not a new memory
     profiles = [i for i in xws.memory.list_items("a", include_archived=False) if "category:profile" in i.tags]
     assert len(profiles) == 1
+
+
+def test_the_nightly_step_extracts_and_saves_its_report(xws: Workspace) -> None:
+    say(xws, "I live in Berlin.", "I love hiking.")
+    report = run_nightly(xws, ["a"], skip=[name for name in STEP_NAMES if name != "extract"])
+    [step] = [s for s in report.steps if s.name == "extract"]
+    assert step.status.value == "ok" and step.details["items"] == 2 and step.details["facts"] == 2
+    assert list((xws.path / ".mabos" / "extraction-reports").glob("extraction-*-a-nightly.md"))
+    again = run_nightly(xws, ["a"], skip=[name for name in STEP_NAMES if name != "extract"])
+    assert next(s for s in again.steps if s.name == "extract").details["windows"] == 0
