@@ -1,4 +1,31 @@
-"""The conversation records live in :mod:`kg.models.conversation` (shared with the store adapters); kept importable here."""
+"""Re-export of :mod:`kg.models.conversation` (the records the store adapters share), kept importable here."""
 
-from kg.models.conversation import *  # noqa: F403
-from kg.models.conversation import __all__ as __all__
+from kg.models.conversation import (
+    CHARS_PER_TOKEN,
+    MAX_MESSAGE,
+    Conversation,
+    Message,
+    MessageInput,
+    MessageQuery,
+    Role,
+    Summary,
+    SummaryKind,
+    SummaryMethod,
+    TokenEstimator,
+    estimate_tokens,
+)
+
+__all__ = [
+    "CHARS_PER_TOKEN",
+    "MAX_MESSAGE",
+    "Conversation",
+    "Message",
+    "MessageInput",
+    "MessageQuery",
+    "Role",
+    "Summary",
+    "SummaryKind",
+    "SummaryMethod",
+    "TokenEstimator",
+    "estimate_tokens",
+]

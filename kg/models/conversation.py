@@ -1,4 +1,6 @@
-"""Conversation memory records (and the token estimate their stores use): conversations, their immutable messages, and the summary DAG over them.
+"""Conversation memory records: conversations, their immutable messages, and the summary DAG over them.
+
+The token estimate their stores use lives here too.
 
 A conversation is one session of one agent (``session_key``, unique per agent). Messages are appended with
 a gap-free ``seq`` and never change. Summaries form a DAG: a **leaf** summary (depth 0) covers a contiguous
