@@ -42,6 +42,8 @@ log = logging.getLogger("mabos")
 MARK = "daily_logs"
 #: Items read per scan step.
 CHUNK = 2000
+#: Items checked (with nothing to repair) after which an open moves the mark.
+SETTLE_AFTER = 1000
 #: ``source`` of items that get no daily-log entry.
 UNLOGGED_SOURCES = frozenset({"consolidation"})
 
@@ -92,8 +94,13 @@ class CatchUp:
     mark_after: int = 0
 
 
-def catch_up(workspace: Path, memory: MemoryStore, marks: Marks) -> CatchUp:
-    """Append the entry of every item after the mark that its daily log lacks, then move the mark."""
+def catch_up(workspace: Path, memory: MemoryStore, marks: Marks, *, settle_after: int = 1) -> CatchUp:
+    """Append the entry of every item after the mark that its daily log lacks, then move the mark.
+
+    The mark moves only if an entry was appended or at least ``settle_after`` items were checked: an open of
+    the workspace (``settle_after`` :data:`SETTLE_AFTER`) then writes nothing when there was nothing to repair
+    (it re-reads the few logs of the items since the mark instead), while the check stays short.
+    """
     report = CatchUp(mark_before=marks.get(MARK))
     position = report.mark_before
     seen: dict[Path, tuple[int, set[str]]] = {}  # per daily log: its size when read, its uids
@@ -106,7 +113,9 @@ def catch_up(workspace: Path, memory: MemoryStore, marks: Marks) -> CatchUp:
                 report.checked += 1
         for agent_id, entries in sorted(by_agent.items()):
             report.appended += _complete(workspace, memory, agent_id, entries, seen)
-    report.mark_after = marks.advance(MARK, position) if position > report.mark_before else report.mark_before
+    settle = report.appended or report.checked >= settle_after
+    moved = position > report.mark_before and settle
+    report.mark_after = marks.advance(MARK, position) if moved else report.mark_before
     if report.appended:
         log.warning("daily logs: %d entries were missing (a writer stopped after its commit); appended",
                     len(report.appended))  # fmt: skip

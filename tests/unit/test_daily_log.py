@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import kg
 from kg.errors import InputError
 from kg.memory import files
+from kg.memory.daily_log import catch_up
 from kg.memory.hierarchy import build_hierarchy, parse_daily_log
 from kg.models import MemoryItem
 from kg.ports import StoreLimits
@@ -258,3 +259,25 @@ def test_the_nightly_job_completes_the_daily_logs(ws):
     [step] = [s for s in report.steps if s.name == "daily-logs"]
     assert step.message == "1 entries appended, 1 items checked"
     assert [e.uid for e in parse_daily_log(log_of(ws), DAY)] == [orphan.uid]
+
+
+def test_an_open_with_nothing_to_repair_writes_nothing(ws, snapshot):
+    """A workspace opened for a call that is then refused stays as it was: the catch-up only reads."""
+    ws.memory.store_item("a", "logged normally")
+    before = snapshot(ws)
+    ws = _reopen(ws)
+    try:
+        assert ws.opened.daily_log_entries_appended == [] and ws.opened.removed_temp_files == []
+        assert snapshot(ws) == before
+        assert ws.store.marks.get("daily_logs") == 0  # nothing repaired, too few checked to settle the mark
+    finally:
+        ws.close()
+
+
+def test_the_mark_settles_after_enough_checked_items(ws):
+    stored = ws.memory.store_many("a", [{"content": f"note {n}"} for n in range(5)]).items
+    report = catch_up(ws.path, ws.store.memory, ws.store.marks, settle_after=5)
+    assert (report.checked, report.appended, report.mark_before) == (5, [], 0)
+    assert report.mark_after == ws.store.marks.get("daily_logs") > 0
+    assert catch_up(ws.path, ws.store.memory, ws.store.marks).checked == 0  # nothing after the mark now
+    assert len(stored) == 5
