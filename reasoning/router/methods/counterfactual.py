@@ -61,22 +61,22 @@ def world(base: Sequence[Triple], rules: Sequence[Rule], blocked: set[Key]) -> t
     return facts, derived
 
 
-def _inputs(ctx: MethodContext, inputs: dict[str, Any]) -> tuple[list[Triple], list[Rule], bool]:
-    """The base facts, the rules, and whether they are records of the agent's graph."""
+def knowledge(ctx: MethodContext, method: str, inputs: dict[str, Any]) -> tuple[list[Triple], list[Rule], bool]:
+    """Facts and inference rules from the inputs, else from the agent's graph; and whether they are records."""
     if "facts" in inputs or "rules" in inputs:
         raw_facts, raw_rules = inputs.get("facts", []), inputs.get("rules", [])
         if not isinstance(raw_facts, list) or not isinstance(raw_rules, list):
-            raise fail(METHOD, "facts", "facts and rules must be lists")
-        base = [Triple(*triple(f, METHOD, f"facts.{i}")) for i, f in enumerate(raw_facts)]
+            raise fail(method, "facts", "facts and rules must be lists")
+        base = [Triple(*triple(f, method, f"facts.{i}")) for i, f in enumerate(raw_facts)]
         rules = []
         for i, data in enumerate(raw_rules):
             try:
                 rules.append(build_rule(data if isinstance(data, dict) else {}, agent_id=ctx.agent_id))
             except InputError as exc:
-                raise fail(METHOD, f"rules.{i}.{exc.field}", exc.rule) from None
+                raise fail(method, f"rules.{i}.{exc.field}", exc.rule) from None
         return base, rules, False
     if ctx.workspace is None:
-        raise MissingInputs(METHOD, "give inputs.counterfactual.facts and rules, or run it for an agent")
+        raise MissingInputs(method, f"give inputs.{method}.facts and rules, or run it for an agent")
     reasoner = ctx.reasoner()
     return reasoner.base_facts(ctx.agent_id), reasoner.rules(ctx.agent_id, RuleType.INFERENCE), True
 
@@ -95,7 +95,7 @@ def counterfactual(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
         raise fail(METHOD, "without", "without and with must be lists of facts")
     without = {triple(f, METHOD, f"without.{i}") for i, f in enumerate(without_raw)}
     added = [Triple(*triple(f, METHOD, f"with.{i}")) for i, f in enumerate(with_raw)]
-    base, rules, records = _inputs(ctx, inputs)
+    base, rules, records = knowledge(ctx, METHOD, inputs)
     actual, actual_derived = world(base, rules, set())
     imagined, imagined_derived = world([*base, *added], rules, without)
     lost = sorted(_text(k) for k in actual_derived if k not in imagined)

@@ -23,40 +23,18 @@ from typing import Any
 
 from efficient_apriori import apriori
 
-from kg.errors import InputError
-from kg.models import Rule, RuleType, agent_scope
+from kg.models import agent_scope
 from reasoning.router.methods.base import Engine, MethodContext, MethodOutcome, MissingInputs, computed, fail
-from reasoning.router.methods.counterfactual import triple
+from reasoning.router.methods.counterfactual import knowledge, triple
 from reasoning.router.methods.norms_time import deontic, temporal
 from reasoning.router.methods.structure import analogical, modal
 from reasoning.rules.abduction import abduce
 from reasoning.rules.backward import prove
-from reasoning.rules.checks import build_rule
 from reasoning.rules.forward import forward_chain
 from reasoning.rules.results import ProofNode, Triple
 from reasoning.service import RuleService
 
 MAX_DEPTH = 8
-
-
-def knowledge(ctx: MethodContext, method: str, inputs: dict[str, Any]) -> tuple[list[Triple], list[Rule], bool]:
-    """Facts and inference rules from the inputs, else from the agent's graph; and whether they are records."""
-    if "facts" in inputs or "rules" in inputs:
-        raw_facts, raw_rules = inputs.get("facts", []), inputs.get("rules", [])
-        if not isinstance(raw_facts, list) or not isinstance(raw_rules, list):
-            raise fail(method, "facts", "facts and rules must be lists")
-        base = [Triple(*triple(f, method, f"facts.{i}")) for i, f in enumerate(raw_facts)]
-        rules = []
-        for i, data in enumerate(raw_rules):
-            try:
-                rules.append(build_rule(data if isinstance(data, dict) else {}, agent_id=ctx.agent_id))
-            except InputError as exc:
-                raise fail(method, f"rules.{i}.{exc.field}", exc.rule) from None
-        return base, rules, False
-    if ctx.workspace is None:
-        raise MissingInputs(method, f"give inputs.{method}.facts and rules, or run it for an agent")
-    reasoner = ctx.reasoner()
-    return reasoner.base_facts(ctx.agent_id), reasoner.rules(ctx.agent_id, RuleType.INFERENCE), True
 
 
 def _walk(node: ProofNode, used: list[str]) -> None:
