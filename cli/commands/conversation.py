@@ -61,7 +61,8 @@ def _extracted(report: ExtractionReport | None) -> list[Any]:
         return []
     t = report.totals()
     return [render.note(f"extraction: {t['items_written']} memory items, {t['facts_asserted']} facts "
-                        f"({t['windows_done']} of {t['windows']} windows); report in .mabos/extraction-reports/")]  # fmt: skip
+                        f"({t['windows_done']} of {t['windows']} windows); "
+                        "report in .mabos/extraction-reports/")]  # fmt: skip
 
 
 def _read(path: Path) -> str:
