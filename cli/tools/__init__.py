@@ -23,7 +23,7 @@ from pydantic import BaseModel
 from cli.tools.registry import REGISTRY, Tool, ToolContext, ToolInput, context, get, run, tool
 
 #: Modules of this package that declare no tools.
-_INFRASTRUCTURE = frozenset({"registry", "export", "mcp_server", "mcp_workers", "mcp_auth", "overrides"})
+_INFRASTRUCTURE = frozenset({"registry", "export", "mcp_server", "mcp_calls", "mcp_workers", "mcp_auth", "overrides"})
 
 for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
     if _module not in _INFRASTRUCTURE:

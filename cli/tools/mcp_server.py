@@ -23,7 +23,6 @@ token's agent and refuses calls for any other; off loopback a token is required 
 
 from __future__ import annotations
 
-import json
 import logging
 from importlib import metadata
 from typing import Any
@@ -34,14 +33,13 @@ import uvicorn
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
-from pydantic import BaseModel, ValidationError
 
 from cli.tools.export import input_schema, output_schema, tools
 from cli.tools.mcp_auth import TokenGate, Verifier
+from cli.tools.mcp_calls import call_tool, error_result, success_result
 from cli.tools.mcp_workers import PoolSettings, WorkerError, WorkerPool
-from cli.tools.registry import REGISTRY, ToolContext, run
-from kg.errors import MabosError
-from kg.models import AGENT_ID_RE, describe_validation_error
+from cli.tools.registry import REGISTRY, ToolContext
+from kg.models import AGENT_ID_RE
 from kg.workspace import default_path
 
 logger = logging.getLogger(__name__)
@@ -80,33 +78,6 @@ def tool_list() -> list[types.Tool]:
 def _object_or_none(schema: dict[str, Any]) -> dict[str, Any] | None:
     """An output schema MCP accepts (an object at the root), else None (the text content still carries it)."""
     return schema if schema.get("type") == "object" else None
-
-
-def error_result(message: str) -> types.CallToolResult:
-    """A tool error: ``isError`` and the one-line message (the model can read it and correct the call)."""
-    return types.CallToolResult(content=[types.TextContent(text=" ".join(message.split()))], is_error=True)
-
-
-def success_result(output: BaseModel) -> types.CallToolResult:
-    """A tool's output as structured content plus its JSON text."""
-    data = output.model_dump(mode="json")
-    content: list[types.ContentBlock] = [types.TextContent(text=json.dumps(data, ensure_ascii=False))]
-    if isinstance(data, dict):
-        return types.CallToolResult(content=content, structured_content=data)
-    return types.CallToolResult(content=content)
-
-
-def call_tool(ctx: ToolContext, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
-    """Run tool ``name`` in ``ctx`` and turn the outcome, or any error, into an MCP tool result (never raises)."""
-    try:
-        return success_result(run(ctx, name, arguments or {}))
-    except MabosError as exc:
-        return error_result(f"error: {exc}")
-    except ValidationError as exc:  # a model built inside a handler refused its data
-        return error_result(f"error: {describe_validation_error(exc)}")
-    except Exception as exc:
-        logger.exception("tool %s failed", name)
-        return error_result(f"internal error: {type(exc).__name__}: {exc}")
 
 
 class ToolServer:

@@ -43,7 +43,7 @@ logger = logging.getLogger(__name__)
 DEFAULT_WORKERS = 2
 DEFAULT_DEADLINE = 60.0
 _START_TIMEOUT = 120.0  # seconds for a new worker to open the workspace (a cold start imports the whole stack)
-_PRELOAD = ["cli.tools", "cli.tools.mcp_server"]
+_PRELOAD = ["cli.tools", "cli.tools.mcp_calls"]
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ def _serve(conn: Connection, path: str, env: dict[str, str]) -> None:
     os.dup2(2, 1)  # never write on the server's stdout (the stdio transport)
     sys.stdout = sys.stderr
 
-    from cli.tools.mcp_server import call_tool  # noqa: PLC0415 - preloaded by the forkserver; imported in the child
+    from cli.tools.mcp_calls import call_tool  # noqa: PLC0415 - preloaded by the forkserver; imported in the child
     from cli.tools.registry import ToolContext  # noqa: PLC0415
 
     ctx = ToolContext(path=Path(path), operator=False)
