@@ -3,8 +3,6 @@ squad), root-cause and systems-thinking, with and without the agent's graph."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import networkx as nx
@@ -12,7 +10,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import kg
 from kg.errors import InputError
 from kg.workspace import Workspace
 from reasoning.router import MethodContext, reason
@@ -129,12 +126,9 @@ def _rule(condition: str, conclusion: str) -> dict[str, Any]:
 
 
 @pytest.fixture
-def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Workspace]:
-    monkeypatch.setenv("MABOS_EMBEDDER", "none")
-    with kg.init_workspace(tmp_path / "w") as workspace:
-        workspace.agents.add("a", name="A")
-        workspace.agents.add("b", name="B")
-        yield workspace
+def ws(tool_ws: Workspace) -> Workspace:
+    """Agents ``a`` and ``b``, no embedder (the shared ``tool_ws``)."""
+    return tool_ws
 
 
 def test_counterfactual_over_the_agents_facts_and_rules(ws: Workspace) -> None:

@@ -4,8 +4,6 @@ are not compared, beliefs and desires are)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -103,12 +101,9 @@ def test_pattern_inputs_are_checked() -> None:
 
 
 @pytest.fixture
-def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[kg.Workspace]:
-    monkeypatch.setenv("MABOS_EMBEDDER", "none")
-    with kg.init_workspace(tmp_path / "w") as workspace:
-        workspace.agents.add("a")
-        workspace.agents.add("b")
-        yield workspace
+def ws(tool_ws: kg.Workspace) -> kg.Workspace:
+    """Agents ``a`` and ``b``, no embedder (the shared ``tool_ws``)."""
+    return tool_ws
 
 
 def test_patterns_in_the_visible_facts_name_the_facts_used(ws: kg.Workspace) -> None:

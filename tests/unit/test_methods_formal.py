@@ -3,16 +3,13 @@ temporal; over given facts and rules and over a real workspace (scopes respected
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import kg
 from kg.errors import InputError
 from kg.workspace import Workspace
 from reasoning.router import MethodContext, reason
@@ -82,12 +79,9 @@ def test_induction_finds_the_association_rules_of_han_kamber_pei() -> None:
 
 
 @pytest.fixture
-def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Workspace]:
-    monkeypatch.setenv("MABOS_EMBEDDER", "none")
-    with kg.init_workspace(tmp_path / "w") as workspace:
-        workspace.agents.add("a", name="A")
-        workspace.agents.add("b", name="B")
-        yield workspace
+def ws(tool_ws: Workspace) -> Workspace:
+    """Agents ``a`` and ``b``, no embedder (the shared ``tool_ws``)."""
+    return tool_ws
 
 
 def test_induction_over_the_agents_facts_proposes_disabled_rules(ws: Workspace) -> None:

@@ -5,9 +5,7 @@ workspace (beliefs with resolved outcomes, stored reasoning runs, cases, intenti
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -33,12 +31,9 @@ def run(method: str, inputs: dict[str, Any], ctx: MethodContext = CTX) -> Method
 
 
 @pytest.fixture
-def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[kg.Workspace]:
-    monkeypatch.setenv("MABOS_EMBEDDER", "none")
-    with kg.init_workspace(tmp_path / "w") as workspace:
-        workspace.agents.add("a")
-        workspace.agents.add("b")
-        yield workspace
+def ws(tool_ws: kg.Workspace) -> kg.Workspace:
+    """Agents ``a`` and ``b``, no embedder (the shared ``tool_ws``)."""
+    return tool_ws
 
 
 # ---------------------------------------------------------------------------------------------- calibration

@@ -4,15 +4,12 @@ monte-carlo. Each golden value cites where it is published (or how it was comput
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import kg
 from kg.errors import InputError
 from kg.workspace import Workspace
 from reasoning.router import MethodContext, reason, run
@@ -90,12 +87,9 @@ def test_sequential_update_is_the_textbook_screening_example() -> None:
 
 
 @pytest.fixture
-def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Workspace]:
-    monkeypatch.setenv("MABOS_EMBEDDER", "none")
-    with kg.init_workspace(tmp_path / "w") as workspace:
-        workspace.agents.add("a", name="A")
-        workspace.agents.add("b", name="B")
-        yield workspace
+def ws(tool_ws: Workspace) -> Workspace:
+    """Agents ``a`` and ``b``, no embedder (the shared ``tool_ws``)."""
+    return tool_ws
 
 
 def test_a_fact_is_updated_from_its_confidence_and_named_in_used(ws: Workspace) -> None:
