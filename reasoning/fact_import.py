@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from typing import Any, Literal
@@ -78,11 +79,13 @@ def parse_documents(documents: Sequence[RdfDocument]) -> Graph:
     graph = Graph()
     for index, document in enumerate(documents):
         try:
-            graph.parse(data=document.content, format=document.format, publicID=document.base_iri)
+            with warnings.catch_warnings():  # rdflib's JSON-LD parser warns about its own ConjunctiveGraph use
+                warnings.filterwarnings("ignore", "ConjunctiveGraph is deprecated", DeprecationWarning)
+                graph.parse(data=document.content, format=document.format, publicID=document.base_iri)
         except Exception as exc:  # rdflib raises many types (SAXParseException, BadSyntax, JSON errors ...)
-            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+            reason = " ".join(str(exc).split())[:200] or type(exc).__name__
             raise InputError(
-                f"documents[{index}]", f"{document.name} is not valid {document.format}: {first}"
+                f"documents[{index}]", f"{document.name} is not valid {document.format}: {reason}"
             ) from None
     return graph
 

@@ -1,0 +1,105 @@
+"""RDF import (mabos fact import / fact_import): triples become facts through the bulk path, with owl-rl's terms."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from rdflib import URIRef
+
+from cli.main import cli
+from kg.errors import InputError, ScopeError
+from reasoning.fact_import import PROGRESS, RdfDocument, import_documents
+from reasoning.owl import term_to_iri
+
+TTL = """
+@prefix ex: <http://example.org/> .
+@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+ex:acme a ex:Company ;
+    ex:revenue "50000"^^xsd:integer ;
+    ex:label "Acme Corp"@en ;
+    ex:note "   " ;
+    ex:owner [ ex:name "Ann" ] .
+ex:Company <http://www.w3.org/2000/01/rdf-schema#subClassOf> ex:Organisation .
+"""
+
+
+def _doc(text: str = TTL, fmt: str = "turtle") -> RdfDocument:
+    return RdfDocument(name="acme.ttl", format=fmt, content=text)  # type: ignore[arg-type]
+
+
+def test_triples_become_facts_with_the_owl_rl_term_mapping(ws: Any) -> None:
+    seen: list[tuple[int, int]] = []
+    token = PROGRESS.set(lambda done, total: seen.append((done, total)))
+    try:
+        report = import_documents(ws, "a", [_doc()])
+    finally:
+        PROGRESS.reset(token)
+    assert (report.triples, report.created, report.skipped) == (7, 6, 1)  # the whitespace literal is skipped
+    assert seen == [(7, 7)]
+    facts = {(f.subject, f.predicate, f.object): f for f in ws.facts.query("a", limit=100)}
+    acme, company = "http://example.org/acme", "http://example.org/Company"
+    assert facts[(acme, "type", company)].object_kind.value == "entity"
+    assert facts[(company, "subClassOf", "http://example.org/Organisation")].source == "rdf-import"
+    assert facts[(acme, "http://example.org/revenue", "50000")].object_kind.value == "literal"
+    assert (acme, "http://example.org/label", "Acme Corp") in facts
+    owner = next(f for f in facts.values() if f.predicate == "http://example.org/owner")
+    assert owner.object.startswith("_:")
+    assert (owner.object, "http://example.org/name", "Ann") in facts
+    # owl-rl reads the terms back as the same IRIs
+    assert term_to_iri("type", predicate=True) == URIRef("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
+    assert term_to_iri(acme) == URIRef(acme)
+
+    again = import_documents(ws, "a", [_doc()])
+    assert (again.created, again.unchanged) == (2, 4)  # a blank node is new in each import (its two triples)
+
+
+def test_formats_and_scope(ws: Any) -> None:
+    nt = '<http://ex.org/a> <http://ex.org/b> "c" .\n'
+    jsonld = json.dumps({"@id": "http://ex.org/a", "http://ex.org/d": {"@id": "http://ex.org/e"}})
+    xml = (
+        '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:ex="http://ex.org/">'
+        '<rdf:Description rdf:about="http://ex.org/a"><ex:f>g</ex:f></rdf:Description></rdf:RDF>'
+    )
+    docs = [_doc(nt, "nt"), _doc(jsonld, "json-ld"), _doc(xml, "xml")]
+    report = import_documents(ws, "a", docs, scope="global")
+    assert report.created == 3
+    assert {f.scope for f in ws.facts.query("a", subject="http://ex.org/a")} == {"global"}
+
+
+def test_refusals_change_nothing(ws: Any) -> None:
+    with pytest.raises(InputError) as bad:
+        import_documents(ws, "a", [_doc(), _doc("ex:a ex:b", "turtle")])
+    assert bad.value.field == "documents[1]" and "acme.ttl is not valid turtle" in bad.value.rule
+    with pytest.raises(ScopeError):
+        import_documents(ws, "a", [_doc()], scope="agent:b")
+    with pytest.raises(InputError) as long_term:
+        import_documents(ws, "a", [_doc(f"<http://ex.org/{'x' * 1100}> <http://ex.org/p> <http://ex.org/o> .", "nt")])
+    assert long_term.value.field == "facts[0].subject"
+    assert ws.facts.query("a") == []
+
+
+def test_the_cli_imports_files_and_reports_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MABOS_WORKSPACE", str(tmp_path / "ws"))
+    monkeypatch.setenv("MABOS_EMBEDDER", "none")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["init"]).exit_code == 0
+    assert runner.invoke(cli, ["agent", "add", "reader"]).exit_code == 0
+    (tmp_path / "acme.ttl").write_text(TTL)
+    (tmp_path / "data.owl").write_text(
+        '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:ex="http://ex.org/">'
+        '<rdf:Description rdf:about="#me"><ex:f>g</ex:f></rdf:Description></rdf:RDF>'
+    )
+    files = [str(tmp_path / "acme.ttl"), str(tmp_path / "data.owl")]
+    result = runner.invoke(cli, ["fact", "import", "--agent", "reader", *files, "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["created"] == 7
+    relative = (tmp_path / "data.owl").resolve().as_uri() + "#me"  # relative IRIs resolve against the file
+    assert runner.invoke(cli, ["fact", "query", "--agent", "reader", "--subject", relative]).exit_code == 0
+    unknown = tmp_path / "x.foo"
+    unknown.write_text("")
+    refused = runner.invoke(cli, ["fact", "import", "--agent", "reader", str(unknown)])
+    assert refused.exit_code == 1 and "unknown suffix" in refused.output
