@@ -10,6 +10,7 @@ import pytest
 
 import kg
 from kg.ontology.proposals import OntologyService
+from kg.recall.embedder import SentenceTransformerEmbedder
 from kg.workspace import Workspace
 
 #: Small ontologies and shapes for the proposal workflow tests.
@@ -21,6 +22,22 @@ def ws(workspace):
     """A workspace with two agents, ``a`` and ``b``."""
     workspace.agents.add("a")
     workspace.agents.add("b")
+    return workspace
+
+
+@pytest.fixture(scope="module")
+def model() -> SentenceTransformerEmbedder:
+    """The packaged model, loaded once per test module (every embedder of the process shares it)."""
+    loaded = SentenceTransformerEmbedder()
+    loaded.load()
+    return loaded
+
+
+@pytest.fixture
+def embedded_ws(workspace: Workspace, model: SentenceTransformerEmbedder) -> Workspace:
+    """A workspace with agent ``a`` whose own embedder (behind the embedding cache) shares the loaded model."""
+    workspace.agents.add("a")
+    assert workspace.embedder is not None, "these tests need the real embedder (MABOS_EMBEDDER must not be none)"
     return workspace
 
 

@@ -29,7 +29,6 @@ from kg.memory.admission import (
     words,
 )
 from kg.models import MemoryType
-from kg.recall.embedder import SentenceTransformerEmbedder
 
 WINDOW = "The user prefers window seats on flights"
 CHAT = [
@@ -39,19 +38,10 @@ CHAT = [
 ]
 
 
-@pytest.fixture(scope="module")
-def model() -> SentenceTransformerEmbedder:
-    """The packaged model, loaded once for the module (every embedder of the process shares it)."""
-    loaded = SentenceTransformerEmbedder()
-    loaded.load()
-    return loaded
-
-
 @pytest.fixture
-def ws(workspace, model):
-    workspace.agents.add("a")
-    assert workspace.embedder is not None, "these tests need the real embedder (MABOS_EMBEDDER must not be none)"
-    return workspace
+def ws(embedded_ws):
+    """Agent ``a`` on the real embedder (the shared ``embedded_ws``)."""
+    return embedded_ws
 
 
 def candidate(content: str, **fields) -> MemoryCandidate:

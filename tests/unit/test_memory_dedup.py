@@ -29,7 +29,6 @@ from kg.memory.dedup import (
     parse_reply,
 )
 from kg.models import MemoryType
-from kg.recall.embedder import SentenceTransformerEmbedder
 from kg.scopes import derived_scope_allowed
 from tests.stubs.chat_server import ChatStub
 
@@ -38,19 +37,10 @@ DOG = "The user's dog is named Rex"
 BERLIN = "The user lives in Berlin"
 
 
-@pytest.fixture(scope="module")
-def model() -> SentenceTransformerEmbedder:
-    """The packaged model, loaded once for the module (every embedder of the process shares it)."""
-    loaded = SentenceTransformerEmbedder()
-    loaded.load()
-    return loaded
-
-
 @pytest.fixture
-def ws(workspace, model):
-    workspace.agents.add("a")
-    assert workspace.embedder is not None, "these tests need the real embedder (MABOS_EMBEDDER must not be none)"
-    return workspace
+def ws(embedded_ws):
+    """Agent ``a`` on the real embedder (the shared ``embedded_ws``)."""
+    return embedded_ws
 
 
 @pytest.fixture

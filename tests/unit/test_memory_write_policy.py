@@ -17,7 +17,6 @@ from kg.errors import InputError, ScopeError, StoreBusyError
 from kg.memory.admission import MemoryCandidate
 from kg.memory.write_policy import MemoryWriter, WritePolicy, WriteQueue, WriteStrategy
 from kg.models import MemoryType
-from kg.recall.embedder import SentenceTransformerEmbedder
 from tests.conftest import T0
 
 CHAT = [
@@ -155,20 +154,11 @@ def test_every_item_is_written_exactly_once_in_order(sizes, fail_on, strategy, b
 # ------------------------------------------------------------------------------------------ the pipeline
 
 
-@pytest.fixture(scope="module")
-def model() -> SentenceTransformerEmbedder:
-    """The packaged model, loaded once for the module (every embedder of the process shares it)."""
-    loaded = SentenceTransformerEmbedder()
-    loaded.load()
-    return loaded
-
-
 @pytest.fixture
-def ws(workspace, model):
-    workspace.agents.add("a")
-    workspace.agents.add("b")
-    assert workspace.embedder is not None, "these tests need the real embedder (MABOS_EMBEDDER must not be none)"
-    return workspace
+def ws(embedded_ws):
+    """Agents ``a`` and ``b`` on the real embedder."""
+    embedded_ws.agents.add("b")
+    return embedded_ws
 
 
 def cand(content: str, key: str, **fields) -> MemoryCandidate:
