@@ -136,3 +136,15 @@ class Builder:
 def mk(graph_store: GraphStore, clock: FixedClock) -> Builder:
     """A :class:`Builder` over the backend under test."""
     return Builder(graph_store, clock)
+
+
+@pytest.fixture
+def memory_store(graph_store: GraphStore, clock: FixedClock) -> GraphStore:
+    """The backend under test with agents ``a`` and ``b``; skips a backend that keeps no memory items or
+    conversations (``capabilities.memory`` is False)."""
+    if not graph_store.capabilities.memory:
+        pytest.skip("backend keeps no memory items or conversations (capabilities.memory is False)")
+    builder = Builder(graph_store, clock)
+    for agent_id in ("a", "b"):
+        builder.agent(agent_id, name=agent_id)
+    return graph_store

@@ -10,7 +10,6 @@ import pytest
 from kg.clock import FixedClock
 from kg.errors import ConflictError, InputError, NotFoundError
 from kg.ids import new_id
-from kg.models import Agent
 from kg.models.conversation import (
     Conversation,
     Message,
@@ -26,14 +25,9 @@ from kg.ports import GraphStore
 
 
 @pytest.fixture
-def store(graph_store: GraphStore, clock: FixedClock) -> GraphStore:
-    if not graph_store.capabilities.memory:
-        pytest.skip("backend keeps no conversations (capabilities.memory is False)")
-    for agent_id in ("a", "b"):
-        now = clock.now()
-        graph_store.agents.create(Agent(uid=new_id("agent"), agent_id=agent_id, name=agent_id, created_at=now,
-                                        updated_at=now))  # fmt: skip
-    return graph_store
+def store(memory_store: GraphStore) -> GraphStore:
+    """The shared ``memory_store``: agents ``a`` and ``b`` on a backend that keeps memory."""
+    return memory_store
 
 
 def msg(content: str, role: str = "user", **over: Any) -> MessageInput:

@@ -9,21 +9,16 @@ import pytest
 from kg.clock import FixedClock
 from kg.errors import InputError, NotFoundError
 from kg.ids import new_id
-from kg.models import Agent, MemoryItem, MemoryQuery, MemoryStoreKind, MemoryType
+from kg.models import MemoryItem, MemoryQuery, MemoryStoreKind, MemoryType
 from kg.ports import GraphStore, StoreLimits
 
 LIMITS = StoreLimits(working_capacity=3, short_term_capacity=4, short_term_ttl_seconds=3600)
 
 
 @pytest.fixture
-def store(graph_store: GraphStore, clock: FixedClock) -> GraphStore:
-    if not graph_store.capabilities.memory:
-        pytest.skip("backend keeps no memory items (capabilities.memory is False)")
-    for agent_id in ("a", "b"):
-        now = clock.now()
-        graph_store.agents.create(Agent(uid=new_id("agent"), agent_id=agent_id, name=agent_id, created_at=now,
-                                        updated_at=now))  # fmt: skip
-    return graph_store
+def store(memory_store: GraphStore) -> GraphStore:
+    """The shared ``memory_store``: agents ``a`` and ``b`` on a backend that keeps memory."""
+    return memory_store
 
 
 def item(clock: FixedClock, content: str = "note", **over: object) -> MemoryItem:
