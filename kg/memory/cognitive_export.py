@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from pydantic import TypeAdapter
 
@@ -19,6 +18,7 @@ from kg.memory.cognitive_format import (
     lesson_section,
     node_section,
 )
+from kg.memory.context import MemoryWorkspace
 from kg.memory.files import agent_dir
 from kg.memory.materialize import FileOutcome, write_if_changed
 from kg.models import (
@@ -29,10 +29,6 @@ from kg.models import (
     RelationKind,
     UtcDatetime,
 )
-
-if TYPE_CHECKING:
-    from kg.workspace import Workspace
-
 
 #: Node kind of each file's ``## `` sections (Plans.md: ``### `` sections are plan steps).
 NODE_KINDS: dict[CognitiveKind, NodeKind] = {
@@ -71,7 +67,7 @@ def _record_kinds(kind: CognitiveKind) -> list[NodeKind | None]:
     return [NODE_KINDS[kind], *([NodeKind.PLAN_STEP] if kind is CognitiveKind.PLANS else [])]
 
 
-def _load(ws: Workspace, agent_id: str, kinds: Sequence[CognitiveKind]) -> _State:
+def _load(ws: MemoryWorkspace, agent_id: str, kinds: Sequence[CognitiveKind]) -> _State:
     state = _State()
     for node_kind in (k for kind in kinds for k in _record_kinds(kind)):
         if node_kind is None:
@@ -111,7 +107,7 @@ def _render(kind: CognitiveKind, state: _State) -> str:
     return _document(kind, [node_section(node) for node in state.nodes[NODE_KINDS[kind]]])
 
 
-def _write(ws: Workspace, agent_id: str, kinds: Sequence[CognitiveKind], state: _State) -> list[FileOutcome]:
+def _write(ws: MemoryWorkspace, agent_id: str, kinds: Sequence[CognitiveKind], state: _State) -> list[FileOutcome]:
     folder = agent_dir(ws.path, agent_id)
     files = []
     for kind in kinds:
@@ -122,7 +118,7 @@ def _write(ws: Workspace, agent_id: str, kinds: Sequence[CognitiveKind], state: 
     return files
 
 
-def export_cognitive(ws: Workspace, agent_id: str, kind: CognitiveKind | str = "all") -> ExportResult:
+def export_cognitive(ws: MemoryWorkspace, agent_id: str, kind: CognitiveKind | str = "all") -> ExportResult:
     """Write the agent's cognitive files from the store (each only if its content changed)."""
     agent_dir(ws.path, agent_id)  # validate the id before reading anything
     kinds = cognitive_kinds(kind)

@@ -8,28 +8,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from itertools import chain
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import ValidationError
 
 from kg.errors import InputError, NotFoundError, ScopeError
 from kg.ids import PREFIXES, is_id, new_id
-from kg.memory.files import agent_dir
-from kg.models import (
-    NODE_MODELS,
-    BDINode,
-    MemoryItem,
-    MemoryStoreKind,
-    MemoryType,
-    NodeKind,
-    RelationKind,
-    agent_scope,
-    describe_validation_error,
-    format_ts,
-)
-
-if TYPE_CHECKING:
-    from kg.workspace import Workspace
 from kg.memory.cognitive_export import _STAMP, NODE_KINDS, _load, _State, _write
 from kg.memory.cognitive_format import (
     ALIASES,
@@ -43,6 +27,20 @@ from kg.memory.cognitive_format import (
     cognitive_kinds,
     normalize_content,
     parse_cognitive,
+)
+from kg.memory.context import MemoryWorkspace
+from kg.memory.files import agent_dir
+from kg.models import (
+    NODE_MODELS,
+    BDINode,
+    MemoryItem,
+    MemoryStoreKind,
+    MemoryType,
+    NodeKind,
+    RelationKind,
+    agent_scope,
+    describe_validation_error,
+    format_ts,
 )
 
 
@@ -62,7 +60,7 @@ class _Op:
 class _Importer:
     """Validates every section of every file into :class:`_Op` values, then applies them."""
 
-    def __init__(self, ws: Workspace, agent_id: str, state: _State) -> None:
+    def __init__(self, ws: MemoryWorkspace, agent_id: str, state: _State) -> None:
         self.ws, self.agent_id, self.state = ws, agent_id, state
         self.claimed: dict[str, str] = {}  # uid -> where it was named (or matched)
         records: list[BDINode | MemoryItem] = [*state.lessons, *chain.from_iterable(state.nodes.values())]
@@ -289,7 +287,7 @@ class _Importer:
             self.ws.bdi.update(self.agent_id, op.uid, **op.fields)
 
 
-def _read(ws: Workspace, path: Path, kind: CognitiveKind) -> ParsedFile:
+def _read(ws: MemoryWorkspace, path: Path, kind: CognitiveKind) -> ParsedFile:
     rel = path.relative_to(ws.path).as_posix()
     try:
         text = path.read_text(encoding="utf-8").removeprefix("\ufeff")  # editors on Windows add a BOM
@@ -298,7 +296,7 @@ def _read(ws: Workspace, path: Path, kind: CognitiveKind) -> ParsedFile:
     return parse_cognitive(text, kind, rel)
 
 
-def import_cognitive(ws: Workspace, agent_id: str, kind: CognitiveKind | str = "all") -> ImportResult:
+def import_cognitive(ws: MemoryWorkspace, agent_id: str, kind: CognitiveKind | str = "all") -> ImportResult:
     """Read the agent's cognitive files back into the store.
 
     Every file is parsed and every section validated first; if any is bad, nothing is written. Files of

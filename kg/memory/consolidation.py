@@ -23,20 +23,18 @@ from collections import defaultdict
 from collections.abc import Sequence
 from itertools import islice
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import Field
 
 from kg.errors import InputError
 from kg.ids import new_id
+from kg.memory.context import MemoryWorkspace
 from kg.memory.files import agent_dir, atomic_write
 from kg.memory.materialize import materialize
 from kg.memory.service import MemoryService
 from kg.models import MAX_CONTENT, MemoryItem, MemoryStoreKind, Model, Unit, parse
 from kg.scopes import narrowest_scope, same_scope_groups
-
-if TYPE_CHECKING:
-    from kg.workspace import Workspace
 
 JACCARD_THRESHOLD = 0.3
 SEPARATOR = " | "
@@ -231,7 +229,7 @@ class Consolidator:
         return str(path)
 
 
-def consolidate(ws: Workspace, agent_id: str, *, dry_run: bool = False, summarize: bool = True,
+def consolidate(ws: MemoryWorkspace, agent_id: str, *, dry_run: bool = False, summarize: bool = True,
                 **options: Any) -> ConsolidationResult:  # fmt: skip
     """The tool memory_consolidate: run R1, then (unless ``dry_run``) rewrite MEMORY.md and the
     materialized files (``mabos-memory-items.md``, ``mabos-facts.md``, ``mabos-beliefs.md``)."""

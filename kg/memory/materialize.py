@@ -22,13 +22,10 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from kg.memory.context import MemoryWorkspace
 from kg.memory.files import agent_dir, atomic_write, memory_dir
 from kg.models import BDINode, Fact, MemoryItem, Model, NodeKind, format_ts
-
-if TYPE_CHECKING:
-    from kg.workspace import Workspace
 
 MEMORY_ITEMS_FILE = "mabos-memory-items.md"
 FACTS_FILE = "mabos-facts.md"
@@ -168,7 +165,7 @@ def render_beliefs(agent_id: str, beliefs: Sequence[BDINode]) -> str:
     return _document(f"MABOS Beliefs — {agent_id}", summary, sections)
 
 
-def materialize(ws: Workspace, agent_id: str) -> MaterializeResult:
+def materialize(ws: MemoryWorkspace, agent_id: str) -> MaterializeResult:
     """Write the agent's three materialized files; each is rewritten only if its content changed.
 
     Memory items are the agent's own (archived included); facts are those the agent asserted and
