@@ -23,6 +23,7 @@ from kg.conversation.tools import (
     GrepScope,
     SummaryDescription,
 )
+from kg.extraction.lineage import expand_memory, is_memory_uid
 from kg.models import UtcDatetime
 
 GROUP = "conversation"
@@ -117,12 +118,16 @@ class ExpandInput(ToolInput):
     input=ExpandInput,
     output=ExpandResult,
     description="""Expand a conversation summary back to what it summarises: its children level by level and, with
-    include_messages, the original messages. Use before asserting details that only a summary mentions. Returns
+    include_messages, the original messages; or an extracted memory item (M-...) back to the messages it came from.
+    Use before asserting details that only a summary mentions. Returns
     the nodes reached (kind, id, level, tokens, text, time span); truncated says a depth or token cap cut the
     walk.""",
 )
 def lcm_expand(ctx: ToolContext, args: ExpandInput) -> ExpandResult:
-    """Walk the DAG down from a summary."""
+    """Walk the DAG down from a summary (or from an extracted memory item to its messages)."""
+    if is_memory_uid(args.summary_uid):
+        return expand_memory(ctx.workspace().store, ctx.agent_for(args), args.summary_uid, max_depth=args.max_depth,
+                             max_tokens=args.max_tokens)  # fmt: skip
     return ctx.workspace().conversations.expand(
         ctx.agent_for(args), args.summary_uid, max_depth=args.max_depth, include_messages=args.include_messages,
         max_tokens=args.max_tokens,

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 import kg
+from cli import tools
 from kg.clock import FixedClock
+from kg.conversation.tools_models import ExpandResult
 from kg.errors import NotFoundError
 from kg.extraction import extraction_service
 from kg.extraction.service import MARK
@@ -170,3 +172,21 @@ def test_the_nightly_step_extracts_and_saves_its_report(xws: Workspace) -> None:
     assert list((xws.path / ".mabos" / "extraction-reports").glob("extraction-*-a-nightly.md"))
     again = run_nightly(xws, ["a"], skip=[name for name in STEP_NAMES if name != "extract"])
     assert next(s for s in again.steps if s.name == "extract").details["windows"] == 0
+
+
+def test_lcm_expand_walks_from_a_memory_back_to_its_messages(xws: Workspace) -> None:
+    uids = say(xws, "I live in Berlin.", "I love hiking.")
+    extraction_service(xws).extract("a")
+    say(xws, "I love hiking.", when=T2)  # the same words again: dedup may replace the first item
+    extraction_service(xws).extract("a")
+    items = xws.memory.list_items("a")
+    profile = next(i for i in items if "category:profile" in i.tags)
+    walked = tools.call("lcm_expand", workspace=xws.path, agent_id="a", summary_uid=profile.uid)
+    assert isinstance(walked, ExpandResult)
+    assert [(i.kind, i.uid, i.content) for i in walked.items] == [("message", uids[0], "I live in Berlin.")]
+    with pytest.raises(NotFoundError):
+        tools.call("lcm_expand", workspace=xws.path, agent_id="b", summary_uid=profile.uid)
+    newest = next(i for i in reversed(items) if "category:preferences" in i.tags and i.archived_at is None)
+    deep = tools.call("lcm_expand", workspace=xws.path, agent_id="a", summary_uid=newest.uid)
+    assert isinstance(deep, ExpandResult)
+    assert uids[1] in {i.uid for i in deep.items}  # directly or through the item it replaced
