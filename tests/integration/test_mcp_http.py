@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ from cli.main import cli
 from kg.clock import FixedClock, SystemClock
 from kg.tokens import TokenService
 from kg.workspace import init_workspace, open_workspace
+from tests.serving import free_port, wait_listening
 
 REPO = Path(__file__).resolve().parents[2]
 ALICE, BOB = "alice", "bob"
@@ -58,12 +59,6 @@ class Served:
     workspace: Path
     url: str
     secrets: dict[str, str]
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def _env() -> dict[str, str]:
@@ -103,30 +98,17 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     root = tmp_path_factory.mktemp("mcp-http")
     workspace = root / "ws"
     secrets = _seed(workspace)
-    port = _free_port()
+    port = free_port()
     command = [sys.executable, "-m", "cli.main", "serve", "--mcp", "--http", str(port), "--require-token",
                "--workspace", str(workspace)]  # fmt: skip
     with (root / "server.err").open("wb") as err:
         server = subprocess.Popen(command, env=_env(), cwd=REPO, stderr=err)
         try:
-            anyio.run(_wait_listening, port, server)
+            anyio.run(partial(wait_listening, port, server, timeout=TIMEOUT))
             yield Served(workspace, f"http://127.0.0.1:{port}/mcp", secrets)
         finally:
             server.terminate()
             server.wait(timeout=30)
-
-
-async def _wait_listening(port: int, server: subprocess.Popen[bytes]) -> None:
-    with anyio.fail_after(TIMEOUT):
-        while True:
-            assert server.poll() is None, "the server exited"
-            try:
-                stream = await anyio.connect_tcp("127.0.0.1", port)
-            except OSError:
-                await anyio.sleep(0.25)
-            else:
-                await stream.aclose()
-                return
 
 
 def _status(url: str, headers: dict[str, str]) -> tuple[int, str]:

@@ -8,7 +8,6 @@ SDK on both ends. ``MABOS_EMBEDDER=none`` keeps it fast (recall runs BM25-only).
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -25,6 +24,7 @@ from cli.main import cli
 from cli.tools import REGISTRY
 from cli.tools.registry import SEED_TOOL_NAMES
 from kg.workspace import init_workspace
+from tests.serving import free_port, wait_listening
 
 REPO = Path(__file__).resolve().parents[2]
 AGENT = "sales-agent"
@@ -124,25 +124,6 @@ def test_an_agent_uses_mabos_over_mcp_stdio(workspace: Path) -> None:
     anyio.run(main)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-async def _wait_listening(port: int, server: subprocess.Popen[bytes]) -> None:
-    """Until the server accepts connections (it imports the whole stack first); fail_after bounds the wait."""
-    while True:
-        assert server.poll() is None, "the server exited"
-        try:
-            stream = await anyio.connect_tcp("127.0.0.1", port)
-        except OSError:
-            await anyio.sleep(0.25)
-        else:
-            await stream.aclose()
-            return
-
-
 async def _http_session(url: str) -> None:
     async with Client(url, read_timeout_seconds=120) as client:
         names = {tool.name for tool in (await client.list_tools()).tools}
@@ -154,7 +135,7 @@ async def _http_session(url: str) -> None:
 
 
 def test_the_server_speaks_streamable_http_bound_to_one_agent(workspace: Path) -> None:
-    port = _free_port()
+    port = free_port()
     command = [sys.executable, "-m", "cli.main", "serve", "--mcp", "--http", str(port), "--agent", AGENT]
     env = {k: v for k, v in os.environ.items() if not k.startswith("MABOS_")} | _env()  # no developer's TypeDB
     log = workspace.parent / "server.err"  # a file, not a pipe: a chatty server can never block on it
@@ -164,7 +145,7 @@ def test_the_server_speaks_streamable_http_bound_to_one_agent(workspace: Path) -
 
             async def main() -> None:
                 with anyio.fail_after(SESSION_TIMEOUT):
-                    await _wait_listening(port, server)
+                    await wait_listening(port, server)
                     await _http_session(f"http://127.0.0.1:{port}/mcp")
 
             anyio.run(main)

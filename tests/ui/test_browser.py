@@ -4,7 +4,6 @@ the merge. Skips with a reason only where Chromium is not installed (``.ci/run``
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -16,6 +15,7 @@ import uvicorn
 
 from cli.ui import create_app
 from kg.workspace import open_workspace
+from tests.serving import free_port
 
 if TYPE_CHECKING:
     from conftest import Built
@@ -38,16 +38,10 @@ def browser() -> Iterator[Any]:
         chromium.close()
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture
 def console(built: Built) -> Iterator[str]:
     """The console on the test workspace, served by uvicorn in a thread; its base URL."""
-    port = _free_port()
+    port = free_port()
     server = uvicorn.Server(uvicorn.Config(create_app(built.path, agent="a"), host="127.0.0.1", port=port,
                                            log_level="warning", lifespan="on"))  # fmt: skip
     thread = threading.Thread(target=server.run, daemon=True)
