@@ -29,6 +29,8 @@ MAX_MEMORIES = 5
 SUMMARY_AFTER = 20
 #: Words of a session summary at most.
 SUMMARY_WORDS = 100
+#: Source messages a summary's lineage lists at most (the first ones with a statement).
+MAX_SOURCES = 1_000
 _ORDER = {"profile": 0, "preferences": 1, "entities": 2, "cases": 3, "patterns": 4, "events": 5}
 _TITLES = {"profile": "Profile", "preferences": "Preferences", "entities": "Entity", "events": "Event",
            "cases": "Case", "patterns": "Pattern"}  # fmt: skip
@@ -175,7 +177,7 @@ def compress(messages: Sequence[Message], speaker: str, *, words: int = SUMMARY_
     if not lines:
         return None
     first, last = messages[0], messages[-1]
-    sources = list(dict.fromkeys(m.uid for m, _ in found))
+    sources = list(dict.fromkeys(m.uid for m, _ in found))[:MAX_SOURCES]  # a record's lineage list holds 1,000
     return ExtractedMemory(
         category=Category.EVENTS, kind="fact", topic="session summary",
         abstract=f"Session summary {first.created_at:%Y-%m-%d} to {last.created_at:%Y-%m-%d} "
