@@ -128,7 +128,7 @@ class MethodContext:
             raise MissingInputs("reasoner", "no workspace to read facts and rules from")
         if self._reasoner is None:
             ws = self.workspace
-            self._reasoner = Reasoner(ws.store, ws.scopes, ws.clock, ws.facts)
+            self._reasoner = Reasoner.for_workspace(ws)  # bounded by the workspace's [reasoning] section
         return self._reasoner
 
 

@@ -24,6 +24,7 @@ from typing import Any
 from efficient_apriori import apriori
 
 from kg.models import agent_scope
+from reasoning.bounds import DEFAULT_LIMITS
 from reasoning.router.methods.base import Engine, MethodContext, MethodOutcome, MissingInputs, computed, fail
 from reasoning.router.methods.counterfactual import knowledge, triple
 from reasoning.router.methods.norms_time import deontic, temporal
@@ -50,7 +51,7 @@ def deductive(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     """Engine of ``deductive``."""
     base, rules, records = knowledge(ctx, "deductive", inputs)
     if "goal" not in inputs:
-        result = forward_chain(base, rules, max_iterations=100)
+        result = forward_chain(base, rules, max_iterations=100, limits=DEFAULT_LIMITS)
         derived = [" ".join(d.triple.key) for d in result.derived]
         every = [t.uid for t in base if t.uid] + ([r.uid for r in rules] if records else [])
         return computed("deductive", f"{len(derived)} fact(s) follow from {len(base)} facts and {len(rules)} rules",

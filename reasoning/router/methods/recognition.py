@@ -94,8 +94,8 @@ def simulate(ctx: MethodContext, method: str, action: str, data: RecognitionInpu
     constraints = reasoner.rules(ctx.agent_id, RuleType.CONSTRAINT)
     assumed = [(actor, PERFORMS, action)]
     assumed += [triple_of(t, method, ["effects", action, i]) for i, t in enumerate(data.effects.get(action, []))]
-    before = forward_chain(base, inference)
-    after = forward_chain([*base, *(Triple(*t) for t in assumed)], inference)
+    before = forward_chain(base, inference, limits=reasoner.limits)
+    after = forward_chain([*base, *(Triple(*t) for t in assumed)], inference, limits=reasoner.limits)
     known = {t.key for t in base} | {d.triple.key for d in before.derived}
     closure = known | set(assumed) | {d.triple.key for d in after.derived}
     fresh = [d for d in after.derived if d.triple.key not in known]
