@@ -34,6 +34,9 @@ def pytest_configure(config: pytest.Config) -> None:
     (which every harness reads), so either way selects them."""
     if "slow" in str(config.getoption("markexpr") or "") and "not slow" not in str(config.getoption("markexpr")):
         os.environ["MABOS_SLOW"] = "1"
+    # The CLI sizes its tables to COLUMNS when it is set; a terminal's (or a test runner's) width must not cut the
+    # text that CLI tests read, so the tests always see the CLI's own width for a pipe.
+    os.environ.pop("COLUMNS", None)
 
 
 #: The instant every fixed clock starts at.
@@ -144,6 +147,26 @@ def long_dialogue() -> Callable[[int], list[dict[str, Any]]]:
         return out
 
     return repeated
+
+
+# ------------------------------------------------------------------------------------------ shared records
+
+#: The seed's running rule: a company with revenue over 1,000,000 located in the US is taxable (structured form).
+TAXABLE: dict[str, Any] = {
+    "name": "taxable",
+    "conditions": [
+        {"subject": "?x", "predicate": "hasRevenue", "object": "1000000", "operator": "gt"},
+        {"subject": "?x", "predicate": "locatedIn", "object": "US"},
+    ],
+    "conclusion": {"subject": "?x", "predicate": "isTaxable", "object": "true"},
+}
+
+#: An ontology proposal for a new class under the shipped ``sbvr-business`` domain.
+VENDOR: dict[str, Any] = {
+    "domain": "sbvr-business", "node_type": "class", "node_id": "biz:DropshipVendor", "label": "Dropship Vendor",
+    "parent_class": "biz:Supplier", "sbvr_definition": "A dropship vendor is a supplier that ships to the buyer.",
+    "rationale": "three suppliers ship direct",
+}  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------------ golden files
