@@ -42,6 +42,7 @@ from typing import Any
 
 import anyio
 import pytest
+import yaml
 from click.testing import CliRunner
 from mcp import Client
 from mcp_types import CallToolResult, TextContent
@@ -273,9 +274,9 @@ COVERAGE: dict[str, str] = {}
 #: Tools whose output is only what the call itself wrote (or workspace-wide status): probed with arguments aimed
 #: at b's data (b's scope, b's uids) to check they are refused or act on a's own records only.
 WRITE_ONLY = frozenset({
-    "memory_store_item", "fact_assert", "fact_import", "fact_retract", "rule_create", "rule_toggle", "cbr_store",
-    "ontology_propose_concept", "ontology_merge_approved", "ontology_scaffold_domain", "memory_build_hierarchy",
-    "typedb_sync_schema", "typedb_sync_agent_data",
+    "memory_store_item", "fact_assert", "fact_import", "fact_retract", "rule_create", "rule_import", "rule_toggle",
+    "cbr_store", "ontology_propose_concept", "ontology_merge_approved", "ontology_scaffold_domain",
+    "memory_build_hierarchy", "typedb_sync_schema", "typedb_sync_agent_data",
 })  # fmt: skip
 
 
@@ -298,6 +299,10 @@ def read_probes(w: World, victim: str = B, mark: str = MARK) -> list[tuple[str, 
             ("memory_hierarchy_search", {"query": f"{mark}mem1 kestrel", "level": lv})
             for lv in ("daily", "weekly", "monthly", "quarterly")
         ],
+        ("memory_list", {}),
+        ("memory_list", {"store": "long_term", "include_archived": True, "limit": 100_000}),
+        ("memory_list", {"type": "decision", "since": "2000-01-01T00:00:00Z"}),
+        ("memory_list", {"category": "events"}),
         ("memory_checkpoint", {"show_latest": True}),
         ("memory_status", {}),
         ("memory_consolidate", {"dry_run": True, "min_importance": 0.0, "min_access_count": 0}),
@@ -370,6 +375,23 @@ def read_probes(w: World, victim: str = B, mark: str = MARK) -> list[tuple[str, 
 _NT = "<urn:planted> <urn:by> <urn:a> .\n"  # fact_import's probe: one triple
 
 
+def _rule_documents(w: World, victim: str) -> list[tuple[str, dict[str, Any]]]:
+    """rule_import's probes: rules that name the victim's scope, owner and an existing rule uid of theirs."""
+    planted = {
+        "name": "planted-import",
+        "conditions": [{"subject": "?x", "predicate": "hasIndustry", "object": "saas"}],
+        "conclusion": {"subject": "?x", "predicate": "plantedImport", "object": "yes"},
+        "scope": agent_scope(victim),
+        "agent_id": victim,
+        "uid": w.private["rule"],
+    }
+    as_yaml = yaml.safe_dump({"rules": [{**planted, "name": "planted-yaml"}]})
+    return [
+        ("rule_import", {"document": json.dumps([planted]), "format": "json"}),
+        ("rule_import", {"document": as_yaml, "format": "yaml"}),
+    ]
+
+
 def write_probes(w: World, victim: str = B, mark: str = MARK) -> list[tuple[str, dict[str, Any]]]:
     """Writes aimed at the victim's data: each is refused or acts on a's own records only."""
     p = w.private
@@ -386,6 +408,7 @@ def write_probes(w: World, victim: str = B, mark: str = MARK) -> list[tuple[str,
             "rule_create",
             {"name": "planted", "conditions": ["?x hasIndustry saas"], "conclusion": "?x planted yes", "scope": own},
         ),
+        *_rule_documents(w, victim),
         *[("rule_toggle", {"rule_id": p[k], "enabled": False}) for k in ("rule", "constraint", "policy")],
         (
             "cbr_store",
@@ -419,6 +442,9 @@ def write_probes(w: World, victim: str = B, mark: str = MARK) -> list[tuple[str,
         ),
         ("ontology_merge_approved", {"uid": p["proposal"]}),
         ("ontology_scaffold_domain", {"template": "saas", "domain": "probe-saas"}),
+        ("memory_extract", {"session": f"{mark}session", "extractor": "deterministic", "since": 0}),
+        ("memory_extract", {"session": p["conversation"], "extractor": "deterministic"}),
+        ("memory_extract", {"extractor": "deterministic"}),
         ("memory_checkpoint", {"context": "a's own checkpoint"}),
         ("memory_build_hierarchy", {}),
         ("memory_consolidate", {"min_importance": 0.0, "min_access_count": 0}),
