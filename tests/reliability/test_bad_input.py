@@ -45,7 +45,7 @@ from kg.ontology.proposals import OntologyService
 from kg.store.typedb import literals as lit
 from kg.workspace import Workspace
 from reasoning.service import RuleService
-from tests.conftest import snapshot_workspace
+from tests.conftest import TAXABLE, VENDOR, snapshot_workspace
 
 # ------------------------------------------------------------------------------------------ profiles and tally
 
@@ -294,24 +294,6 @@ EXTRA = ["colour", "uid", "id", "created_at", "scope", "agent_name", "__class__"
 
 
 # ------------------------------------------------------------------------------------------ the seeded workspace
-
-TAXABLE = {
-    "name": "taxable",
-    "conditions": [
-        {"subject": "?x", "predicate": "hasRevenue", "object": "1000000", "operator": "gt"},
-        {"subject": "?x", "predicate": "locatedIn", "object": "US"},
-    ],
-    "conclusion": {"subject": "?x", "predicate": "isTaxable", "object": "true"},
-}
-VENDOR = {
-    "domain": "sbvr-business",
-    "node_type": "class",
-    "node_id": "biz:DropshipVendor",
-    "label": "Dropship Vendor",
-    "parent_class": "biz:Supplier",
-    "sbvr_definition": "A dropship vendor is a supplier that ships to the buyer.",
-    "rationale": "three suppliers ship direct",
-}
 
 
 @pytest.fixture(scope="module")

@@ -11,16 +11,9 @@ from kg.errors import InputError, NotFoundError, ScopeError
 from reasoning.cases import CaseService
 from reasoning.owl import OWL_RL_SOURCE
 from reasoning.service import INFERENCE_SOURCE, Reasoner, RuleService
+from tests.conftest import TAXABLE as BASE_TAXABLE
 
-TAXABLE = {
-    "name": "taxable",
-    "conditions": [
-        {"subject": "?x", "predicate": "hasRevenue", "object": "1000000", "operator": "gt"},
-        {"subject": "?x", "predicate": "locatedIn", "object": "US"},
-    ],
-    "conclusion": {"subject": "?x", "predicate": "isTaxable", "object": "true"},
-    "confidence_factor": 0.8,
-}
+TAXABLE = {**BASE_TAXABLE, "confidence_factor": 0.8}
 AUDIT = {  # chains on the first rule
     "name": "audit",
     "conditions": [{"subject": "?x", "predicate": "isTaxable", "object": "true"}],

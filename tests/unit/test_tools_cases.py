@@ -13,15 +13,7 @@ from reasoning.cases import StoredCase
 from reasoning.cbr import RetrievalResult
 from reasoning.router import RouterResult
 from reasoning.service import RuleService
-
-TAXABLE = {
-    "name": "taxable",
-    "conditions": [
-        {"subject": "?x", "predicate": "hasRevenue", "object": "1000000", "operator": "gt"},
-        {"subject": "?x", "predicate": "locatedIn", "object": "US"},
-    ],
-    "conclusion": {"subject": "?x", "predicate": "isTaxable", "object": "true"},
-}
+from tests.conftest import TAXABLE
 
 
 @pytest.fixture

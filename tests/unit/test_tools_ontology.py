@@ -15,12 +15,7 @@ from cli.tools.ontology import ProposalList, ScaffoldResult, ValidationReport
 from cli.tools.overrides import CommandContext
 from kg.errors import ConflictError, InputError, NotFoundError, ScopeError
 from kg.models import OntologyProposal, ProposalStatus
-
-VENDOR = {
-    "domain": "sbvr-business", "node_type": "class", "node_id": "biz:DropshipVendor", "label": "Dropship Vendor",
-    "parent_class": "biz:Supplier", "sbvr_definition": "A dropship vendor is a supplier that ships to the buyer.",
-    "rationale": "three suppliers ship direct",
-}  # fmt: skip
+from tests.conftest import VENDOR
 
 
 @pytest.fixture
