@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from kg.errors import BackendUnavailableError
-from kg.extraction.workspace import configured_service, save_report
+from kg.extraction.workspace import configured_service, reweigh, save_report
 from kg.memory.consolidation import consolidate
 from kg.memory.daily_log import catch_up
 from kg.memory.hierarchy import build_hierarchy
@@ -80,13 +80,15 @@ def daily_logs_step(ctx: StepContext) -> Counts:
 
 def extract_step(ctx: StepContext, agent_id: str) -> Counts:
     """Extraction (``mabos memory extract`` as ``[extraction]`` configures it): messages not yet extracted become
-    memory items and facts; the report is saved under ``.mabos/extraction-reports/``."""
+    memory items and facts; the report is saved under ``.mabos/extraction-reports/``; then the importance of
+    extracted items is recomputed (:func:`kg.extraction.workspace.reweigh`)."""
     report = configured_service(ctx.ws).extract(agent_id)
     totals = report.totals()
     if report.windows or report.summaries:
         save_report(ctx.ws, report, "nightly")
     return {"windows": totals["windows"], "items": totals["items_written"], "facts": totals["facts_asserted"],
-            "invalidated": totals["facts_invalidated"], "failed": totals["windows_failed"]}  # fmt: skip
+            "invalidated": totals["facts_invalidated"], "failed": totals["windows_failed"],
+            "reweighed": reweigh(ctx.ws, agent_id)}  # fmt: skip
 
 
 def consolidate_step(ctx: StepContext, agent_id: str) -> Counts:

@@ -3,6 +3,7 @@ scopes, idempotent re-runs, temporal invalidation, entity resolution and the ses
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -16,6 +17,7 @@ from kg.conversation.tools_models import ExpandResult
 from kg.errors import NotFoundError
 from kg.extraction import extraction_service
 from kg.extraction.service import MARK
+from kg.extraction.workspace import reweigh
 from kg.models.conversation import MessageQuery
 from kg.workspace import Workspace
 from sync.nightly import run_nightly
@@ -190,3 +192,18 @@ def test_lcm_expand_walks_from_a_memory_back_to_its_messages(xws: Workspace) -> 
     deep = tools.call("lcm_expand", workspace=xws.path, agent_id="a", summary_uid=newest.uid)
     assert isinstance(deep, ExpandResult)
     assert uids[1] in {i.uid for i in deep.items}  # directly or through the item it replaced
+
+
+def test_importance_is_the_spec_formula_and_is_recomputed_with_access_and_age(xws: Workspace) -> None:
+    say(xws, "I prefer green tea.")
+    extraction_service(xws).extract("a")
+    [item] = xws.memory.list_items("a")
+    # content: "prefer" 0.15; type preference 0.15; recency 0.1 (just made); no access, no tags
+    assert item.importance == pytest.approx(0.4)
+    xws.clock.advance(timedelta(hours=200))  # type: ignore[attr-defined]
+    for _ in range(5):
+        xws.store.memory.touch([item.uid], now=xws.clock.now())
+    assert reweigh(xws, "a") == 1
+    [after] = xws.memory.list_items("a")
+    assert after.importance == pytest.approx(0.15 + 0.15 + 5 * 0.03 + 0.1 * math.exp(-0.005 * 200), abs=1e-4)
+    assert reweigh(xws, "a") == 0  # nothing changed since
