@@ -52,7 +52,7 @@ def agent_ok(agent_id: str) -> bool:
     return type(agent_id) is str and AGENT_ID_RE.match(agent_id) is not None
 
 
-def _kind(value: Any, obj: str) -> ObjectKind | None:
+def _kind(value: Any, obj: Any) -> ObjectKind | None:  # obj is checked text
     if value is None:
         return infer_object_kind(obj)
     if type(value) is str:

@@ -22,10 +22,10 @@ import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, Field
-from rdflib import BNode, Graph
+from rdflib import BNode, Graph, URIRef
 from rdflib import Literal as RdfLiteral
 from rdflib.term import Node
 
@@ -93,7 +93,7 @@ def parse_documents(documents: Sequence[RdfDocument]) -> Graph:
 def _term(node: Node, predicate: bool = False) -> str:
     if isinstance(node, BNode):
         return f"_:{node}"
-    return iri_to_term(node, CORE_PREFIXES, predicate=predicate)  # a URIRef: PREDICATE_NAMES keys are URIRefs
+    return iri_to_term(cast(URIRef, node), CORE_PREFIXES, predicate=predicate)  # PREDICATE_NAMES has URIRef keys
 
 
 def triples_to_facts(graph: Graph, scope: str | None, skipped: list[int]) -> Iterator[dict[str, Any]]:

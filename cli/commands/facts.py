@@ -209,8 +209,8 @@ def import_(out: Session, *, agent: str, files: tuple[Path, ...], fmt: str | Non
         syntax = fmt or SUFFIX_FORMATS.get(path.suffix.lower())
         if syntax is None:
             raise InputError(f"files[{index}]", f"{path.name}: unknown suffix; give --format turtle|nt|json-ld|xml")
-        text = path.read_text(encoding="utf-8")
-        documents.append(RdfDocument(name=path.name, format=syntax, content=text, base_iri=path.resolve().as_uri()))  # type: ignore[arg-type]
+        content = path.read_text(encoding="utf-8")
+        documents.append(RdfDocument(name=path.name, format=syntax, content=content, base_iri=path.resolve().as_uri()))
     console = Console(stderr=True)
     with Progress(TextColumn("importing"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=console,
                   transient=True, disable=not console.is_terminal) as bar:  # fmt: skip

@@ -51,7 +51,7 @@ RETURNING uid
 """
 )
 
-_KIND_TEXT = {kind: kind.value for kind in ObjectKind}
+_KIND_TEXT: dict[ObjectKind | None, str] = {kind: kind.value for kind in ObjectKind}
 
 #: The SQL function that writes a double as exact JSON text (registered on the store's connection).
 JSON_REAL = "mabos_json_real"
