@@ -1,31 +1,3 @@
 """Re-export of :mod:`kg.models.conversation` (the records the store adapters share), kept importable here."""
 
-from kg.models.conversation import (
-    CHARS_PER_TOKEN,
-    MAX_MESSAGE,
-    Conversation,
-    Message,
-    MessageInput,
-    MessageQuery,
-    Role,
-    Summary,
-    SummaryKind,
-    SummaryMethod,
-    TokenEstimator,
-    estimate_tokens,
-)
-
-__all__ = [
-    "CHARS_PER_TOKEN",
-    "MAX_MESSAGE",
-    "Conversation",
-    "Message",
-    "MessageInput",
-    "MessageQuery",
-    "Role",
-    "Summary",
-    "SummaryKind",
-    "SummaryMethod",
-    "TokenEstimator",
-    "estimate_tokens",
-]
+from kg.models.conversation import *  # noqa: F403 - its __all__, the one list of the public names
