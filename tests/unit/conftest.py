@@ -42,6 +42,13 @@ def embedded_ws(workspace: Workspace, model: SentenceTransformerEmbedder) -> Wor
 
 
 @pytest.fixture
+def no_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``MABOS_EMBEDDER=none`` for the test: workspaces it opens recall by BM25 only and load no model.
+    ``pytestmark = pytest.mark.usefixtures("no_embedder")`` sets it before ``ws`` is built."""
+    monkeypatch.setenv("MABOS_EMBEDDER", "none")
+
+
+@pytest.fixture
 def tool_ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Workspace]:
     """A workspace with agents ``a`` and ``b`` and no embedder, for the tool tests (tools reopen it by path)."""
     monkeypatch.setenv("MABOS_EMBEDDER", "none")

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-import kg
-from kg.clock import FixedClock
 from kg.conversation.tools import GREP_MAX_CHARS, lcm_describe, lcm_expand, lcm_grep, snippet
 from kg.errors import InputError, NotFoundError
 from kg.ids import new_id
@@ -18,15 +14,8 @@ from kg.models.conversation import Conversation, Message, MessageInput, MessageQ
 from kg.regex import compile_regex
 from kg.workspace import Workspace
 
-
-@pytest.fixture
-def ws(tmp_path: Path, clock: FixedClock, monkeypatch: pytest.MonkeyPatch) -> Iterator[Workspace]:
-    monkeypatch.setenv("MABOS_EMBEDDER", "none")
-    workspace = kg.init_workspace(tmp_path / "ws", clock=clock)
-    workspace.agents.add("a")
-    workspace.agents.add("b")
-    yield workspace
-    workspace.close()
+#: ``ws`` (tests/unit/conftest.py) is agents ``a`` and ``b`` on the fixed clock; these tests need no embedder.
+pytestmark = pytest.mark.usefixtures("no_embedder")
 
 
 def add(ws: Workspace, c: Conversation, texts: list[str], *, role: str = "user") -> list[Message]:

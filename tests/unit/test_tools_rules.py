@@ -5,19 +5,15 @@ ranks, constraints and policies fire; malformed calls name the field; a bound ag
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 from pydantic import BaseModel
 
-import kg
 from cli import tools
 from cli.tools.inference import HypothesisList, ProofOutcome
 from cli.tools.rules import PolicyFiringList, RuleList, ViolationList
-from kg.clock import FixedClock
 from kg.errors import InputError, NotFoundError, ScopeError
 from kg.models import Rule
 from kg.workspace import Workspace
@@ -39,14 +35,8 @@ AUDIT = {  # the string form; chains on TAXABLE
 }
 
 
-@pytest.fixture
-def ws(tmp_path: Path, clock: FixedClock, monkeypatch: pytest.MonkeyPatch) -> Iterator[Workspace]:
-    monkeypatch.setenv("MABOS_EMBEDDER", "none")
-    workspace = kg.init_workspace(tmp_path / "ws", clock=clock)
-    workspace.agents.add("a")
-    workspace.agents.add("b")
-    yield workspace
-    workspace.close()
+#: ``ws`` (tests/unit/conftest.py) is agents ``a`` and ``b`` on the fixed clock; these tests need no embedder.
+pytestmark = pytest.mark.usefixtures("no_embedder")
 
 
 @pytest.fixture
