@@ -5,10 +5,7 @@ from __future__ import annotations
 import json
 import math
 import socket
-import threading
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +17,7 @@ from kg.recall.embedding_cache import CachedEmbedder
 from kg.recall.http_embedder import HttpEmbedder, endpoint_url
 from kg.store.sqlite.db import Database
 from kg.store.sqlite.embeddings import SqliteEmbeddingCache
-
-#: (status, body) for a request's parsed JSON body.
-Responder = Callable[[Any], tuple[int, bytes]]
-
-MAX_REQUESTS = 50  # a runaway client fails the test instead of hammering the stub
+from tests.stubs.chat_server import ChatStub
 
 
 def vector_for(text: str) -> list[float]:
@@ -39,51 +32,13 @@ def openai_answer(body: Any, *, shuffle: bool = False) -> tuple[int, bytes]:
     return 200, json.dumps({"object": "list", "model": body["model"], "data": data}).encode()
 
 
-@dataclass
-class Stub:
-    """A local embeddings server: what it received and how it answers."""
-
-    url: str
-    requests: list[tuple[str, dict[str, str], Any]] = field(default_factory=list)
-    responder: Responder = openai_answer
-    release: threading.Event = field(default_factory=threading.Event)
-
-
 @pytest.fixture
-def stub(monkeypatch: pytest.MonkeyPatch) -> Iterator[Stub]:
+def stub(monkeypatch: pytest.MonkeyPatch) -> Iterator[ChatStub]:
+    """The shared stub server (tests/stubs/chat_server.py) answering as an embeddings endpoint."""
     monkeypatch.setenv("NO_PROXY", "127.0.0.1")  # a proxy configured on the machine must not intercept
-    state = Stub(url="")
-
-    class Handler(BaseHTTPRequestHandler):
-        timeout = 5  # seconds per socket read: a stuck client cannot hold a thread forever
-
-        def do_POST(self) -> None:
-            if len(state.requests) >= MAX_REQUESTS:
-                self.send_error(429)
-                return
-            raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-            body = json.loads(raw)
-            state.requests.append((self.path, dict(self.headers.items()), body))
-            status, payload = state.responder(body)
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-        def log_message(self, format: str, *args: Any) -> None:  # quiet test output
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    state.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield state
-    state.release.set()  # unblock a handler a timeout test left waiting
-    server.shutdown()
-    server.server_close()
-    thread.join(timeout=5)
+    with ChatStub() as server:
+        server.responder = openai_answer
+        yield server
 
 
 def unit(vector: list[float]) -> list[float]:
@@ -100,11 +55,11 @@ def test_vectors_come_back_normalised_in_input_order(stub):
     texts = ["alpha", "a longer text", "z"]
     vectors = embedder.embed(texts)
     np.testing.assert_allclose(vectors, [unit(vector_for(t)) for t in texts])
-    [(path, headers, body)] = stub.requests
-    assert path == "/v1/embeddings"
-    assert body == {"model": "mini", "input": texts}
-    assert headers["Content-Type"] == "application/json"
-    assert "Authorization" not in headers
+    [request] = stub.requests
+    assert request.path == "/v1/embeddings"
+    assert request.body == {"model": "mini", "input": texts}
+    assert request.headers["Content-Type"] == "application/json"
+    assert "Authorization" not in request.headers
 
 
 def test_the_dimension_is_learnt_from_the_first_response(stub):
@@ -133,7 +88,7 @@ def test_long_inputs_are_split_into_bounded_requests(stub):
     embedder = HttpEmbedder(stub.url, model="mini", max_batch=4)
     texts = [f"t{i}" for i in range(10)]
     np.testing.assert_allclose(embedder.embed(texts, batch=True), [unit(vector_for(t)) for t in texts])
-    assert [len(body["input"]) for _, _, body in stub.requests] == [4, 4, 2]
+    assert [len(r.body["input"]) for r in stub.requests] == [4, 4, 2]
 
 
 def test_empty_input_sends_nothing(stub):
@@ -144,7 +99,7 @@ def test_empty_input_sends_nothing(stub):
 def test_the_api_key_comes_from_the_named_environment_variable(stub, monkeypatch):
     monkeypatch.setenv("MABOS_TEST_EMBED_KEY", "s3cret")
     HttpEmbedder(stub.url, model="mini", api_key_env="MABOS_TEST_EMBED_KEY").embed(["x"])
-    assert stub.requests[0][1]["Authorization"] == "Bearer s3cret"
+    assert stub.requests[0].headers["Authorization"] == "Bearer s3cret"
 
 
 def test_an_unset_api_key_variable_is_reported_without_a_request(stub, monkeypatch):
