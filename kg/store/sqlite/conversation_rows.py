@@ -18,6 +18,7 @@ from kg.models.conversation import (
     SummaryKind,
     SummaryMethod,
 )
+from kg.store.sqlite.trusted import trusted
 
 _MESSAGE_FIELDS = (
     "uid", "conversation_uid", "seq", "role", "content", "token_count", "tool_call_id", "name", "agent_id",
@@ -63,13 +64,10 @@ def _dt(value: str) -> datetime:
 _ROLES = {r.value: r for r in Role}
 
 
-_MESSAGE_MODEL_FIELDS = frozenset(Message.model_fields)
-
-
 def _message(row: sqlite3.Row | dict[str, Any]) -> Message:
     """Build a message from its stored row without re-validating it (it was validated when written).
 
-    The instance is set up as pydantic's ``model_construct`` does it (see ``kg.store.sqlite.memory._item``);
+    The instance is set up as pydantic's ``model_construct`` does it (:mod:`kg.store.sqlite.trusted`);
     reading a 5,000-message conversation stays cheap.
     """
     values = {
@@ -78,12 +76,7 @@ def _message(row: sqlite3.Row | dict[str, Any]) -> Message:
         "role": _ROLES[row["role"]], "content": row["content"], "token_count": row["token_count"],
         "tool_call_id": row["tool_call_id"], "name": row["name"],
     }  # fmt: skip
-    message = object.__new__(Message)
-    object.__setattr__(message, "__dict__", values)
-    object.__setattr__(message, "__pydantic_fields_set__", set(_MESSAGE_MODEL_FIELDS))
-    object.__setattr__(message, "__pydantic_extra__", None)
-    object.__setattr__(message, "__pydantic_private__", None)
-    return message
+    return trusted(Message, values)
 
 
 def _conversation(row: sqlite3.Row) -> Conversation:
@@ -94,9 +87,6 @@ _KINDS = {k.value: k for k in SummaryKind}
 
 
 _METHODS = {m.value: m for m in SummaryMethod}
-
-
-_SUMMARY_MODEL_FIELDS = frozenset(Summary.model_fields)
 
 
 def _summary(row: sqlite3.Row) -> Summary:
@@ -110,12 +100,7 @@ def _summary(row: sqlite3.Row) -> Summary:
         "earliest_at": _dt(row["earliest_at"]), "latest_at": _dt(row["latest_at"]),
         "descendant_count": row["descendant_count"],
     }  # fmt: skip
-    summary = object.__new__(Summary)
-    object.__setattr__(summary, "__dict__", values)
-    object.__setattr__(summary, "__pydantic_fields_set__", set(_SUMMARY_MODEL_FIELDS))
-    object.__setattr__(summary, "__pydantic_extra__", None)
-    object.__setattr__(summary, "__pydantic_private__", None)
-    return summary
+    return trusted(Summary, values)
 
 
 def _conversation_row(conn: sqlite3.Connection, uid: str) -> sqlite3.Row:

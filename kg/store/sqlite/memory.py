@@ -15,6 +15,7 @@ from kg.ports import MemoryWriteResult, StoreLimits
 from kg.store.sqlite.db import Database, marks
 from kg.store.sqlite.facts import exact_doubles, register_json_real
 from kg.store.sqlite.term_stats import ROW_WINDOW, TermStats
+from kg.store.sqlite.trusted import trusted
 
 _FIELDS = (
     "uid", "agent_id", "scope", "content", "type", "store", "importance", "confidence", "source", "tags", "tier",
@@ -369,18 +370,8 @@ def _dt(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value) if value is not None else None
 
 
-_ALL_FIELDS = frozenset(MemoryItem.model_fields)
-
-
 def _item(row: sqlite3.Row, derived_from: builtins.list[str]) -> MemoryItem:
-    """Build an item from its own row without re-validating it.
-
-    Every row was validated by :class:`MemoryItem` when it was written and the table's CHECK constraints
-    guard the ranges; only the types are converted here. The instance is set up exactly as the end of
-    pydantic's ``model_construct`` does it (``__dict__`` with every field, fields-set, no extra, no private),
-    without its per-field loop: listing 10,000 items takes ~0.04 s instead of ~0.12 s. A contract test
-    checks that such items equal validated ones.
-    """
+    """Build an item from its own row without re-validating it (:mod:`kg.store.sqlite.trusted` says why)."""
     values = {
         "uid": row["uid"], "agent_id": row["agent_id"], "scope": row["scope"], "created_at":
         datetime.fromisoformat(row["created_at"]), "content": row["content"], "type": _TYPES[row["type"]],
@@ -391,9 +382,4 @@ def _item(row: sqlite3.Row, derived_from: builtins.list[str]) -> MemoryItem:
         "expires_at": _dt(row["expires_at"]), "archived_at": _dt(row["archived_at"]),
         "updated_at": _dt(row["updated_at"]),
     }  # fmt: skip
-    item = object.__new__(MemoryItem)
-    object.__setattr__(item, "__dict__", values)
-    object.__setattr__(item, "__pydantic_fields_set__", set(_ALL_FIELDS))
-    object.__setattr__(item, "__pydantic_extra__", None)
-    object.__setattr__(item, "__pydantic_private__", None)
-    return item
+    return trusted(MemoryItem, values)
