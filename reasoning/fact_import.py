@@ -93,7 +93,8 @@ def parse_documents(documents: Sequence[RdfDocument]) -> Graph:
 def _term(node: Node, predicate: bool = False) -> str:
     if isinstance(node, BNode):
         return f"_:{node}"
-    return iri_to_term(cast(URIRef, node), CORE_PREFIXES, predicate=predicate)  # PREDICATE_NAMES has URIRef keys
+    # a URIRef in (PREDICATE_NAMES has URIRef keys), a plain str out (a URIRef would miss the fast path)
+    return str(iri_to_term(cast(URIRef, node), CORE_PREFIXES, predicate=predicate))
 
 
 def triples_to_facts(graph: Graph, scope: str | None, skipped: list[int]) -> Iterator[dict[str, Any]]:
