@@ -130,6 +130,19 @@ def _not_found(uid: str) -> NotFoundError:
     return NotFoundError(f"uid: no belief, desire, goal, intention, plan or step {uid!r}")
 
 
+def _commit_new(
+    tx: Any, writes: Sequence[str], taken: Sequence[Any], agents: Sequence[Any], *, uid: str, agent_id: str
+) -> None:
+    """Write a new node or relation and commit: ConflictError when ``taken`` (the rows holding its uid) is not
+    empty, NotFoundError when ``agents`` (the rows of its agent) is."""
+    if count_of(taken):
+        raise ConflictError(f"uid: a record {uid!r} already exists")
+    if not count_of(agents):
+        raise NotFoundError(f"agent_id: no agent {agent_id!r}")
+    apply(tx, writes)
+    tx.commit()
+
+
 class TypeDBBDIStore:
     """Beliefs, desires, goals, intentions, plans and plan steps in the shared TypeDB graph."""
 
@@ -143,12 +156,7 @@ class TypeDBBDIStore:
         writes = record_writes(node.kind.value, data, agent_id=node.agent_id, now=self.clock.now())
         with self.client.transaction("write", "add node") as tx:
             taken, agents = run(tx, [uid_count_query(node.uid), agent_count_query(node.agent_id)])
-            if count_of(taken):
-                raise ConflictError(f"uid: a record {node.uid!r} already exists")
-            if not count_of(agents):
-                raise NotFoundError(f"agent_id: no agent {node.agent_id!r}")
-            apply(tx, writes)
-            tx.commit()
+            _commit_new(tx, writes, taken, agents, uid=node.uid, agent_id=node.agent_id)
         return node
 
     def get(self, uid: str) -> BDINode:
@@ -320,12 +328,7 @@ class TypeDBRelationStore:
             if count_of(duplicate):
                 edge = f"{relation.source_uid} {relation.kind.value} {relation.target_uid}"
                 raise ConflictError(f"relation: {edge} exists")
-            if count_of(taken):
-                raise ConflictError(f"uid: a record {relation.uid!r} already exists")
-            if not count_of(agents):
-                raise NotFoundError(f"agent_id: no agent {relation.agent_id!r}")
-            apply(tx, writes)
-            tx.commit()
+            _commit_new(tx, writes, taken, agents, uid=relation.uid, agent_id=relation.agent_id)
         return relation
 
     def unlink(self, uid: str, *, removed_by: str) -> None:
