@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -35,18 +34,9 @@ try:
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-from kg.errors import InputError
-from kg.models import AGENT_ID_RE
-from kg.tempfiles import temp_prefix
+from kg.layout import agent_dir, atomic_write, create_new
 
 DAILY_LOG_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\.md$")
-
-
-def agent_dir(workspace: Path, agent_id: str) -> Path:
-    """``<workspace>/agents/<agent_id>`` (the id is validated: it must never escape the workspace)."""
-    if not AGENT_ID_RE.match(agent_id):
-        raise InputError("agent", f"must match [a-z0-9][a-z0-9_-]{{0,63}}, got {agent_id[:80]!r}")
-    return workspace / "agents" / agent_id
 
 
 def memory_dir(workspace: Path, agent_id: str) -> Path:
@@ -73,59 +63,6 @@ def daily_logs(workspace: Path, agent_id: str) -> dict[date, Path]:
             except ValueError:
                 continue
     return dict(sorted(found.items()))
-
-
-def _durable_temp(path: Path, data: str | bytes) -> Path:
-    """``data`` (text as UTF-8 with ``\n`` line ends, or bytes as they are) in a temporary file next to
-    ``path``, flushed to disk."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path), suffix=".tmp", dir=path.parent)
-    try:
-        if isinstance(data, bytes):
-            with os.fdopen(fd, "wb") as raw:
-                raw.write(data)
-                raw.flush()
-                os.fsync(raw.fileno())
-        else:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return Path(tmp)
-
-
-def atomic_write(path: Path, text: str | bytes) -> None:
-    """Replace ``path`` with ``text`` (or exact bytes) so that readers see the old or the new file, never a mix."""
-    tmp = _durable_temp(path, text)
-    try:
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
-def create_new(path: Path, text: str) -> bool:
-    """Write ``path`` only if it does not exist yet (atomically, never replacing a file); whether it did.
-
-    The temp file is hard-linked to the name, which fails if the name exists, even when another process
-    takes it at the same instant. Where hard links are unsupported: check, then rename (a tiny race remains).
-    """
-    tmp = _durable_temp(path, text)
-    try:
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            return False
-        except OSError:
-            if path.exists():
-                return False
-            os.replace(tmp, path)
-        return True
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 @contextmanager
@@ -265,3 +202,24 @@ DAILY_ENTRY_RE = re.compile(
     r"\(importance (?P<importance>[\d.]+), store (?P<store>\w+)\)$",
     re.M,
 )
+
+
+# agent_dir, atomic_write and create_new live in kg.layout (recall and ontology use them too); kept importable here.
+__all__ = [
+    "DAILY_ENTRY_RE",
+    "DAILY_LOG_RE",
+    "agent_dir",
+    "append_locked",
+    "atomic_append",
+    "atomic_write",
+    "create_new",
+    "daily_log_entry",
+    "daily_log_header",
+    "daily_log_path",
+    "daily_logs",
+    "directory_lock",
+    "entry_content",
+    "log_form",
+    "logged_uids",
+    "memory_dir",
+]

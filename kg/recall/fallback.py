@@ -19,7 +19,7 @@ import logging
 from pathlib import Path
 from typing import Literal
 
-from kg.memory import files
+from kg import layout
 from kg.models import Model
 from kg.recall.fusion import ScoreBreakdown
 from kg.recall.markdown_index import MarkdownHit, MarkdownIndex
@@ -64,7 +64,7 @@ def fallback_recall(workspace_path: Path | str, agent_id: str, query: str, *, li
     wrong with the files or the index sidecar is logged and worked around, never raised.
     """
     workspace = Path(workspace_path)
-    files.agent_dir(workspace, agent_id)  # validates the id before anything is read
+    layout.agent_dir(workspace, agent_id)  # validates the id before anything is read
     log.warning("recall for agent %r answers from the Markdown files: %s", agent_id, reason)
     index = MarkdownIndex(workspace)
     stats = index.refresh(agent_id)

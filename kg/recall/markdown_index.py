@@ -48,8 +48,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from kg import layout
 from kg.errors import InputError
-from kg.memory import files
 from kg.models import AGENT_ID_RE, Model
 from kg.recall.chunking import (
     CHUNK_OVERLAP,
@@ -235,7 +235,7 @@ def agent_files(workspace: Path, agent_id: str) -> dict[str, Path]:
     Symlinked folders are not followed; a symlinked file counts only when it resolves inside the agent's
     folder (anything else is skipped and logged).
     """
-    folder = files.agent_dir(workspace, agent_id)
+    folder = layout.agent_dir(workspace, agent_id)
     try:
         real_folder = folder.resolve(strict=True)
         inside = real_folder == workspace.resolve(strict=True) / "agents" / agent_id
@@ -314,7 +314,7 @@ class MarkdownIndex:
 
     def sidecar_path(self, agent_id: str) -> Path:
         """``<workspace>/.mabos/mdindex/<agent_id>.json`` (the id is validated)."""
-        files.agent_dir(self.workspace, agent_id)
+        layout.agent_dir(self.workspace, agent_id)
         return self.workspace / SIDECAR_DIR / f"{agent_id}.json"
 
     def agents(self) -> list[str]:
@@ -453,7 +453,7 @@ class MarkdownIndex:
         if not self.workspace.is_dir():
             return False
         try:
-            files.atomic_write(sidecar_file, sidecar.model_dump_json())
+            layout.atomic_write(sidecar_file, sidecar.model_dump_json())
         except OSError as exc:
             log.warning("cannot write the Markdown index %s (kept in memory): %s", sidecar_file, exc)
             return False

@@ -32,9 +32,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import kg.layout
 import kg.memory.service
 from kg.errors import NotFoundError
-from kg.memory import files
 from kg.memory.checkpoints import write_checkpoint
 from kg.memory.consolidation import consolidate
 from kg.workspace import Workspace, init_workspace
@@ -193,7 +193,7 @@ def inject_faults(spec: str, rng: random.Random) -> None:
             emit({"injected": moment})
             os.kill(os.getpid(), signal.SIGKILL)
 
-    append_items, durable_temp = kg.memory.service.append_items, files._durable_temp
+    append_items, durable_temp = kg.memory.service.append_items, kg.layout._durable_temp
 
     def append_after_commit(*args: Any, **kwargs: Any) -> Any:
         maybe_die("after_commit")  # the items are committed, their entries not yet appended
@@ -205,7 +205,7 @@ def inject_faults(spec: str, rng: random.Random) -> None:
         return tmp
 
     kg.memory.service.append_items = append_after_commit  # type: ignore[assignment]
-    files._durable_temp = temp_before_rename  # type: ignore[assignment]
+    kg.layout._durable_temp = temp_before_rename  # type: ignore[assignment]
 
 
 def main(argv: list[str]) -> int:
