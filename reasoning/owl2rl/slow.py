@@ -101,12 +101,19 @@ def inconsistencies(rules: Rules, limit: int = 100) -> list[str]:
     return found
 
 
-def _disjoint_classes(rules: Rules) -> Iterator[str]:
-    store, v, name = rules.store, rules.v, rules.store.terms.node
-    for c1, c2 in store.pairs(v.disjoint_with):
+def _in_both(rules: Rules, axiom: int) -> Iterator[tuple[int, int, int]]:
+    """``(x, c1, c2)`` for each class pair ``c1 axiom c2`` (disjointWith, complementOf) and each x typed with both."""
+    store, v = rules.store, rules.v
+    for c1, c2 in store.pairs(axiom):
         for x in store.subjects(v.type, c1):
             if store.has(x, v.type, c2):
-                yield f"cax-dw: {name(x)} is in disjoint classes {name(c1)}, {name(c2)}"
+                yield x, c1, c2
+
+
+def _disjoint_classes(rules: Rules) -> Iterator[str]:
+    name = rules.store.terms.node
+    for x, c1, c2 in _in_both(rules, rules.v.disjoint_with):
+        yield f"cax-dw: {name(x)} is in disjoint classes {name(c1)}, {name(c2)}"
 
 
 def _nothing(rules: Rules) -> Iterator[str]:
@@ -115,11 +122,9 @@ def _nothing(rules: Rules) -> Iterator[str]:
 
 
 def _complements(rules: Rules) -> Iterator[str]:
-    store, v, name = rules.store, rules.v, rules.store.terms.node
-    for c1, c2 in store.pairs(v.complement_of):
-        for x in store.subjects(v.type, c1):
-            if store.has(x, v.type, c2):
-                yield f"cls-com: {name(x)} is in {name(c1)} and its complement"
+    name = rules.store.terms.node
+    for x, c1, _ in _in_both(rules, rules.v.complement_of):
+        yield f"cls-com: {name(x)} is in {name(c1)} and its complement"
 
 
 def _irreflexive(rules: Rules) -> Iterator[str]:

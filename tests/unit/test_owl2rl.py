@@ -100,8 +100,12 @@ def test_inconsistencies_are_reported_not_written() -> None:
     g.add((ex("odd"), RDF.type, ex("Dog")))
     g.add((ex("knows"), RDF.type, OWL.IrreflexiveProperty))
     g.add((ex("bob"), ex("knows"), ex("bob")))
+    g.add((ex("Alive"), OWL.complementOf, ex("Dead")))
+    g.add((ex("odd"), RDF.type, ex("Alive")))
+    g.add((ex("odd"), RDF.type, ex("Dead")))
     result = closure(g)
     assert any(m.startswith("cax-dw") and "odd" in m for m in result.inconsistencies)
+    assert any(m.startswith("cls-com") and "odd" in m and "Alive" in m for m in result.inconsistencies)
     assert any(m.startswith("prp-irp") for m in result.inconsistencies)
 
 
