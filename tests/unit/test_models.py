@@ -48,6 +48,11 @@ def belief(**over: Any) -> Belief:
     return parse(Belief, {**base, **over})
 
 
+def goal(**over: Any) -> Goal:
+    base = {"uid": new_id("goal"), "agent_id": "a", "content": "g", "created_at": NOW, "updated_at": NOW}
+    return parse(Goal, {**base, **over})
+
+
 def memory(**over: Any) -> MemoryItem:
     return parse(
         MemoryItem, {"uid": new_id("memory"), "agent_id": "a", "content": "met the bank", "created_at": NOW, **over}
@@ -110,17 +115,7 @@ def test_metrics_must_be_finite():
 @pytest.mark.parametrize("priority", [0, 11, -1])
 def test_priority_is_one_to_ten(priority):
     refused(
-        lambda: parse(
-            Goal,
-            {
-                "uid": new_id("goal"),
-                "agent_id": "a",
-                "content": "g",
-                "created_at": NOW,
-                "updated_at": NOW,
-                "priority": priority,
-            },
-        ),
+        lambda: goal(priority=priority),
         "priority",
     )
 
@@ -150,17 +145,7 @@ def test_unknown_enum_values_are_refused(build, field):
 
 def test_node_status_must_belong_to_its_kind():
     err = refused(
-        lambda: parse(
-            Goal,
-            {
-                "uid": new_id("goal"),
-                "agent_id": "a",
-                "content": "g",
-                "created_at": NOW,
-                "updated_at": NOW,
-                "status": "revised",
-            },
-        ),
+        lambda: goal(status="revised"),
         "status",
     )
     assert "pending" in err.rule  # lists the allowed ones
