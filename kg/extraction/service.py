@@ -25,6 +25,7 @@ workspace open runs completes them if the process dies in between).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 
 from kg.clock import Clock
 from kg.errors import InputError, NotFoundError
@@ -45,6 +46,22 @@ from kg.scopes import narrowest_scope
 
 #: Messages per window.
 WINDOW = 8
+#: ``progress(messages done, messages to read)`` of the running extraction, set by a caller that shows a bar.
+PROGRESS: ContextVar[Callable[[int, int], None] | None] = ContextVar("extraction_progress", default=None)
+
+
+class _Progress:
+    """Counts messages done and reports them to the caller's callback, if any."""
+
+    def __init__(self, callback: Callable[[int, int], None] | None, total: int) -> None:
+        self.callback, self.total, self.done = callback, total, 0
+
+    def add(self, n: int) -> None:
+        self.done += n
+        if self.callback is not None:
+            self.callback(self.done, self.total)
+
+
 MARK = "extraction:"
 SUMMARY_MARK = "extraction-summary:"
 #: Tag of every extracted item (plus ``category:<name>``).
@@ -86,9 +103,15 @@ class ExtractionService:
         model = getattr(getattr(self.extractor, "chat", None), "model", None)
         report = ExtractionReport(agent_id=agent_id, extractor=self.extractor.method, model=model)
         resolver = self._resolver(agent_id)
-        for conversation in self._conversations(agent_id, session):
+        pending = []
+        for conv in self._conversations(agent_id, session):
+            start = max(self.marks.get(MARK + conv.uid), since or 0)
+            pending.append((conv, self.store.conversations.messages(MessageQuery(conversation_uid=conv.uid,
+                                                                                 from_seq=start))))  # fmt: skip
+        progress = _Progress(PROGRESS.get(), sum(len(m) for _, m in pending))
+        for conversation, messages in pending:
             report.conversations += 1
-            self._conversation(agent_id, conversation, since, resolver, report)
+            self._conversation(agent_id, conversation, messages, resolver, report=report, progress=progress)
         return report
 
     def _conversations(self, agent_id: str, session: str | None) -> list[Conversation]:
@@ -117,17 +140,17 @@ class ExtractionService:
                 aliases.append((fact.subject, fact.object))
         return EntityResolver(dict.fromkeys(known), aliases, self.vocabulary, self.embedder)
 
-    def _conversation(self, agent_id: str, conv: Conversation, since: int | None, resolver: EntityResolver,
-                      report: ExtractionReport) -> None:  # fmt: skip
-        start = max(self.marks.get(MARK + conv.uid), since or 0)
-        messages = self.store.conversations.messages(MessageQuery(conversation_uid=conv.uid, from_seq=start))
+    def _conversation(self, agent_id: str, conv: Conversation, messages: list[Message], resolver: EntityResolver, *,
+                      report: ExtractionReport, progress: _Progress) -> None:  # fmt: skip
         report.messages += len(messages)
         planner = FactPlanner(self.facts, resolver, self.vocabulary)
         for offset in range(0, len(messages), self.window):
             window = messages[offset : offset + self.window]
             result = self._window(agent_id, conv, window, planner)
             report.windows.append(result)
+            progress.add(len(window))
             if result.status == "failed":
+                progress.add(len(messages) - offset - len(window))
                 return
         self._summary(agent_id, conv, report)
 
@@ -242,4 +265,4 @@ class ExtractionService:
         self._committed(agent_id, written)
 
 
-__all__ = ["MARK", "SUMMARY_MARK", "TAG", "WINDOW", "ExtractionService", "item_text"]
+__all__ = ["MARK", "PROGRESS", "SUMMARY_MARK", "TAG", "WINDOW", "ExtractionService", "item_text"]

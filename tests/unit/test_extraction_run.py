@@ -16,7 +16,7 @@ from kg.clock import FixedClock
 from kg.conversation.tools_models import ExpandResult
 from kg.errors import NotFoundError
 from kg.extraction import extraction_service
-from kg.extraction.service import MARK
+from kg.extraction.service import MARK, PROGRESS
 from kg.extraction.workspace import reweigh
 from kg.models.conversation import MessageQuery
 from kg.workspace import Workspace
@@ -207,3 +207,14 @@ def test_importance_is_the_spec_formula_and_is_recomputed_with_access_and_age(xw
     [after] = xws.memory.list_items("a")
     assert after.importance == pytest.approx(0.15 + 0.15 + 5 * 0.03 + 0.1 * math.exp(-0.005 * 200), abs=1e-4)
     assert reweigh(xws, "a") == 0  # nothing changed since
+
+
+def test_progress_reports_messages_done_of_the_total(xws: Workspace) -> None:
+    say(xws, *[f"I love topic number {i}." for i in range(5)])
+    seen: list[tuple[int, int]] = []
+    token = PROGRESS.set(lambda done, total: seen.append((done, total)))
+    try:
+        extraction_service(xws, window=2).extract("a")
+    finally:
+        PROGRESS.reset(token)
+    assert seen == [(2, 5), (4, 5), (5, 5)]
