@@ -205,7 +205,7 @@ def _preference(s: str, who: str, now: datetime) -> Statement | None:
 
 def _plan(s: str, who: str, now: datetime) -> Statement | None:
     m = re.search(r"\bI (?:am going to|am planning to|am planning on|plan to|intend to|want to|hope to|would like to|"
-                  r"am about to|will|am thinking about|am considering|aim to|am hoping to)\s+(.+)",
+                  r"am about to|will|am thinking about|am considering|aim to|am hoping to|would love to)\s+(.+)",
                   s, re.I)  # fmt: skip
     if m is None or not (what := clean(m[1], words=14)):
         return None
@@ -249,6 +249,29 @@ _PAST = ("went", "visited", "attended", "started", "finished", "joined", "got", 
          "watched")  # fmt: skip
 
 
+_NOT_ONGOING = ("going", "feeling", "thinking", "hoping", "wondering", "trying", "kidding", "saying", "sorry")
+
+
+def _ongoing(s: str, who: str, now: datetime) -> Statement | None:
+    """An activity the speaker is doing or has been doing ("I have been volunteering at the youth center")."""
+    m = re.search(
+        r"\bI (?:have been|am|was|have just been|had been)(?: \w+ly| still| also)* (\w+ing)\b\s+(.+)", s, re.I
+    )
+    if m is None or m[1].lower() in _NOT_ONGOING or len(m[2].split()) < 2:
+        return None
+    phrase = clean(f"{m[1]} {m[2]}", words=14)
+    return Statement("events", "event", s, phrase, who, now) if phrase else None
+
+
+def _past(s: str, who: str, now: datetime) -> Statement | None:
+    """A first-person sentence with a regular past-tense verb and at least three words after it."""
+    m = re.search(r"\b(?:I|we)(?: \w+ly| just| also| finally)? ([a-z]+ed)\b\s+(.+)", s)
+    if m is None or len(m[2].split()) < 3:
+        return None
+    phrase = clean(f"{m[1]} {m[2]}", words=16)
+    return Statement("events", "event", s, phrase, who, now) if phrase else None
+
+
 def _event(s: str, who: str, now: datetime) -> Statement | None:
     verbs = "|".join(v.replace(" ", r"\s+") for v in _PAST)
     m = re.search(rf"\b(?:I|we|my \w+)(?: \w+ly)? (?:just |recently |finally |also )?(?:{verbs})\b\s*(.*)", s, re.I)
@@ -259,7 +282,8 @@ def _event(s: str, who: str, now: datetime) -> Statement | None:
 
 
 #: The rules in order: the first that matches gives the sentence's memory statement.
-RULES: tuple[Rule, ...] = (_profile, _moved, _relation, _preference, _decision, _plan, _case, _pattern, _event)
+RULES: tuple[Rule, ...] = (_profile, _moved, _relation, _preference, _decision, _plan, _case, _pattern, _event,
+                           _ongoing, _past)  # fmt: skip
 #: Fact-only rules also tried after the first match (a sentence may state several facts).
 FACT_RULES: tuple[Rule, ...] = (_profile, _moved, _relation)
 

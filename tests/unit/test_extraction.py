@@ -45,6 +45,9 @@ def facts(*texts: str) -> set[tuple[str, str, str]]:
         ("We decided to use PostgreSQL for the ledger.", "events", "decision"),
         ("I learned that backups must be restored to be trusted.", "cases", "lesson"),
         ("I always review the diff before I merge.", "patterns", "skill"),
+        ("I have been volunteering at the youth center.", "events", "event"),
+        ("I painted a sunset over the lake with my kids.", "events", "event"),
+        ("I would love to make a pottery bowl next.", "events", "goal"),
     ],
 )
 def test_each_category_from_a_first_person_statement(text: str, category: str, kind: str) -> None:
@@ -75,6 +78,7 @@ def test_questions_recall_queries_boilerplate_and_non_user_messages_are_skipped(
     ]
     assert DeterministicExtractor().extract(window, speaker="user").memories == []
     assert sentences("Do you remember X? I like tea. ok") == ["I like tea."]
+    assert extract("I am feeling great and calm.", "I was wondering about that thing you said.") == []
 
 
 def test_at_most_five_memories_per_window_profile_first() -> None:
