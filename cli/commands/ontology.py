@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, ParamSpec, TypeVar, cast
 
 import click
+from pydantic import BaseModel
 
 from cli import render
 from cli.common import Session, example, mabos_options
@@ -23,6 +24,7 @@ from kg.workspace import ONTOLOGY_DIR
 
 P = ParamSpec("P")
 R = TypeVar("R")
+M = TypeVar("M", bound=BaseModel)
 #: Where ``to-typeql`` writes by default, inside the workspace.
 TYPEQL_OUT = Path("schema") / "typedb" / "ontology.tql"
 
@@ -39,9 +41,9 @@ def _service(out: Session, ontology_dir: Path | None) -> OntologyService:
     return OntologyService(ws.store, ws.scopes, ws.clock, ontology_dir or ws.path / ONTOLOGY_DIR)
 
 
-def _tools(out: Session, ontology_dir: Path | None) -> CommandContext:
-    """A tool context on the command's workspace and the chosen ontology folder."""
-    return CommandContext(workspace_obj=out.workspace(), ontology_dir=ontology_dir)
+def _call(out: Session, ontology_dir: Path | None, tool: str, args: dict[str, Any], result: type[M]) -> M:
+    """Run ``tool`` through the registry on the command's workspace and ontology folder; ``result`` types its output."""
+    return cast(M, run(CommandContext(workspace_obj=out.workspace(), ontology_dir=ontology_dir), tool, args))
 
 
 def with_service(func: Callable[..., R]) -> Callable[..., R]:
@@ -105,7 +107,7 @@ def propose(out: Session, *, domain: str, node_type: str, node_id: str, label: s
             "parent_class": parent, "domain_class": domain_class, "range": range_, "sbvr_definition": definition,
             "sbvr_synonyms": list(synonyms), "rationale": rationale, "multi_valued": multi_valued,
             "scope": scope}  # fmt: skip
-    proposal = cast(OntologyProposal, run(_tools(out, ontology_dir), "ontology_propose_concept", args))
+    proposal = _call(out, ontology_dir, "ontology_propose_concept", args, OntologyProposal)
     out.emit(proposal, render.done(f"{proposal.uid} pending: {proposal.domain}:{proposal.node_id}"),
              render.note(f"next: mabos ontology validate {proposal.uid}"))  # fmt: skip
 
@@ -120,7 +122,7 @@ def propose(out: Session, *, domain: str, node_type: str, node_id: str, label: s
 @mabos_options
 def list_(out: Session, *, status: str | None, domain: str | None, ontology_dir: Path | None) -> None:
     args = {"status": status, "domain": domain, "limit": MAX_LIST}
-    found = cast(ProposalList, run(_tools(out, ontology_dir), "ontology_list_proposals", args))
+    found = _call(out, ontology_dir, "ontology_list_proposals", args, ProposalList)
     out.emit(found.proposals, _proposals(found.proposals) if found.proposals else render.note("no proposals"))
 
 
@@ -135,9 +137,7 @@ def list_(out: Session, *, status: str | None, domain: str | None, ontology_dir:
 @ontology_dir_option
 @mabos_options
 def validate(out: Session, *, uid: str, by: str | None, ontology_dir: Path | None) -> None:
-    report = cast(
-        ValidationReport, run(_tools(out, ontology_dir), "ontology_validate_proposal", {"uid": uid, "agent_id": by})
-    )
+    report = _call(out, ontology_dir, "ontology_validate_proposal", {"uid": uid, "agent_id": by}, ValidationReport)
     out.emit(report, render.done(f"{uid} validated") if report.valid else render.note(f"{uid} invalid"),
              _checks(report.checks))  # fmt: skip
     if not report.valid:
@@ -154,9 +154,8 @@ def validate(out: Session, *, uid: str, by: str | None, ontology_dir: Path | Non
 @ontology_dir_option
 @mabos_options
 def merge(out: Session, *, uid: str, approved_by: str, ontology_dir: Path | None) -> None:
-    merged = cast(
-        OntologyProposal,
-        run(_tools(out, ontology_dir), "ontology_merge_approved", {"uid": uid, "agent_id": approved_by}),
+    merged = _call(
+        out, ontology_dir, "ontology_merge_approved", {"uid": uid, "agent_id": approved_by}, OntologyProposal
     )
     out.emit(merged, render.done(f"{uid} merged into {merged.domain}: {merged.domain}:{merged.node_id}"))
 
@@ -203,9 +202,8 @@ def diff(out: Session, service: OntologyService, *, uid: str) -> None:
 @ontology_dir_option
 @mabos_options
 def scaffold(out: Session, *, template: str, domain: str, ontology_dir: Path | None) -> None:
-    created = cast(
-        ScaffoldResult,
-        run(_tools(out, ontology_dir), "ontology_scaffold_domain", {"template": template, "domain": domain}),
+    created = _call(
+        out, ontology_dir, "ontology_scaffold_domain", {"template": template, "domain": domain}, ScaffoldResult
     )
     out.emit(created, render.done(f"created {created.path}"))
 
