@@ -76,7 +76,9 @@ def exact_doubles(json_object: str, columns: dict[str, str]) -> str:
     text. The match is unambiguous: each key occurs once, and quotes inside string values are escaped.
     """
     for key, column in columns.items():
-        json_object = f"""replace({json_object}, '"{key}":"#"', '"{key}":' || {JSON_REAL}({column}))"""
+        # 1.0 (a fact's default confidence) is written without the Python call: repr(1.0) is '1.0' too
+        text = f"CASE WHEN {column} = 1.0 THEN '1.0' ELSE {JSON_REAL}({column}) END"
+        json_object = f"""replace({json_object}, '"{key}":"#"', '"{key}":' || {text})"""
     return json_object
 
 
