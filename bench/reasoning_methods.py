@@ -34,16 +34,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import kg
+from cli.demo.reasoning import SPRINKLER
 from reasoning.router import MethodContext, reason
 from reasoning.service import RuleService
 
 SLOW_OK = {"monte-carlo", "inductive", "pattern-recognition", "learning-to-reason"}
-SPRINKLER: dict[str, Any] = {"nodes": {
-    "Cloudy": {"parents": [], "cpt": {"": 0.5}},
-    "Sprinkler": {"parents": ["Cloudy"], "cpt": {"T": 0.1, "F": 0.5}},
-    "Rain": {"parents": ["Cloudy"], "cpt": {"T": 0.8, "F": 0.2}},
-    "WetGrass": {"parents": ["Sprinkler", "Rain"], "cpt": {"T,T": 0.99, "T,F": 0.9, "F,T": 0.9, "F,F": 0.0}},
-}}  # fmt: skip
 
 
 def _rule(condition: str, conclusion: str) -> dict[str, Any]:

@@ -67,7 +67,9 @@ def reasoning(ws: Workspace, agent_id: str, out: Section) -> None:
         f"{r.method} ({r.kind}): {r.conclusion}" for r in routed.results))  # fmt: skip
 
 
-_SPRINKLER = {"nodes": {
+#: Murphy's sprinkler network (BNT documentation, "Inference"; also Russell & Norvig ch. 14): the demo's, the
+#: bench's and the tests' Bayesian network.
+SPRINKLER: dict[str, Any] = {"nodes": {
     "Cloudy": {"parents": [], "cpt": {"": 0.5}},
     "Sprinkler": {"parents": ["Cloudy"], "cpt": {"T": 0.1, "F": 0.5}},
     "Rain": {"parents": ["Cloudy"], "cpt": {"T": 0.8, "F": 0.2}},
@@ -82,7 +84,7 @@ def methods(ws: Workspace, agent_id: str, out: Section) -> None:
     ws.facts.assert_fact(agent_id, "api", "status", "failing")
     ctx = MethodContext(agent_id, ws)
     inputs = {
-        "bayesian": {"network": _SPRINKLER, "evidence": {"WetGrass": True}, "query": "Rain"},
+        "bayesian": {"network": SPRINKLER, "evidence": {"WetGrass": True}, "query": "Rain"},
         "decision-theory": {"acts": ["large plant", "small plant", "do nothing"], "states": ["good", "bad"],
                             "payoffs": [[200000, -180000], [100000, -20000], [0, 0]], "probabilities": [0.5, 0.5]},
         "game-theory": {"players": ["us", "rival"], "actions": [["cut price", "hold"], ["cut price", "hold"]],

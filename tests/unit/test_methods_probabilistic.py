@@ -10,20 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cli.demo.reasoning import SPRINKLER
 from kg.errors import InputError
 from kg.workspace import Workspace
 from reasoning.router import MethodContext, reason, run
 from reasoning.router.methods.montecarlo import wilson
 
 CTX = MethodContext("a")
-
-# Murphy's sprinkler network (BNT documentation, "Inference"; also Russell & Norvig ch. 14).
-SPRINKLER: dict[str, Any] = {"nodes": {
-    "Cloudy": {"parents": [], "cpt": {"": 0.5}},
-    "Sprinkler": {"parents": ["Cloudy"], "cpt": {"T": 0.1, "F": 0.5}},
-    "Rain": {"parents": ["Cloudy"], "cpt": {"T": 0.8, "F": 0.2}},
-    "WetGrass": {"parents": ["Sprinkler", "Rain"], "cpt": {"T,T": 0.99, "T,F": 0.9, "F,T": 0.9, "F,F": 0.0}},
-}}  # fmt: skip
 
 # Pearl's burglary alarm (Russell & Norvig, AIMA 3rd ed., fig. 14.2 and p. 524).
 ALARM: dict[str, Any] = {"nodes": {

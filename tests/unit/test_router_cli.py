@@ -10,15 +10,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from cli.demo.reasoning import SPRINKLER
 from cli.main import cli
 from kg.workspace import Workspace
-
-SPRINKLER = {"nodes": {
-    "Cloudy": {"parents": [], "cpt": {"": 0.5}},
-    "Sprinkler": {"parents": ["Cloudy"], "cpt": {"T": 0.1, "F": 0.5}},
-    "Rain": {"parents": ["Cloudy"], "cpt": {"T": 0.8, "F": 0.2}},
-    "WetGrass": {"parents": ["Sprinkler", "Rain"], "cpt": {"T,T": 0.99, "T,F": 0.9, "F,T": 0.9, "F,F": 0.0}},
-}}  # fmt: skip
 
 
 def mabos(ws: Workspace, *args: str) -> tuple[int, str, str]:
