@@ -13,6 +13,7 @@ import os
 import sqlite3
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -167,6 +168,18 @@ VENDOR: dict[str, Any] = {
     "parent_class": "biz:Supplier", "sbvr_definition": "A dropship vendor is a supplier that ships to the buyer.",
     "rationale": "three suppliers ship direct",
 }  # fmt: skip
+
+
+@contextmanager
+def q3_workspace(path: Path) -> Iterator[Workspace]:
+    """A workspace at ``path`` on a clock fixed at :data:`T0`: agents ``sales``, ``finance`` and ``ops``, the last two
+    granted ``project:q3`` (the graph-query tests' world; set ``MABOS_EMBEDDER=none`` first)."""
+    with kg.init_workspace(path, clock=FixedClock(T0)) as ws:
+        for agent in ("sales", "finance", "ops"):
+            ws.agents.add(agent)
+        ws.scopes.grant("finance", "project:q3", granted_by="admin")
+        ws.scopes.grant("ops", "project:q3", granted_by="admin")
+        yield ws
 
 
 # ------------------------------------------------------------------------------------------ golden files

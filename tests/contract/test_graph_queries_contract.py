@@ -17,14 +17,13 @@ from typing import Any
 
 import pytest
 
-import kg
-from kg.clock import FixedClock
 from kg.ports import GraphQueryBackend
 from kg.store.sqlite.graph_queries import SqliteGraphQueries
 from kg.store.typedb.graph_queries import TypeDBGraphQueries
 from kg.workspace import Workspace
 from reasoning.graph_queries import GraphQueries
 from sync.shared_graph import client_for, push_outbox
+from tests.conftest import q3_workspace
 
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 DAY = timedelta(days=1)
@@ -72,11 +71,7 @@ def make_backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Workspace, SimpleNamespace]]:
     """Three agents with goals, beliefs, plans, steps and lineage; the uids by name."""
     monkeypatch.setenv("MABOS_EMBEDDER", "none")
-    with kg.init_workspace(tmp_path / "ws", clock=FixedClock(T0)) as ws:
-        for agent in ("sales", "finance", "ops"):
-            ws.agents.add(agent)
-        ws.scopes.grant("finance", "project:q3", granted_by="admin")
-        ws.scopes.grant("ops", "project:q3", granted_by="admin")
+    with q3_workspace(tmp_path / "ws") as ws:
         add, link, u = ws.bdi.add, ws.bdi.link, SimpleNamespace()
         u.late = add("goal", "sales", "Close Q3", deadline=T0 + 10 * DAY, progress=0.2, priority=7).uid
         u.over = add("goal", "finance", 'Audit "FY24" \\ books', deadline=T0 + 2 * DAY, progress=0.5).uid

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-import kg
 from kg.clock import FixedClock
 from kg.errors import InputError, NotFoundError
 from kg.store.sqlite.graph_queries import SqliteGraphQueries
 from kg.workspace import Workspace
 from reasoning.graph_queries import CATALOGUE, GraphQueries, expected_progress
+from tests.conftest import q3_workspace
 
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 DAY = timedelta(days=1)
@@ -24,11 +24,7 @@ DAY = timedelta(days=1)
 @pytest.fixture
 def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Workspace]:
     monkeypatch.setenv("MABOS_EMBEDDER", "none")
-    with kg.init_workspace(tmp_path / "ws", clock=FixedClock(T0)) as workspace:
-        for agent in ("sales", "finance", "ops"):
-            workspace.agents.add(agent)
-        workspace.scopes.grant("finance", "project:q3", granted_by="admin")
-        workspace.scopes.grant("ops", "project:q3", granted_by="admin")
+    with q3_workspace(tmp_path / "ws") as workspace:
         yield workspace
 
 
