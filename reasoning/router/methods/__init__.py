@@ -10,19 +10,7 @@ from __future__ import annotations
 
 import importlib
 
-from reasoning.router.methods.base import (
-    Engine,
-    Kind,
-    MethodContext,
-    MethodOutcome,
-    MissingInputs,
-    clamp,
-    computed,
-    fail,
-    llm,
-    llm_prompt,
-    validate,
-)
+from reasoning.router.methods.base import Engine
 
 #: The category modules, in catalogue order.
 CATEGORY_MODULES = ("formal", "probabilistic", "causal", "experience", "social", "meta")
@@ -47,18 +35,4 @@ def engines() -> dict[str, Engine]:
     return dict(_CACHE)
 
 
-__all__ = [
-    "CATEGORY_MODULES",
-    "Engine",
-    "Kind",
-    "MethodContext",
-    "MethodOutcome",
-    "MissingInputs",
-    "clamp",
-    "computed",
-    "engines",
-    "fail",
-    "llm",
-    "llm_prompt",
-    "validate",
-]
+__all__ = ["CATEGORY_MODULES", "engines"]
