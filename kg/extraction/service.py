@@ -179,7 +179,8 @@ class ExtractionService:
             self._apply(agent_id, candidates, decisions, found, result)
             if facts:
                 written = self.facts.assert_many(agent_id, facts, keep_uids=True)
-                result.facts_asserted = list(dict.fromkeys(written.uids))
+                closed = {i.uid for i in result.facts_invalidated}  # re-asserted only to close them
+                result.facts_asserted = [u for u in dict.fromkeys(written.uids) if u not in closed]
             self.marks.advance(MARK + conv.uid, window[-1].seq + 1)
         self._committed(agent_id, result.written)
         return result

@@ -92,6 +92,7 @@ def test_a_later_move_closes_the_old_home_and_valid_at_answers_for_any_moment(xw
     report = extraction_service(xws).extract("a")
     [closed] = report.windows[0].facts_invalidated
     assert (closed.object, closed.by_object) == ("berlin", "paris")
+    assert report.totals()["facts_asserted"] == 1 and closed.uid not in report.windows[0].facts_asserted
     home = {f.object: f for f in xws.facts.query("a", subject="user", predicate="livesIn")}
     assert home["berlin"].valid_until == T2 and home["paris"].valid_until is None
     before = xws.facts.query("a", subject="user", predicate="livesIn", valid_at=T2 - timedelta(days=1))
