@@ -103,24 +103,23 @@ class _Department:
                 self.degree_from(iri, degree)
             if kind != "Lecturer":
                 self.add(iri, "researchInterest", Literal(f"Research{rng.randrange(30)}"))
-            for _ in range(rng.randint(1, 2)):
-                course = self.node("Course", len(courses))
-                courses.append(course)
-                self.add(course, "type", ub("Course"))
-                self.add(course, "name", Literal(f"Course{len(courses) - 1}"))
-                self.add(iri, "teacherOf", course)
-            for _ in range(rng.randint(1, 2)):
-                course = self.node("GraduateCourse", len(grad_courses))
-                grad_courses.append(course)
-                self.add(course, "type", ub("GraduateCourse"))
-                self.add(course, "name", Literal(f"GraduateCourse{len(grad_courses) - 1}"))
-                self.add(iri, "teacherOf", course)
+            self._teach(iri, "Course", courses)
+            self._teach(iri, "GraduateCourse", grad_courses)
             for p in range(rng.randint(*publications[kind])):
                 pub = URIRef(f"{iri}/Publication{p}")
                 self.add(pub, "type", ub("Publication"))
                 self.add(pub, "name", Literal(f"Publication{p}"))
                 self.add(pub, "publicationAuthor", iri)
         return courses, grad_courses
+
+    def _teach(self, teacher: URIRef, kind: str, taught: list[URIRef]) -> None:
+        """One or two new courses of ``kind`` (Course, GraduateCourse) taught by ``teacher``, added to ``taught``."""
+        for _ in range(self.rng.randint(1, 2)):
+            course = self.node(kind, len(taught))
+            taught.append(course)
+            self.add(course, "type", ub(kind))
+            self.add(course, "name", Literal(f"{kind}{len(taught) - 1}"))
+            self.add(teacher, "teacherOf", course)
 
     def _students(self, faculty: int, courses: list[URIRef], grad: list[URIRef], professors: list[URIRef]) -> None:
         rng = self.rng
