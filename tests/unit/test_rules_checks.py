@@ -134,12 +134,14 @@ def test_conclusion_variable_bound_only_as_a_comparison_object_cannot_exist() ->
     )
 
 
+def unchecked(**fields: Any) -> Rule:
+    """A rule of agent ``a`` built without validation (``model_construct``), as a careless caller could."""
+    return Rule.model_construct(agent_id="a", scope="agent:a", created_at=NOW, **fields)
+
+
 def test_rules_built_without_validation_are_still_checked() -> None:
-    rule = Rule.model_construct(
+    rule = unchecked(
         uid="R-01J00000000000000000000000",
-        agent_id="a",
-        scope="agent:a",
-        created_at=NOW,
         name="raw",
         type=RuleType.INFERENCE,
         conditions=[RuleCondition(subject="?x", predicate="p", object="?y")],
@@ -153,11 +155,8 @@ def test_rules_built_without_validation_are_still_checked() -> None:
 
 
 def test_engine_functions_check_every_rule_even_disabled_ones() -> None:
-    bad = Rule.model_construct(
+    bad = unchecked(
         uid="R-01J00000000000000000000001",
-        agent_id="a",
-        scope="agent:a",
-        created_at=NOW,
         name="bad",
         type=RuleType.CONSTRAINT,
         conditions=[RuleCondition(subject="?x", predicate="p", object="?v", operator="gt")],
