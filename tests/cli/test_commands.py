@@ -32,6 +32,7 @@ RUNS: dict[str, tuple[str, ...]] = {
     "fact retract": (*A, "{industry}"),
     "fact query": (*A, "--subject", "acme", "--predicate", "has*"),
     "fact explain": (*A, "{derived}", "--depth", "3"),
+    "fact import": (*A, str(Path(__file__).resolve().parents[2] / "schema" / "shapes" / "ontology.ttl")),
     "belief add": (*A, "Globex is shrinking", "--certainty", "0.6"),
     "belief list": (*A,),
     "belief update": (*A, "{belief}", "--status", "revised"),
