@@ -88,9 +88,15 @@ three stored memories that look similar to it. Pick exactly one action for the c
 - "contradict": it states that a stored memory is wrong; the stored one is retired, history is kept.
 - "supersede": it is a newer version of a stored memory (a changed preference, an updated value); the \
 stored one is retired, history is kept; give the text to store.
+For "contextualize", name the context the candidate holds in: one of general, morning, evening, night, \
+weekday, weekend, work, leisure, summer, winter, travel.
 Answer with one JSON object and nothing else:
 {"action": "<one of the actions>", "target": "<id of the stored memory it concerns, null for create>", \
-"reason": "<one short sentence>", "content": "<text to store for merge or supersede, else null>"}"""
+"reason": "<one short sentence>", "content": "<text to store for merge or supersede, else null>", \
+"context_label": "<for contextualize: one of the contexts above, else null>"}"""
+#: The seed's context labels of a ``contextualize`` decision (stored as a ``context:<label>`` tag).
+CONTEXT_LABELS = ("general", "morning", "evening", "night", "weekday", "weekend", "work", "leisure", "summer",
+                  "winter", "travel")  # fmt: skip
 
 
 class Neighbour(Model):
@@ -112,6 +118,7 @@ class DedupDecision(Model):
     model: str | None = None
     reason: str
     content: str | None = None
+    context_label: str | None = None
     notes: list[str] = Field(default_factory=list)
 
 
@@ -286,11 +293,13 @@ def parse_reply(reply: str, near: Sequence[Neighbour], *, model: str) -> tuple[D
     if content is not None and (not isinstance(content, str) or not content.strip() or len(content) > MAX_CONTENT):
         return None, "content must be a non-empty text"
     reason = data.get("reason")
+    label = data.get("context_label")
     chosen = by_uid.get(str(target)) if action != "create" else None
     return DedupDecision(
         action=action, target_uid=chosen.uid if chosen else None, similarity=chosen.similarity if chosen else None,
         neighbours=list(near), method="llm", model=model, content=content.strip() if content else None,
         reason=str(reason).strip() if isinstance(reason, str) and reason.strip() else f"the LLM chose {action}",
+        context_label=label if action == "contextualize" and label in CONTEXT_LABELS else None,
     ), ""  # fmt: skip
 
 
@@ -353,6 +362,8 @@ def apply_decision(memory: MemoryService, agent_id: str, candidate: MemoryCandid
                       tags=_union(old.tags, candidate.tags), scope=old.scope, store=old.store)  # fmt: skip
     elif action == "contextualize":
         fields["tags"] = _with_tag(candidate.tags, "context")
+        if decision.context_label:
+            fields["tags"] = _with_tag(fields["tags"], f"context:{decision.context_label}")
     elif action == "contradict":
         fields["tags"] = _with_tag(candidate.tags, "contradicts")
     done.written.append(memory.store_item(agent_id, content, **fields).item.uid)
@@ -378,6 +389,7 @@ def _new_content(action: str, old: MemoryItem, candidate: MemoryCandidate, decis
 __all__ = [
     "ACTIONS",
     "BATCH_SIMILARITY",
+    "CONTEXT_LABELS",
     "MERGE_ABOVE",
     "PREFILTER",
     "SYSTEM_PROMPT",

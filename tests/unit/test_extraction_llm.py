@@ -137,7 +137,8 @@ def test_each_dedup_decision_of_the_model_is_carried_out(lws: Workspace, stub: C
             asked.append(stored[0])
             answer = {"action": action, "target": None if action == "create" else stored[0]["id"],
                       "reason": f"stub says {action}", "content": "Likes green tea, mornings and evenings"
-                      if action in ("merge", "supersede") else None}  # fmt: skip
+                      if action in ("merge", "supersede") else None,
+                      "context_label": "evening" if action == "contextualize" else None}  # fmt: skip
             return 200, completion(json.dumps(answer))
         return 200, completion(reply([tea]))
 
@@ -157,6 +158,7 @@ def test_each_dedup_decision_of_the_model_is_carried_out(lws: Workspace, stub: C
         assert len(active) == 2 and len(new) == 1
     if action == "contextualize":
         assert "context" in new[0].tags and new[0].derived_from[0] == old.uid
+        assert "context:evening" in new[0].tags  # the seed's context label
     if action in ("skip", "support"):
         assert [i.uid for i in active] == [old.uid] and not window.written
     if action == "support":
