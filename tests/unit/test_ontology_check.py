@@ -27,8 +27,8 @@ from kg.ontology.files import (
 )
 from kg.ontology.merge import file_checks
 from kg.ontology.proposals import OntologyService
+from tests.unit.conftest import ONTOLOGY_DATA as DATA
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "ontology" / "proposals"
 ROOT = Path(__file__).resolve().parents[2]
 BIZ = "https://w3id.org/mabos/business#"
 

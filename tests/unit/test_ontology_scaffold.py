@@ -13,8 +13,8 @@ from kg.errors import ConflictError, InputError
 from kg.ontology.files import OntologyFiles, ontology_json, parse_jsonld, read_domain_file, read_shapes, shapes_dir
 from kg.ontology.merge import file_checks
 from kg.workspace import base_ontologies_dir
+from tests.unit.conftest import ONTOLOGY_DATA as DATA
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "ontology" / "proposals"
 OLD_NS = "https://w3id.org/mabos/ecommerce#"
 
 

@@ -20,8 +20,8 @@ from kg.ontology.validate import (
     typeql_label,
     validate_proposal,
 )
+from tests.unit.conftest import ONTOLOGY_DATA as DATA
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "ontology" / "proposals"
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = ["jsonld", "shacl", "references", "new_id", "near_duplicate", "naming", "sbvr_definition", "owl_rl", "typeql"]
 

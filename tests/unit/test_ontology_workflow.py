@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 
@@ -15,7 +14,6 @@ from kg.models import OntologyProposal, ProposalStatus
 from kg.ontology.files import dump_json, ontology_json
 from kg.ontology.proposals import OntologyService, split_node_id
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "ontology" / "proposals"
 BIZ = "sbvr-business.jsonld"
 
 
