@@ -12,7 +12,7 @@ A fresh database needs the base schema first: :func:`ensure_schema` (or :meth:`T
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, overload
 
 from kg.clock import Clock, SystemClock
 from kg.errors import BackendError
@@ -30,16 +30,7 @@ from kg.store.typedb.writes import node_type
 
 if TYPE_CHECKING:
     from kg.ports import (
-        CaseStore,
-        ConversationStore,
-        EmbeddingCache,
         GraphStore,
-        IndexQueue,
-        MemoryStore,
-        OutboxStore,
-        ProposalStore,
-        RuleStore,
-        SummaryStore,
     )
 
 
@@ -73,8 +64,22 @@ def stats_queries() -> dict[str, str]:
     return queries
 
 
-def _unsupported(what: str) -> NoReturn:
-    raise BackendError(f"typedb: {what} stays in the embedded store (docs/typedb.md)")
+class _EmbeddedOnly:
+    """A port that stays in the embedded store (memory, rules, outbox ...): reading it raises BackendError."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, instance: None, owner: type) -> _EmbeddedOnly: ...
+
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> NoReturn: ...
+
+    def __get__(self, instance: object, owner: type | None = None) -> _EmbeddedOnly:
+        if instance is None:  # on the class: the descriptor itself, as a property would be
+            return self
+        raise BackendError(f"typedb: {self.name} stays in the embedded store (docs/typedb.md)")
 
 
 class TypeDBGraphStore:
@@ -101,51 +106,15 @@ class TypeDBGraphStore:
         return store
 
     # The embedded-only ports: the core learns from the capabilities not to ask (docs/typedb.md).
-
-    @property
-    def memory(self) -> MemoryStore:
-        """Not here: memory items stay in the embedded store."""
-        _unsupported("memory")
-
-    @property
-    def rules(self) -> RuleStore:
-        """Not here: rules stay in the embedded store."""
-        _unsupported("rules")
-
-    @property
-    def cases(self) -> CaseStore:
-        """Not here: cases stay in the embedded store."""
-        _unsupported("cases")
-
-    @property
-    def proposals(self) -> ProposalStore:
-        """Not here: ontology proposals stay in the embedded store."""
-        _unsupported("proposals")
-
-    @property
-    def embeddings(self) -> EmbeddingCache:
-        """Not here: the embedding cache stays in the embedded store."""
-        _unsupported("embeddings")
-
-    @property
-    def index_queue(self) -> IndexQueue:
-        """Not here: the vector index queue stays in the embedded store."""
-        _unsupported("index_queue")
-
-    @property
-    def conversations(self) -> ConversationStore:
-        """Embedded only: raises :class:`~kg.errors.BackendError`."""
-        _unsupported("conversations")
-
-    @property
-    def summaries(self) -> SummaryStore:
-        """Embedded only: raises :class:`~kg.errors.BackendError`."""
-        _unsupported("summaries")
-
-    @property
-    def outbox(self) -> OutboxStore:
-        """Not here: the outbox stays in the embedded store."""
-        _unsupported("outbox")
+    memory = _EmbeddedOnly()
+    rules = _EmbeddedOnly()
+    cases = _EmbeddedOnly()
+    proposals = _EmbeddedOnly()
+    embeddings = _EmbeddedOnly()
+    index_queue = _EmbeddedOnly()
+    conversations = _EmbeddedOnly()
+    summaries = _EmbeddedOnly()
+    outbox = _EmbeddedOnly()
 
     def stats(self) -> dict[str, Any]:
         """Counts of every record type in the graph (one read transaction) and where the graph is."""
