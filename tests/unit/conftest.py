@@ -5,16 +5,31 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import kg
+from cli import tools
+from kg.errors import InputError
 from kg.ontology.proposals import OntologyService
 from kg.recall.embedder import SentenceTransformerEmbedder
 from kg.workspace import Workspace
 
 #: Small ontologies and shapes for the proposal workflow tests.
 ONTOLOGY_DATA = Path(__file__).resolve().parents[1] / "data" / "ontology" / "proposals"
+
+
+def call(ws: Workspace, name: str, /, **arguments: Any) -> Any:
+    """Call the registered tool ``name`` on the workspace ``ws`` by path, as the CLI and MCP server do."""
+    return tools.call(name, workspace=ws.path, **arguments)
+
+
+def refused(ws: Workspace, name: str, /, **arguments: Any) -> InputError:
+    """The InputError a malformed call of tool ``name`` raises (the test fails when the call succeeds)."""
+    with pytest.raises(InputError) as raised:
+        call(ws, name, **arguments)
+    return raised.value
 
 
 @pytest.fixture

@@ -7,23 +7,20 @@ from typing import Any
 import pytest
 
 from cli import tools
-from kg.errors import InputError, NotFoundError, ScopeError
+from kg.errors import NotFoundError, ScopeError
 from kg.workspace import Workspace
 from reasoning.cases import StoredCase
 from reasoning.cbr import RetrievalResult
 from reasoning.router import RouterResult
 from reasoning.service import RuleService
 from tests.conftest import TAXABLE
+from tests.unit.conftest import call, refused
 
 
 @pytest.fixture
 def ws(tool_ws: Workspace) -> Workspace:
     """Agents ``a`` and ``b``, no embedder (tests/unit/conftest.py ``tool_ws``)."""
     return tool_ws
-
-
-def call(ws: Workspace, name: str, **arguments: Any) -> Any:
-    return tools.call(name, workspace=ws.path, **arguments)
 
 
 def case(beliefs: list[str], desires: list[str], *, success: bool = True, action: str = "act") -> dict[str, Any]:
@@ -148,9 +145,7 @@ def test_reason_stores_a_result_on_request(ws: Workspace) -> None:
 def test_a_malformed_call_names_the_field_and_changes_nothing(
     ws: Workspace, name: str, arguments: dict[str, Any], field: str
 ) -> None:
-    with pytest.raises(InputError) as raised:
-        call(ws, name, agent_id="a", **arguments)
-    assert raised.value.field == field
+    assert refused(ws, name, agent_id="a", **arguments).field == field
     assert ws.store.cases.list(scopes=["agent:a", "global"]) == []
 
 

@@ -11,6 +11,7 @@ from cli.tools.facts import FactAssertResult, FactList, FactRetractResult
 from kg.errors import InputError, NotFoundError, ScopeError
 from kg.facts import Explanation
 from kg.workspace import Workspace
+from tests.unit.conftest import call, refused
 
 SPO = {"subject": "acme", "predicate": "p", "object": "x"}
 
@@ -19,10 +20,6 @@ SPO = {"subject": "acme", "predicate": "p", "object": "x"}
 def ws(tool_ws: Workspace) -> Workspace:
     """Agents ``a`` and ``b``, no embedder (tests/unit/conftest.py ``tool_ws``)."""
     return tool_ws
-
-
-def call(ws: Workspace, name: str, **arguments: Any) -> Any:
-    return tools.call(name, workspace=ws.path, **arguments)
 
 
 def test_the_group_registers_its_five_tools() -> None:
@@ -116,9 +113,7 @@ def test_explain_walks_the_supports(ws: Workspace) -> None:
 def test_a_malformed_call_names_the_field_and_changes_nothing(
     ws: Workspace, name: str, arguments: dict[str, Any], field: str
 ) -> None:
-    with pytest.raises(InputError) as raised:
-        call(ws, name, agent_id="a", **arguments)
-    assert raised.value.field == field
+    assert refused(ws, name, agent_id="a", **arguments).field == field
     assert ws.facts.query("a", include_retracted=True) == []
 
 
