@@ -151,8 +151,8 @@ class RecallEngine:
             items.setdefault(uid, admitted[uid])
         vectors = self._vectors(items) if mmr and used != "bm25" else None
         covered: dict[str, float] | None = None
-        if used == "bm25" and lexical:  # no vector branch: an absolute relevance next to BM25's relative one
-            terms = content_terms(without_dates(text))  # a named date is matched by created_at
+        terms = content_terms(without_dates(text)) if used == "bm25" else []  # a date is matched by created_at
+        if terms and lexical:  # no vector branch: an absolute relevance next to BM25's relative one
             covered = {u: coverage(terms, i.content, *i.tags) for u, i in items.items()}
             best = max(covered.values())
             if best < self.settings.lexical_min_coverage:
