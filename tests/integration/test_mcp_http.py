@@ -69,8 +69,15 @@ def _env() -> dict[str, str]:
 
 def _seed(path: Path) -> dict[str, str]:
     """Two agents; bob's private memory, fact and rule carry PRIVATE; tokens of every kind."""
-    os.environ.setdefault("MABOS_EMBEDDER", "none")
-    ws = init_workspace(path)
+    before = os.environ.get("MABOS_EMBEDDER")
+    os.environ["MABOS_EMBEDDER"] = "none"  # for this seeding only: later tests in this process need the real model
+    try:
+        ws = init_workspace(path)
+    finally:
+        if before is None:
+            os.environ.pop("MABOS_EMBEDDER", None)
+        else:
+            os.environ["MABOS_EMBEDDER"] = before
     try:
         ws.agents.add(ALICE)
         ws.agents.add(BOB)
