@@ -28,16 +28,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import statistics
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from locomo_data import default_data, evidence, speaker_turns
 
 from kg.clock import FixedClock
 from kg.extraction import extraction_service, workspace_chat
@@ -45,30 +47,6 @@ from kg.workspace import Workspace, init_workspace
 
 AGENT = "locomo"
 PEER = "turns"
-_EVIDENCE = re.compile(r"D(\d+):(\d+)")
-_SESSION = re.compile(r"^session_(\d+)$")
-
-
-def default_data() -> Path:
-    root = Path(os.environ.get("MABOS_BENCH_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
-    return root / "locomo" / "locomo-dev.json"
-
-
-def turns(sample: dict[str, Any]) -> list[tuple[str, datetime, str, str]]:
-    """(dia_id, time, speaker, text) of every turn in order."""
-    conv = sample["conversation"]
-    numbers = sorted(int(m[1]) for k in conv if (m := _SESSION.match(k)) and isinstance(conv[k], list))
-    found = []
-    for n in numbers:
-        start = datetime.strptime(conv[f"session_{n}_date_time"].strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
-        for i, turn in enumerate(conv[f"session_{n}"]):
-            found.append((turn["dia_id"], start + timedelta(seconds=i), turn["speaker"], turn["text"]))
-    return found
-
-
-def evidence(qa: dict[str, Any], known: set[str]) -> list[str]:
-    ids = [f"D{int(a)}:{int(b)}" for ev in qa.get("evidence", []) for a, b in _EVIDENCE.findall(str(ev))]
-    return [i for i in dict.fromkeys(ids) if i in known]
 
 
 def ingest(ws: Workspace, conv_turns: list[tuple[str, datetime, str, str]]) -> dict[str, str]:
@@ -131,7 +109,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     peer: dict[str, list[float]] = {"items": [], "turns": []}
     skipped: list[str] = []
     for sample in data:
-        conv_turns = turns(sample)
+        conv_turns = speaker_turns(sample)
         for extractor in extractors:
             with tempfile.TemporaryDirectory() as tmp:
                 ws = init_workspace(Path(tmp) / "ws", clock=FixedClock(datetime(2026, 1, 1, tzinfo=UTC)))

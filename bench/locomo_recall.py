@@ -32,19 +32,19 @@ import argparse
 import json
 import os
 import platform
-import re
 import statistics
 import sys
 import tempfile
 import time
 from collections import defaultdict
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from locomo_data import default_data, evidence, speaker_turns
 from vector_index import percentile
 
 from kg.clock import FixedClock
@@ -55,35 +55,11 @@ from kg.recall.fusion import FusionSettings
 from kg.workspace import init_workspace, open_workspace
 
 AGENT = "locomo"
-_EVIDENCE = re.compile(r"D(\d+):(\d+)")
-_SESSION = re.compile(r"^session_(\d+)$")
-
-
-def default_data() -> Path:
-    root = Path(os.environ.get("MABOS_BENCH_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
-    return root / "locomo" / "locomo-dev.json"
-
-
-def session_date(text: str) -> datetime:
-    """``"1:56 pm on 8 May, 2023"`` -> an aware datetime (UTC)."""
-    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
 
 
 def turns(sample: dict[str, Any]) -> list[tuple[str, datetime, str]]:
     """(dia_id, created_at, content) of every turn, in session and turn order."""
-    conv = sample["conversation"]
-    numbers = sorted(int(m[1]) for k in conv if (m := _SESSION.match(k)) and isinstance(conv[k], list))
-    found = []
-    for n in numbers:
-        start = session_date(conv[f"session_{n}_date_time"])
-        for i, turn in enumerate(conv[f"session_{n}"]):
-            found.append((turn["dia_id"], start + timedelta(seconds=i), f"{turn['speaker']}: {turn['text']}"))
-    return found
-
-
-def evidence(qa: dict[str, Any], known: set[str]) -> list[str]:
-    ids = [f"D{int(a)}:{int(b)}" for ev in qa.get("evidence", []) for a, b in _EVIDENCE.findall(str(ev))]
-    return [i for i in dict.fromkeys(ids) if i in known]
+    return [(dia_id, when, f"{speaker}: {text}") for dia_id, when, speaker, text in speaker_turns(sample)]
 
 
 Scores = dict[tuple[str, str], list[tuple[int, dict[int, tuple[float, bool, bool]]]]]
