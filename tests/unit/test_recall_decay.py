@@ -58,53 +58,43 @@ def test_effective_half_life_grows_with_importance() -> None:
     assert effective_half_life(1.0, DEFAULT) == pytest.approx(134.4507, abs=1e-4)  # 30 * e^1.5 = 30 * 4.481689
 
 
-# Importance 0: raw = 2^-(ratio^beta). At 30 d ratio 1 -> 0.5 for every beta.
-# At 90 d: core 2^-(3^0.8) = 2^-2.408225 = 0.188388; working 2^-3 = 0.125;
-# peripheral 2^-(3^1.3) = 2^-4.171168 = 0.055508. Every one of these lies under its floor.
 @pytest.mark.parametrize(
-    ("tier", "age", "raw", "floored"),
+    ("importance", "tier", "age", "raw", "floored"),
     [
-        (Tier.CORE, 0, 1.0, 1.0),
-        (Tier.WORKING, 0, 1.0, 1.0),
-        (Tier.PERIPHERAL, 0, 1.0, 1.0),
-        (Tier.CORE, 30, 0.5, 0.9),
-        (Tier.WORKING, 30, 0.5, 0.7),
-        (Tier.PERIPHERAL, 30, 0.5, 0.5),  # exactly at its floor
-        (Tier.CORE, 90, 0.188388, 0.9),
-        (Tier.WORKING, 90, 0.125, 0.7),
-        (Tier.PERIPHERAL, 90, 0.055508, 0.5),
+        # Importance 0: raw = 2^-(ratio^beta). At 30 d ratio 1 -> 0.5 for every beta.
+        # At 90 d: core 2^-(3^0.8) = 2^-2.408225 = 0.188388; working 2^-3 = 0.125;
+        # peripheral 2^-(3^1.3) = 2^-4.171168 = 0.055508. Every one of these lies under its floor.
+        (0.0, Tier.CORE, 0, 1.0, 1.0),
+        (0.0, Tier.WORKING, 0, 1.0, 1.0),
+        (0.0, Tier.PERIPHERAL, 0, 1.0, 1.0),
+        (0.0, Tier.CORE, 30, 0.5, 0.9),
+        (0.0, Tier.WORKING, 30, 0.5, 0.7),
+        (0.0, Tier.PERIPHERAL, 30, 0.5, 0.5),  # exactly at its floor
+        (0.0, Tier.CORE, 90, 0.188388, 0.9),
+        (0.0, Tier.WORKING, 90, 0.125, 0.7),
+        (0.0, Tier.PERIPHERAL, 90, 0.055508, 0.5),
+        # Importance 1: half-life 134.4507 d. At 30 d ratio = e^-1.5 = 0.223130, so ratio^beta = e^(-1.5 beta):
+        #   core       e^-1.2  = 0.301194 -> 2^-0.301194 = 0.811580 -> floor 0.9
+        #   working    e^-1.5  = 0.223130 -> 2^-0.223130 = 0.856705 (above 0.7)
+        #   peripheral e^-1.95 = 0.142274 -> 2^-0.142274 = 0.906090 (above 0.5)
+        # At 90 d ratio = 3 e^-1.5 = 0.669390 (ln = -0.401388):
+        #   core       e^(0.8 * -0.401388) = 0.725343 -> 2^-0.725343 = 0.604853 -> floor 0.9
+        #   working    0.669390 -> 2^-0.669390 = 0.628772 -> floor 0.7
+        #   peripheral e^(1.3 * -0.401388) = 0.593449 -> 2^-0.593449 = 0.662757 (above 0.5)
+        (1.0, Tier.CORE, 30, 0.811580, 0.9),
+        (1.0, Tier.WORKING, 30, 0.856705, 0.856705),
+        (1.0, Tier.PERIPHERAL, 30, 0.906090, 0.906090),
+        (1.0, Tier.CORE, 90, 0.604853, 0.9),
+        (1.0, Tier.WORKING, 90, 0.628772, 0.7),
+        (1.0, Tier.PERIPHERAL, 90, 0.662757, 0.662757),
     ],
 )
-def test_recency_at_0_30_90_days_importance_0(tier: Tier, age: float, raw: float, floored: float) -> None:
-    got_raw, got = recency(age, 0.0, tier, DEFAULT)
+def test_recency_at_0_30_90_days(importance: float, tier: Tier, age: float, raw: float, floored: float) -> None:
+    """The raw and floored recency under the defaults; without floors the result is the raw value."""
+    got_raw, got = recency(age, importance, tier, DEFAULT)
     assert got_raw == pytest.approx(raw, abs=1e-6)
     assert got == pytest.approx(floored, abs=1e-6)
-    assert recency(age, 0.0, tier, NO_FLOORS)[1] == pytest.approx(raw, abs=1e-6)
-
-
-# Importance 1: half-life 134.4507 d. At 30 d ratio = e^-1.5 = 0.223130, so ratio^beta = e^(-1.5 beta):
-#   core       e^-1.2  = 0.301194 -> 2^-0.301194 = 0.811580 -> floor 0.9
-#   working    e^-1.5  = 0.223130 -> 2^-0.223130 = 0.856705 (above 0.7)
-#   peripheral e^-1.95 = 0.142274 -> 2^-0.142274 = 0.906090 (above 0.5)
-# At 90 d ratio = 3 e^-1.5 = 0.669390 (ln = -0.401388):
-#   core       e^(0.8 * -0.401388) = 0.725343 -> 2^-0.725343 = 0.604853 -> floor 0.9
-#   working    0.669390 -> 2^-0.669390 = 0.628772 -> floor 0.7
-#   peripheral e^(1.3 * -0.401388) = 0.593449 -> 2^-0.593449 = 0.662757 (above 0.5)
-@pytest.mark.parametrize(
-    ("tier", "age", "raw", "floored"),
-    [
-        (Tier.CORE, 30, 0.811580, 0.9),
-        (Tier.WORKING, 30, 0.856705, 0.856705),
-        (Tier.PERIPHERAL, 30, 0.906090, 0.906090),
-        (Tier.CORE, 90, 0.604853, 0.9),
-        (Tier.WORKING, 90, 0.628772, 0.7),
-        (Tier.PERIPHERAL, 90, 0.662757, 0.662757),
-    ],
-)
-def test_recency_with_importance_1(tier: Tier, age: float, raw: float, floored: float) -> None:
-    got_raw, got = recency(age, 1.0, tier, DEFAULT)
-    assert got_raw == pytest.approx(raw, abs=1e-6)
-    assert got == pytest.approx(floored, abs=1e-6)
+    assert recency(age, importance, tier, NO_FLOORS)[1] == pytest.approx(raw, abs=1e-6)
 
 
 def test_frequency_saturates_and_fades_with_idle_time() -> None:
