@@ -38,12 +38,12 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from click.testing import CliRunner
@@ -68,6 +68,7 @@ EMBEDDER_EVERY = 10
 #: Share of kills aimed at start-up (import, migrations, workspace open) instead of the write loop.
 EARLY_KILLS = 0.1
 CHUNK = 500
+T = TypeVar("T")
 #: Every Nth writer injects kills after a memory commit and before an atomic write's rename, with this spec.
 INJECT_EVERY = 3
 INJECT = "after_commit:0.08,before_rename:0.08"
@@ -182,9 +183,12 @@ def embedder(kind: str) -> Iterator[None]:
             os.environ[ENV_EMBEDDER] = before
 
 
-def _chunks(uids: list[str]) -> Iterator[list[str]]:
+def _get_all(get_many: Callable[[list[str]], Mapping[str, T]], uids: list[str]) -> dict[str, T]:
+    """``get_many`` over ``uids`` in chunks of ``CHUNK`` (SQLite's variable limit), merged."""
+    found: dict[str, T] = {}
     for start in range(0, len(uids), CHUNK):
-        yield uids[start : start + CHUNK]
+        found.update(get_many(uids[start : start + CHUNK]))
+    return found
 
 
 def check_database(path: Path) -> list[str]:
@@ -202,9 +206,7 @@ def check_database(path: Path) -> list[str]:
 def check_acknowledged(ws: Workspace, expected: Expected) -> list[str]:
     """Every acknowledged write, as the acknowledged operations left it (one line per loss)."""
     lost = check_memories(ws, expected) + check_facts(ws, expected)
-    rules = {}
-    for chunk in _chunks(sorted(expected.rules)):
-        rules.update(ws.store.rules.get_many(chunk))
+    rules = _get_all(ws.store.rules.get_many, sorted(expected.rules))
     lost += [f"rule {uid}: missing" for uid in sorted(expected.rules) if uid not in rules]
     return lost + check_acknowledged_files(ws.path, expected)
 
@@ -213,9 +215,7 @@ def check_memories(ws: Workspace, expected: Expected) -> list[str]:
     """Memory items by uid and content, and what acknowledged consolidations did to them."""
     lost: list[str] = []
     memory_uids = sorted(expected.memories)
-    found = {}
-    for chunk in _chunks(memory_uids):
-        found.update(ws.store.memory.get_many(chunk))
+    found = _get_all(ws.store.memory.get_many, memory_uids)
     for uid in memory_uids:
         item = found.get(uid)
         if item is None:
@@ -237,9 +237,7 @@ def check_facts(ws: Workspace, expected: Expected) -> list[str]:
     """Asserted facts by uid with their acknowledged retracted state; derived facts by uid."""
     lost: list[str] = []
     fact_uids = sorted(set(expected.facts) | expected.derived)
-    facts = {}
-    for chunk in _chunks(fact_uids):
-        facts.update(ws.store.facts.get_many(chunk))
+    facts = _get_all(ws.store.facts.get_many, fact_uids)
     for uid in fact_uids:
         fact = facts.get(uid)
         if fact is None:
