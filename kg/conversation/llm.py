@@ -12,17 +12,14 @@ an error message.
 from __future__ import annotations
 
 import json
-import os
-import urllib.error
-import urllib.request
 from collections.abc import Sequence
 from typing import Any
 
 from kg.errors import BackendUnavailableError, InputError
 from kg.ports import ChatMessage
+from kg.recall.openai_http import post_json
 
 DEFAULT_TIMEOUT = 30.0
-_BODY_EXCERPT = 200
 _ROLES = frozenset({"system", "user", "assistant", "tool"})
 
 
@@ -89,32 +86,8 @@ class OpenAIChatModel:
         }
         return self._parse(self._post(json.dumps(body).encode()))
 
-    def _key(self) -> str | None:
-        if not self.api_key_env:
-            return None
-        key = os.environ.get(self.api_key_env)
-        if not key:
-            raise BackendUnavailableError(f"llm: environment variable {self.api_key_env} is not set")
-        return key
-
     def _post(self, body: bytes) -> bytes:
-        key = self._key()
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
-        request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")  # noqa: S310
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310 - scheme checked
-                raw: bytes = response.read()
-                return raw
-        except urllib.error.HTTPError as exc:
-            excerpt = _excerpt(exc, key)
-            raise BackendUnavailableError(
-                f"llm: {self.url} answered HTTP {exc.code} {exc.reason}" + (f": {excerpt}" if excerpt else "")
-            ) from exc
-        except (urllib.error.URLError, TimeoutError, OSError) as exc:
-            reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
-            raise BackendUnavailableError(f"llm: {self.url} cannot be reached ({reason})") from exc
+        return post_json(self.url, body, api_key_env=self.api_key_env, timeout=self.timeout, label="llm")
 
     def _parse(self, raw: bytes) -> str:
         try:
@@ -135,18 +108,6 @@ def _check_request(messages: Sequence[ChatMessage], max_tokens: int, temperature
         raise InputError("max_tokens", "must be at least 1")
     if not 0.0 <= temperature <= 2.0:
         raise InputError("temperature", "must be between 0 and 2")
-
-
-def _excerpt(exc: urllib.error.HTTPError, key: str | None) -> str:
-    """The start of an error body on one line, with the API key blanked should the server echo it."""
-    try:
-        text = exc.read(_BODY_EXCERPT).decode("utf-8", "replace")
-    except OSError:
-        text = ""
-    finally:
-        exc.close()
-    text = " ".join(text.split())
-    return text.replace(key, "***") if key else text
 
 
 def _reply_text(payload: Any) -> str:

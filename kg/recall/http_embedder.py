@@ -11,17 +11,14 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import urllib.error
-import urllib.request
 from collections.abc import Sequence
 from typing import Any
 
 from kg.errors import BackendUnavailableError, InputError
+from kg.recall.openai_http import post_json
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MAX_BATCH = 256
-_BODY_EXCERPT = 200
 
 
 def endpoint_url(url: str) -> str:
@@ -103,34 +100,9 @@ class HttpEmbedder:
             vectors.extend(self._request(list(texts[start : start + self.max_batch])))
         return vectors
 
-    def _headers(self) -> dict[str, str]:
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if self.api_key_env:
-            key = os.environ.get(self.api_key_env)
-            if not key:
-                raise BackendUnavailableError(f"embedder: environment variable {self.api_key_env} is not set")
-            headers["Authorization"] = f"Bearer {key}"
-        return headers
-
     def _request(self, texts: list[str]) -> list[list[float]]:
         body = json.dumps({"model": self._model, "input": texts}).encode()
-        request = urllib.request.Request(self.url, data=body, headers=self._headers(), method="POST")  # noqa: S310
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310 - scheme checked
-                raw = response.read()
-        except urllib.error.HTTPError as exc:
-            try:
-                excerpt = exc.read(_BODY_EXCERPT).decode("utf-8", "replace").strip()
-            except OSError:
-                excerpt = ""
-            finally:
-                exc.close()
-            raise BackendUnavailableError(
-                f"embedder: {self.url} answered HTTP {exc.code} {exc.reason}" + (f": {excerpt}" if excerpt else "")
-            ) from exc
-        except (urllib.error.URLError, TimeoutError, OSError) as exc:
-            reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
-            raise BackendUnavailableError(f"embedder: {self.url} cannot be reached ({reason})") from exc
+        raw = post_json(self.url, body, api_key_env=self.api_key_env, timeout=self.timeout, label="embedder")
         return self._parse(raw, len(texts))
 
     def _parse(self, raw: bytes, expected: int) -> list[list[float]]:

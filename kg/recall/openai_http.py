@@ -1,0 +1,59 @@
+"""One JSON POST to an OpenAI-compatible endpoint, shared by the HTTP embedder and the chat model.
+
+The bearer token is read from the environment variable named in the configuration at each request. Every
+failure (the variable unset, connection refused, timeout, an error status) becomes
+:class:`~kg.errors.BackendUnavailableError` naming the endpoint and the cause; the start of an error body is
+quoted on one line with the key blanked should the server echo it.
+"""
+
+from __future__ import annotations
+
+import os
+import urllib.error
+import urllib.request
+
+from kg.errors import BackendUnavailableError
+
+_BODY_EXCERPT = 200
+
+
+def post_json(url: str, body: bytes, *, api_key_env: str | None, timeout: float, label: str) -> bytes:
+    """The raw response body of a POST of ``body`` (JSON) to ``url``; ``label`` starts every error message.
+
+    Raises:
+        BackendUnavailableError: ``api_key_env`` is set but the variable is not, the server cannot be
+            reached, or it answered an error status.
+    """
+    key = None
+    if api_key_env:
+        key = os.environ.get(api_key_env)
+        if not key:
+            raise BackendUnavailableError(f"{label}: environment variable {api_key_env} is not set")
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    if key:
+        headers["Authorization"] = f"Bearer {key}"
+    request = urllib.request.Request(url, data=body, headers=headers, method="POST")  # noqa: S310
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 - callers check the scheme
+            raw: bytes = response.read()
+            return raw
+    except urllib.error.HTTPError as exc:
+        excerpt = _excerpt(exc, key)
+        raise BackendUnavailableError(
+            f"{label}: {url} answered HTTP {exc.code} {exc.reason}" + (f": {excerpt}" if excerpt else "")
+        ) from exc
+    except (urllib.error.URLError, TimeoutError, OSError) as exc:
+        reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+        raise BackendUnavailableError(f"{label}: {url} cannot be reached ({reason})") from exc
+
+
+def _excerpt(exc: urllib.error.HTTPError, key: str | None) -> str:
+    """The start of an error body on one line, with the API key blanked should the server echo it."""
+    try:
+        text = exc.read(_BODY_EXCERPT).decode("utf-8", "replace")
+    except OSError:
+        text = ""
+    finally:
+        exc.close()
+    text = " ".join(text.split())
+    return text.replace(key, "***") if key else text
