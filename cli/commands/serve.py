@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import socket
 
 import click
@@ -10,6 +11,7 @@ from cli import render
 from cli.common import Session, mabos_options
 from cli.tools import REGISTRY, ToolContext
 from cli.tools.mcp_auth import is_loopback
+from cli.tools.mcp_idle import DEFAULT_IDLE
 from cli.tools.mcp_server import DEFAULT_HOST, MCP_PATH, serve_http, serve_stdio
 from cli.tools.mcp_workers import DEFAULT_DEADLINE, DEFAULT_WORKERS, PoolSettings
 from kg.errors import InputError
@@ -61,6 +63,14 @@ from kg.tokens import TokenInfo
     default=None,
     help="Calls one agent may have running at once [default: 1; every worker for a server bound with --agent].",
 )
+@click.option(
+    "--index-when-idle",
+    type=click.FloatRange(0, 86_400),
+    default=DEFAULT_IDLE,
+    show_default=True,
+    metavar="SECONDS",
+    help="After this long with no call in flight, index the vector index backlog in the background (0: off).",
+)
 @click.option("--dry-run", is_flag=True, help="Open the workspace, print what would be served and exit.")
 @mabos_options
 def serve(
@@ -74,6 +84,7 @@ def serve(
     deadline: float,
     workers: int,
     per_agent: int | None,
+    index_when_idle: float,
     dry_run: bool,
 ) -> None:
     """Serve every registry tool to an agent over MCP.
@@ -85,7 +96,8 @@ def serve(
     Over HTTP a caller may send an API token (Authorization: Bearer <secret>, from 'mabos token create'): the
     server then acts as the token's agent only. Off loopback every request needs a live token, and the server
     refuses to start while the workspace has none. Each call runs in a worker process and is stopped after
-    --deadline seconds; calls of different agents run side by side.
+    --deadline seconds; calls of different agents run side by side. After --index-when-idle seconds without a
+    call, items waiting for the vector index are indexed in the background (a call stops that pass at once).
 
     Example:
 
@@ -112,17 +124,31 @@ def serve(
     if port is None:
         tokens = "none (stdio: the process that starts the server is its caller)"
     plan = {"transport": transport, "url": url, "agent": agent, "workspace": str(out.path), "tools": len(REGISTRY),
-            "tokens": tokens, "workers": workers, "per_agent": settings.per_agent, "deadline_s": deadline}  # fmt: skip
+            "tokens": tokens, "workers": workers, "per_agent": settings.per_agent, "deadline_s": deadline,
+            "index_when_idle_s": index_when_idle}  # fmt: skip
     if port is not None and tokens == "required":
         _check_tokens(ws.tokens.list(agent), host, agent, require_token=require_token)
     if dry_run:
         out.emit(plan, render.key_values("MCP server (dry run)", plan.items()))
     elif port is None:
-        serve_stdio(ctx, settings)
+        _log_idle_indexing(index_when_idle)
+        serve_stdio(ctx, settings, index_when_idle=index_when_idle)
     else:
         _check_free(host, port)
         click.echo(f"mabos: serving {len(REGISTRY)} tools on {url}, tokens {tokens} (Ctrl-C stops)", err=True)
-        serve_http(ctx, host, port, settings=settings, verify=ws.tokens.verify, require_token=tokens == "required")
+        _log_idle_indexing(index_when_idle)
+        serve_http(ctx, host, port, settings=settings, verify=ws.tokens.verify, require_token=tokens == "required",
+                   index_when_idle=index_when_idle)  # fmt: skip
+
+
+def _log_idle_indexing(seconds: float) -> None:
+    """Idle indexing progress goes to stderr (the server's log), one line per step."""
+    if seconds:
+        handler = logging.StreamHandler()  # stderr
+        handler.setFormatter(logging.Formatter("mabos: %(message)s"))
+        log = logging.getLogger("cli.tools.mcp_idle")
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
 
 
 def _check_tokens(tokens: list[TokenInfo], host: str, agent: str | None, *, require_token: bool) -> None:

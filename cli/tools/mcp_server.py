@@ -23,7 +23,9 @@ token's agent and refuses calls for any other; off loopback a token is required 
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import AsyncIterator
 from importlib import metadata
 from typing import Any
 
@@ -37,6 +39,7 @@ from mcp.server.stdio import stdio_server
 from cli.tools.export import input_schema, output_schema, tools
 from cli.tools.mcp_auth import TokenGate, Verifier
 from cli.tools.mcp_calls import call_tool, error_result, success_result
+from cli.tools.mcp_idle import IdleIndexer
 from cli.tools.mcp_workers import PoolSettings, WorkerError, WorkerPool
 from cli.tools.registry import REGISTRY, ToolContext
 from kg.models import AGENT_ID_RE
@@ -89,9 +92,11 @@ class ToolServer:
             as an agent.
         settings: workers, running calls per agent and the deadline (default: 2 workers, 1 call per agent, or every
             worker for a server bound to one agent, 60 s).
+        index_when_idle: seconds without a call in flight before the vector index backlog is indexed in the
+            background (:mod:`cli.tools.mcp_idle`); 0 (the default here) turns it off.
     """
 
-    def __init__(self, ctx: ToolContext, settings: PoolSettings | None = None) -> None:
+    def __init__(self, ctx: ToolContext, settings: PoolSettings | None = None, *, index_when_idle: float = 0) -> None:
         ctx.operator = False  # MCP callers always act as an agent: no operator view of every scope
         self.ctx = ctx
         if settings is None:
@@ -100,6 +105,7 @@ class ToolServer:
                 settings = PoolSettings(workers=settings.workers, per_agent=settings.workers)
         path = ctx.workspace_obj.path if ctx.workspace_obj is not None else ctx.path or default_path()
         self.pool = WorkerPool(path, settings)
+        self.indexer = IdleIndexer(path, idle=index_when_idle) if index_when_idle else None
         self._tools = tool_list()
         agent = f" Bound to agent {ctx.agent!r}: agent_id defaults to it." if ctx.agent else ""
         self.server: Server[Any] = Server(
@@ -131,20 +137,25 @@ class ToolServer:
         agent = self._acting_agent(request_ctx)
         named = arguments.get("agent_id")
         key = agent or (named if isinstance(named, str) and AGENT_ID_RE.match(named) else None)
+        if self.indexer is not None:
+            self.indexer.call_started()  # a call wins over an idle index pass: the pass stops now
         try:
             data = await self.pool.call(params.name, arguments, agent=agent, key=key)
         except WorkerError as exc:
             return error_result(f"internal error: {exc}")
+        finally:
+            if self.indexer is not None:
+                self.indexer.call_ended()
         return types.CallToolResult.model_validate(data)
 
     async def run_stdio(self) -> None:
         """Serve over this process's stdin and stdout until the client closes stdin."""
         try:
             await self.pool.start()
-            async with stdio_server() as (read_stream, write_stream):
+            async with stdio_server() as (read_stream, write_stream), self._idle_indexing():
                 await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
         finally:
-            self.pool.close()
+            self.close()
 
     def http_app(self, host: str = DEFAULT_HOST, *, verify: Verifier | None = None, require_token: bool = False) -> Any:
         """The ASGI app serving ``/mcp``: the SDK's streamable HTTP app behind a :class:`TokenGate`."""
@@ -159,18 +170,35 @@ class ToolServer:
         config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
         try:
             await self.pool.start()
-            await uvicorn.Server(config).serve()
+            async with self._idle_indexing():
+                await uvicorn.Server(config).serve()
         finally:
-            self.pool.close()
+            self.close()
+
+    @contextlib.asynccontextmanager
+    async def _idle_indexing(self) -> AsyncIterator[None]:
+        """Run the idle indexer (if on) beside the body; stop it when the body ends."""
+        if self.indexer is None:
+            yield
+            return
+        async with anyio.create_task_group() as group:
+            group.start_soon(self.indexer.run)
+            try:
+                yield
+            finally:
+                self.indexer.close()
+                group.cancel_scope.cancel()
 
     def close(self) -> None:
-        """Stop the worker processes."""
+        """Stop the idle indexer and the worker processes."""
+        if self.indexer is not None:
+            self.indexer.close()
         self.pool.close()
 
 
-def serve_stdio(ctx: ToolContext, settings: PoolSettings | None = None) -> None:
+def serve_stdio(ctx: ToolContext, settings: PoolSettings | None = None, *, index_when_idle: float = 0) -> None:
     """Run the MCP server over stdio on ``ctx`` (blocks until the client disconnects)."""
-    anyio.run(ToolServer(ctx, settings).run_stdio)
+    anyio.run(ToolServer(ctx, settings, index_when_idle=index_when_idle).run_stdio)
 
 
 def serve_http(
@@ -181,9 +209,10 @@ def serve_http(
     settings: PoolSettings | None = None,
     verify: Verifier | None = None,
     require_token: bool = False,
+    index_when_idle: float = 0,
 ) -> None:
     """Run the MCP server over streamable HTTP on ``ctx`` (blocks until interrupted)."""
-    server = ToolServer(ctx, settings)
+    server = ToolServer(ctx, settings, index_when_idle=index_when_idle)
     anyio.run(lambda: server.run_http(host, port, verify=verify, require_token=require_token))
 
 
