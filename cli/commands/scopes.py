@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 import click
 
 from cli import render
 from cli.common import Session, mabos_options
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 @click.group("scope")
@@ -16,10 +21,19 @@ def scope() -> None:
     """
 
 
+def grant_arguments(verb: str) -> Callable[[F], F]:
+    """AGENT, SCOPE and ``--by`` (who ``verb`` it, recorded for audit): what grant and revoke both take."""
+
+    def decorate(command: F) -> F:
+        command = click.option("--by", "by", required=True, help=f"Who {verb} it (recorded for audit).")(command)
+        command = click.argument("scope_name", metavar="SCOPE")(command)
+        return click.argument("agent_id", metavar="AGENT")(command)
+
+    return decorate
+
+
 @scope.command("grant")
-@click.argument("agent_id", metavar="AGENT")
-@click.argument("scope_name", metavar="SCOPE")
-@click.option("--by", "by", required=True, help="Who grants it (recorded for audit).")
+@grant_arguments("grants")
 @mabos_options
 def grant(out: Session, *, agent_id: str, scope_name: str, by: str) -> None:
     """Let an agent read and write a scope.
@@ -36,9 +50,7 @@ def grant(out: Session, *, agent_id: str, scope_name: str, by: str) -> None:
 
 
 @scope.command("revoke")
-@click.argument("agent_id", metavar="AGENT")
-@click.argument("scope_name", metavar="SCOPE")
-@click.option("--by", "by", required=True, help="Who revokes it (recorded for audit).")
+@grant_arguments("revokes")
 @mabos_options
 def revoke(out: Session, *, agent_id: str, scope_name: str, by: str) -> None:
     """Withdraw a grant.
