@@ -18,6 +18,7 @@ from kg.memory.cognitive import CognitiveKind, export_cognitive, import_cognitiv
 from kg.memory.materialize import FileOutcome, materialize
 
 KIND = click.Choice([*(k.value for k in CognitiveKind), "all"])
+kind_option = click.option("--kind", type=KIND, default="all", show_default=True, help="Which cognitive file.")
 
 
 def files_table(files: Sequence[FileOutcome]) -> Table:
@@ -45,7 +46,7 @@ def materialize_(out: Session, *, agent: str) -> None:
 
 @click.command("export")
 @agent_option
-@click.option("--kind", type=KIND, default="all", show_default=True, help="Which cognitive file.")
+@kind_option
 @mabos_options
 def export(out: Session, *, agent: str, kind: str) -> None:
     """Write the agent's cognitive files (Beliefs.md, Goals.md, Plans.md ...) from the store.
@@ -64,7 +65,7 @@ def export(out: Session, *, agent: str, kind: str) -> None:
 
 @click.command("import")
 @agent_option
-@click.option("--kind", type=KIND, default="all", show_default=True, help="Which cognitive file.")
+@kind_option
 @mabos_options
 def import_(out: Session, *, agent: str, kind: str) -> None:
     """Read the agent's cognitive files back into the store.
