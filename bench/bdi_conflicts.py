@@ -15,7 +15,6 @@ import argparse
 import json
 import platform
 import random
-import shutil
 import sys
 import tempfile
 import time
@@ -78,8 +77,8 @@ def main() -> None:
 
 def run(n_beliefs: int, subjects: int, seed: int, *, skip_naive: bool = False) -> dict[str, Any]:
     """Build ``n_beliefs`` beliefs in a temporary workspace and time conflict detection and the cycle."""
-    root = Path(tempfile.mkdtemp(prefix="mabos-bench-bdi-"))
-    try:
+    with tempfile.TemporaryDirectory(prefix="mabos-bench-bdi-", ignore_cleanup_errors=True) as scratch:
+        root = Path(scratch)
         with kg.init_workspace(root / "ws") as ws:
             ws.agents.add(AGENT)
             rows = synthetic_beliefs(n_beliefs, subjects=subjects, seed=seed)
@@ -108,8 +107,6 @@ def run(n_beliefs: int, subjects: int, seed: int, *, skip_naive: bool = False) -
             "machine": platform.machine(),
         }
         return report
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 if __name__ == "__main__":

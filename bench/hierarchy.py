@@ -14,7 +14,6 @@ import argparse
 import json
 import platform
 import random
-import shutil
 import sys
 import tempfile
 import time
@@ -96,9 +95,9 @@ def main() -> None:
 
 def run(days: int, entries: int, seed: int) -> dict[str, Any]:
     """Write ``days`` daily logs in a temporary workspace and time the builds and searches."""
-    root = Path(tempfile.mkdtemp(prefix="mabos-bench-hierarchy-"))
     clock = FixedClock(datetime(2026, 1, 1, tzinfo=UTC))
-    try:
+    with tempfile.TemporaryDirectory(prefix="mabos-bench-hierarchy-", ignore_cleanup_errors=True) as scratch:
+        root = Path(scratch)
         start = date(2025, 1, 1)
         write_logs(root, start, days, entries, seed)
         cold, cold_s = timed(lambda: build_hierarchy(root, AGENT, scope="all", clock=clock))
@@ -125,8 +124,6 @@ def run(days: int, entries: int, seed: int) -> dict[str, Any]:
             "python": platform.python_version(),
         }
         return result
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 if __name__ == "__main__":

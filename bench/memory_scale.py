@@ -17,7 +17,6 @@ import json
 import os
 import platform
 import random
-import shutil
 import sys
 import tempfile
 from datetime import UTC, datetime, timedelta
@@ -142,8 +141,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--dir", type=Path, default=None, help="where to build workspaces (default: a temp dir)")
     args = parser.parse_args()
-    root = Path(tempfile.mkdtemp(prefix="mabos-memory-bench-", dir=args.dir))
-    try:
+    with tempfile.TemporaryDirectory(prefix="mabos-memory-bench-", dir=args.dir, ignore_cleanup_errors=True) as scratch:
+        root = Path(scratch)
         wanted = set(args.sections.split(","))
         runs = {
             "consolidation": lambda: consolidation(root, args.candidates, args.seed),
@@ -155,8 +154,6 @@ def main() -> None:
         report.update({name: run() for name, run in runs.items() if name in wanted})
         report["python"] = platform.python_version()
         print(json.dumps(report))
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@ import itertools
 import json
 import os
 import platform
-import shutil
 import statistics
 import sys
 import tempfile
@@ -198,9 +197,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=20)
     args = parser.parse_args()
     os.environ.setdefault("MABOS_EMBEDDER", "none")
-    tmp = Path(tempfile.mkdtemp(prefix="mabos-bench-methods-"))
     rows: dict[str, Any] = {}
-    try:
+    with tempfile.TemporaryDirectory(prefix="mabos-bench-methods-", ignore_cleanup_errors=True) as scratch:
+        tmp = Path(scratch)
         with _workspace(tmp / "ws") as ws:
             ctx = MethodContext("bench", ws)
             for method, inputs in golden().items():
@@ -216,8 +215,6 @@ def main() -> None:
             big = {"network": chain(16), "evidence": {"X15": True}, "query": "X0"}
             ours16, answer16 = _time(lambda: reason(ctx, method="bayesian", inputs={"bayesian": big}), args.runs)
             peer16, expected16 = _time(lambda: naive_posterior(big["network"], "X0", {"X15": True}), args.runs)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     computed = sum(r["kind"] == "computed" for r in rows.values())
     print(json.dumps({
         "bench": "reasoning_methods", "runs": args.runs, "methods": len(rows), "computed": computed,

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import sys
 import tempfile
@@ -109,10 +108,12 @@ def main() -> None:
         queries = clustered(args.queries, args.dim, seed=args.seed + 1)
     uids = [f"M-{i:09d}" for i in range(args.n)]
     visible = set(uids[::10])
-    root = Path(tempfile.mkdtemp(prefix="mabos-bench-vectors-", dir=args.dir))
     data = str(args.vectors) if args.vectors else "synthetic"
     report: dict[str, Any] = {"benchmark": "vector_index", "data": data, "n": args.n, "dim": args.dim}
-    try:
+    with tempfile.TemporaryDirectory(
+        prefix="mabos-bench-vectors-", dir=args.dir, ignore_cleanup_errors=True
+    ) as scratch:
+        root = Path(scratch)
         exact: list[set[str]] = []
         for kind in ("flat", "hnsw"):
             index, seconds = build(root, kind, uids, vectors, args.ef_search)
@@ -125,8 +126,6 @@ def main() -> None:
             del index
         report |= {"queries": len(queries), "ef_search": args.ef_search, "cpus": os.cpu_count()}
         print(json.dumps(report))
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 if __name__ == "__main__":
