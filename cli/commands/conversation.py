@@ -156,7 +156,8 @@ def grep(out: Session, *, agent: str, pattern: str, mode: str, scope: str, since
 
 @lcm.command("describe", help=example(
     "A summary of the agent's: its content, kind, depth, token counts and compression, method (llm or "
-    "extractive), time span, messages beneath it, and its place in the DAG (parents up to the root, children).",
+    "extractive), time span, messages beneath it, and its place in the DAG (parents up to the root, children). "
+    "An extracted memory item (M-...): its type, category, abstract, tokens and the messages it came from.",
     "mabos lcm describe --agent sales-agent SUM-01J...",
 ))  # fmt: skip
 @agent_option

@@ -23,14 +23,17 @@ from kg.conversation.tools import (
     GrepScope,
     SummaryDescription,
 )
-from kg.extraction.lineage import expand_memory, is_memory_uid
+from kg.extraction.lineage import describe_memory, expand_memory, is_memory_uid
 from kg.models import UtcDatetime
 
 GROUP = "conversation"
 #: The largest token budget or context window ``context_assemble`` accepts.
 MAX_BUDGET = 100_000_000
 
-_SUMMARY_UID = "A summary id (SUM- and 26 characters), as returned by lcm_grep or context_assemble."
+_SUMMARY_UID = (
+    "A summary id (SUM- and 26 characters), as returned by lcm_grep or context_assemble; or an extracted "
+    "memory item id (M-...), walked back to its messages."
+)
 
 
 # ---------------------------------------------------------------------------------- lcm_grep
@@ -91,10 +94,15 @@ class DescribeInput(ToolInput):
     output=SummaryDescription,
     description="""Describe one of the agent's conversation summaries: its text, kind (leaf or condensed), depth,
     token counts and compression, how it was written (llm or extractive), the time span and messages beneath it,
-    and its place in the summary DAG (parents up to the root, children). Use to judge whether to expand it.""",
+    and its place in the summary DAG (parents up to the root, children). Use to judge whether to expand it. On an
+    extracted memory item (M-...): kind memory, method extraction, its memory_type, category and abstract, the
+    message ids it came from (child_uids, through the items it replaced: replaced_uids), their conversation and
+    time span, and its token count.""",
 )
 def lcm_describe(ctx: ToolContext, args: DescribeInput) -> SummaryDescription:
-    """Describe a summary."""
+    """Describe a summary (or an extracted memory item)."""
+    if is_memory_uid(args.summary_uid):
+        return describe_memory(ctx.workspace().store, ctx.agent_for(args), args.summary_uid)
     return ctx.workspace().conversations.describe(ctx.agent_for(args), args.summary_uid)
 
 

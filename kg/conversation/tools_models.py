@@ -84,12 +84,14 @@ class GrepResult(Model):
 
 
 class SummaryDescription(Model):
-    """What :func:`lcm_describe` says about one summary.
+    """What :func:`lcm_describe` says about one summary, or about one extracted memory item (``kind`` ``memory``:
+    ``child_uids`` are the messages it came from, through the items it replaced; ``method`` is ``extraction``;
+    ``memory_type``, ``category``, ``abstract`` and ``replaced_uids`` are set; ``depth`` 0, no parent).
 
     Attributes:
-        uid: The summary.
+        uid: The summary (or memory item).
         conversation_uid: Its conversation.
-        kind: ``leaf`` (covers messages) or ``condensed`` (covers summaries).
+        kind: ``leaf`` (covers messages), ``condensed`` (covers summaries) or ``memory`` (an extracted item).
         depth: 0 for a leaf.
         content: The summary text.
         token_count: Tokens of the content.
@@ -106,17 +108,21 @@ class SummaryDescription(Model):
         root_uid: The root above it (itself for a root).
         child_kind: ``message`` for a leaf, ``summary`` for a condensed summary.
         child_uids: Its children in chronological order.
+        memory_type: A memory item's type (``preference``, ``event`` ...); None for a summary.
+        category: A memory item's extraction category (``profile`` ... ``patterns``); None when it has none.
+        abstract: A memory item's one-line abstract (its first paragraph); None for a summary.
+        replaced_uids: Memory items it replaced (a merge, supersession ...) walked through to reach its messages.
     """
 
     uid: str
     conversation_uid: str
-    kind: SummaryKind
+    kind: SummaryKind | Literal["memory"]
     depth: int
     content: str
     token_count: int
     source_token_count: int
     compression: float | None
-    method: SummaryMethod
+    method: SummaryMethod | Literal["extraction"]
     model: str | None
     earliest_at: datetime
     latest_at: datetime
@@ -127,6 +133,10 @@ class SummaryDescription(Model):
     root_uid: str
     child_kind: Literal["message", "summary"]
     child_uids: list[str]
+    memory_type: str | None = None
+    category: str | None = None
+    abstract: str | None = None
+    replaced_uids: list[str] = Field(default_factory=list)
 
 
 class ExpandItem(Model):

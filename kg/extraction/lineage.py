@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from kg.conversation.tools_models import ExpandItem, ExpandResult
+from kg.conversation.tools import MAX_EXPAND_TOKENS
+from kg.conversation.tools_models import ExpandItem, ExpandResult, SummaryDescription
 from kg.errors import InputError, NotFoundError
 from kg.ids import PREFIXES
+from kg.models.conversation import estimate_tokens
 from kg.ports import GraphStore
 
 
@@ -71,4 +73,29 @@ def expand_memory(store: GraphStore, agent_id: str, uid: str, *, max_depth: int 
                         truncated_by=truncated_by, unexpanded=[uid] if truncated_by else [])  # fmt: skip
 
 
-__all__ = ["expand_memory", "is_memory_uid"]
+def describe_memory(store: GraphStore, agent_id: str, uid: str, *, max_depth: int = 3) -> SummaryDescription:
+    """The agent's memory item ``uid`` as ``lcm_describe`` shows it: type, category, abstract, the messages it came
+    from (walked as :func:`expand_memory` walks, the same scoping), their conversation and time span, tokens.
+
+    Raises:
+        InputError: not a memory id. NotFoundError: not one of the agent's memory items.
+    """
+    walked = expand_memory(store, agent_id, uid, max_depth=max_depth, max_tokens=MAX_EXPAND_TOKENS)
+    item = store.memory.get_many([uid])[uid]
+    messages = walked.items
+    source = sum(m.tokens for m in messages)
+    tokens = estimate_tokens(item.content)
+    category = next((t.split(":", 1)[1] for t in item.tags if t.startswith("category:")), None)
+    return SummaryDescription(
+        uid=uid, conversation_uid=walked.conversation_uid, kind="memory", depth=0, content=item.content,
+        token_count=tokens, source_token_count=source, compression=round(tokens / source, 4) if source else None,
+        method="extraction", model=None, earliest_at=min((m.earliest_at for m in messages), default=item.created_at),
+        latest_at=max((m.latest_at for m in messages), default=item.created_at), descendant_count=len(messages),
+        created_at=item.created_at, parent_uid=None, lineage=[], root_uid=uid, child_kind="message",
+        child_uids=[m.uid for m in messages], memory_type=item.type.value, category=category,
+        abstract=item.content.split("\n\n", 1)[0].strip(),
+        replaced_uids=list(dict.fromkeys(m.parent_uid for m in messages if m.parent_uid and m.parent_uid != uid)),
+    )  # fmt: skip
+
+
+__all__ = ["describe_memory", "expand_memory", "is_memory_uid"]

@@ -11,12 +11,12 @@ from kg.conversation.llm import chat_model_from_config
 from kg.errors import InputError
 from kg.extraction.deterministic import DeterministicExtractor
 from kg.extraction.entities import Vocabulary
-from kg.extraction.importance import importance
 from kg.extraction.llm import LLMExtractor
 from kg.extraction.report import ExtractionReport
 from kg.extraction.service import MARK, TAG, WINDOW, ExtractionService
 from kg.memory.daily_log import append_items
 from kg.memory.files import daily_log_path, directory_lock, logged_uids, memory_dir
+from kg.memory.importance import recalculated
 from kg.memory.service import MemoryService
 from kg.models import MemoryItem
 from kg.models.conversation import MessageQuery
@@ -113,14 +113,11 @@ def auto_extract(
 
 def reweigh(ws: Workspace, agent_id: str) -> int:
     """Recompute the importance of the agent's active extracted items (the spec's formula: access count, age and
-    tags change it); how many changed. The nightly ``extract`` step runs it (the spec's maintenance pass)."""
+    tags change it; an explicit importance is left alone); how many changed. The nightly ``extract`` step runs it
+    (the spec's maintenance pass)."""
     now = ws.clock.now()
-    changes = []
-    for item in ws.memory.list_items(agent_id, include_archived=False, tags=[TAG]):
-        value = importance(item.content, item.type.value, created_at=item.created_at, now=now,
-                           access_count=item.access_count, tags=item.tags)  # fmt: skip
-        if abs(value - item.importance) >= 1e-4:
-            changes.append((item.uid, {"importance": value}))
+    found = recalculated(ws.memory.list_items(agent_id, include_archived=False, tags=[TAG]), now)
+    changes = [(uid, {"importance": value}) for uid, value in found.items()]
     if changes:
         ws.store.memory.update(changes, now=now)
     return len(changes)

@@ -55,6 +55,7 @@ from pydantic import Field
 
 from kg.errors import BackendUnavailableError
 from kg.memory.admission import MemoryCandidate, Neighbours, bulk, unit_rows, words
+from kg.memory.importance import formula_weighted
 from kg.memory.service import MemoryService
 from kg.models import MAX_CONTENT, MAX_TAGS, MemoryItem, Model
 from kg.ports import ChatMessage, ChatModel, Embedder
@@ -350,9 +351,10 @@ def apply_decision(memory: MemoryService, agent_id: str, candidate: MemoryCandid
         return AppliedDecision(action="create", written=[item.uid], notes=[refusal])
     if action == "support":
         confidence = 1 - (1 - old.confidence) * (1 - SUPPORT_EVIDENCE)
-        importance = max(old.importance, candidate.effective_importance())
-        memory.update(agent_id, old.uid, confidence=round(confidence, 6), importance=importance,
-                      tags=_union(old.tags, candidate.tags))  # fmt: skip
+        # a formula-weighted importance is left to the formula (the tag update recalculates it)
+        weight = {} if formula_weighted(old) else {"importance": max(old.importance, candidate.effective_importance())}
+        memory.update(agent_id, old.uid, confidence=round(confidence, 6), tags=_union(old.tags, candidate.tags),
+                      **weight)  # fmt: skip
         done.updated.append(old.uid)
         return done
     content = _new_content(action, old, candidate, decision)

@@ -9,8 +9,6 @@ TTL; expired items are archived on access, overflow archives the lowest importan
 from __future__ import annotations
 
 import builtins
-import re
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from pathlib import Path
@@ -22,7 +20,10 @@ from kg.clock import Clock
 from kg.errors import InputError, NotFoundError
 from kg.ids import new_id
 from kg.memory.daily_log import append_items
+from kg.memory.durations import parse_max_age
 from kg.memory.files import directory_lock, memory_dir
+from kg.memory.hit_selection import WORD, new_terms, within_budget
+from kg.memory.importance import MANUAL_TAG, formula_weighted, item_importance, recalculated, topic_tags
 from kg.memory.tiers import TierChange, TierPolicy, plan_tier_changes
 from kg.models import (
     MemoryItem,
@@ -32,7 +33,6 @@ from kg.models import (
     Model,
     parse,
 )
-from kg.models.conversation import estimate_tokens
 from kg.ports import GraphStore, MemoryWriteResult, StoreLimits
 from kg.recall.engine import RecallEngine, RecallMode, check_mode
 from kg.recall.fallback import FileHit, fallback_recall
@@ -59,9 +59,6 @@ MAX_DEPTH = 3
 #: Weight of importance in the score of an empty-query recall (the fusion blend's weight).
 IMPORTANCE_WEIGHT = 0.3
 HitMode = Literal["hybrid", "bm25", "vector", "importance"]
-_DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhdw])$")
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800}
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 class RecallHit(Model):
@@ -112,18 +109,6 @@ class RecallResult(Model):
 MAX_RECALL_TOKENS = 10_000_000
 
 
-def _within(hits: builtins.list[RecallHit], max_tokens: int) -> tuple[builtins.list[RecallHit], int]:
-    """The hits, best first, whose contents fit in ``max_tokens`` (the default estimate), and how many did not."""
-    kept: builtins.list[RecallHit] = []
-    used = 0
-    for hit in hits:
-        cost = estimate_tokens(hit.item.content)
-        if used + cost <= max_tokens:
-            kept.append(hit)
-            used += cost
-    return kept, len(hits) - len(kept)
-
-
 class StoreResult(Model):
     """A stored item and what the capacity rules did around it."""
 
@@ -144,30 +129,6 @@ class StoreManyResult(Model):
 
 #: The most items one store_many call takes.
 MAX_STORE_MANY = 1000
-
-
-def parse_max_age(value: str | float | timedelta | None) -> timedelta | None:
-    """``"7d"``, ``"36h"``, ``"90m"``, ``"2w"`` or a number of days -> timedelta."""
-    if value is None or isinstance(value, timedelta):
-        return value
-    if isinstance(value, int | float):
-        if value <= 0:
-            raise InputError("max_age", "must be positive")
-        return timedelta(days=float(value))
-    match = _DURATION.match(value.strip().lower())
-    if not match or float(match[1]) <= 0:
-        raise InputError("max_age", f"must look like 90m, 36h, 7d or 2w, got {value!r}")
-    return timedelta(seconds=float(match[1]) * _UNITS[match[2]])
-
-
-def new_terms(hits: builtins.list[RecallHit], known: set[str], *, limit: int = 5) -> builtins.list[str]:
-    """The most frequent words (longer than 3 characters) and tags of ``hits`` not yet searched for."""
-    counts: Counter[str] = Counter()
-    for hit in hits:
-        counts.update(w for w in (m.lower() for m in _WORD.findall(hit.item.content)) if len(w) > 3)
-        counts.update(tag.lower() for tag in hit.item.tags)
-    ranked = sorted(((n, term) for term, n in counts.items() if term not in known), key=lambda p: (-p[0], p[1]))
-    return [term for _, term in ranked[:limit]]
 
 
 class MemoryService:
@@ -231,11 +192,27 @@ class MemoryService:
         both: a catch-up (:mod:`kg.memory.daily_log`) never sees an item between its commit and its append."""
         now = self.clock.now()
         if self.workspace is None:
-            return self.store.memory.add(items, limits=self.limits, now=now), {}
-        with directory_lock(memory_dir(self.workspace, agent_id)):
-            result = self.store.memory.add(items, limits=self.limits, now=now)
-            written = append_items(self.workspace, agent_id, items)
-        return result, {i.uid: str(written[i.created_at.date()]) for i in items}
+            result, logs = self.store.memory.add(items, limits=self.limits, now=now), {}
+        else:
+            with directory_lock(memory_dir(self.workspace, agent_id)):
+                result = self.store.memory.add(items, limits=self.limits, now=now)
+                written = append_items(self.workspace, agent_id, items)
+            logs = {i.uid: str(written[i.created_at.date()]) for i in items}
+        self._reweigh_related(agent_id, items)
+        return result, logs
+
+    def _reweigh_related(self, agent_id: str, items: builtins.list[MemoryItem]) -> None:
+        """A new memory was created: recalculate the importance of the agent's formula-weighted items that share
+        a topic tag with one of ``items`` (:mod:`kg.memory.importance`). Nothing is read without a topic tag."""
+        new = {i.uid for i in items}
+        related: dict[str, MemoryItem] = {}
+        for tag in sorted({t for i in items for t in topic_tags(i.tags)}):
+            query = self._query(agent_id, owner=agent_id, tags=[tag], limit=1_000_000)
+            for item in self.store.memory.list(query):
+                if item.uid not in new:
+                    related[item.uid] = item
+        changes = recalculated(related.values(), self.clock.now())
+        self.store.memory.update([(uid, {"importance": v}) for uid, v in changes.items()], now=self.clock.now())
 
     def prune_expired(self, agent_id: str) -> builtins.list[str]:
         """Archive the agent's expired short-term items (done on every access); return their uids."""
@@ -248,6 +225,10 @@ class MemoryService:
         self.policy.check_write(agent_id, item.scope)
         merged = parse(MemoryItem, {**item.model_dump(), **changes})
         fields = {k: getattr(merged, k) for k in changes}
+        if formula_weighted(item) and "importance" in changes:  # explicit: never recalculated again
+            fields["tags"] = [*merged.tags, MANUAL_TAG] if MANUAL_TAG not in merged.tags else merged.tags
+        elif formula_weighted(merged) and "tags" in changes:  # a tag change recalculates it
+            fields["importance"] = item_importance(merged, self.clock.now())
         self.store.memory.update([(uid, fields)], now=self.clock.now())
         return self.get(agent_id, uid)
 
@@ -314,7 +295,7 @@ class MemoryService:
         try:
             hits = search.run(query, base, limit, depth=0 if depth else None)
             seen = {h.item.uid for h in hits}
-            known = {w.lower() for w in _WORD.findall(query)}
+            known = {w.lower() for w in WORD.findall(query)}
             level = hits
             for d in range(1, depth + 1):
                 terms = new_terms(level, known)
@@ -329,10 +310,12 @@ class MemoryService:
         except IndexUnavailableError as exc:
             return self._fallback(result, limit, str(exc))
         if max_tokens is not None:
-            hits, result.budget_dropped = _within(hits, max_tokens)
+            hits, result.budget_dropped = within_budget(hits, max_tokens)
             result.max_tokens = max_tokens
-        if touch:
-            self.store.memory.touch([h.item.uid for h in hits], now=self.clock.now())
+        if touch:  # an access recalculates formula-weighted importances, in the write that counts it
+            uids = [h.item.uid for h in hits]
+            now = self.clock.now()
+            self.store.memory.touch(uids, now=now, importance=recalculated((h.item for h in hits), now, accessed=uids))
         result.hits = hits
         return result
 

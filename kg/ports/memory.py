@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
@@ -76,8 +76,9 @@ class MemoryStore(Protocol):
         """Archive the agent's short-term items whose TTL has passed; return their uids."""
         ...
 
-    def touch(self, uids: Sequence[str], *, now: datetime) -> None:
-        """Count an access (local usage statistics: not replicated through the outbox)."""
+    def touch(self, uids: Sequence[str], *, now: datetime, importance: Mapping[str, float] | None = None) -> None:
+        """Count an access (local usage statistics: not replicated through the outbox); in the same write, set
+        the recalculated ``importance`` of some of the items."""
         ...
 
     def counts(self, agent_id: str) -> dict[str, dict[str, int]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import builtins
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -244,8 +244,9 @@ class SqliteMemoryStore:
             self._events(conn, archived, stamp)
         return archived
 
-    def touch(self, uids: Sequence[str], *, now: datetime) -> None:
-        """Increment access counts (no outbox event: usage statistics stay local)."""
+    def touch(self, uids: Sequence[str], *, now: datetime, importance: Mapping[str, float] | None = None) -> None:
+        """Increment access counts (no outbox event: usage statistics stay local) and, in the same write, set the
+        recalculated ``importance`` of some of them (those do get an outbox event)."""
         if not uids:
             return
         stamp = format_ts(now)
@@ -255,6 +256,9 @@ class SqliteMemoryStore:
                 f"WHERE uid IN ({marks(uids)})",
                 [stamp, *uids],
             )
+            if importance:
+                self._apply(conn, [(uid, {"importance": v}) for uid, v in importance.items()], stamp)
+                self._events(conn, list(importance), stamp)
 
     # ------------------------------------------------------------------ reads
 

@@ -1,0 +1,39 @@
+"""How a recall picks among its hits: the new terms of a recursive search (R4) and the token budget."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from kg.models.conversation import estimate_tokens
+
+if TYPE_CHECKING:
+    from kg.memory.service import RecallHit
+
+WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def within_budget(hits: list[RecallHit], max_tokens: int) -> tuple[list[RecallHit], int]:
+    """The hits, best first, whose contents fit in ``max_tokens`` (the default estimate), and how many did not."""
+    kept: list[RecallHit] = []
+    used = 0
+    for hit in hits:
+        cost = estimate_tokens(hit.item.content)
+        if used + cost <= max_tokens:
+            kept.append(hit)
+            used += cost
+    return kept, len(hits) - len(kept)
+
+
+def new_terms(hits: list[RecallHit], known: set[str], *, limit: int = 5) -> list[str]:
+    """The most frequent words (longer than 3 characters) and tags of ``hits`` not yet searched for."""
+    counts: Counter[str] = Counter()
+    for hit in hits:
+        counts.update(w for w in (m.lower() for m in WORD.findall(hit.item.content)) if len(w) > 3)
+        counts.update(tag.lower() for tag in hit.item.tags)
+    ranked = sorted(((n, term) for term, n in counts.items() if term not in known), key=lambda p: (-p[0], p[1]))
+    return [term for _, term in ranked[:limit]]
+
+
+__all__ = ["WORD", "new_terms", "within_budget"]
