@@ -14,6 +14,7 @@ import pytest
 
 from cli.tools.mcp_idle import IdleIndexer
 from cli.tools.mcp_server import ToolServer
+from cli.tools.mcp_workers import PoolSettings
 from cli.tools.registry import ToolContext
 from kg.errors import InputError
 from kg.workspace import Workspace
@@ -80,8 +81,8 @@ def test_items_stored_while_idle_become_vector_searchable(embedded_ws: Workspace
 
 def test_a_call_during_a_pass_stops_it_and_the_next_pass_loses_and_repeats_nothing(embedded_ws: Workspace) -> None:
     ws = embedded_ws
-    _store(ws, 60)
-    server = ToolServer(ToolContext(path=ws.path), index_when_idle=30)
+    _store(ws, 30)
+    server = ToolServer(ToolContext(path=ws.path), PoolSettings(workers=1), index_when_idle=30)
     assert server.indexer is not None
     indexer = server.indexer = IdleIndexer(ws.path, idle=0.1, pass_items=10, batch=1, poll=0.02)
     answers: list[types.CallToolResult] = []
@@ -109,7 +110,7 @@ def test_a_call_during_a_pass_stops_it_and_the_next_pass_loses_and_repeats_nothi
     assert "done" not in events[: events.index("stopped")]
     assert events[events.index("answered") :].count("start") >= 1
     status = _vectors(ws)  # killed mid-build: every item indexed exactly once
-    assert (status["state"], status["items"], status["indexed"], status["backlog"]) == ("ready", 60, 60, 0)
+    assert (status["state"], status["items"], status["indexed"], status["backlog"]) == ("ready", 30, 30, 0)
 
 
 def test_the_off_switch(embedded_ws: Workspace) -> None:
