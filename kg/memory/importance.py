@@ -40,8 +40,10 @@ _SIGNALS: tuple[tuple[tuple[str, ...], float], ...] = (
 FORMULA_TAG = "extracted"
 #: Added when a caller sets the importance of a formula-weighted item: it is never recalculated again.
 MANUAL_TAG = "importance:manual"
-#: Tags that say where an item came from, not what it is about: they never make two items related.
-MARKER_TAGS = frozenset({FORMULA_TAG, MANUAL_TAG, "session-summary"})
+#: Tags that say where an item came from or what dedup did to it, not what it is about: they never make two
+#: items related.
+MARKER_TAGS = frozenset({FORMULA_TAG, MANUAL_TAG, "session-summary", "context", "contradicts", "merged",
+                         "contradicted", "superseded"})  # fmt: skip
 
 
 def content_score(content: str) -> float:
