@@ -76,6 +76,8 @@ def _parse_ts(value: Any) -> Any:
             return datetime.fromisoformat(text)
         except ValueError:
             raise ValueError(f"must be an ISO-8601 timestamp such as 2024-05-01T12:00:00Z, got {value!r}") from None
+    if isinstance(value, bool | int | float):  # pydantic would read a number as Unix seconds; the schema says text
+        raise ValueError(f"must be an ISO-8601 timestamp such as 2024-05-01T12:00:00Z, got the number {value!r}")
     return value
 
 
