@@ -4,19 +4,27 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import Protocol, TypeVar
 
+from kg.models import MemoryItem
 from kg.models.conversation import estimate_tokens
 
-if TYPE_CHECKING:
-    from kg.memory.service import RecallHit
+
+class _Hit(Protocol):
+    """A recall hit as seen here: only its item matters."""
+
+    @property
+    def item(self) -> MemoryItem: ...
+
+
+H = TypeVar("H", bound=_Hit)
 
 WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
-def within_budget(hits: list[RecallHit], max_tokens: int) -> tuple[list[RecallHit], int]:
+def within_budget(hits: list[H], max_tokens: int) -> tuple[list[H], int]:
     """The hits, best first, whose contents fit in ``max_tokens`` (the default estimate), and how many did not."""
-    kept: list[RecallHit] = []
+    kept: list[H] = []
     used = 0
     for hit in hits:
         cost = estimate_tokens(hit.item.content)
@@ -26,7 +34,7 @@ def within_budget(hits: list[RecallHit], max_tokens: int) -> tuple[list[RecallHi
     return kept, len(hits) - len(kept)
 
 
-def new_terms(hits: list[RecallHit], known: set[str], *, limit: int = 5) -> list[str]:
+def new_terms(hits: list[H], known: set[str], *, limit: int = 5) -> list[str]:
     """The most frequent words (longer than 3 characters) and tags of ``hits`` not yet searched for."""
     counts: Counter[str] = Counter()
     for hit in hits:
