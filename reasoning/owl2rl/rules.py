@@ -179,14 +179,10 @@ class Rules:
         """cls-maxc2 and cls-maxqc3/4 for ``u`` of type ``r`` (a max-1 restriction on ``p``)."""
         store, v = self.store, self.v
         if self._is_one(r, v.max_cardinality):
-            values = list(store.objects(u, p))
-            for y in values[1:]:
-                store.merge(values[0], y)
+            store.merge_all(list(store.objects(u, p)))
         if self._is_one(r, v.max_qualified):
             for cc in list(store.objects(r, v.on_class)):
-                values = [y for y in store.objects(u, p) if cc == v.thing or store.has(y, v.type, cc)]
-                for y in values[1:]:
-                    store.merge(values[0], y)
+                store.merge_all([y for y in store.objects(u, p) if cc == v.thing or store.has(y, v.type, cc)])
 
     def _is_one(self, r: int, predicate: int) -> bool:
         return is_one(self.store, r, predicate)
@@ -224,7 +220,7 @@ class Rules:
         if plan.schema:
             self._schema_typing(x, c)
 
-    def _schema_typing(self, x: int, c: int) -> None:  # noqa: PLR0912 - one branch per schema class
+    def _schema_typing(self, x: int, c: int) -> None:
         store, v = self.store, self.v
         add = store.add
         if c == v.klass:
@@ -237,12 +233,10 @@ class Rules:
             add(x, v.eqp, x)
         elif c == v.functional:
             for values in [list(objs) for objs in store.pso.get(x, {}).values() if len(objs) > 1]:
-                for y in values[1:]:
-                    store.merge(values[0], y)
+                store.merge_all(values)
         elif c == v.inverse_functional:
             for subjects in [list(subs) for subs in store.pos.get(x, {}).values() if len(subs) > 1]:
-                for y in subjects[1:]:
-                    store.merge(subjects[0], y)
+                store.merge_all(subjects)
         elif c == v.symmetric:
             for a, b in store.pairs(x):
                 add(b, x, a)

@@ -55,8 +55,7 @@ def _keys(rules: Rules) -> None:
             for combo in combos:
                 by_values.setdefault(combo, []).append(x)
         for same in by_values.values():
-            for y in same[1:]:
-                store.merge(same[0], y)
+            store.merge_all(same)
 
 
 def _one_of(rules: Rules) -> None:

@@ -143,6 +143,11 @@ class TripleStore:
         self.pos[p][o].discard(s)
         self.size -= 1
 
+    def merge_all(self, terms: list[int]) -> None:
+        """All of ``terms`` are one individual: merge each into the first."""
+        for other in terms[1:]:
+            self.merge(terms[0], other)
+
     def merge(self, a: int, b: int) -> None:
         """``a sameAs b``: merge the two classes and move the loser's triples to the representative."""
         ra, rb = self.find(a), self.find(b)
