@@ -2,17 +2,31 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from datetime import datetime
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    ValidationError,
     model_validator,
 )
 
-from kg.models.base import Model, Priority, Record, RecordId, Text, Unit, UtcDatetime
+from kg.errors import InputError, NotFoundError
+from kg.models.base import (
+    MAX_NAME,
+    Model,
+    Priority,
+    Record,
+    RecordId,
+    Text,
+    Unit,
+    UtcDatetime,
+    describe_validation_error,
+)
 from kg.models.memory import MemoryType
 
 
@@ -246,12 +260,65 @@ NODE_MUTABLE_FIELDS = frozenset(
 )
 
 
+def check_node_changes(changes: Mapping[str, Any]) -> None:
+    """InputError naming the first field of ``changes`` that a node update may not change."""
+    unknown = sorted(set(changes) - NODE_MUTABLE_FIELDS)
+    if unknown:
+        raise InputError(unknown[0], f"cannot be changed (changeable: {', '.join(sorted(NODE_MUTABLE_FIELDS))})")
+
+
+def changed_node(current: BDINode, changes: Mapping[str, Any], now: datetime) -> BDINode:
+    """``current`` with ``changes`` applied and ``updated_at`` set to ``now``, validated as its kind's model."""
+    try:
+        return type(current).model_validate({**current.model_dump(), **changes, "updated_at": now})
+    except ValidationError as exc:
+        raise describe_validation_error(exc) from None
+
+
 class Relation(Record):
     """A typed edge between two records (see :data:`RELATION_SPECS` for the roles)."""
 
     kind: RelationKind
     source_uid: RecordId
     target_uid: RecordId
+
+
+def link_ends(relation: Relation) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    """``(uid, role, allowed kinds)`` of both ends of a new edge, once the edge itself is allowed.
+
+    Raises:
+        InputError: ``agent-owns`` (implied by ``agent_id``, never stored) or an edge from a node to itself.
+    """
+    spec = RELATION_SPECS[relation.kind]
+    if relation.kind is RelationKind.AGENT_OWNS:
+        raise InputError("kind", "agent-owns is implied by each record's agent_id and is not stored")
+    if relation.source_uid == relation.target_uid:
+        raise InputError("target", "a relation cannot link a node to itself")
+    return (
+        (relation.source_uid, spec.source_role, spec.source_kinds),
+        (relation.target_uid, spec.target_role, spec.target_kinds),
+    )
+
+
+def check_link_end(relation: Relation, uid: str, role: str, allowed: tuple[str, ...], kind: str | None) -> None:
+    """NotFoundError when the end ``uid`` is no record (``kind`` None); InputError when it cannot play ``role``."""
+    if kind is None:
+        raise NotFoundError(f"{role}: no record {uid!r}")
+    if not kind_matches(kind, allowed):
+        raise InputError(role, f"{relation.kind.value} needs a {' or '.join(allowed)} here, got a {kind}")
+
+
+#: The most node kinds one path query may name.
+MAX_PATH_LENGTH = 8
+
+
+def check_path_kinds(kinds: Sequence[str]) -> None:
+    """InputError unless ``kinds`` names 1 to :data:`MAX_PATH_LENGTH` non-empty node kinds."""
+    if not 1 <= len(kinds) <= MAX_PATH_LENGTH:
+        raise InputError("kinds", f"a path has 1 to {MAX_PATH_LENGTH} node kinds")
+    for kind in kinds:
+        if not kind or len(kind) > MAX_NAME:
+            raise InputError("kinds", "node kinds must be non-empty names")
 
 
 class GraphPath(Model):

@@ -7,19 +7,14 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from kg.errors import ConflictError, InputError, NotFoundError
-from kg.models import (
-    MAX_NAME,
-    NODE_MODELS,
-    NODE_MUTABLE_FIELDS,
-    RELATION_SPECS,
-    BDINode,
-    GraphPath,
-    NodeKind,
-    Relation,
-    RelationKind,
-    describe_validation_error,
-    kind_matches,
+from kg.errors import ConflictError, NotFoundError
+from kg.models import NODE_MODELS, BDINode, GraphPath, NodeKind, Relation, RelationKind
+from kg.models.bdi import (
+    changed_node,
+    check_link_end,
+    check_node_changes,
+    check_path_kinds,
+    link_ends,
 )
 from kg.store.sqlite.db import Database, in_clause, integrity_error
 
@@ -27,7 +22,6 @@ _NODE_COLUMNS = (
     "uid", "kind", "agent_id", "scope", "content", "status", "certainty", "priority", "urgency", "progress",
     "deadline", "hierarchy_level", "sequence", "created_at", "updated_at",
 )  # fmt: skip
-MAX_PATH_LENGTH = 8
 
 
 def _node(row: Any) -> BDINode:
@@ -94,18 +88,9 @@ class SqliteBDIStore:
 
     def update(self, uid: str, changes: dict[str, Any], *, updated_by: str) -> BDINode:
         """Validate and apply ``changes`` to mutable fields; one transaction with its outbox event."""
-        unknown = sorted(set(changes) - NODE_MUTABLE_FIELDS)
-        if unknown:
-            raise InputError(unknown[0], f"cannot be changed (changeable: {', '.join(sorted(NODE_MUTABLE_FIELDS))})")
+        check_node_changes(changes)
         with self.db.write() as conn:
-            current = self.get(uid)
-            merged = {**current.model_dump(), **changes, "updated_at": self.db.clock.now()}
-            try:
-                node = type(current).model_validate(merged)
-            except Exception as exc:
-                if hasattr(exc, "errors"):
-                    raise describe_validation_error(exc) from None  # type: ignore[arg-type]
-                raise
+            node = changed_node(self.get(uid), changes, self.db.clock.now())
             data = node.model_dump(mode="json")
             sets = ", ".join(f"{c} = :{c}" for c in (*sorted(changes), "updated_at"))
             conn.execute(f"UPDATE bdi_nodes SET {sets}, updated_by = :updated_by WHERE uid = :uid",
@@ -130,23 +115,12 @@ class SqliteRelationStore:
 
     def link(self, relation: Relation) -> Relation:
         """Insert an edge whose ends exist and play the relation's roles."""
-        spec = RELATION_SPECS[relation.kind]
-        if relation.kind is RelationKind.AGENT_OWNS:
-            raise InputError("kind", "agent-owns is implied by each record's agent_id and is not stored")
-        if relation.source_uid == relation.target_uid:
-            raise InputError("target", "a relation cannot link a node to itself")
+        ends = link_ends(relation)
         data = relation.model_dump(mode="json")
         with self.db.write() as conn:
-            for uid, role, allowed in (
-                (relation.source_uid, spec.source_role, spec.source_kinds),
-                (relation.target_uid, spec.target_role, spec.target_kinds),
-            ):
+            for uid, role, allowed in ends:
                 info = self.node_info(uid)
-                if info is None:
-                    raise NotFoundError(f"{role}: no record {uid!r}")
-                kind = info[0]
-                if not kind_matches(kind, allowed):
-                    raise InputError(role, f"{relation.kind.value} needs a {' or '.join(allowed)} here, got a {kind}")
+                check_link_end(relation, uid, role, allowed, info[0] if info else None)
             if conn.execute(
                 "SELECT 1 FROM relations WHERE kind = ? AND source_uid = ? AND target_uid = ?",
                 (relation.kind.value, relation.source_uid, relation.target_uid),
@@ -198,11 +172,7 @@ class SqliteRelationStore:
         limit: int = 100,
     ) -> list[GraphPath]:
         """Paths whose node kinds follow ``kinds`` (edges in either direction, no node twice)."""
-        if not 1 <= len(kinds) <= MAX_PATH_LENGTH:
-            raise InputError("kinds", f"a path has 1 to {MAX_PATH_LENGTH} node kinds")
-        for kind in kinds:
-            if not kind or len(kind) > MAX_NAME:
-                raise InputError("kinds", "node kinds must be non-empty names")
+        check_path_kinds(kinds)
         node_scope, scope_params = in_clause("n.scope", scopes)
         rel_filter = "AND a.kind = ?" if relation is not None else ""
         kind_rows = ", ".join("(?, ?)" for _ in kinds)

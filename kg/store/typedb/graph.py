@@ -21,23 +21,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import ValidationError
-
 from kg.clock import Clock
-from kg.errors import ConflictError, InputError, NotFoundError
-from kg.models import (
-    MAX_NAME,
-    NODE_MODELS,
-    NODE_MUTABLE_FIELDS,
-    RELATION_SPECS,
-    BDINode,
-    GraphPath,
-    NodeKind,
-    Relation,
-    RelationKind,
-    describe_validation_error,
-    kind_matches,
-)
+from kg.errors import ConflictError, NotFoundError
+from kg.models import NODE_MODELS, RELATION_SPECS, BDINode, GraphPath, NodeKind, Relation, RelationKind
+from kg.models.bdi import changed_node, check_link_end, check_node_changes, check_path_kinds, link_ends
 from kg.store.typedb.agents import (
     agent_count_query,
     apply,
@@ -54,7 +41,6 @@ from kg.store.typedb.agents import (
 from kg.store.typedb.client import TypeDBClient
 from kg.store.typedb.literals import encode_integer, encode_label, encode_string
 from kg.store.typedb.paths import (
-    MAX_PATH_LENGTH,
     STORED_KINDS,
     edge_from_doc,
     edges_query,
@@ -191,18 +177,13 @@ class TypeDBBDIStore:
 
     def update(self, uid: str, changes: dict[str, Any], *, updated_by: str) -> BDINode:
         """Validate and apply ``changes`` to mutable fields in one write transaction; return the node."""
-        unknown = sorted(set(changes) - NODE_MUTABLE_FIELDS)
-        if unknown:
-            raise InputError(unknown[0], f"cannot be changed (changeable: {', '.join(sorted(NODE_MUTABLE_FIELDS))})")
+        check_node_changes(changes)
         with self.client.transaction("write", "update node") as tx:
             current = _get_node(tx, uid)
             if current is None:
                 raise _not_found(uid)
             now = self.clock.now()
-            try:
-                node = type(current).model_validate({**current.model_dump(), **changes, "updated_at": now})
-            except ValidationError as exc:
-                raise describe_validation_error(exc) from None
+            node = changed_node(current, changes, now)
             apply(tx, record_writes(node.kind.value, node.model_dump(mode="json"), agent_id=updated_by, now=now))
             tx.commit()
         return node
@@ -283,11 +264,7 @@ def _node_info(tx: Any, uid: str) -> tuple[str, str] | None:
 
 
 def _check_paths(kinds: Sequence[str], scopes: Sequence[str]) -> None:
-    if not 1 <= len(kinds) <= MAX_PATH_LENGTH:
-        raise InputError("kinds", f"a path has 1 to {MAX_PATH_LENGTH} node kinds")
-    for kind in kinds:
-        if not kind or len(kind) > MAX_NAME:
-            raise InputError("kinds", "node kinds must be non-empty names")
+    check_path_kinds(kinds)
     scope_filter("$scope", scopes)
 
 
@@ -305,22 +282,13 @@ class TypeDBRelationStore:
 
     def link(self, relation: Relation) -> Relation:
         """Store an edge whose ends exist and play the relation's roles."""
-        spec = RELATION_SPECS[relation.kind]
-        if relation.kind is RelationKind.AGENT_OWNS:
-            raise InputError("kind", "agent-owns is implied by each record's agent_id and is not stored")
-        if relation.source_uid == relation.target_uid:
-            raise InputError("target", "a relation cannot link a node to itself")
+        ends = link_ends(relation)
         writes = record_writes("relation", relation.model_dump(mode="json"), agent_id=relation.agent_id,
                                now=self.clock.now())  # fmt: skip
         with self.client.transaction("write", "link") as tx:
-            for uid, role, allowed in ((relation.source_uid, spec.source_role, spec.source_kinds),
-                                       (relation.target_uid, spec.target_role, spec.target_kinds)):  # fmt: skip
+            for uid, role, allowed in ends:
                 info = _node_info(tx, uid)
-                if info is None:
-                    raise NotFoundError(f"{role}: no record {uid!r}")
-                if not kind_matches(info[0], allowed):
-                    needs = " or ".join(allowed)
-                    raise InputError(role, f"{relation.kind.value} needs a {needs} here, got a {info[0]}")
+                check_link_end(relation, uid, role, allowed, info[0] if info else None)
             checks = [duplicate_query(relation.kind, relation.source_uid, relation.target_uid),
                       count_query([f"$r has uid {encode_string(relation.uid, 'uid')};"]),
                       agent_count_query(relation.agent_id)]  # fmt: skip

@@ -26,11 +26,11 @@ from itertools import pairwise
 from typing import Any
 
 from kg.models import RELATION_SPECS, GraphPath, NodeKind, RelationKind
+from kg.models.bdi import MAX_PATH_LENGTH
 from kg.store.typedb.agents import query, scope_filter
 from kg.store.typedb.literals import encode_label, encode_string
 from kg.store.typedb.writes import node_type
 
-MAX_PATH_LENGTH = 8
 #: Relation kinds that can be stored (agent-owns is implied by each record's agent_id and never stored).
 STORED_KINDS = tuple(k for k in RelationKind if k is not RelationKind.AGENT_OWNS)
 LINEAGE_KIND = RelationKind.DERIVED_FROM.value
