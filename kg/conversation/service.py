@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -42,11 +42,12 @@ from kg.conversation.tools import (
     lcm_expand,
     lcm_grep,
 )
+from kg.conversation.tools_models import ConversationStores
 from kg.errors import InputError, NotFoundError
 from kg.memory.checkpoints import write_checkpoint
 from kg.models import Model, describe_validation_error
 from kg.models.conversation import Conversation, MessageInput, TokenEstimator, estimate_tokens
-from kg.ports import ConversationStore, Embedder, Summarizer, SummaryStore
+from kg.ports import Embedder, Summarizer
 from kg.scopes import ScopePolicy
 
 #: Messages of one ingest call (a bigger log goes in several calls).
@@ -55,18 +56,8 @@ MAX_INGEST = 100_000
 EXPAND_FIRST = "Expand summaries (lcm_expand) before asserting details from the compacted history"
 
 
-class ConversationBackend(Protocol):
-    """A store with the conversation ports (``SqliteGraphStore`` is one)."""
-
-    @property
-    def conversations(self) -> ConversationStore:
-        """The message log."""
-        ...
-
-    @property
-    def summaries(self) -> SummaryStore:
-        """The summary DAG."""
-        ...
+#: A store with the conversation ports (``SqliteGraphStore`` is one): the same protocol the lcm tools read.
+ConversationBackend = ConversationStores
 
 
 class IngestResult(Model):
