@@ -308,11 +308,11 @@ def compact(conversations: ConversationStore, summaries: SummaryStore, summarize
     over_budget = budget is not None and needs_compaction(before, budget=budget, settings=settings).needed
     can_condense = any(builder.groups(roots, d, forced=force or over_budget) for d in {s.depth for s in roots})
     if not chunks and not can_condense:
-        return CompactionReport(conversation_uid=conversation_uid, trigger=trigger, compacted=False,
-                                context_tokens_before=before, context_tokens_after=before,
-                                uncovered_messages=len(uncovered), roots=len(roots),
-                                note="nothing eligible: every uncovered message is in the fresh tail and no "
-                                     "run of summaries reaches the minimum fan-out")  # fmt: skip
+        return CompactionReport.unchanged(
+            conversation_uid, trigger, tokens=before, uncovered=len(uncovered), roots=len(roots),
+            note="nothing eligible: every uncovered message is in the fresh tail and no run of summaries reaches "
+                 "the minimum fan-out",
+        )  # fmt: skip
     written = checkpoint(_checkpoint_context(conversation, uncovered, roots, before, trigger)) if checkpoint else None
     for chunk in chunks:
         builder.leaf(chunk)

@@ -108,6 +108,13 @@ class CompactionReport(Model):
     retried: int = 0
     note: str | None = None
 
+    @classmethod
+    def unchanged(cls, conversation_uid: str, trigger: Trigger, *, tokens: int, uncovered: int, roots: int,
+                  note: str) -> CompactionReport:  # fmt: skip
+        """A compaction that wrote nothing: the context stays at ``tokens``, and ``note`` says why."""
+        return cls(conversation_uid=conversation_uid, trigger=trigger, compacted=False, context_tokens_before=tokens,
+                   context_tokens_after=tokens, uncovered_messages=uncovered, roots=roots, note=note)  # fmt: skip
+
 
 class LosslessReport(Model):
     """Every message is beneath a root summary or uncovered, exactly once, with consistent counts and times."""

@@ -183,15 +183,14 @@ class ConversationService:
             decision = needs_compaction(context_tokens(self.store.summaries, conversation.uid), budget=budget,
                                         settings=self.settings)  # fmt: skip
             if not decision.needed and not force:
-                roots = self.store.summaries.roots(conversation.uid)
-                uncovered = self.store.summaries.uncovered_messages(conversation.uid)
-                return CompactionReport(conversation_uid=conversation.uid, trigger="manual", compacted=False,
-                                        context_tokens_before=decision.context_tokens,
-                                        context_tokens_after=decision.context_tokens,
-                                        uncovered_messages=len(uncovered), roots=len(roots),
-                                        note=f"not needed: {decision.context_tokens} tokens is within "
-                                             f"{decision.threshold_tokens} (threshold) and below "
-                                             f"{decision.flush_tokens} (R3 flush) of budget {budget}")  # fmt: skip
+                summaries = self.store.summaries
+                return CompactionReport.unchanged(
+                    conversation.uid, "manual", tokens=decision.context_tokens,
+                    uncovered=len(summaries.uncovered_messages(conversation.uid)),
+                    roots=len(summaries.roots(conversation.uid)),
+                    note=f"not needed: {decision.context_tokens} tokens is within {decision.threshold_tokens} "
+                         f"(threshold) and below {decision.flush_tokens} (R3 flush) of budget {budget}",
+                )  # fmt: skip
             reason = decision.reason or "manual"
         return compact(self.store.conversations, self.store.summaries, self.summarizer, conversation.uid,
                        settings=self.settings, now=self.clock.now(), estimator=self.estimator,
