@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import logging
 import socket
 
 import click
 
 from cli import render
 from cli.common import Session, mabos_options
+from cli.idle_index import idle_seconds, index_when_idle_options, log_to_stderr
 from cli.tools import REGISTRY, ToolContext
 from cli.tools.mcp_auth import is_loopback
-from cli.tools.mcp_idle import DEFAULT_IDLE
 from cli.tools.mcp_server import DEFAULT_HOST, MCP_PATH, serve_http, serve_stdio
 from cli.tools.mcp_workers import DEFAULT_DEADLINE, DEFAULT_WORKERS, PoolSettings
 from kg.errors import InputError
@@ -63,14 +62,7 @@ from kg.tokens import TokenInfo
     default=None,
     help="Calls one agent may have running at once [default: 1; every worker for a server bound with --agent].",
 )
-@click.option(
-    "--index-when-idle",
-    type=click.FloatRange(0, 86_400),
-    default=DEFAULT_IDLE,
-    show_default=True,
-    metavar="SECONDS",
-    help="After this long with no call in flight, index the vector index backlog in the background (0: off).",
-)
+@index_when_idle_options
 @click.option("--dry-run", is_flag=True, help="Open the workspace, print what would be served and exit.")
 @mabos_options
 def serve(
@@ -85,6 +77,7 @@ def serve(
     workers: int,
     per_agent: int | None,
     index_when_idle: float,
+    no_index_when_idle: bool,
     dry_run: bool,
 ) -> None:
     """Serve every registry tool to an agent over MCP.
@@ -97,7 +90,8 @@ def serve(
     server then acts as the token's agent only. Off loopback every request needs a live token, and the server
     refuses to start while the workspace has none. Each call runs in a worker process and is stopped after
     --deadline seconds; calls of different agents run side by side. After --index-when-idle seconds without a
-    call, items waiting for the vector index are indexed in the background (a call stops that pass at once).
+    call, items waiting for the vector index are indexed in the background (a call stops that pass at once;
+    --no-index-when-idle turns it off).
 
     Example:
 
@@ -108,6 +102,7 @@ def serve(
       mabos serve --mcp --http 8765 --host 0.0.0.0 --workspace ./w
       mabos serve --mcp --dry-run --json
     """
+    index_when_idle = idle_seconds(index_when_idle, no_index_when_idle)
     if not mcp:
         raise InputError("--mcp", "required (MCP is the only protocol served)")
     if per_agent is not None and per_agent > workers:
@@ -131,24 +126,14 @@ def serve(
     if dry_run:
         out.emit(plan, render.key_values("MCP server (dry run)", plan.items()))
     elif port is None:
-        _log_idle_indexing(index_when_idle)
+        log_to_stderr(index_when_idle)
         serve_stdio(ctx, settings, index_when_idle=index_when_idle)
     else:
         _check_free(host, port)
         click.echo(f"mabos: serving {len(REGISTRY)} tools on {url}, tokens {tokens} (Ctrl-C stops)", err=True)
-        _log_idle_indexing(index_when_idle)
+        log_to_stderr(index_when_idle)
         serve_http(ctx, host, port, settings=settings, verify=ws.tokens.verify, require_token=tokens == "required",
                    index_when_idle=index_when_idle)  # fmt: skip
-
-
-def _log_idle_indexing(seconds: float) -> None:
-    """Idle indexing progress goes to stderr (the server's log), one line per step."""
-    if seconds:
-        handler = logging.StreamHandler()  # stderr
-        handler.setFormatter(logging.Formatter("mabos: %(message)s"))
-        log = logging.getLogger("cli.tools.mcp_idle")
-        log.addHandler(handler)
-        log.setLevel(logging.INFO)
 
 
 def _check_tokens(tokens: list[TokenInfo], host: str, agent: str | None, *, require_token: bool) -> None:

@@ -36,10 +36,10 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
+from cli.idle_index import IdleIndexer
 from cli.tools.export import input_schema, output_schema, tools
 from cli.tools.mcp_auth import TokenGate, Verifier
 from cli.tools.mcp_calls import call_tool, error_result, success_result
-from cli.tools.mcp_idle import IdleIndexer
 from cli.tools.mcp_workers import PoolSettings, WorkerError, WorkerPool
 from cli.tools.registry import REGISTRY, ToolContext
 from kg.models import AGENT_ID_RE
@@ -93,7 +93,7 @@ class ToolServer:
         settings: workers, running calls per agent and the deadline (default: 2 workers, 1 call per agent, or every
             worker for a server bound to one agent, 60 s).
         index_when_idle: seconds without a call in flight before the vector index backlog is indexed in the
-            background (:mod:`cli.tools.mcp_idle`); 0 (the default here) turns it off.
+            background (:mod:`cli.idle_index`); 0 (the default here) turns it off.
     """
 
     def __init__(self, ctx: ToolContext, settings: PoolSettings | None = None, *, index_when_idle: float = 0) -> None:
@@ -181,13 +181,8 @@ class ToolServer:
         if self.indexer is None:
             yield
             return
-        async with anyio.create_task_group() as group:
-            group.start_soon(self.indexer.run)
-            try:
-                yield
-            finally:
-                self.indexer.close()
-                group.cancel_scope.cancel()
+        async with self.indexer.running():
+            yield
 
     def close(self) -> None:
         """Stop the idle indexer and the worker processes."""

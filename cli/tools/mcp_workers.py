@@ -13,19 +13,16 @@ the workspace once and keeps it, so calls cost a pipe round trip, not an open.
 - Reads run concurrently: each worker holds its own SQLite connection (WAL lets readers proceed beside a writer);
   writes from several workers serialize on SQLite's write lock as writes of several CLI processes do.
 
-Children come from a ``forkserver`` that has imported the tools once, so a replacement starts in a fraction of a
-second; each child gets the server's current environment, and its stdout is pointed at stderr (on stdio, the
-server's stdout is the protocol).
+Children come from a ``forkserver`` that has imported the tools once (:mod:`cli.child_process`), so a replacement
+starts in a fraction of a second; each child gets the server's current environment, and its stdout is pointed at
+stderr (on stdio, the server's stdout is the protocol).
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import multiprocessing
 import os
-import signal
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
@@ -35,6 +32,7 @@ from typing import Any
 
 import anyio
 
+from cli import child_process
 from kg.errors import InputError
 
 logger = logging.getLogger(__name__)
@@ -63,16 +61,9 @@ class PoolSettings:
             raise InputError("deadline", "must be more than 0 and at most 86400 seconds")
 
 
-def _serve(conn: Connection, path: str, env: dict[str, str]) -> None:
-    """A worker's life: open the workspace, answer calls until the pipe closes."""
-    os.environ.clear()
-    os.environ.update(env)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group: the server decides
-    with open(os.devnull, "rb") as null:
-        os.dup2(null.fileno(), 0)
-    os.dup2(2, 1)  # never write on the server's stdout (the stdio transport)
-    sys.stdout = sys.stderr
-
+def _serve(conn: Connection, path: str) -> None:
+    """A worker's life (in a child set up by :func:`cli.child_process.start`): open the workspace, answer calls
+    until the pipe closes."""
     from cli.tools.mcp_calls import call_tool  # noqa: PLC0415 - preloaded by the forkserver; imported in the child
     from cli.tools.registry import ToolContext  # noqa: PLC0415
 
@@ -148,14 +139,8 @@ class WorkerPool:
         return [w.pid for w in [*self._idle, *self._busy.values()]]
 
     def _spawn(self) -> _Worker:
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(_PRELOAD)
-        ours, theirs = context.Pipe()
-        env = dict(os.environ)
-        process = context.Process(target=_serve, args=(theirs, str(self.path.resolve()), env), daemon=True,
-                                  name="mabos-mcp-worker")  # fmt: skip
-        process.start()
-        theirs.close()
+        process, ours = child_process.start(_serve, str(self.path.resolve()), name="mabos-mcp-worker",
+                                            preload=_PRELOAD)  # fmt: skip
         try:
             if not ours.poll(_START_TIMEOUT):
                 raise WorkerError(f"a worker did not open the workspace within {_START_TIMEOUT:g} s")

@@ -1,4 +1,5 @@
-"""Idle-time indexing of the MCP server (issue 18): real workspace, real embedding model, real child processes.
+"""Idle-time indexing (cli/idle_index.py) as the MCP server runs it (issue 18): real workspace, real embedding
+model, real child processes.
 
 The pass runs in a forkserver child that opens the workspace by path and embeds with the packaged model (the
 ``MABOS_EMBEDDER`` of the test environment); tool calls run in the server's real worker pool.
@@ -12,7 +13,7 @@ import anyio
 import mcp_types as types
 import pytest
 
-from cli.tools.mcp_idle import IdleIndexer
+from cli.idle_index import IdleIndexer
 from cli.tools.mcp_server import ToolServer
 from cli.tools.mcp_workers import PoolSettings
 from cli.tools.registry import ToolContext
@@ -41,23 +42,29 @@ async def _until(check: Any) -> None:
             await anyio.sleep(0.02)
 
 
+def _idle_until_empty(indexer: IdleIndexer) -> dict[str, Any]:
+    """Run the indexer as a server does, with no request coming, until a pass finds nothing left to index; its
+    progress then (leaving :meth:`IdleIndexer.running` marks it stopped)."""
+
+    async def main() -> dict[str, Any]:
+        async with indexer.running():
+            await _until(lambda: indexer.empty)
+            return indexer.progress()
+
+    return anyio.run(main)
+
+
 def test_items_stored_while_idle_become_vector_searchable(embedded_ws: Workspace) -> None:
     ws = embedded_ws
     uid = _store(ws, 20)
     assert _vectors(ws)["state"] == "missing"
     indexer = IdleIndexer(ws.path, idle=0.1, pass_items=8, batch=4, poll=0.02)
-
-    async def main() -> None:
-        async with anyio.create_task_group() as group:
-            group.start_soon(indexer.run)
-            await _until(lambda: indexer.empty)
-            indexer.close()
-            group.cancel_scope.cancel()
-
-    anyio.run(main)
+    progress = _idle_until_empty(indexer)
     status = _vectors(ws)
     assert (status["state"], status["indexed"], status["backlog"]) == ("ready", 20, 0)
     assert "progress" in indexer.events
+    assert indexer.progress()["state"] == "stopped"
+    assert (progress["state"], progress["done"], progress["total"], progress["backlog"]) == ("up to date", 20, 20, 0)
     assert ws.vectors is not None and ws.embedder is not None
     index = ws.vectors.index(inline_limit=0)  # the saved index as it is: nothing may be embedded inline here
     assert index.search(ws.embedder.embed([CAR])[0], 1)[0][0] == uid
@@ -65,15 +72,7 @@ def test_items_stored_while_idle_become_vector_searchable(embedded_ws: Workspace
     # more items after the index is built: the next idle period adds them (catch-up passes of pass_items each)
     _store(ws, 12)
     indexer2 = IdleIndexer(ws.path, idle=0.1, pass_items=5, batch=5, poll=0.02)
-
-    async def again() -> None:
-        async with anyio.create_task_group() as group:
-            group.start_soon(indexer2.run)
-            await _until(lambda: indexer2.empty)
-            indexer2.close()
-            group.cancel_scope.cancel()
-
-    anyio.run(again)
+    _idle_until_empty(indexer2)
     status = _vectors(ws)
     assert (status["indexed"], status["backlog"]) == (32, 0)
     assert indexer2.events.count("start") >= 3  # 12 items in passes of at most 5

@@ -1,0 +1,48 @@
+"""Child processes of the servers (the MCP worker pool, the idle-time indexer): started from a ``forkserver``.
+
+A forkserver imports ``preload`` once, so a new child starts in a fraction of a second instead of importing the whole
+stack again; it is a fresh process (no threads or locks inherited from the server, unlike a plain fork). Every child
+gets the server's environment as it is when the child starts, ignores Ctrl-C (it reaches the whole process group: the
+server decides what stops), reads nothing from stdin and writes its stdout to stderr (on the MCP stdio transport the
+server's stdout is the protocol). The child talks to the server over one pipe, its first argument.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import sys
+from collections.abc import Callable, Sequence
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import Any
+
+
+def start(target: Callable[..., None], *args: Any, name: str, preload: Sequence[str]) -> tuple[BaseProcess, Connection]:
+    """Start ``target(conn, *args)`` in a daemon child; returns the process and the server's end of the pipe.
+
+    ``target`` must be a module-level function (the forkserver imports it by name).
+    """
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(list(preload))  # used only when this process's forkserver is not running yet
+    ours, theirs = context.Pipe()
+    process = context.Process(target=_enter, args=(target, theirs, dict(os.environ), *args), daemon=True, name=name)
+    process.start()
+    theirs.close()
+    return process, ours
+
+
+def _enter(target: Callable[..., None], conn: Connection, env: dict[str, str], *args: Any) -> None:
+    """In the child: the server's environment, no Ctrl-C, no stdin, stdout to stderr; then ``target``."""
+    os.environ.clear()
+    os.environ.update(env)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with open(os.devnull, "rb") as null:
+        os.dup2(null.fileno(), 0)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    target(conn, *args)
+
+
+__all__ = ["start"]
