@@ -13,15 +13,8 @@ from cli import render
 from cli.common import Session, agent_option, example, mabos_options, scope_option
 from cli.tools.inference import MAX_HYPOTHESES, HypothesisList, ProofOutcome, ProofStep
 from cli.tools.registry import run
-from cli.tools.rules import (
-    ImportedRules,
-    PolicyFiringList,
-    RuleList,
-    ViolationList,
-    parse_pattern,
-    reasoner_of,
-    rules_of,
-)
+from cli.tools.rules import ImportedRules, PolicyFiringList, RuleList, ViolationList
+from cli.tools.rules_admin import RuleDeleted, RuleExport
 from kg.errors import InputError
 from kg.models import Rule, RuleType, Severity
 from reasoning.service import DEFAULT_LIMITS, ForwardReport, KnowledgeAnswer
@@ -148,20 +141,21 @@ def toggle(out: Session, *, agent: str, uid: str, enabled: bool | None) -> None:
     out.emit(changed, render.done(f"{changed.uid} {'enabled' if changed.enabled else 'disabled'}"))
 
 
-@rule.command("delete", help=example("Delete a rule.", "mabos rule delete --agent a R-01J..."))
+@rule.command("delete", help=example("Delete a rule for good ('rule toggle' only disables it).",
+                                     "mabos rule delete --agent a R-01J..."))  # fmt: skip
 @agent_option
 @click.argument("uid", metavar="RULE_ID")
 @mabos_options
 def delete(out: Session, *, agent: str, uid: str) -> None:
-    rules_of(out.workspace()).delete(agent, uid)
-    out.emit({"uid": uid, "deleted": True}, render.done(f"{uid} deleted"))
+    gone = cast(RuleDeleted, run(out.tools(), "rule_delete", {"agent_id": agent, "rule_id": uid}))
+    out.emit(gone, render.done(f"{gone.uid} ({gone.rule.name}) deleted"))
 
 
 @rule.command(
     "export",
     help=example(
         "Print the agent's rules as JSON or YAML; 'rule create --file' reads them back (new uids, the importer "
-        "as owner). With --json the document comes inside a JSON object.",
+        "as owner). With --json the document comes inside a JSON object (format, document, count).",
         "mabos rule export --agent a --format yaml > rules.yaml",
     ),
 )
@@ -169,11 +163,11 @@ def delete(out: Session, *, agent: str, uid: str) -> None:
 @click.option("--format", "fmt", type=click.Choice(["json", "yaml"]), default="json", show_default=True)
 @mabos_options
 def export(out: Session, *, agent: str, fmt: str) -> None:
-    document = rules_of(out.workspace()).export(agent, "yaml" if fmt == "yaml" else "json")
+    exported = cast(RuleExport, run(out.tools(), "rule_export", {"agent_id": agent, "format": fmt}))
     if out.as_json:
-        out.emit({"format": fmt, "document": document})
+        out.emit(exported)
     else:
-        click.echo(document, nl=False)
+        click.echo(exported.document, nl=False)
 
 
 # ---------------------------------------------------------------------------------------------- infer
@@ -361,4 +355,4 @@ def explain(out: Session, *, agent: str, question: str) -> None:
 
 GROUPS = [rule, infer, constraint, policy, knowledge]
 
-__all__ = ["GROUPS", "parse_pattern", "reasoner_of", "rules_of"]
+__all__ = ["GROUPS"]

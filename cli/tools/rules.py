@@ -8,7 +8,7 @@ firings) are returned as the pydantic models below. The inference tools live in 
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -16,6 +16,7 @@ from cli.tools.registry import ToolContext, ToolInput, tool
 from kg.errors import InputError
 from kg.models import Operator, Rule, RuleType, Severity
 from kg.workspace import Workspace
+from reasoning.bounds import ClosureStatus
 from reasoning.rule_service import MAX_IMPORT_RULES
 from reasoning.service import Reasoner, RuleService
 
@@ -166,24 +167,39 @@ class PatternOut(BaseModel):
     operator: Operator
 
 
-class Violation(BaseModel):
-    """A constraint whose conditions all hold."""
+class RuleMatch(BaseModel):
+    """A rule whose conditions all hold: which rule, the variable bindings and the facts that matched."""
 
     rule_id: str
     name: str
-    severity: Severity
-    message: str = Field(description="The violation message with its ?variables filled in.")
     bindings: dict[str, str]
     facts: list[TripleOut] = Field(description="The facts that matched the conditions.")
 
 
-class ViolationList(BaseModel):
+class Violation(RuleMatch):
+    """A constraint whose conditions all hold."""
+
+    severity: Severity
+    message: str = Field(description="The violation message with its ?variables filled in.")
+
+
+class ClosureCut(BaseModel):
+    """Whether a check over the forward closure is complete: the fields every constraint or policy result carries."""
+
+    fixpoint: bool = Field(True, description="False when a bound cut the forward closure the rules ran on.")
+    truncated: bool = Field(False, description="True when the run itself stopped (1,000 results or max_join).")
+    note: str | None = Field(None, description="When the closure or the run was cut: which bound, and what to do.")
+
+    @staticmethod
+    def fields(closure: ClosureStatus) -> dict[str, Any]:
+        """The three fields of a closure's status."""
+        return {"fixpoint": closure.fixpoint, "truncated": not closure.checked, "note": closure.note}
+
+
+class ViolationList(ClosureCut):
     """The violations found (empty when every constraint holds)."""
 
     violations: list[Violation]
-    fixpoint: bool = Field(True, description="False when a bound cut the forward closure the check ran on.")
-    truncated: bool = Field(False, description="True when the check itself stopped (1,000 violations or max_join).")
-    note: str | None = Field(None, description="When the closure or the check was cut: which bound, and what to do.")
 
 
 class PolicyEvalInput(ToolInput):
@@ -197,24 +213,17 @@ class PolicyEvalInput(ToolInput):
     )
 
 
-class PolicyFiring(BaseModel):
+class PolicyFiring(RuleMatch):
     """A policy whose conditions all hold: the action it asks for."""
 
-    rule_id: str
-    name: str
     action: str = Field(description="The action to take, ?variables substituted.")
     escalate: bool = Field(description="Whether this should go to a human.")
-    bindings: dict[str, str]
-    facts: list[TripleOut]
 
 
-class PolicyFiringList(BaseModel):
+class PolicyFiringList(ClosureCut):
     """The policies that fired (empty when none did)."""
 
     firings: list[PolicyFiring]
-    fixpoint: bool = Field(True, description="False when a bound cut the forward closure the policies ran on.")
-    truncated: bool = Field(False, description="True when the evaluation stopped (1,000 firings or max_join).")
-    note: str | None = Field(None, description="When the closure or the evaluation was cut: which bound, what to do.")
 
 
 class RuleImportInput(ToolInput):
@@ -323,8 +332,7 @@ def rule_toggle(ctx: ToolContext, args: RuleToggleInput) -> Rule:
 def constraint_check(ctx: ToolContext, args: NoArguments) -> ViolationList:
     """Violations of the enabled constraints."""
     found, closure = reasoner_of(ctx.workspace()).constraint_report(ctx.agent_for(args))
-    return ViolationList(violations=[Violation.model_validate(asdict(v)) for v in found], fixpoint=closure.fixpoint,
-                         truncated=not closure.checked, note=closure.note)  # fmt: skip
+    return ViolationList(violations=[Violation.model_validate(asdict(v)) for v in found], **ClosureCut.fields(closure))
 
 
 @tool(
@@ -339,11 +347,12 @@ def constraint_check(ctx: ToolContext, args: NoArguments) -> ViolationList:
 def policy_eval(ctx: ToolContext, args: PolicyEvalInput) -> PolicyFiringList:
     """Policies that fire on the facts plus the context."""
     fired, closure = reasoner_of(ctx.workspace()).policy_report(ctx.agent_for(args), args.context)
-    return PolicyFiringList(firings=[PolicyFiring.model_validate(asdict(p)) for p in fired], fixpoint=closure.fixpoint,
-                            truncated=not closure.checked, note=closure.note)  # fmt: skip
+    return PolicyFiringList(firings=[PolicyFiring.model_validate(asdict(p)) for p in fired],
+                            **ClosureCut.fields(closure))  # fmt: skip
 
 
 __all__ = [
+    "ClosureCut",
     "ConclusionInput",
     "ConditionInput",
     "ImportedRules",
@@ -351,6 +360,7 @@ __all__ = [
     "PolicyFiring",
     "PolicyFiringList",
     "RuleList",
+    "RuleMatch",
     "TripleOut",
     "Violation",
     "ViolationList",

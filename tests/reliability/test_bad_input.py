@@ -1,6 +1,6 @@
 """Bad input (issue 10, point 3): hypothesis fuzzing of every input boundary of mabos.
 
-Targets: every tool's input model through :func:`cli.tools.call` (38 tools), rule conditions
+Targets: every tool's input model through :func:`cli.tools.call` (44 tools), rule conditions
 (:meth:`reasoning.service.RuleService.create`), ontology proposals and malformed JSON-LD domain files
 (:class:`kg.ontology.proposals.OntologyService`), cognitive Markdown files
 (:func:`kg.memory.cognitive.import_cognitive`), the TypeQL literal encoder (:mod:`kg.store.typedb.literals`, pure
@@ -318,12 +318,15 @@ def seeded(
         ws.agents.add("b")
         fact, _ = ws.facts.assert_fact("a", "acme", "hasRevenue", "2000000")
         ws.facts.assert_fact("a", "acme", "locatedIn", "US")
-        rule = RuleService(ws.store, ws.scopes, ws.clock).create("a", **TAXABLE)
+        rules = RuleService(ws.store, ws.scopes, ws.clock)
+        rule = rules.create("a", **TAXABLE)
+        doomed = rules.create("a", **{**TAXABLE, "name": "doomed"})  # rule_delete's target (the first call deletes it)
         ws.memory.store_item("a", "Acme needs SSO", tags=["auth"])
         proposal = _ontology(ws).propose("a", **VENDOR)  # type: ignore[arg-type]
         ws.conversations.ingest("a", "long", long_dialogue(2))
         summaries = list(ws.conversations.compact("a", "long").created)
-    return root, {"fact": fact.uid, "rule": rule.uid, "proposal": proposal.uid, "summary": summaries[0]}
+    seed = {"fact": fact.uid, "rule": rule.uid, "doomed": doomed.uid, "proposal": proposal.uid}
+    return root, {**seed, "summary": summaries[0]}
 
 
 def _ontology(ws: Workspace) -> OntologyService:
@@ -370,6 +373,8 @@ def baselines(seed: dict[str, Any]) -> dict[str, dict[str, Any]]:
         "rule_import": {"document": json.dumps({"rules": [{**TAXABLE, "name": "taxable-3"}]}), "format": "json"},
         "rule_list": {"type": "inference"},
         "rule_toggle": {"rule_id": seed["rule"], "enabled": True},
+        "rule_delete": {"rule_id": seed["doomed"]},
+        "rule_export": {"format": "yaml"},
         "constraint_check": {},
         "policy_eval": {"context": {"customer": "acme"}},
         "infer_forward": {"persist": False},
@@ -404,7 +409,8 @@ def tool_arguments(draw: st.DrawFn, name: str, base: dict[str, Any]) -> dict[str
 
 def test_every_tool_has_a_baseline(seeded: tuple[Path, dict[str, Any]]) -> None:
     assert set(baselines(seeded[1])) == set(tools.REGISTRY)
-    assert len(tools.REGISTRY) == 42  # 38 + rule_import (18) + memory_extract, memory_list (21) + fact_import (22)
+    # 38 + rule_import (18) + memory_extract, memory_list (21) + fact_import (22) + rule_delete, rule_export (18)
+    assert len(tools.REGISTRY) == 44
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -46,6 +46,7 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "rule_create": {"name": "r", "conditions": [{"subject": "?x", "predicate": "p", "object": "o"}]},
     "rule_import": {"document": "[]", "format": "json"},
     "rule_toggle": {"rule_id": "R-x"},
+    "rule_delete": {"rule_id": new_id("rule")},
     "infer_backward": {"subject": "s", "predicate": "p", "object": "o"},
     "infer_abductive": {"subject": "s", "predicate": "p", "object": "o"},
     "knowledge_explain": {"question": "x"},
@@ -107,6 +108,17 @@ def _value(name: str, field: str, key: str, bound: Any, info: FieldInfo, *, over
 
 
 LIMITS = declared_limits()
+
+
+def test_every_tool_with_required_fields_has_valid_minimal_arguments() -> None:
+    """REQUIRED covers every tool whose input has a required field, and each entry parses: a new tool's limits are
+    checked from valid arguments, not refused for a missing field before the bound is reached."""
+    needing = {name for name, tool in tools.REGISTRY.items()
+               if any(info.is_required() for info in tool.input.model_fields.values())}  # fmt: skip
+    assert needing - set(REQUIRED) == set(), "tools with required fields and no entry in REQUIRED"
+    assert {"rule_delete", "rule_toggle"} <= needing
+    for name, arguments in REQUIRED.items():
+        tools.get(name).parse({"agent_id": "a", **arguments})
 
 
 def test_the_declared_limits_are_found() -> None:

@@ -275,7 +275,7 @@ COVERAGE: dict[str, str] = {}
 #: at b's data (b's scope, b's uids) to check they are refused or act on a's own records only.
 WRITE_ONLY = frozenset({
     "memory_store_item", "fact_assert", "fact_import", "fact_retract", "rule_create", "rule_import", "rule_toggle",
-    "cbr_store", "ontology_propose_concept", "ontology_merge_approved", "ontology_scaffold_domain",
+    "rule_delete", "cbr_store", "ontology_propose_concept", "ontology_merge_approved", "ontology_scaffold_domain",
     "memory_build_hierarchy", "typedb_sync_schema", "typedb_sync_agent_data",
 })  # fmt: skip
 
@@ -345,6 +345,8 @@ def read_probes(w: World, victim: str = B, mark: str = MARK) -> list[tuple[str, 
         ("reason", {"problem": "Should we raise the kestrel budget?", "top": 3}),
         ("rule_list", {}),
         ("rule_list", {"type": "policy"}),
+        ("rule_export", {}),
+        ("rule_export", {"format": "yaml"}),
         ("constraint_check", {}),
         ("policy_eval", {"context": {"amount": "100"}}),
         ("infer_forward", {}),
@@ -410,6 +412,7 @@ def write_probes(w: World, victim: str = B, mark: str = MARK) -> list[tuple[str,
         ),
         *_rule_documents(w, victim),
         *[("rule_toggle", {"rule_id": p[k], "enabled": False}) for k in ("rule", "constraint", "policy")],
+        *[("rule_delete", {"rule_id": p[k]}) for k in ("rule", "constraint", "policy")],
         (
             "cbr_store",
             {
@@ -845,6 +848,46 @@ def test_shared_scope_writes_name_their_agent(pair: Workspace) -> None:
         conn.close()
     assert deleted == [(A,)], "the deletion of b's shared rule names a"
     TALLY.probes["attribution"] = len(events)
+
+
+def test_rule_delete_and_export_stay_within_the_agents_scopes(pair: Workspace) -> None:
+    """Issue 18: rule delete and export run through the registry. b can neither delete nor export a's private rule
+    (API, bound MCP context, CLI); a's export holds nothing of b's; a shared rule can be deleted only while granted."""
+    ctx = tools.ToolContext(workspace_obj=pair)
+
+    def create(agent: str, name: str, scope: str | None = None) -> str:
+        rule = tools.run(ctx, "rule_create", {"agent_id": agent, "name": name, "conditions": ["?x p o"],
+                                              "conclusion": "?x q o", "scope": scope})  # fmt: skip
+        return rule.uid  # type: ignore[attr-defined, no-any-return]
+
+    def export(agent: str, fmt: str = "json") -> str:
+        return tools.run(ctx, "rule_export", {"agent_id": agent, "format": fmt}).document  # type: ignore[attr-defined, no-any-return]
+
+    mine, theirs = create(A, "zqxaprivate"), create(B, "zqxbprivate")
+    for fmt in ("json", "yaml"):
+        assert "zqxaprivate" in export(A, fmt) and "zqxbprivate" not in export(A, fmt) and theirs not in export(A, fmt)
+        assert "zqxaprivate" not in export(B, fmt) and mine not in export(B, fmt)
+    with pytest.raises(MabosError, match=r"^rule: no rule"):
+        tools.run(ctx, "rule_delete", {"agent_id": B, "rule_id": mine})
+    with pytest.raises(MabosError, match="agent_id"):  # a server bound to b cannot name a
+        tools.run(tools.ToolContext(workspace_obj=pair, agent=B), "rule_delete", {"agent_id": A, "rule_id": mine})
+    refused = CliRunner().invoke(cli, ["--workspace", str(pair.path), "rule", "delete", mine, "--agent", B])
+    assert refused.exit_code == 1 and refused.stderr.startswith("error: rule: no rule"), refused.output
+    shown = CliRunner().invoke(cli, ["--workspace", str(pair.path), "rule", "export", "--agent", B, "--json"])
+    assert shown.exit_code == 0 and "zqxaprivate" not in shown.stdout and json.loads(shown.stdout)["count"] == 1
+    assert [r.uid for r in pair.store.rules.list(scopes=[agent_scope(A)])] == [mine], "b's attempts changed nothing"
+    # a shared rule: a may delete b's rule in project:x while granted, not after the grant is revoked
+    pair.scopes.grant(A, "project:x", granted_by="admin")
+    pair.scopes.grant(B, "project:x", granted_by="admin")
+    shared, kept = create(B, "zqxshared1", "project:x"), create(B, "zqxshared2", "project:x")
+    assert "zqxshared1" in export(A)
+    assert tools.run(ctx, "rule_delete", {"agent_id": A, "rule_id": shared}).uid == shared  # type: ignore[attr-defined]
+    pair.scopes.revoke(A, "project:x", revoked_by="admin")
+    assert "zqxshared2" not in export(A)
+    with pytest.raises(MabosError, match=r"^rule: no rule"):
+        tools.run(ctx, "rule_delete", {"agent_id": A, "rule_id": kept})
+    assert [r.uid for r in pair.store.rules.list(scopes=["project:x"])] == [kept]
+    TALLY.probes["rule-admin"] = 12
 
 
 # ------------------------------------------------------------------------------------------ slow and report

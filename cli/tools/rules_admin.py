@@ -1,0 +1,80 @@
+"""Rule administration tools: delete a rule, export the agent's rules as a document.
+
+``mabos rule delete`` and ``mabos rule export`` run these tools, so the CLI, the Python API and MCP share their
+validation and scope checks: a rule may be deleted only by an agent that may write its scope (the deletion is
+recorded in the outbox under that agent), and an export holds only the rules the agent can read. ``rule_import``
+(:mod:`cli.tools.rules`) reads an export back.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from cli.tools.registry import ToolContext, ToolInput, tool
+from cli.tools.rules import GROUP, rules_of
+from kg.models import RecordId, Rule
+from reasoning.rules import dump_rules
+
+
+class RuleDeleteInput(ToolInput):
+    """Arguments of ``rule_delete``."""
+
+    rule_id: RecordId = Field(description="The rule's uid (from rule_list or rule_create), e.g. 'R-01J...'.")
+
+
+class RuleDeleted(BaseModel):
+    """The rule a delete removed."""
+
+    uid: str = Field(description="The deleted rule's uid.")
+    deleted: bool = Field(True, description="Always true: a rule that cannot be deleted is an error instead.")
+    rule: Rule = Field(description="The rule as it was; rule_import of [rule] stores it again (with a new uid).")
+
+
+class RuleExportInput(ToolInput):
+    """Arguments of ``rule_export``."""
+
+    format: Literal["json", "yaml"] = Field("json", description="json or yaml.")
+
+
+class RuleExport(BaseModel):
+    """The agent's readable rules as one document."""
+
+    format: Literal["json", "yaml"] = Field(description="The document's format.")
+    document: str = Field(description="The rules as {'rules': [...]}: what rule_import and 'rule create --file' read.")
+    count: int = Field(description="How many rules the document holds.")
+
+
+@tool(
+    "rule_delete",
+    group=GROUP,
+    input=RuleDeleteInput,
+    output=RuleDeleted,
+    description="Delete one rule for good: it takes no further part in inference, constraint checks or policies "
+    "(rule_toggle disables a rule without deleting it). Only a rule in a scope the agent may write can be "
+    "deleted: its own, or a shared scope it was granted. Returns the deleted rule as it was.",
+)
+def rule_delete(ctx: ToolContext, args: RuleDeleteInput) -> RuleDeleted:
+    """Delete a rule the agent can write."""
+    rules, agent = rules_of(ctx.workspace()), ctx.agent_for(args)
+    rule = rules.get(agent, args.rule_id)  # NotFoundError when the agent cannot read it
+    return RuleDeleted(uid=rules.delete(agent, rule.uid), rule=rule)
+
+
+@tool(
+    "rule_export",
+    group=GROUP,
+    input=RuleExportInput,
+    output=RuleExport,
+    description="Export every rule the agent can read (its own, shared and global), oldest first, as one JSON or "
+    "YAML document {'rules': [...]}. Use it to copy rules to another agent or workspace: rule_import stores the "
+    "document's rules again, each with a new uid and the importer as owner.",
+)
+def rule_export(ctx: ToolContext, args: RuleExportInput) -> RuleExport:
+    """The agent's readable rules as a document."""
+    found = rules_of(ctx.workspace()).list(ctx.agent_for(args))
+    return RuleExport(format=args.format, document=dump_rules(found, args.format), count=len(found))
+
+
+__all__ = ["RuleDeleted", "RuleExport"]
