@@ -6,7 +6,7 @@ happens to start with ``?`` is never mistaken for a variable once it is bound in
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from kg.models import Operator, RuleConclusion, RuleCondition
 from reasoning.rules.checks import is_var
@@ -52,33 +52,31 @@ def shown(cond: RuleCondition, bindings: Mapping[str, str]) -> Pattern:
     return Pattern(s, p, o, cond.operator)
 
 
-def unify_head(conclusion: RuleConclusion, goal: Goal) -> dict[str, str] | None:
-    """Bindings of the rule's variables that make its conclusion match the goal's constants, or ``None``."""
-    bindings: dict[str, str] = {}
-    for concl, wanted in zip((conclusion.subject, conclusion.predicate, conclusion.object), goal, strict=True):
-        if isinstance(wanted, Var):
-            continue  # checked on the ground answer by fits()
-        if is_var(concl):
-            if bindings.setdefault(concl, wanted) != wanted:
+def _bind(pairs: Iterable[tuple[str, str]], bindings: dict[str, str]) -> dict[str, str] | None:
+    """``bindings`` extended so each rule term matches its value (a variable binds, a constant must equal it),
+    or ``None`` on a clash."""
+    for text, val in pairs:
+        if is_var(text):
+            if bindings.setdefault(text, val) != val:
                 return None
-        elif concl != wanted:
+        elif text != val:
             return None
     return bindings
 
 
+def unify_head(conclusion: RuleConclusion, goal: Goal) -> dict[str, str] | None:
+    """Bindings of the rule's variables that make its conclusion match the goal's constants, or ``None``."""
+    pairs = zip((conclusion.subject, conclusion.predicate, conclusion.object), goal, strict=True)
+    # a variable of the goal is checked on the ground answer by fits()
+    return _bind(((concl, wanted) for concl, wanted in pairs if not isinstance(wanted, Var)), {})
+
+
 def extend(cond: RuleCondition, key: Key, bindings: Mapping[str, str]) -> dict[str, str] | None:
     """``bindings`` plus the condition's variables bound to a matching triple, or ``None`` on a clash."""
-    out = dict(bindings)
     terms = (
         (cond.subject, cond.predicate, cond.object) if cond.operator is Operator.EQ else (cond.subject, cond.predicate)
     )
-    for text, val in zip(terms, key, strict=False):
-        if is_var(text):
-            if out.setdefault(text, val) != val:
-                return None
-        elif text != val:
-            return None
-    return out
+    return _bind(zip(terms, key, strict=False), dict(bindings))
 
 
 def fits(goal: Goal, key: Key) -> bool:
