@@ -10,6 +10,7 @@ import click
 
 from cli import render
 from cli.common import Session, example, mabos_options
+from cli.idle_index import idle_seconds, index_when_idle_options, log_to_stderr
 from cli.ui.security import TOKEN_ENV, check_bind, is_loopback
 from kg.workspace import open_workspace
 
@@ -20,6 +21,8 @@ from kg.workspace import open_workspace
     "reasoning, conversations and sync. Read-only except approve/reject (POST with a CSRF token). Binds "
     f"127.0.0.1; any other --host needs a token: --token (or {TOKEN_ENV}), or agents' API tokens (mabos token "
     "create), each of which fixes the acting agent; then every request must carry one. "
+    "While no request comes for --index-when-idle seconds (default 30), the vector index backlog is indexed in the "
+    "background in resumable checkpoints (a request stops the pass at once; the header shows the progress). "
     "Stop with Ctrl-C.",
     "mabos ui --workspace ./w --agent sales-agent --open",
     "MABOS_UI_TOKEN=$(openssl rand -hex 24) mabos ui --host 0.0.0.0 --port 8765",
@@ -29,28 +32,32 @@ from kg.workspace import open_workspace
 @click.option("--open", "open_browser", is_flag=True, default=False, help="Open the console in the browser.")
 @click.option("--agent", "-a", default=None, metavar="AGENT", help="The agent the console acts as at first.")
 @click.option("--token", default=None, help=f"Require this token on every request [env {TOKEN_ENV}].")
+@index_when_idle_options
 @click.option("--dry-run", is_flag=True, default=False, help="Check the options and the workspace, print, exit.")
 @mabos_options
 def ui(out: Session, *, host: str, port: int, open_browser: bool, agent: str | None, token: str | None,
-       dry_run: bool) -> None:  # fmt: skip
+       index_when_idle: float, no_index_when_idle: bool, dry_run: bool) -> None:  # fmt: skip
     import uvicorn  # noqa: PLC0415 - the server and the web stack load only when serving
 
     from cli.ui import create_app  # noqa: PLC0415
 
     token = token or os.environ.get(TOKEN_ENV) or None
+    idle = idle_seconds(index_when_idle, no_index_when_idle)
     with open_workspace(out.path) as ws:  # a missing workspace or unknown agent is refused before listening
         if agent is not None:
             ws.scopes.require_agent(agent)
         check_bind(host, token, ws.tokens.active_count())
-    app = create_app(out.path, agent=agent, token=token, require_token=not is_loopback(host))
+    app = create_app(out.path, agent=agent, token=token, require_token=not is_loopback(host), index_when_idle=idle)
     wildcard = host in ("0.0.0.0", "::")  # noqa: S104 - not bound here: a wildcard bind is reached via loopback
     shown = "127.0.0.1" if wildcard else f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/"
     required = token is not None or not is_loopback(host)
-    out.emit({"url": url, "workspace": str(out.path), "agent": agent, "token_required": required},
+    out.emit({"url": url, "workspace": str(out.path), "agent": agent, "token_required": required,
+              "index_when_idle_s": idle},
              render.done(f"mabos console on {url}  (Ctrl-C stops it)"))  # fmt: skip
     if dry_run:
         return
+    log_to_stderr(idle)
     if open_browser:
         login = f"{url}?token={token}" if token else url
         threading.Timer(0.8, lambda: webbrowser.open(login)).start()

@@ -5,6 +5,10 @@ Jinja2 template, or returned as JSON by ``/api/<page>``. All library calls run o
 workspace's SQLite connection is used by one thread at a time; the event loop stays free). A library error
 becomes the CLI's one-line message: in the page (with the form kept) or as ``{"error": ...}`` with status
 400 (bad input), 403 (scope), 404 (not found) or 503 (backend unavailable).
+
+With ``index_when_idle`` the console builds the vector index while no request is in flight
+(:mod:`cli.ui.indexing`): a request stops a pass at once, and the header, ``/api/overview`` and ``/api/index`` show
+the progress.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlencode
@@ -26,8 +30,10 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from cli.idle_index import IdleIndexer
 from cli.ui import graphview, pages, review
 from cli.ui.context import Console, int_arg, plain, text_arg
+from cli.ui.indexing import RequestsFirst, index_endpoint, index_status
 from cli.ui.security import CSRF_HEADER, Guard, TokenGate
 from kg.errors import BackendUnavailableError, InputError, MabosError, NotFoundError, ScopeError
 
@@ -74,9 +80,10 @@ def internal(exc: Exception) -> str:
 class ConsoleApp:
     """Routes bound to one :class:`Console`, one :class:`Guard` and the template environment."""
 
-    def __init__(self, console: Console, guard: Guard) -> None:
+    def __init__(self, console: Console, guard: Guard, indexer: IdleIndexer | None = None) -> None:
         self.console = console
         self.guard = guard
+        self.indexer = indexer
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mabos-ui")
         self.templates = Environment(loader=PackageLoader("cli.ui", "templates"),
                                      autoescape=select_autoescape(["html"]))  # fmt: skip
@@ -129,23 +136,27 @@ class ConsoleApp:
         html = self.templates.get_template(template).render(
             page=name, title=title, agent=agent, agents=agents, data=content, params=params, error=error,
             csrf=self.guard.csrf, pages=[(p[0], p[2]) for p in PAGES], flash=params.get("done"),
+            index=index_status(self.indexer, request.state.bound_agent),
         )  # fmt: skip
         return HTMLResponse(html, status_code=status)
 
-    def api(self, data: PageData) -> Callable[[Request], Any]:
-        """The JSON endpoint of one page."""
+    def api(self, data: PageData, *, with_index: bool = False) -> Callable[[Request], Any]:
+        """The JSON endpoint of one page (``with_index``: plus the indexing state as ``"index"``)."""
 
         async def endpoint(request: Request) -> Response:
-            return await self.off_loop(lambda: self._json(request, data))
+            return await self.off_loop(lambda: self._json(request, data, with_index=with_index))
 
         return endpoint
 
-    def _json(self, request: Request, data: PageData) -> Response:
+    def _json(self, request: Request, data: PageData, *, with_index: bool = False) -> Response:
         try:
             agent = self._acting(request)
             if agent is None:
                 raise NotFoundError("agent: the workspace has no agents (create one with 'mabos agent add')")
-            return JSONResponse(plain(data(self.console, agent, dict(request.query_params))))
+            body = plain(data(self.console, agent, dict(request.query_params)))
+            if with_index:
+                body["index"] = index_status(self.indexer, request.state.bound_agent)
+            return JSONResponse(body)
         except MabosError as exc:
             return JSONResponse({"error": one_line(exc)}, status_code=status_of(exc))
         except Exception as exc:
@@ -213,24 +224,33 @@ def _short(text: str, width: int) -> str:
 
 
 def create_app(
-    workspace: Path | str, *, agent: str | None = None, token: str | None = None, require_token: bool = False
+    workspace: Path | str,
+    *,
+    agent: str | None = None,
+    token: str | None = None,
+    require_token: bool = False,
+    index_when_idle: float = 0,
 ) -> Starlette:
     """The console on ``workspace``, acting as ``agent`` by default.
 
     With ``token`` or ``require_token`` (a non-loopback host), every request must carry the console's token or an
     agent's API token (which fixes the acting agent); the caller checks the bind address first with
-    :func:`cli.ui.security.check_bind`.
+    :func:`cli.ui.security.check_bind`. ``index_when_idle``: seconds without a request before the vector index
+    backlog is indexed in the background while the app runs (:mod:`cli.ui.indexing`); 0 (the default here) turns it
+    off (``mabos ui`` turns it on).
     """
     console = Console(Path(workspace), agent=agent)
     guard = Guard(token=token, required=token is not None or require_token)
-    app = ConsoleApp(console, guard)
+    indexer = IdleIndexer(Path(workspace), idle=index_when_idle) if index_when_idle else None
+    app = ConsoleApp(console, guard, indexer)
     guard.agent_tokens = app.agent_token
     routes: list[Route | Mount] = []
     for name, template, title, data in PAGES:
         routes.append(Route("/" if name == "overview" else f"/{name}", app.page(name, template, title, data)))
         api_data = app.graph_data if name == "graph" else data
-        routes.append(Route(f"/api/{name}", app.api(api_data)))
+        routes.append(Route(f"/api/{name}", app.api(api_data, with_index=name == "overview")))
     routes += [
+        Route("/api/index", index_endpoint),
         Route("/api/graph/node", app.api(app.node_data)),
         Route("/ontology/approve", app.action("approve", as_json=False), methods=["POST"]),
         Route("/ontology/reject", app.action("reject", as_json=False), methods=["POST"]),
@@ -241,12 +261,18 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
-        yield
+        async with AsyncExitStack() as indexing:
+            if indexer is not None:
+                await indexing.enter_async_context(indexer.running())  # stops the loop and any pass on shutdown
+            yield
         app.worker.submit(console.close).result()
         app.worker.shutdown(wait=True)
 
-    starlette = Starlette(routes=routes, middleware=[Middleware(TokenGate, guard=guard)], lifespan=lifespan)
+    # the token check first: a request that is refused never stops an index pass
+    middleware = [Middleware(TokenGate, guard=guard), Middleware(RequestsFirst, indexer=indexer)]
+    starlette = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     starlette.state.console = app
+    starlette.state.indexer = indexer
     return starlette
 
 

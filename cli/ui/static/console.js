@@ -31,4 +31,19 @@
     el.textContent = text;
   }
   window.mabosBanner = banner;
+  // The header's index indicator follows the idle-time build (/api/index never stops a pass).
+  const indicator = document.getElementById("index-status");
+  async function followIndex() {
+    try {
+      const response = await fetch("/api/index", {credentials: "same-origin"});
+      if (response.ok) {
+        const data = await response.json();
+        indicator.textContent = "index: " + data.text;
+        indicator.dataset.state = data.state;
+      }
+    } catch (error) { /* the console stopped: keep the last text */ }
+    const busy = ["waiting", "indexing", "paused"].includes(indicator.dataset.state);
+    setTimeout(followIndex, busy ? 3000 : 30000);
+  }
+  if (indicator) { setTimeout(followIndex, 3000); }
 })();
