@@ -7,11 +7,10 @@ from pathlib import Path
 from typing import cast
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from cli import render
 from cli.common import ISO_DATETIME, Session, agent_option, mabos_options, scope_option
+from cli.progress import reporting
 from cli.tools.facts import FactAssertResult, FactList, FactRetractResult
 from cli.tools.registry import run
 from kg.errors import InputError
@@ -211,16 +210,9 @@ def import_(out: Session, *, agent: str, files: tuple[Path, ...], fmt: str | Non
             raise InputError(f"files[{index}]", f"{path.name}: unknown suffix; give --format turtle|nt|json-ld|xml")
         content = path.read_text(encoding="utf-8")
         documents.append(RdfDocument(name=path.name, format=syntax, content=content, base_iri=path.resolve().as_uri()))
-    console = Console(stderr=True)
-    with Progress(TextColumn("importing"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=console,
-                  transient=True, disable=not console.is_terminal) as bar:  # fmt: skip
-        task = bar.add_task("importing", total=None)
-        token = PROGRESS.set(lambda done, total: bar.update(task, completed=done, total=total))
-        try:
-            report = cast(ImportReport, run(out.tools(), "fact_import", {"agent_id": agent, "documents": documents,
-                                                                           "scope": scope}))  # fmt: skip
-        finally:
-            PROGRESS.reset(token)
+    with reporting("importing", PROGRESS):
+        report = cast(ImportReport, run(out.tools(), "fact_import", {"agent_id": agent, "documents": documents,
+                                                                       "scope": scope}))  # fmt: skip
     text = render.done(
         f"Imported {report.triples} triples: {report.created} created, {report.updated} updated, "
         f"{report.unchanged} unchanged, {report.skipped} skipped"

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from cli import render
 from cli.common import Session, example, mabos_options
+from cli.progress import progress
 from kg.errors import BackendUnavailableError
 from kg.recall.markdown_index import MarkdownIndex
 from kg.recall.sidecar import VectorSidecar
@@ -21,20 +18,6 @@ from kg.workspace import Workspace
 @click.group("index")
 def index() -> None:
     """Build and inspect the recall indexes (.mabos/vectors/ and .mabos/mdindex/)."""
-
-
-@contextmanager
-def _progress(label: str) -> Iterator[Callable[[int, int], None]]:
-    """A progress bar on stderr (hidden when stderr is not a terminal)."""
-    console = Console(stderr=True)
-    with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=console,
-                  transient=True, disable=not console.is_terminal) as bar:  # fmt: skip
-        task = bar.add_task(label, total=None)
-
-        def update(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
-
-        yield update
 
 
 def _sidecar(ws: Workspace) -> VectorSidecar:
@@ -67,9 +50,9 @@ def rebuild(out: Session, *, agent: str | None, all_: bool) -> None:
         agents = [agent]
     else:
         agents = markdown.agents()
-    with _progress("embedding") as progress:
+    with progress("embedding") as update:
         sidecar = _sidecar(ws)
-        vectors = sidecar.reindex_agent(agent, progress=progress) if agent else sidecar.rebuild(progress=progress)
+        vectors = sidecar.reindex_agent(agent, progress=update) if agent else sidecar.rebuild(progress=update)
     files = []
     for name in agents:
         markdown.sidecar_path(name).unlink(missing_ok=True)
@@ -92,8 +75,8 @@ def rebuild(out: Session, *, agent: str | None, all_: bool) -> None:
 @mabos_options
 def update(out: Session) -> None:
     ws = out.workspace()
-    with _progress("embedding") as progress:
-        report = _sidecar(ws).sync(save=True, progress=progress)
+    with progress("embedding") as update:
+        report = _sidecar(ws).sync(save=True, progress=update)
     files = MarkdownIndex(ws.path).refresh_all()
     if not report.usable:
         raise BackendUnavailableError(report.reason)

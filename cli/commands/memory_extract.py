@@ -6,11 +6,10 @@ from datetime import datetime
 from typing import cast
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from cli import render
 from cli.common import ISO_DATETIME, Session, agent_option, example, mabos_options
+from cli.progress import reporting
 from cli.tools.extraction import CATEGORIES, ExtractResult, ListResult
 from cli.tools.registry import run
 from kg.extraction import WINDOW
@@ -38,18 +37,11 @@ from kg.models import MemoryStoreKind, MemoryType
 @mabos_options
 def extract(out: Session, *, agent: str, session: str | None, since: int | None, extractor: str, admission: str,
             window: int, markdown: bool) -> None:  # fmt: skip
-    console = Console(stderr=True)
-    with Progress(TextColumn("extracting"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=console,
-                  transient=True, disable=not console.is_terminal) as bar:  # fmt: skip
-        task = bar.add_task("extracting", total=None)
-        token = PROGRESS.set(lambda done, total: bar.update(task, completed=done, total=total))
-        try:
-            result = cast(ExtractResult, run(out.tools(), "memory_extract", {
-                "agent_id": agent, "session": session, "since": since, "extractor": extractor,
-                "admission": admission, "window": window,
-            }))  # fmt: skip
-        finally:
-            PROGRESS.reset(token)
+    with reporting("extracting", PROGRESS):
+        result = cast(ExtractResult, run(out.tools(), "memory_extract", {
+            "agent_id": agent, "session": session, "since": since, "extractor": extractor,
+            "admission": admission, "window": window,
+        }))  # fmt: skip
     if markdown and not out.as_json:
         click.echo(result.markdown, nl=False)
         return

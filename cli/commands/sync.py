@@ -2,41 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import cast
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from cli import render
 from cli.commands.sync_nightly import nightly
 from cli.commands.sync_workspace import export_workspace, import_workspace
 from cli.commands.typedb import typedb_option
 from cli.common import Session, example, mabos_options
+from cli.progress import progress
 from cli.tools.overrides import CommandContext
 from cli.tools.registry import run
 from cli.tools.typedb import PushResult
-from sync.replay import PushReport
 
 
 @click.group("sync")
 def sync() -> None:
     """Push the outbox to TypeDB, run the nightly job, import and export workspaces."""
-
-
-@contextmanager
-def _push_progress(total: int) -> Iterator[Callable[[PushReport], None]]:
-    console = Console(stderr=True)
-    with Progress(TextColumn("pushing"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=console,
-                  transient=True, disable=not console.is_terminal) as bar:  # fmt: skip
-        task = bar.add_task("pushing", total=total)
-
-        def update(report: PushReport) -> None:
-            bar.update(task, completed=report.sent)
-
-        yield update
 
 
 @sync.command("push", help=example(
@@ -50,8 +33,8 @@ def _push_progress(total: int) -> Iterator[Callable[[PushReport], None]]:
 @mabos_options
 def push(out: Session, *, batch: int, address: str | None) -> None:
     ws = out.workspace()
-    with _push_progress(ws.store.outbox.counts()["pending"]) as progress:
-        tools = CommandContext(workspace_obj=ws, typedb=address, progress=progress)
+    with progress("pushing", ws.store.outbox.counts()["pending"]) as update:
+        tools = CommandContext(workspace_obj=ws, typedb=address, progress=lambda report: update(report.sent))
         report = cast(PushResult, run(tools, "typedb_sync_agent_data", {"batch": batch}))
     summary = f"pushed {report.sent} events in {report.batches} batches; {report.pending_left} left"
     out.emit(report, render.done(summary), render.key_values("by aggregate", sorted(report.by_aggregate.items())))
