@@ -16,7 +16,7 @@ LATEST = max(m.version for m in load_migrations())
 def tables(path: Path) -> set[str]:
     conn = sqlite3.connect(path)
     try:
-        return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
     finally:
         conn.close()
 
@@ -46,7 +46,9 @@ def test_fresh_database_gets_every_migration(db_path):
         assert db.schema_version() == LATEST >= 1
     finally:
         db.close()
-    assert {"agents", "facts", "fact_history", "lineage", "bdi_nodes", "relations", "outbox"} <= tables(db_path)
+    assert {"agents", "facts", "fact_history", "lineage", "bdi_nodes", "relations", "outbox", "outbox_log"} <= tables(
+        db_path
+    )
     assert [v for v, _ in migration_rows(db_path)] == list(range(1, LATEST + 1))
 
 

@@ -18,101 +18,28 @@ from kg.models import (
     LiveTriple,
     ObjectKind,
     format_ts,
-    pattern_parts,
 )
 from kg.store.sqlite.db import Database, in_clause
-
-_COLUMNS = (
-    "uid, agent_id, scope, subject, predicate, object, object_kind, confidence, source, valid_from, "
-    "valid_until, created_at, updated_at, updated_by, retracted_at, retracted_by, rule_id"
+from kg.store.sqlite.facts_sql import (
+    CHANGED_EVENT,
+    COLUMNS,
+    CREATED_EVENTS,
+    INDEX_CREATED,
+    INSERT_LINEAGE,
+    INSERT_NEW,
+    UPSERT,
+    as_of_source,
+    exact_doubles,
+    json_real,
+    pattern_clause,
+    register_json_real,
 )
 
-_INSERT_FIELDS = (
-    "uid", "agent_id", "scope", "subject", "predicate", "object", "object_kind", "confidence", "source",
-    "valid_from", "valid_until", "created_at", "updated_at", "updated_by", "rule_id", "derived",
-)  # fmt: skip
-_INSERT = f"INSERT INTO facts({', '.join(_INSERT_FIELDS)}) VALUES ({', '.join('?' * len(_INSERT_FIELDS))})"
-_INSERT_NEW = _INSERT + " ON CONFLICT(scope, subject, predicate, object) WHERE retracted_at IS NULL DO NOTHING"
-_INSERT_LINEAGE = "INSERT OR IGNORE INTO lineage(child_uid, parent_uid, position) VALUES (?, ?, ?)"
-_UPSERT = (
-    _INSERT
-    + """
-ON CONFLICT(scope, subject, predicate, object) WHERE retracted_at IS NULL DO UPDATE SET
-    confidence = excluded.confidence, source = excluded.source, object_kind = excluded.object_kind,
-    valid_from = excluded.valid_from, valid_until = excluded.valid_until,
-    rule_id = COALESCE(excluded.rule_id, facts.rule_id), derived = MAX(facts.derived, excluded.derived),
-    updated_at = excluded.updated_at, updated_by = excluded.updated_by
-WHERE facts.confidence IS NOT excluded.confidence OR facts.source IS NOT excluded.source
-   OR facts.valid_from IS NOT excluded.valid_from OR facts.valid_until IS NOT excluded.valid_until
-   OR facts.object_kind IS NOT excluded.object_kind
-   OR (excluded.rule_id IS NOT NULL AND facts.rule_id IS NOT excluded.rule_id)
-   OR excluded.derived > facts.derived
-RETURNING uid
-"""
-)
+# Re-exported: the memory adapter builds its payloads with the same exact-double writer.
+__all__ = ["SqliteFactStore", "exact_doubles", "json_real", "pattern_clause", "register_json_real"]
 
 _KIND_TEXT: dict[ObjectKind | None, str] = {kind: kind.value for kind in ObjectKind}
-
-#: The SQL function that writes a double as exact JSON text (registered on the store's connection).
-JSON_REAL = "mabos_json_real"
-
-
-def json_real(value: float | None) -> str:
-    """A double as JSON text that reads back as the same double (Python's shortest round-trip ``repr``)."""
-    return "null" if value is None else repr(float(value))
-
-
-def register_json_real(conn: sqlite3.Connection) -> None:
-    """Make :data:`JSON_REAL` callable from SQL on ``conn`` (idempotent)."""
-    conn.create_function(JSON_REAL, 1, json_real, deterministic=True)
-
-
-def exact_doubles(json_object: str, columns: dict[str, str]) -> str:
-    """SQL that writes exact doubles into a ``json_object(...)`` expression.
-
-    SQLite's ``json_object`` prints a double with 15 significant digits (0.30000000000000004 becomes 0.3)
-    and ``json()`` re-renders any number text, so ``json_object`` writes the placeholder string ``"#"`` as
-    each key of ``columns`` (key -> column expression) and the placeholder is replaced by :data:`JSON_REAL`'s
-    text. The match is unambiguous: each key occurs once, and quotes inside string values are escaped.
-    """
-    for key, column in columns.items():
-        # 1.0 (a fact's default confidence) is written without the Python call: repr(1.0) is '1.0' too
-        text = f"CASE WHEN {column} = 1.0 THEN '1.0' ELSE {JSON_REAL}({column}) END"
-        json_object = f"""replace({json_object}, '"{key}":"#"', '"{key}":' || {text})"""
-    return json_object
-
-
-# One outbox event per selected fact, its payload the fact's JSON (Fact fields) built in SQL. Lineage rows exist
-# only for derived facts (derived = 0 means none), so the probe is skipped for asserted ones.
-_FACT_PAYLOAD = exact_doubles(
-    """json_object(
-    'uid', f.uid, 'agent_id', f.agent_id, 'scope', f.scope, 'subject', f.subject, 'predicate', f.predicate,
-    'object', f.object, 'object_kind', f.object_kind, 'confidence', '#', 'source', f.source,
-    'valid_from', f.valid_from, 'valid_until', f.valid_until, 'created_at', f.created_at,
-    'updated_at', f.updated_at, 'updated_by', f.updated_by, 'retracted_at', f.retracted_at,
-    'retracted_by', f.retracted_by, 'rule_id', f.rule_id,
-    'derived_from', CASE WHEN f.derived THEN json(COALESCE((SELECT json_group_array(parent_uid) FROM
-        (SELECT parent_uid FROM lineage WHERE child_uid = f.uid ORDER BY position)), '[]')) ELSE json('[]') END
-)""",
-    {"confidence": "f.confidence"},
-)
-_FACT_EVENTS = f"""
-INSERT INTO outbox(aggregate, op, record_uid, agent_id, scope, payload, created_at)
-SELECT 'fact', 'upsert', f.uid, ?, f.scope, {_FACT_PAYLOAD}, ?
-FROM facts f WHERE {{where}}
-"""
-
-
-def pattern_clause(column: str, pattern: str) -> tuple[str, str] | None:
-    """SQL condition and parameter for a query pattern; None when it matches everything."""
-    parts = pattern_parts(pattern)
-    if len(parts) == 1:
-        return (f"{column} = ?", parts[0]) if parts[0] else None
-    if not any(parts):
-        return None
-    # GLOB specials other than the wildcard are matched literally through one-character classes.
-    escaped = ("".join(f"[{ch}]" if ch in "*?[" else ch for ch in part) for part in parts)
-    return f"{column} GLOB ?", "*".join(escaped)
+_new_outcome = tuple.__new__
 
 
 class SqliteFactStore:
@@ -136,20 +63,20 @@ class SqliteFactStore:
             now = self.db.now()
             last_seq = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM facts").fetchone()[0]
             rows = self._rows(facts, asserted_by, now)
-            if conn.executemany(_INSERT_NEW, rows).rowcount == len(rows):  # the bulk-load case: every row new
+            if conn.executemany(INSERT_NEW, rows).rowcount == len(rows):  # the bulk-load case: every row new
                 inserted = None
             else:
                 inserted = {r[0] for r in conn.execute("SELECT uid FROM facts WHERE seq > ?", (last_seq,))}
             conn.executemany(
-                _INSERT_LINEAGE,
+                INSERT_LINEAGE,
                 [(row[0], parent, n) for fact, row in zip(facts, rows, strict=True)
                  if fact.derived_from and (inserted is None or row[0] in inserted)
                  for n, parent in enumerate(fact.derived_from)],
             )  # fmt: skip
-            conn.execute(_FACT_EVENTS.format(where="f.seq > ? ORDER BY f.seq"), (asserted_by, now, last_seq))
+            conn.execute(CREATED_EVENTS, (asserted_by, now, last_seq))
             created = AssertStatus.CREATED
-            outcomes = (
-                [AssertOutcome(row[0], created) for row in rows]
+            outcomes: list[AssertOutcome] = (
+                [_new_outcome(AssertOutcome, (row[0], created)) for row in rows]
                 if inserted is None
                 else [
                     AssertOutcome(row[0], created) if row[0] in inserted
@@ -157,12 +84,7 @@ class SqliteFactStore:
                     for fact, row in zip(facts, rows, strict=True)
                 ]
             )  # fmt: skip
-            # Full-text index the new rows in one statement (rows are never re-texted after insert).
-            conn.execute(
-                "INSERT INTO facts_fts(rowid, subject, predicate, object) "
-                "SELECT seq, subject, predicate, object FROM facts WHERE seq > ?",
-                (last_seq,),
-            )
+            conn.execute(INDEX_CREATED, (last_seq,))
             return outcomes
 
     @staticmethod
@@ -199,7 +121,7 @@ class SqliteFactStore:
     def _upsert_one(
         self, conn: sqlite3.Connection, fact: FactInput, row: tuple[Any, ...], asserted_by: str, now: str
     ) -> AssertOutcome:
-        updated = conn.execute(_UPSERT, row).fetchone()
+        updated = conn.execute(UPSERT, row).fetchone()
         status = AssertStatus.UPDATED if updated is not None else AssertStatus.UNCHANGED
         uid = updated[0] if updated is not None else conn.execute(
             "SELECT uid FROM facts WHERE scope = ? AND subject = ? AND predicate = ? AND object = ? "
@@ -209,7 +131,7 @@ class SqliteFactStore:
         added_lineage = self._write_lineage(conn, uid, fact.derived_from)
         if updated is not None or added_lineage:
             status = AssertStatus.UPDATED
-            conn.execute(_FACT_EVENTS.format(where="f.uid = ?"), (asserted_by, now, uid))
+            conn.execute(CHANGED_EVENT, (asserted_by, now, uid))
         return AssertOutcome(uid, status)
 
     @staticmethod
@@ -221,7 +143,7 @@ class SqliteFactStore:
             "SELECT COALESCE(MAX(position) + 1, 0) FROM lineage WHERE child_uid = ?", (uid,)
         ).fetchone()[0]
         before = conn.total_changes
-        conn.executemany(_INSERT_LINEAGE, [(uid, parent, start + i) for i, parent in enumerate(parents)])
+        conn.executemany(INSERT_LINEAGE, [(uid, parent, start + i) for i, parent in enumerate(parents)])
         return conn.total_changes - before
 
     def retract(
@@ -302,12 +224,6 @@ class SqliteFactStore:
             where.append("f.derived = 0")
         if query.only_derived:
             where.append("f.derived = 1")
-        source = "facts"
-        if query.as_of is not None:
-            source, as_of_params = self._as_of_source(format_ts(query.as_of))
-            params = as_of_params + params
-        elif not query.include_retracted:
-            where.append("f.retracted_at IS NULL")
         if query.min_confidence > 0:
             where.append("f.confidence >= ?")
             params.append(query.min_confidence)
@@ -315,27 +231,30 @@ class SqliteFactStore:
             at = format_ts(query.valid_at)
             where.append("(f.valid_from IS NULL OR f.valid_from <= ?) AND (f.valid_until IS NULL OR f.valid_until > ?)")
             params.extend([at, at])
-        sql = f"SELECT {_COLUMNS} FROM {source} AS f WHERE {' AND '.join(where)} ORDER BY f.created_at, f.uid LIMIT ?"
+        if query.as_of is None and not query.include_retracted:
+            sql = f"SELECT {COLUMNS} FROM facts AS f WHERE {' AND '.join(where)} AND f.retracted_at IS NULL"
+            sql += " ORDER BY f.created_at, f.uid LIMIT ?"
+        else:
+            sql, params = self._both_halves(f"SELECT {COLUMNS} FROM {{source}} AS f WHERE {{where}}", where, params,
+                                            query.as_of)  # fmt: skip
+            sql += " ORDER BY created_at, uid LIMIT ?"
         rows = self.db.read(sql, [*params, query.limit])
         return self._to_facts(rows)
 
     @staticmethod
-    def _as_of_source(at: str) -> tuple[str, list[Any]]:
-        """A subquery giving every fact as it stood at system time ``at``."""
-        sql = """(
-            SELECT f.uid, f.agent_id, f.scope, f.subject, f.predicate, f.object, f.object_kind,
-                   COALESCE(h.confidence, f.confidence) AS confidence, COALESCE(h.source, f.source) AS source,
-                   CASE WHEN h.uid IS NULL THEN f.valid_from ELSE h.valid_from END AS valid_from,
-                   CASE WHEN h.uid IS NULL THEN f.valid_until ELSE h.valid_until END AS valid_until,
-                   f.created_at, COALESCE(h.sys_from, f.updated_at) AS updated_at,
-                   COALESCE(h.updated_by, f.updated_by) AS updated_by,
-                   NULL AS retracted_at, NULL AS retracted_by,
-                   CASE WHEN h.uid IS NULL THEN f.rule_id ELSE h.rule_id END AS rule_id, f.derived
-            FROM facts f
-            LEFT JOIN fact_history h ON h.uid = f.uid AND f.updated_at > ? AND h.sys_from <= ? AND h.sys_to > ?
-            WHERE f.created_at <= ? AND (f.retracted_at IS NULL OR f.retracted_at > ?)
-        )"""
-        return sql, [at, at, at, at, at]
+    def _both_halves(select: str, where: list[str], params: list[Any], as_of: datetime | None) -> tuple[str, list[Any]]:
+        """``select`` over live and over retracted facts (or, ``as_of`` a time, over the facts as they stood then:
+        still live, or retracted since), joined by UNION ALL: each half reads its own partial index."""
+        if as_of is None:
+            halves = [("facts", [], "f.retracted_at IS NULL"), ("facts", [], "f.retracted_at IS NOT NULL")]
+        else:
+            at = format_ts(as_of)
+            halves = [(*as_of_source(at, live=live), "1") for live in (True, False)]
+        parts, args = [], []
+        for source, source_params, condition in halves:
+            parts.append(select.format(source=source, where=" AND ".join([*where, condition])))
+            args += [*source_params, *params]
+        return " UNION ALL ".join(parts), args
 
     def live_triples(
         self, *, scopes: Sequence[str], valid_at: datetime, derived: bool | None = None, batch: int = 50_000
@@ -371,10 +290,11 @@ class SqliteFactStore:
             return {}
         marks = ",".join("?" * len(wanted))
         if as_of is None:
-            rows = self.db.read(f"SELECT {_COLUMNS} FROM facts WHERE uid IN ({marks})", wanted)
+            rows = self.db.read(f"SELECT {COLUMNS} FROM facts WHERE uid IN ({marks})", wanted)
         else:
-            source, params = self._as_of_source(format_ts(as_of))
-            rows = self.db.read(f"SELECT {_COLUMNS} FROM {source} AS f WHERE f.uid IN ({marks})", params + wanted)
+            sql, params = self._both_halves(f"SELECT {COLUMNS} FROM {{source}} AS f WHERE {{where}}",
+                                            [f"f.uid IN ({marks})"], wanted, as_of)  # fmt: skip
+            rows = self.db.read(sql, params)
         return {fact.uid: fact for fact in self._to_facts(rows)}
 
     def search(self, text: str, *, scopes: Sequence[str], limit: int = 20) -> list[Fact]:
@@ -385,7 +305,7 @@ class SqliteFactStore:
         match = " ".join(f'"{t}"' for t in terms)
         where, params = self._scope_clause(scopes, "f.scope")
         rows = self.db.read(
-            f"SELECT {', '.join('f.' + c.strip() for c in _COLUMNS.split(','))} FROM facts_fts "
+            f"SELECT {', '.join('f.' + c.strip() for c in COLUMNS.split(','))} FROM facts_fts "
             f"JOIN facts f ON f.seq = facts_fts.rowid WHERE facts_fts MATCH ? AND f.retracted_at IS NULL "
             f"AND {' AND '.join(where)} ORDER BY bm25(facts_fts), f.uid LIMIT ?",
             [match, *params, limit],

@@ -1,4 +1,9 @@
-"""SQLite adapter of the outbox port."""
+"""SQLite adapter of the outbox port.
+
+Events live in ``outbox_log``; the ``outbox`` view (migration 10) expands a fact's compact creation event to
+its payload. Reads go through the view, acknowledgements and counts straight to the table (they need no
+payload).
+"""
 
 from __future__ import annotations
 
@@ -32,7 +37,8 @@ class SqliteOutboxStore:
             for start in range(0, len(seqs), 900):
                 chunk = list(seqs[start : start + 900])
                 cur = conn.execute(
-                    f"UPDATE outbox SET acked_at = ? WHERE acked_at IS NULL AND seq IN ({','.join('?' * len(chunk))})",
+                    "UPDATE outbox_log SET acked_at = ? WHERE acked_at IS NULL "
+                    f"AND seq IN ({','.join('?' * len(chunk))})",
                     [now, *chunk],
                 )
                 total += cur.rowcount
@@ -40,5 +46,5 @@ class SqliteOutboxStore:
 
     def counts(self) -> dict[str, int]:
         """How many events wait and how many were acknowledged."""
-        row = self.db.read("SELECT COUNT(*) - COUNT(acked_at) AS pending, COUNT(acked_at) AS acked FROM outbox")[0]
+        row = self.db.read("SELECT COUNT(*) - COUNT(acked_at) AS pending, COUNT(acked_at) AS acked FROM outbox_log")[0]
         return {"pending": int(row["pending"]), "acked": int(row["acked"])}
