@@ -12,7 +12,7 @@ from dataclasses import asdict
 from pydantic import BaseModel, Field
 
 from cli.tools.registry import ToolContext, ToolInput, tool
-from cli.tools.rules import GROUP, PatternOut, TripleOut, reasoner_of
+from cli.tools.rules import GROUP, PatternOut, TripleIn, TripleOut, reasoner_of
 from reasoning.service import DEFAULT_LIMITS, MAX_DEPTH, MAX_ITERATIONS, MAX_PAGE, PAGE, ForwardReport, KnowledgeAnswer
 
 MAX_HYPOTHESES = 100
@@ -48,12 +48,8 @@ class ForwardInput(ToolInput):
     limit: int = Field(PAGE, ge=1, le=MAX_PAGE, description=f"Return at most this many derived facts (1-{MAX_PAGE}).")
 
 
-class TripleQuery(ToolInput):
-    """A goal or observation: subject, predicate, object."""
-
-    subject: str = Field(description="The subject, e.g. 'acme', or a ?variable to ask 'which ones?'.")
-    predicate: str = Field(description="The predicate, e.g. 'isTaxable'.")
-    object: str = Field(description="The object, e.g. 'true' (or a ?variable).")
+class TripleQuery(TripleIn, ToolInput):
+    """A goal or observation: subject, predicate, object (a ?variable asks 'which ones?')."""
 
 
 class BackwardInput(TripleQuery):

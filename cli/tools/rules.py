@@ -59,29 +59,28 @@ def parse_pattern(text: str, field: str, *, operators: bool = True) -> dict[str,
 # ---------------------------------------------------------------------------------------------- models
 
 
-class ConditionInput(BaseModel):
-    """One condition of a rule: a triple pattern and an operator on the object."""
+class TripleIn(BaseModel):
+    """A triple pattern: each term is a constant such as 'acme' or a ?variable such as '?x'."""
 
     model_config = ConfigDict(extra="forbid")
 
     subject: str = Field(description="The subject: a ?variable such as '?x', or a constant such as 'acme'.")
-    predicate: str = Field(description="The predicate, e.g. 'hasRevenue' (a constant or a ?variable).")
-    object: str = Field(
-        description="The object: a ?variable or a value. Numbers such as '$50,000' or '15%' compare numerically."
-    )
+    predicate: str = Field(description="The predicate, e.g. 'isTaxable' (a constant or a ?variable).")
+    object: str = Field(description="The object: a ?variable or a value, e.g. 'true' or '$50,000'.")
+
+
+class ConditionInput(TripleIn):
+    """One condition of a rule: a triple pattern and an operator on the object."""
+
     operator: Operator = Field(
-        Operator.EQ, description="How the fact's object compares to this object: eq, ne, gt, lt, gte, lte, contains."
+        Operator.EQ,
+        description="How the fact's object compares to this object: eq, ne, gt, lt, gte, lte, contains. Numbers "
+        "such as '$50,000' or '15%' compare numerically.",
     )
 
 
-class ConclusionInput(BaseModel):
-    """The triple an inference rule concludes."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    subject: str = Field(description="The subject, usually a ?variable bound by a condition, e.g. '?x'.")
-    predicate: str = Field(description="The concluded predicate, e.g. 'isTaxable'.")
-    object: str = Field(description="The concluded object, e.g. 'true' (a constant or a bound ?variable).")
+class ConclusionInput(TripleIn):
+    """The triple an inference rule concludes; each of its ?variables must be bound by a condition."""
 
 
 class RuleCreateInput(ToolInput):
@@ -361,6 +360,7 @@ __all__ = [
     "PolicyFiringList",
     "RuleList",
     "RuleMatch",
+    "TripleIn",
     "TripleOut",
     "Violation",
     "ViolationList",

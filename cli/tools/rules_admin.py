@@ -46,31 +46,27 @@ class RuleExport(BaseModel):
     count: int = Field(description="How many rules the document holds.")
 
 
-@tool(
-    "rule_delete",
-    group=GROUP,
-    input=RuleDeleteInput,
-    output=RuleDeleted,
-    description="Delete one rule for good: it takes no further part in inference, constraint checks or policies "
-    "(rule_toggle disables a rule without deleting it). Only a rule in a scope the agent may write can be "
-    "deleted: its own, or a shared scope it was granted. Returns the deleted rule as it was.",
+_DELETE = (
+    "Delete one rule for good: it takes no further part in inference, constraint checks or policies (rule_toggle "
+    "disables a rule without deleting it). Only a rule in a scope the agent may write can be deleted: its own, or a "
+    "shared scope it was granted. Returns the deleted rule as it was."
 )
+_EXPORT = (
+    "Export every rule the agent can read (its own, shared and global), oldest first, as one JSON or YAML document "
+    "{'rules': [...]}. Use it to copy rules to another agent or workspace: rule_import stores the document's rules "
+    "again, each with a new uid and the importer as owner."
+)
+
+
+@tool("rule_delete", group=GROUP, input=RuleDeleteInput, output=RuleDeleted, description=_DELETE)
 def rule_delete(ctx: ToolContext, args: RuleDeleteInput) -> RuleDeleted:
-    """Delete a rule the agent can write."""
+    """Delete a rule the agent can write (NotFoundError when it cannot even read it)."""
     rules, agent = rules_of(ctx.workspace()), ctx.agent_for(args)
-    rule = rules.get(agent, args.rule_id)  # NotFoundError when the agent cannot read it
+    rule = rules.get(agent, args.rule_id)
     return RuleDeleted(uid=rules.delete(agent, rule.uid), rule=rule)
 
 
-@tool(
-    "rule_export",
-    group=GROUP,
-    input=RuleExportInput,
-    output=RuleExport,
-    description="Export every rule the agent can read (its own, shared and global), oldest first, as one JSON or "
-    "YAML document {'rules': [...]}. Use it to copy rules to another agent or workspace: rule_import stores the "
-    "document's rules again, each with a new uid and the importer as owner.",
-)
+@tool("rule_export", group=GROUP, input=RuleExportInput, output=RuleExport, description=_EXPORT)
 def rule_export(ctx: ToolContext, args: RuleExportInput) -> RuleExport:
     """The agent's readable rules as a document."""
     found = rules_of(ctx.workspace()).list(ctx.agent_for(args))
