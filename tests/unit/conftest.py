@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 
 import kg
 from cli import tools
+from kg.clock import FixedClock
 from kg.errors import InputError
 from kg.ontology.proposals import OntologyService
 from kg.recall.embedder import SentenceTransformerEmbedder
@@ -72,6 +74,26 @@ def tool_ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Workspa
     workspace.agents.add("b")
     yield workspace
     workspace.close()
+
+
+@pytest.fixture
+def quiet_workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[datetime], Workspace]]:
+    """Opens the workspace ``tmp_path/ws`` with agents ``a`` and ``b``, no embedder and no LLM, its clock fixed at
+    the given time; closed after the test."""
+    monkeypatch.setenv("MABOS_EMBEDDER", "none")
+    monkeypatch.delenv("MABOS_LLM_URL", raising=False)
+    opened: list[Workspace] = []
+
+    def open_at(now: datetime) -> Workspace:
+        workspace = kg.init_workspace(tmp_path / "ws", clock=FixedClock(now))
+        workspace.agents.add("a")
+        workspace.agents.add("b")
+        opened.append(workspace)
+        return workspace
+
+    yield open_at
+    for workspace in opened:
+        workspace.close()
 
 
 @pytest.fixture

@@ -6,17 +6,14 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-import kg
 from cli import tools
 from cli.main import cli
-from kg.clock import FixedClock
 from kg.conversation.tools_models import SummaryDescription
 from kg.errors import NotFoundError
 from kg.extraction import extraction_service
@@ -33,15 +30,9 @@ T2 = datetime(2024, 6, 1, 9, 0, tzinfo=UTC)
 
 
 @pytest.fixture
-def xws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Workspace]:
+def xws(quiet_workspace: Callable[[datetime], Workspace]) -> Workspace:
     """A workspace with agents ``a`` and ``b``, no embedder and no LLM, its clock at T1 (messages said then)."""
-    monkeypatch.setenv("MABOS_EMBEDDER", "none")
-    monkeypatch.delenv("MABOS_LLM_URL", raising=False)
-    ws = kg.init_workspace(tmp_path / "ws", clock=FixedClock(T1))
-    ws.agents.add("a")
-    ws.agents.add("b")
-    yield ws
-    ws.close()
+    return quiet_workspace(T1)
 
 
 def say(ws: Workspace, *texts: str, when: datetime = T1, agent: str = "a") -> tuple[str, list[str]]:

@@ -4,15 +4,12 @@ scopes, idempotent re-runs, temporal invalidation, entity resolution and the ses
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
-import kg
 from cli import tools
-from kg.clock import FixedClock
 from kg.conversation.tools_models import ExpandResult
 from kg.errors import NotFoundError
 from kg.extraction import extraction_service
@@ -28,15 +25,9 @@ T2 = datetime(2024, 6, 1, 9, 0, tzinfo=UTC)
 
 
 @pytest.fixture
-def xws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Workspace]:
+def xws(quiet_workspace: Callable[[datetime], Workspace]) -> Workspace:
     """A workspace with agents ``a`` and ``b``, no embedder and no LLM, its clock at T1 + 1 hour."""
-    monkeypatch.setenv("MABOS_EMBEDDER", "none")
-    monkeypatch.delenv("MABOS_LLM_URL", raising=False)
-    ws = kg.init_workspace(tmp_path / "ws", clock=FixedClock(T1 + timedelta(hours=1)))
-    ws.agents.add("a")
-    ws.agents.add("b")
-    yield ws
-    ws.close()
+    return quiet_workspace(T1 + timedelta(hours=1))
 
 
 def say(ws: Workspace, *texts: str, when: datetime = T1, session: str = "s1", agent: str = "a") -> list[str]:
