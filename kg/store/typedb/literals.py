@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 from decimal import Decimal
 
@@ -221,20 +222,22 @@ def encode_role(value: object, field: str = "role") -> str:
     return f"{encode_label(relation, field)}:{encode_label(role, field)}"
 
 
+#: The encoder of each Python type, tried in order (bool before int: a bool is an int).
+_ENCODERS: tuple[tuple[type, Callable[[object, str], str]], ...] = (
+    (str, encode_string),
+    (bool, encode_boolean),
+    (int, encode_integer),
+    (float, encode_double),
+    (Decimal, encode_decimal),
+    (datetime, encode_datetime),
+)
+
+
 def encode_value(value: object, field: str = "value") -> str:
     """Any supported Python value as a literal: str, bool, int (integer), float (double), Decimal, datetime."""
-    if isinstance(value, str):
-        return encode_string(value, field)
-    if isinstance(value, bool):
-        return encode_boolean(value, field)
-    if isinstance(value, int):
-        return encode_integer(value, field)
-    if isinstance(value, float):
-        return encode_double(value, field)
-    if isinstance(value, Decimal):
-        return encode_decimal(value, field)
-    if isinstance(value, datetime):
-        return encode_datetime(value, field)
+    for kind, encode in _ENCODERS:
+        if isinstance(value, kind):
+            return encode(value, field)
     raise InputError(field, f"has no TypeQL literal form: {type(value).__name__}")
 
 
