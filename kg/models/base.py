@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Annotated, Any, TypeVar
 
@@ -97,22 +98,24 @@ def _check_text(value: str) -> str:
     return value
 
 
-def _check_agent_id(value: str) -> str:
-    if not AGENT_ID_RE.match(value):
-        raise ValueError(
-            "must match [a-z0-9][a-z0-9_-]{0,63} (lowercase letters, digits, '-' and '_'; "
-            f"it becomes a directory name), got {value[:80]!r}"
-        )
-    return value
+def _matching(pattern: re.Pattern[str], rule: str) -> Callable[[str], str]:
+    """A validator: the value must match ``pattern``, else ``rule`` and the value (cut to 80 characters)."""
+
+    def check(value: str) -> str:
+        if not pattern.match(value):
+            raise ValueError(f"{rule}, got {value[:80]!r}")
+        return value
+
+    return check
 
 
-def _check_scope(value: str) -> str:
-    if not SCOPE_RE.match(value):
-        raise ValueError(
-            "must be 'global', 'agent:<agent-id>', 'project:<name>', 'user:<name>' or "
-            f"'custom:<name>', got {value[:80]!r}"
-        )
-    return value
+_check_agent_id = _matching(
+    AGENT_ID_RE,
+    "must match [a-z0-9][a-z0-9_-]{0,63} (lowercase letters, digits, '-' and '_'; it becomes a directory name)",
+)
+_check_scope = _matching(
+    SCOPE_RE, "must be 'global', 'agent:<agent-id>', 'project:<name>', 'user:<name>' or 'custom:<name>'"
+)
 
 
 def _check_finite(value: float) -> float:
