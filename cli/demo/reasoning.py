@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from cli.demo.report import Section
+from cli.tools.registry import ToolContext, run
 from kg.workspace import Workspace
 from reasoning.cases import CaseService
 from reasoning.router import MethodContext, reason
-from reasoning.service import Reasoner, RuleService
 
 
 def _tree(out: Section, node: dict[str, Any], depth: int = 1) -> None:
@@ -20,38 +20,42 @@ def _tree(out: Section, node: dict[str, Any], depth: int = 1) -> None:
 
 
 def reasoning(ws: Workspace, agent_id: str, out: Section) -> None:
-    """Rules over the demo's facts (acme has revenue $50000 and industry saas)."""
-    rules = RuleService(ws.store, ws.scopes, ws.clock)
-    reasoner = Reasoner(ws.store, ws.scopes, ws.clock, ws.facts)
+    """Rules over the demo's facts (acme has revenue $50000 and industry saas), through the rule tools (the registry
+    that ``mabos rule|infer|policy`` and MCP use)."""
+    ctx = ToolContext(workspace_obj=ws)
+
+    def call(tool: str, /, **arguments: Any) -> Any:
+        return run(ctx, tool, {"agent_id": agent_id, **arguments})
+
     ws.facts.assert_fact(agent_id, "acme", "locatedIn", "US")
-    target = rules.create(agent_id, name="saas-target", confidence_factor=0.9, conditions=[
+    target = call("rule_create", name="saas-target", confidence_factor=0.9, conditions=[
         {"subject": "?x", "predicate": "hasIndustry", "object": "saas"},
         {"subject": "?x", "predicate": "hasRevenue", "object": "10000", "operator": "gt"}],
         conclusion={"subject": "?x", "predicate": "isTarget", "object": "yes"})  # fmt: skip
-    rules.create(agent_id, name="us-outreach", conditions=[
+    call("rule_create", name="us-outreach", conditions=[
         {"subject": "?x", "predicate": "isTarget", "object": "yes"},
         {"subject": "?x", "predicate": "locatedIn", "object": "US"}],
         conclusion={"subject": "?x", "predicate": "assignTo", "object": "us-sales"})  # fmt: skip
     out.say(f"rule {target.uid}: IF ?x hasIndustry saas AND ?x hasRevenue gt 10000 THEN ?x isTarget yes (cf 0.9)")
     out.say("rule us-outreach: IF ?x isTarget yes AND ?x locatedIn US THEN ?x assignTo us-sales")
-    report = reasoner.forward(agent_id, persist=True)
+    report = call("infer_forward", persist=True)
     out.say(f"infer forward --persist: {len(report.derived)} derived in {report.iterations} iterations, "
             f"{report.created} stored: " + "; ".join(f"{d.subject} {d.predicate} {d.object} ({d.confidence:g})"
                                                       for d in report.derived))  # fmt: skip
-    again = reasoner.forward(agent_id, persist=True)
+    again = call("infer_forward", persist=True)
     out.say(f"run again: {again.created} new (idempotent)")
-    proof = reasoner.backward(agent_id, "acme", "assignTo", "us-sales")
+    proof = call("infer_backward", subject="acme", predicate="assignTo", object="us-sales")
     out.say("explanation tree of acme assignTo us-sales:")
-    _tree(out, proof.proofs[0].to_dict())
-    gap = reasoner.backward(agent_id, "globex", "isTarget", "yes")
+    _tree(out, proof.proofs[0].model_dump(mode="json"))
+    gap = call("infer_backward", subject="globex", predicate="isTarget", object="yes")
     out.say("infer backward globex isTarget yes: not proved; knowledge gaps: "
             + "; ".join(f"{g.subject} {g.predicate} {g.operator} {g.object}" for g in gap.gaps))  # fmt: skip
-    [hypothesis] = reasoner.abduce(agent_id, "acme", "assignTo", "us-sales")[:1]
+    [hypothesis] = call("infer_abductive", subject="acme", predicate="assignTo", object="us-sales", limit=1).hypotheses
     out.say(f"abduce acme assignTo us-sales: rule {hypothesis.name}, score {hypothesis.score:g}")
     discount = {"subject": "context", "predicate": "discount", "object": "20%", "operator": "gte"}
-    rules.create(agent_id, name="big-deal", type="policy", action="ask finance to approve ?x", escalate=True,
-                 conditions=[{"subject": "?x", "predicate": "isTarget", "object": "yes"}, discount])  # fmt: skip
-    fired = reasoner.policies(agent_id, {"discount": "25%"})
+    call("rule_create", name="big-deal", type="policy", action="ask finance to approve ?x", escalate=True,
+         conditions=[{"subject": "?x", "predicate": "isTarget", "object": "yes"}, discount])  # fmt: skip
+    fired = call("policy_eval", context={"discount": "25%"}).firings
     out.say(f"policy eval --context discount=25%: {'; '.join(f.action for f in fired)} (escalate)")
     cases = CaseService(ws.store, ws.scopes, ws.clock, None)
     cases.store_case(agent_id, situation={"beliefs": ["price sensitive", "saas"], "desires": ["grow revenue"]},
