@@ -23,7 +23,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 import owlrl
-import pyshacl
 from rdflib import OWL, RDF, RDFS, SH, XSD, BNode, Graph, Literal, URIRef
 from rdflib.term import Node
 
@@ -160,6 +159,8 @@ def shacl_problems(
 
     Each reads ``<focus node> <path>: <message>`` with IRIs compacted by ``prefixes``.
     """
+    import pyshacl  # noqa: PLC0415 - pyshacl pulls rdflib's SPARQL parser: loaded on first use, not at CLI start
+
     _, report, _ = pyshacl.validate(data, shacl_graph=shapes, inference="none", allow_infos=True,
                                     allow_warnings=True)  # fmt: skip
     wanted = None if focus is None else set(focus)
