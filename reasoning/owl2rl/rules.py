@@ -10,7 +10,7 @@ new list axiom clears; property chains, keys, enumerations and the restriction s
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from reasoning.owl2rl.plans import EMPTY_PLAN, ClassPlan, Lists, PropertyPlan, class_plan, is_one, property_plan
 from reasoning.owl2rl.store import TripleStore
@@ -35,6 +35,22 @@ class Rules:
         }  # fmt: skip
         self.prop_plans: dict[int, PropertyPlan] = {}
         self.class_plans: dict[int, ClassPlan] = {}
+        restriction = (v.on_property, v.some_values, v.all_values, v.has_value, v.max_cardinality, v.max_qualified,
+                       v.on_class)  # fmt: skip
+        #: The schema rules of a new triple, by its predicate (every triple is also data: see ``fire``).
+        self.schema_rules: dict[int, Callable[[int, int, int], None]] = {
+            v.type: lambda s, _, o: self.typed(s, o),
+            v.sco: lambda s, _, o: self.sub_class(s, o),
+            v.spo: lambda s, _, o: self.sub_property(s, o),
+            v.domain: self.domain_range,
+            v.range: self.domain_range,
+            v.eqc: lambda s, _, o: self.equivalent_class(s, o),
+            v.eqp: lambda s, _, o: self.equivalent_property(s, o),
+            v.inverse_of: lambda s, _, o: self.inverse_of(s, o),
+            **dict.fromkeys(restriction, lambda s, _, o: self.restriction(s)),
+            v.intersection_of: self.boolean_class,
+            v.union_of: self.boolean_class,
+        }
 
     # ------------------------------------------------------------------ lists
 
@@ -91,30 +107,9 @@ class Rules:
             self.prop_plans.clear()  # a plan built before this triple may miss it (its own rules cover the gap)
             self.class_plans.clear()
         self.data(s, p, o)
-        if p == v.type:
-            self.typed(s, o)
-        elif p == v.sco:
-            self.sub_class(s, o)
-        elif p == v.spo:
-            self.sub_property(s, o)
-        elif p in (v.domain, v.range):
-            self.domain_range(s, p, o)
-        elif p == v.eqc:
-            self.equivalent_class(s, o)
-        elif p == v.eqp:
-            self.equivalent_property(s, o)
-        elif p == v.inverse_of:
-            add = self.store.add
-            for x, y in self.store.pairs(s):
-                add(y, o, x)
-            for x, y in self.store.pairs(o):
-                add(y, s, x)
-        elif p in (v.on_property, v.some_values, v.all_values, v.has_value, v.max_cardinality, v.max_qualified,
-                   v.on_class):  # fmt: skip
-            self.restriction(s)
-        elif p in (v.intersection_of, v.union_of):
-            self.clear_caches()
-            self.boolean_class(s, p, o)
+        rule = self.schema_rules.get(p)
+        if rule is not None:
+            rule(s, p, o)
 
     # ------------------------------------------------------------------ a triple of any predicate
 
@@ -353,6 +348,14 @@ class Rules:
         add(p1, v.spo, p2)
         add(p2, v.spo, p1)
 
+    def inverse_of(self, p1: int, p2: int) -> None:
+        """prp-inv1/2 for the triples of either property already stored."""
+        add = self.store.add
+        for x, y in self.store.pairs(p1):
+            add(y, p2, x)
+        for x, y in self.store.pairs(p2):
+            add(y, p1, x)
+
     def restriction(self, r: int) -> None:
         """The restriction rules over the whole store when a piece of restriction ``r`` arrives."""
         store, v = self.store, self.v
@@ -375,7 +378,9 @@ class Rules:
                 self._max_one(r, u, p)
 
     def boolean_class(self, c: int, p: int, head: int) -> None:
-        """cls-int1/2 and scm-int for an intersection; cls-uni and scm-uni for a union."""
+        """cls-int1/2 and scm-int for an intersection; cls-uni and scm-uni for a union (a new list axiom: the
+        list caches are cleared first)."""
+        self.clear_caches()
         store, v = self.store, self.v
         add = store.add
         members = self.items(head)
