@@ -12,9 +12,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kg.models import AssertStatus, agent_scope
+from tests.budget import examples
 
 # Examples share one store per test run: a function-scoped fixture is fine here on purpose.
-SETTINGS = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+SETTINGS = settings(
+    max_examples=examples(50), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 
 _SPECIAL = [
     'a"b',

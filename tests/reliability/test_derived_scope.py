@@ -39,6 +39,7 @@ from kg.memory.write_policy import MemoryWriter
 from kg.recall.fallback import fallback_recall
 from kg.scopes import derived_scope_allowed, merge_refusal, narrowest_scope, same_scope_groups
 from kg.workspace import Workspace
+from tests.budget import examples
 from tests.conftest import T0
 
 SCOPES = ("global", "agent:a", "agent:b", "project:x", "project:y", "user:u", "custom:c")
@@ -77,7 +78,7 @@ def _audience(scope: str, agents: dict[str, set[str]]) -> set[str]:
     return {a for a, grants in agents.items() if scope in grants}
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(sources=st.lists(st.sampled_from(SCOPES), min_size=1, max_size=6),
        grants=st.dictionaries(st.sampled_from("abc"), st.sets(st.sampled_from(SCOPES[3:]))))  # fmt: skip
 def test_property_the_derived_scope_is_within_every_source_audience(
@@ -117,7 +118,7 @@ _UID = re.compile(r"\bM-[0-9A-Z]{26}\b")
 _ITEM = st.tuples(st.sampled_from("abc"), st.sampled_from(("global", "agent:", "project:x")), st.integers(0, 40))
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(items=st.lists(_ITEM, min_size=1, max_size=16))
 def test_property_a_summary_cites_only_its_agents_own_entries(
     tmp_path_factory: pytest.TempPathFactory, items: list[tuple[str, str, int]]

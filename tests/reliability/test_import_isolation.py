@@ -28,6 +28,7 @@ from kg.models import FactQuery, MemoryQuery
 from kg.workspace import Workspace
 from reasoning.service import Reasoner, RuleService
 from sync.workspace_io import export_workspace, import_workspace
+from tests.budget import examples
 from tests.reliability.test_scope_isolation import MARK, World, populate
 
 A, B = "a", "b"
@@ -246,7 +247,7 @@ def hostile_files(entries: list[tuple[str, str | None, bool]], uids: dict[str, s
 _ENTRY = st.tuples(st.sampled_from(KINDS), st.sampled_from(SCOPES), st.booleans())
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(entries=st.lists(_ENTRY, min_size=1, max_size=10))
 def test_probe_no_hostile_directory_changes_what_a_may_not_write(
     tmp_path_factory: pytest.TempPathFactory, entries: list[tuple[str, str | None, bool]]

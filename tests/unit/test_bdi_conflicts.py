@@ -14,6 +14,7 @@ from kg.ids import new_id
 from kg.models import Belief, Fact
 from reasoning.bdi import belief_subject, chunk_count, chunked, detect_belief_conflicts, detect_fact_conflicts
 from reasoning.bdi.conflicts import normalize_text, valid_overlap
+from tests.budget import examples
 
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 
@@ -108,7 +109,7 @@ subjects = st.sampled_from(["Acme", "Globex", "The Initech deal", "subject: x\nb
 predicates = st.sampled_from(["is growing", "is shrinking", "IS growing", "has 5 staff"])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.tuples(subjects, predicates, st.sampled_from([0.5, 0.6, 0.61, 0.9, None])), max_size=40),
        st.integers(min_value=1, max_value=7))  # fmt: skip
 def test_belief_index_agrees_with_all_pairs(rows: list[tuple[str, str, float | None]], chunk_size: int) -> None:
@@ -168,7 +169,7 @@ def _interval(a: int | None, b: int | None) -> tuple[int | None, int | None]:
 years = st.one_of(st.none(), st.integers(min_value=2000, max_value=2010))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["acme", "globex"]), st.sampled_from(["x", "y", "z"]), years, years),
                 max_size=25))  # fmt: skip
 def test_fact_sweep_agrees_with_all_pairs(rows: list[tuple[str, str, int | None, int | None]]) -> None:

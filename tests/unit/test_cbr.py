@@ -14,6 +14,7 @@ from kg.ids import new_id
 from kg.models import Case, CaseOutcome, CaseSituation, CaseSolution
 from kg.recall.embedder import SentenceTransformerEmbedder
 from reasoning.cbr import CaseQuery, CBRWeights, jaccard, prune, retrieve, situation_key
+from tests.budget import examples
 
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 
@@ -267,7 +268,7 @@ words = st.sampled_from(["stock low", "Stock Low", "supplier late", "demand up",
 items = st.lists(words, max_size=6)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(items, items, items, items)
 def test_scores_lie_in_0_1(qb: list[str], qd: list[str], cb: list[str], cd: list[str]) -> None:
     [match] = retrieve([case(cb, cd)], CaseQuery(beliefs=qb, desires=qd)).matches
@@ -278,7 +279,7 @@ def test_scores_lie_in_0_1(qb: list[str], qd: list[str], cb: list[str], cd: list
 weights_strategy = st.builds(CBRWeights, beliefs=st.floats(0.01, 10), desires=st.floats(0, 10), context=st.floats(0, 1))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(items, items, st.sampled_from(["", "q", "c"]), weights_strategy)
 def test_a_case_matches_its_own_situation_with_1(beliefs: list[str], desires: list[str], context: str,
                                                   weights: CBRWeights) -> None:  # fmt: skip
@@ -289,7 +290,7 @@ def test_a_case_matches_its_own_situation_with_1(beliefs: list[str], desires: li
     assert match.score == 1.0
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.tuples(items, items), min_size=1, max_size=8), items, items)
 def test_result_does_not_depend_on_list_order(situations: list[tuple[list[str], list[str]]], qb: list[str],
                                               qd: list[str]) -> None:  # fmt: skip

@@ -37,6 +37,7 @@ from kg.memory.checkpoints import checkpoint_files, read_checkpoint
 from kg.models.conversation import Message, MessageInput, MessageQuery, Role, Summary
 from kg.ports import SummaryText
 from kg.workspace import Workspace
+from tests.budget import examples
 
 DIALOGUE = Path(__file__).resolve().parents[1] / "data" / "conversation" / "compaction-dialogue.jsonl"
 T0 = datetime(2025, 5, 5, 9, 0, tzinfo=UTC)
@@ -504,7 +505,7 @@ def shared_ws(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
     workspace.close()
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rounds=st.lists(st.tuples(conversations(), st.booleans()), min_size=1, max_size=3), config=compaction_settings,
        modulus=st.sampled_from([0, 0, 2, 3]))  # fmt: skip
 def test_every_message_stays_reachable_after_compaction(

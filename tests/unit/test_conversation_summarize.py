@@ -23,6 +23,7 @@ from kg.conversation.summarize import EXTRACTIVE_MARKER, ExtractiveSummarizer, f
 from kg.errors import BackendUnavailableError, InputError
 from kg.models.conversation import estimate_tokens
 from kg.recall.http_embedder import HttpEmbedder
+from tests.budget import examples
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "conversation" / "summarize-dialogue.jsonl"
 TURNS = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines()]
@@ -253,7 +254,7 @@ def test_embedder_centrality_on_the_real_model():
 # ------------------------------------------------------------------------------------------ property
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     picks=st.lists(st.integers(min_value=0, max_value=len(TEXTS) - 1), min_size=1, max_size=40),
     target=st.integers(min_value=1, max_value=800),

@@ -26,6 +26,7 @@ from kg.tempfiles import remove_stale, temp_prefix
 from kg.workspace import Workspace
 from sync.nightly import run_nightly
 from sync.nightly_steps import STEP_NAMES
+from tests.budget import examples
 
 DAY = date(2024, 5, 1)
 WHEN = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
@@ -81,7 +82,7 @@ CONTENT = st.lists(LINES, min_size=1, max_size=8).map("\n".join).filter(lambda c
 TAGS = st.lists(st.from_regex(r"[a-z0-9_-]{1,12}", fullmatch=True), max_size=3)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(content=CONTENT, tags=TAGS, second=CONTENT)
 def test_any_content_round_trips_as_exactly_one_entry(content: str, tags: list[str], second: str) -> None:
     first_uid, second_uid = "M-" + "1" * 26, "M-" + "2" * 26

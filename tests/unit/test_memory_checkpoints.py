@@ -24,6 +24,7 @@ from kg.memory.checkpoints import (
     write_checkpoint,
 )
 from kg.models import Checkpoint
+from tests.budget import examples
 
 AGENT = "a"
 T0 = datetime(2024, 5, 1, 12, 7, 42, 123456, tzinfo=UTC)
@@ -174,7 +175,7 @@ _text = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters
 _items = st.lists(_text.filter(lambda s: s.replace("\r", "\n").strip()), max_size=4)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(context=_text.filter(lambda s: s.replace("\r", "\n").strip()), decisions=_items, findings=_items,
        next_steps=_items, open_questions=_items)  # fmt: skip
 def test_parse_of_render_round_trips(context: str, decisions: list[str], findings: list[str],

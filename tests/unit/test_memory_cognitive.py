@@ -23,6 +23,7 @@ from kg.memory.cognitive import (
 )
 from kg.memory.materialize import FileStatus
 from kg.models import MemoryType
+from tests.budget import examples
 
 DEADLINE = datetime(2024, 6, 1, tzinfo=UTC)
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)  # the fixed clock's start (tests/conftest.py)
@@ -170,7 +171,7 @@ def test_whitespace_only_differences_are_not_edits(ws, snapshot) -> None:
     assert ws.bdi.get("a", node.uid).content == "  padded  \r\ntrailing   \n\n"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=1, max_size=80))
 def test_any_text_reads_back_as_its_normal_form(content: str) -> None:
     if not normalize_content(content):
@@ -186,7 +187,7 @@ def test_any_text_reads_back_as_its_normal_form(content: str) -> None:
 TEXTS = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=1, max_size=40)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(TEXTS.filter(lambda t: normalize_content(t) != ""), min_size=1, max_size=3),
        st.lists(st.floats(0, 1), min_size=3, max_size=3))  # fmt: skip
 def test_stored_beliefs_survive_export_and_import(tmp_path_factory, snapshot, contents: list[str], certainties) -> None:

@@ -22,6 +22,7 @@ from kg.memory.consolidation import (
 )
 from kg.models import MAX_CONTENT, MemoryItem, MemoryStoreKind
 from kg.scopes import derived_scope_allowed
+from tests.budget import examples
 
 
 def mem(tags: list[str], importance: float = 0.7, minute: int = 0, content: str = "x") -> MemoryItem:
@@ -52,7 +53,7 @@ def test_untagged_items_stay_alone():
 tag_lists = st.lists(st.sampled_from([f"t{i}" for i in range(12)]), max_size=4, unique=True)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.tuples(tag_lists, st.integers(0, 10)), max_size=40))
 def test_inverted_index_grouping_equals_all_pairs(specs):
     items = [mem(tags, importance=imp / 10, minute=n) for n, (tags, imp) in enumerate(specs)]
@@ -187,7 +188,7 @@ def test_items_of_one_scope_still_merge_in_that_scope(ws):
 SCOPE_MIX = ("global", "agent:a", "project:x", "project:y", "user:u")
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.sampled_from(SCOPE_MIX), tag_lists, st.integers(6, 10)), min_size=1, max_size=14))
 def test_property_a_consolidated_item_is_never_wider_than_its_sources(tmp_path_factory, monkeypatch, specs):
     monkeypatch.setenv("MABOS_EMBEDDER", "none")  # consolidation reads no vector; store_item need not embed

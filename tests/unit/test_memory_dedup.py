@@ -30,6 +30,7 @@ from kg.memory.dedup import (
 )
 from kg.models import MemoryType
 from kg.scopes import derived_scope_allowed
+from tests.budget import examples
 from tests.stubs.chat_server import ChatStub
 
 WINDOW = "The user prefers window seats on long flights"
@@ -264,7 +265,7 @@ _WORDS = st.lists(st.sampled_from(["deploy", "friday", "dog", "rex", "window", "
                   max_size=4).map(" ".join)  # fmt: skip
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(texts=st.lists(_WORDS, max_size=10), threshold=st.sampled_from([0.5, 0.85, 1.0]))
 def test_batch_dedup_never_drops_a_candidate_without_a_kept_original_and_a_reason(texts, threshold):
     # pure: token Jaccard (no embedder), so hypothesis can try many batches quickly
@@ -323,7 +324,7 @@ def test_support_in_the_same_scope_still_strengthens(ws):
 SCOPE_MIX = ("global", "agent:a", "project:x", "user:u")
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(old_scope=st.sampled_from(SCOPE_MIX), new_scope=st.sampled_from((*SCOPE_MIX, None)),
        action=st.sampled_from(["merge", "support", "contextualize", "contradict", "supersede"]))  # fmt: skip
 def test_property_a_dedup_write_is_never_wider_than_its_sources(tmp_path_factory, monkeypatch, old_scope, new_scope,

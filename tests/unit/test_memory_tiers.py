@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from kg.ids import new_id
 from kg.memory.tiers import TierChange, TierPolicy, idle_time, plan_tier_changes
 from kg.models import MemoryItem, Tier
+from tests.budget import examples
 
 NOW = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 SECOND = timedelta(seconds=1)
@@ -123,7 +124,7 @@ def apply(items: list[MemoryItem], changes: list[TierChange]) -> list[MemoryItem
     return [i.model_copy(update={"tier": new.get(i.uid, i.tier)}) for i in items]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(list(Tier)), st.one_of(st.none(), st.integers(0, 120)), st.integers(0, 20),
                           st.sampled_from([0.1, 0.49, 0.5, 0.79, 0.8, 1.0])), max_size=20))  # fmt: skip
 def test_a_plan_once_applied_is_stable(rows: list[tuple[Tier, int | None, int, float]]) -> None:

@@ -17,6 +17,7 @@ from kg.errors import InputError, ScopeError, StoreBusyError
 from kg.memory.admission import MemoryCandidate
 from kg.memory.write_policy import MemoryWriter, WritePolicy, WriteQueue, WriteStrategy
 from kg.models import MemoryType
+from tests.budget import examples
 from tests.conftest import T0
 
 CHAT = [
@@ -127,7 +128,7 @@ def test_policy_limits_are_validated():
         WritePolicy(strategy="eventually")
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(
     sizes=st.lists(st.integers(0, 6), max_size=8),
     fail_on=st.sets(st.integers(0, 40), max_size=6),

@@ -22,6 +22,7 @@ from reasoning.router.methods.calibration import Prediction, score
 from reasoning.router.methods.meta import ENGINES
 from reasoning.router.store import store_result
 from reasoning.service import RuleService
+from tests.budget import examples
 
 CTX = MethodContext(agent_id="a")
 
@@ -66,7 +67,7 @@ def test_calibration_inputs_are_checked() -> None:
 _bin_centres = st.sampled_from([0.0, 0.15, 0.25, 0.35, 0.45, 0.55, 0.65, 0.75, 0.85, 1.0])
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.tuples(_bin_centres, st.booleans()), min_size=1, max_size=40))
 def test_murphy_decomposition_equals_brier_when_forecasts_are_constant_per_bin(rows: list[tuple[float, bool]]) -> None:
     value = score([Prediction(p=p, outcome=o) for p, o in rows], 10)

@@ -23,6 +23,7 @@ from reasoning.router.methods.base import MethodContext, MethodOutcome, MissingI
 from reasoning.router.methods.social import ENGINES
 from reasoning.router.methods.social_choice import decide, pairwise
 from reasoning.router.run import reason
+from tests.budget import examples
 
 CTX = MethodContext(agent_id="a")
 
@@ -121,7 +122,7 @@ def generic_games(draw: st.DrawFn) -> dict[str, Any]:
     return game(payoffs, [f"r{i}" for i in range(rows)], [f"c{j}" for j in range(cols)])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(generic_games())
 def test_every_reported_equilibrium_admits_no_profitable_deviation(g: dict[str, Any]) -> None:
     value = run("game-theory", g).value
@@ -261,7 +262,7 @@ _ballots = st.lists(st.fixed_dictionaries({"ranking": st.permutations(_NAMES), "
                     min_size=1, max_size=8)  # fmt: skip
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(_ballots)
 def test_a_condorcet_winner_beats_every_other_candidate_pairwise(ballots: list[dict[str, Any]]) -> None:
     election = {"rule": "condorcet", "candidates": _NAMES, "ballots": ballots}
@@ -370,7 +371,7 @@ def frameworks(draw: st.DrawFn) -> tuple[list[str], set[tuple[str, str]]]:
     return args, set(draw(st.lists(st.sampled_from(pairs), max_size=12)))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(frameworks())
 def test_extensions_agree_with_dungs_definitions(framework: tuple[list[str], set[tuple[str, str]]]) -> None:
     args, attacks = framework

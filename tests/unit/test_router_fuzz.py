@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from kg.errors import InputError
 from reasoning.router import MethodContext, reason
+from tests.budget import examples
 
 NET = {"nodes": {"A": {"parents": [], "cpt": {"": 0.3}}, "B": {"parents": ["A"], "cpt": {"T": 0.9, "F": 0.2}}}}
 RULE = {"name": "r", "conditions": [{"subject": "?x", "predicate": "is", "object": "man"}],
@@ -62,7 +63,7 @@ def _set(value: Any, path: tuple[Any, ...], new: Any) -> Any:
     return value
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.sampled_from(sorted(GOLDEN)), st.data())
 def test_mutated_inputs_compute_or_raise_an_input_error(method: str, data: st.DataObject) -> None:
     inputs = copy.deepcopy(GOLDEN[method])

@@ -22,6 +22,7 @@ from kg.errors import InputError
 from kg.models import Operator, Rule, RuleType
 from reasoning.rules import Triple, build_rule, forward_chain, is_var, prove
 from reasoning.rules.numbers import compare
+from tests.budget import examples
 
 NOW = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 ENTITIES = ["a", "b", "c"]
@@ -31,7 +32,7 @@ VARIABLES = ["?x", "?y", "?z"]
 CONFIDENCES = [0.5, 0.8, 1.0]
 
 SETTINGS = settings(
-    max_examples=150,
+    max_examples=examples(150),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )

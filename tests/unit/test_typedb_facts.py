@@ -63,6 +63,7 @@ from kg.store.typedb.fact_queries import (
 from kg.store.typedb.facts import TypeDBFactStore
 from kg.store.typedb.literals import decode_string
 from kg.store.typedb.schema import base_schema
+from tests.budget import examples
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "typedb" / "store"
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
@@ -210,7 +211,7 @@ def _typedb_matches(pattern: str, text: str) -> bool:
     return bool(_python(values[0]).search(text))
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(_pattern_and_text())
 def test_patterns_match_exactly_what_the_sqlite_glob_matches(case: tuple[str, str]) -> None:
     pattern, text = case
@@ -276,7 +277,7 @@ _MOMENTS = st.datetimes(min_value=datetime(1970, 1, 1), max_value=datetime(2200,
 _PARENTS = st.lists(st.sampled_from([F1, F2, F3, R1]), unique=True, max_size=4)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(texts=st.tuples(_TEXT, _TEXT), confidence=st.floats(0.0, 1.0), moments=st.tuples(_MOMENTS, st.none() | _MOMENTS),
        parents=_PARENTS, seed=st.integers(0, 1000))  # fmt: skip
 def test_a_fetched_document_reads_back_as_the_stored_fact(texts, confidence, moments, parents, seed):
@@ -320,7 +321,7 @@ def _without_uid(fact: Fact) -> dict[str, Any]:
     return fact.model_dump(exclude={"uid"})
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_BATCHES)
 def test_the_upsert_plan_behaves_as_the_sqlite_adapter(batches: list[list[dict[str, Any]]]) -> None:
     clock = FixedClock(T0)

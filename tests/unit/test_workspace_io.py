@@ -23,6 +23,7 @@ from kg.workspace import Workspace
 from reasoning.cases import CaseService
 from reasoning.service import RuleService
 from sync.workspace_io import MANIFEST, export_workspace, import_workspace
+from tests.budget import examples
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "openclaw_workspace"
 #: Memory fields the layout carries but an import does not write (local usage statistics).
@@ -297,7 +298,7 @@ _TEXT = st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, ma
 )
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     beliefs=st.lists(st.tuples(_TEXT, st.floats(0, 1)), min_size=1, max_size=4),
     objects=st.lists(_TEXT, min_size=1, max_size=4, unique=True),
