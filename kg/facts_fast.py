@@ -9,6 +9,9 @@ item the fast path accepts is accepted by the model with equal values and the sa
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from kg.ids import ID_PATTERN
@@ -126,3 +129,21 @@ def fast_fact(agent_id: str, item: dict[str, Any]) -> FactInput | None:
     _set(fact, "__pydantic_extra__", None)
     _set(fact, "__pydantic_private__", None)
     return fact
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Run the block with Python's cyclic garbage collector paused (restored after, even on error).
+
+    A bulk batch allocates several objects per fact (its model, its row tuple, its outcome) and keeps them
+    until the batch is written, so the collector's full passes would walk every one of them, again and
+    again, for nothing: none of them is part of a reference cycle. Reference counting still frees them.
+    """
+    if not gc.isenabled():  # paused by a caller already (or switched off by the application)
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
