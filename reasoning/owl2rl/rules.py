@@ -245,17 +245,12 @@ class Rules:
     def sub_class(self, c1: int, c2: int) -> None:
         """cax-sco, scm-sco (both premises), scm-eqc2, scm-dom1 and scm-rng1 (class side)."""
         store, v = self.store, self.v
-        add, objects, subjects = store.add, store.objects, store.subjects
+        add, subjects = store.add, store.subjects
         if c1 != c2:
             if not self._implied_sub_class(c1, c2):
                 for x in list(subjects(v.type, c1)):
                     add(x, v.type, c2)
-            for c3 in list(objects(c2, v.sco)):
-                if c1 != c3:
-                    add(c1, v.sco, c3)
-            for c0 in list(subjects(v.sco, c1)):
-                if c0 not in (c1, c2):
-                    add(c0, v.sco, c2)
+            self._transitive(c1, c2, v.sco)
             for q in list(subjects(v.domain, c1)):
                 add(q, v.domain, c2)
             for q in list(subjects(v.range, c1)):
@@ -264,20 +259,26 @@ class Rules:
             add(c1, v.eqc, c2)
             add(c2, v.eqc, c1)
 
+    def _transitive(self, lower: int, upper: int, link: int) -> None:
+        """scm-sco / scm-spo for a new ``lower link upper``: ``lower`` under all above ``upper``, all below
+        ``lower`` under ``upper``."""
+        store = self.store
+        for top in list(store.objects(upper, link)):
+            if top != lower:
+                store.add(lower, link, top)
+        for bottom in list(store.subjects(link, lower)):
+            if bottom not in (lower, upper):
+                store.add(bottom, link, upper)
+
     def sub_property(self, p1: int, p2: int) -> None:
         """prp-spo1, scm-spo (both premises), scm-eqp2, scm-dom2 and scm-rng2 (property side)."""
         store, v = self.store, self.v
-        add, objects, subjects = store.add, store.objects, store.subjects
+        add, objects = store.add, store.objects
         if p1 == p2:
             return
         for x, y in store.pairs(p1):
             add(x, p2, y)
-        for p3 in list(objects(p2, v.spo)):
-            if p1 != p3:
-                add(p1, v.spo, p3)
-        for p0 in list(subjects(v.spo, p1)):
-            if p0 not in (p1, p2):
-                add(p0, v.spo, p2)
+        self._transitive(p1, p2, v.spo)
         if store.has(p2, v.spo, p1):
             add(p1, v.eqp, p2)
             add(p2, v.eqp, p1)
