@@ -9,9 +9,8 @@ import click
 from cli import render
 from cli.common import Session, mabos_options
 from cli.idle_index import idle_seconds, index_when_idle_options, log_to_stderr
+from cli.loopback import DEFAULT_HOST, is_loopback
 from cli.tools import REGISTRY, ToolContext
-from cli.tools.mcp_auth import is_loopback
-from cli.tools.mcp_server import DEFAULT_HOST, MCP_PATH, serve_http, serve_stdio
 from cli.tools.mcp_workers import DEFAULT_DEADLINE, DEFAULT_WORKERS, PoolSettings
 from kg.errors import InputError
 from kg.tokens import TokenInfo
@@ -102,6 +101,9 @@ def serve(
       mabos serve --mcp --http 8765 --host 0.0.0.0 --workspace ./w
       mabos serve --mcp --dry-run --json
     """
+    # The MCP SDK is most of the CLI's start-up time: loaded by the command that serves it, not by every command.
+    from cli.tools.mcp_server import MCP_PATH, serve_http, serve_stdio  # noqa: PLC0415
+
     index_when_idle = idle_seconds(index_when_idle, no_index_when_idle)
     if not mcp:
         raise InputError("--mcp", "required (MCP is the only protocol served)")

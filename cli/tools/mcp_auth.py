@@ -15,7 +15,6 @@ A malformed header (another scheme, an empty secret) counts as a wrong token, ne
 
 from __future__ import annotations
 
-import ipaddress
 import json
 from collections.abc import Callable
 from typing import Any
@@ -27,22 +26,13 @@ from starlette.authentication import AuthCredentials
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from cli.loopback import is_loopback
 from kg.tokens import TokenInfo
 
 #: Checks a secret: the live token it belongs to, or None (:meth:`kg.tokens.TokenService.verify`).
 Verifier = Callable[[str], TokenInfo | None]
 #: The one scope a token grants: acting as its agent.
 AGENT_SCOPE = "agent"
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` is a loopback address (127.0.0.0/8, ::1) or ``localhost``."""
-    if host.strip().lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 class TokenGate:

@@ -37,6 +37,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from cli.idle_index import IdleIndexer
+from cli.loopback import DEFAULT_HOST
 from cli.tools.export import input_schema, output_schema, tools
 from cli.tools.mcp_auth import TokenGate, Verifier
 from cli.tools.mcp_calls import call_tool, error_result, success_result
@@ -48,7 +49,6 @@ from kg.workspace import default_path
 logger = logging.getLogger(__name__)
 
 SERVER_NAME = "mabos"
-DEFAULT_HOST = "127.0.0.1"
 MCP_PATH = "/mcp"
 
 _INSTRUCTIONS = (
