@@ -10,7 +10,7 @@ new list axiom clears; property chains, keys, enumerations and the restriction s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from reasoning.owl2rl.plans import EMPTY_PLAN, ClassPlan, Lists, PropertyPlan, class_plan, is_one, property_plan
 from reasoning.owl2rl.store import TripleStore
@@ -70,12 +70,19 @@ class Rules:
             node = next(iter(rests))
         return out
 
+    def list_axioms(self, predicate: int) -> Iterator[tuple[int, list[int]]]:
+        """``(x, members)`` of every ``x predicate (m1 ... mn)`` with a non-empty list, over a snapshot of the
+        axioms (the caller may add triples)."""
+        for x, head in list(self.store.pairs(predicate)):
+            members = self.items(head)
+            if members:
+                yield x, members
+
     def intersections(self) -> dict[int, list[tuple[int, list[int]]]]:
         """Member class -> the intersection classes it is part of, with all their members."""
         if self._intersections is None:
             index: dict[int, list[tuple[int, list[int]]]] = {}
-            for c, head in self.store.pairs(self.v.intersection_of):
-                members = self.items(head)
+            for c, members in self.list_axioms(self.v.intersection_of):
                 for m in set(members):
                     index.setdefault(m, []).append((c, members))
             self._intersections = index
@@ -85,8 +92,8 @@ class Rules:
         """Member class -> the union classes it is part of."""
         if self._unions is None:
             index: dict[int, list[int]] = {}
-            for c, head in self.store.pairs(self.v.union_of):
-                for m in set(self.items(head)):
+            for c, members in self.list_axioms(self.v.union_of):
+                for m in set(members):
                     index.setdefault(m, []).append(c)
             self._unions = index
         return self._unions

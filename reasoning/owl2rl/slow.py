@@ -27,10 +27,7 @@ def slow_pass(rules: Rules) -> int:
 def _chains(rules: Rules) -> None:
     """prp-spo2: ``p propertyChainAxiom (p1 ... pn)`` and a path u0 p1 u1 ... pn un give ``u0 p un``."""
     store, v = rules.store, rules.v
-    for p, head in list(store.pairs(v.chain)):
-        chain = rules.items(head)
-        if not chain:
-            continue
+    for p, chain in rules.list_axioms(v.chain):
         frontier = set(store.pairs(chain[0]))
         for link in chain[1:]:
             frontier = {(start, z) for start, y in frontier for z in store.objects(y, link)}
@@ -43,10 +40,7 @@ def _chains(rules: Rules) -> None:
 def _keys(rules: Rules) -> None:
     """prp-key: two instances of ``c`` with the same values for every key property of ``c`` are the same."""
     store, v = rules.store, rules.v
-    for c, head in list(store.pairs(v.has_key)):
-        keys = rules.items(head)
-        if not keys:
-            continue
+    for c, keys in rules.list_axioms(v.has_key):
         by_values: dict[tuple[int, ...], list[int]] = {}
         for x in list(store.subjects(v.type, c)):
             combos: list[tuple[int, ...]] = [()]
@@ -61,8 +55,8 @@ def _keys(rules: Rules) -> None:
 def _one_of(rules: Rules) -> None:
     """cls-oo: every member of an enumeration ``c oneOf (y1 ... yn)`` is of type ``c``."""
     store, v = rules.store, rules.v
-    for c, head in list(store.pairs(v.one_of)):
-        for y in rules.items(head):
+    for c, members in rules.list_axioms(v.one_of):
+        for y in members:
             store.add(y, v.type, c)
 
 
