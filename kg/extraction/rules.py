@@ -203,31 +203,42 @@ def _preference(s: str, who: str, now: datetime) -> Statement | None:
                      facts=[(who, pred, what, False)])  # fmt: skip
 
 
-def _plan(s: str, who: str, now: datetime) -> Statement | None:
-    m = re.search(r"\bI (?:am going to|am planning to|am planning on|plan to|intend to|want to|hope to|would like to|"
-                  r"am about to|will|am thinking about|am considering|aim to|am hoping to|would love to)\s+(.+)",
-                  s, re.I)  # fmt: skip
-    if m is None or not (what := clean(m[1], words=14)):
+_PLAN = (
+    r"\bI (?:am going to|am planning to|am planning on|plan to|intend to|want to|hope to|would like to|"
+    r"am about to|will|am thinking about|am considering|aim to|am hoping to|would love to)\s+(.+)"
+)
+_DECISION = r"\b(?:I|we) (?:have |finally |just )*((?:decided|chose|picked|settled on|agreed)\s+(?:to\s+|on\s+)?)(.+)"
+_LESSON = (
+    r"\b(?:I (?:have )?(?:learned|learnt|realized|realised|found out|discovered)|lesson learned:?|it turned out|"
+    r"the (?:fix|solution|problem|issue|mistake|root cause) (?:was|is))\s+(?:that\s+)?(.+)"
+)
+
+
+def _said(pattern: str, s: str, group: int, words: int) -> tuple[re.Match[str], str] | None:
+    """The match of ``pattern`` in ``s`` (any case) and its ``group`` cut by :func:`clean`; None if either is empty."""
+    m = re.search(pattern, s, re.I)
+    if m is None or not (what := clean(m[group], words=words)):
         return None
+    return m, what
+
+
+def _plan(s: str, who: str, now: datetime) -> Statement | None:
+    if (found := _said(_PLAN, s, 1, words=14)) is None:
+        return None
+    what = found[1]
     return Statement("events", "goal", s, f"plans to {what}", who, now, facts=[(who, "plansTo", what, False)])
 
 
 def _decision(s: str, who: str, now: datetime) -> Statement | None:
-    m = re.search(r"\b(?:I|we) (?:have |finally |just )*"
-                  r"((?:decided|chose|picked|settled on|agreed)\s+(?:to\s+|on\s+)?)(.+)",
-                  s, re.I)  # fmt: skip
-    if m is None or not (what := clean(m[2], words=14)):
+    if (found := _said(_DECISION, s, 2, words=14)) is None:
         return None
+    m, what = found
     return Statement("events", "decision", s, f"{m[1].strip()} {what}", who, now, facts=[(who, "decided", what, False)])
 
 
 def _case(s: str, who: str, now: datetime) -> Statement | None:
-    m = re.search(r"\b(?:I (?:have )?(?:learned|learnt|realized|realised|found out|discovered)|lesson learned:?|"
-                  r"it turned out|the (?:fix|solution|problem|issue|mistake|root cause) (?:was|is))\s+(?:that\s+)?(.+)",
-                  s, re.I)  # fmt: skip
-    if m is None or not (what := clean(m[1], words=20)):
-        return None
-    return Statement("cases", "lesson", s, what, who, now)
+    found = _said(_LESSON, s, 1, words=20)
+    return None if found is None else Statement("cases", "lesson", s, found[1], who, now)
 
 
 def _pattern(s: str, who: str, now: datetime) -> Statement | None:
