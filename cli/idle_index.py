@@ -171,6 +171,7 @@ class IdleIndexer:
             _index_pass, path, self.pass_items, self.batch, name="mabos-idle-index", preload=_PRELOAD))  # fmt: skip
         self._process, self._stopped = process, False
         self._state, self._passes = "indexing", self._passes + 1
+        self._done = self._total = None  # until this pass reports (a resumed build reports from its checkpoint)
         self.events.append("start")
         try:
             await self._follow(ours)
