@@ -18,6 +18,7 @@ from kg.models.conversation import (
     SummaryKind,
     SummaryMethod,
 )
+from kg.store.sqlite.db import ordered_ids
 from kg.store.sqlite.trusted import trusted
 
 _MESSAGE_FIELDS = (
@@ -35,10 +36,7 @@ _SUMMARY_FIELDS = (
 )  # fmt: skip
 
 
-_CHILDREN = (
-    "(SELECT json_group_array(child_uid) FROM (SELECT child_uid FROM summary_edges "
-    "WHERE parent_uid = s.uid ORDER BY position))"
-)
+_CHILDREN = ordered_ids("child_uid", "summary_edges", "parent_uid", "s.uid")
 
 
 _SUMMARY_COLUMNS = ", ".join(f"s.{f}" for f in _SUMMARY_FIELDS) + f", {_CHILDREN} AS child_uids"

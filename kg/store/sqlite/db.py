@@ -49,6 +49,13 @@ def marks(values: Sequence[Any]) -> str:
     return ",".join("?" * len(values))
 
 
+def ordered_ids(column: str, table: str, key: str, owner: str) -> str:
+    """A subquery: the JSON array of ``column`` over the ``table`` rows whose ``key`` is ``owner``, by ``position``
+    (the children of a summary, the parents of a derived record)."""
+    return (f"(SELECT json_group_array({column}) FROM (SELECT {column} FROM {table} "
+            f"WHERE {key} = {owner} ORDER BY position))")  # fmt: skip
+
+
 def in_clause(column: str, scopes: Sequence[str]) -> tuple[str, list[Any]]:
     """``column IN (?, ...)`` and its parameters; InputError when no scope is given."""
     if not scopes:

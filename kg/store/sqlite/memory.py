@@ -12,7 +12,7 @@ from typing import Any
 from kg.errors import InputError, NotFoundError
 from kg.models import MemoryItem, MemoryQuery, MemoryStoreKind, MemoryType, Tier, format_ts
 from kg.ports import MemoryWriteResult, StoreLimits
-from kg.store.sqlite.db import Database, marks
+from kg.store.sqlite.db import Database, marks, ordered_ids
 from kg.store.sqlite.facts import exact_doubles, register_json_real
 from kg.store.sqlite.term_stats import ROW_WINDOW, TermStats
 from kg.store.sqlite.trusted import trusted
@@ -22,10 +22,7 @@ _FIELDS = (
     "access_count", "accessed_at", "expires_at", "archived_at", "created_at", "updated_at",
 )  # fmt: skip
 # Every read also takes the item's lineage (one index probe per row, ordered by position).
-_LINEAGE = (
-    "CASE WHEN m.derived THEN (SELECT json_group_array(parent_uid) FROM (SELECT parent_uid FROM lineage "
-    "WHERE child_uid = m.uid ORDER BY position)) ELSE '[]' END"
-)
+_LINEAGE = f"CASE WHEN m.derived THEN {ordered_ids('parent_uid', 'lineage', 'child_uid', 'm.uid')} ELSE '[]' END"
 _COLUMNS = ", ".join(f"m.{f}" for f in _FIELDS) + f", {_LINEAGE} AS derived_from"
 #: Earlier items of the same agent and scope that make up an item's context (with the one just after it),
 #: and how close in time.
