@@ -11,7 +11,8 @@ import click
 from cli import render
 from cli.common import Session, example, mabos_options
 from cli.idle_index import idle_seconds, index_when_idle_options, log_to_stderr
-from cli.ui.security import TOKEN_ENV, check_bind, is_loopback
+from cli.loopback import is_loopback
+from cli.ui.security import TOKEN_ENV, check_bind
 from kg.workspace import open_workspace
 
 

@@ -15,7 +15,6 @@
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import secrets
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from urllib.parse import urlencode
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 
+from cli.loopback import is_loopback
 from kg.errors import InputError
 
 TOKEN_ENV = "MABOS_UI_TOKEN"  # noqa: S105 - the variable's name, not a token
@@ -37,17 +37,6 @@ Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` names this machine only (127.0.0.0/8, ::1, localhost)."""
-    name = host.strip().strip("[]").lower()
-    if name == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
 
 
 def check_bind(host: str, token: str | None, agent_tokens: int = 0) -> None:
@@ -156,5 +145,4 @@ __all__ = [
     "Guard",
     "TokenGate",
     "check_bind",
-    "is_loopback",
 ]
