@@ -41,18 +41,18 @@ Ranges: every component lies in 0..1 and so does ``final`` without MMR; with MMR
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, NamedTuple, Self
 
-import numpy as np
 import numpy.typing as npt
 from pydantic import ConfigDict, Field, model_validator
 
 from kg.errors import InputError
 from kg.models import Model, Unit
 from kg.recall.decay import DecayComponents, DecaySettings, MemoryLike, check_unit, decay_boost
+from kg.recall.mmr import mmr_select
 
 FusionMethod = Literal["weighted", "rrf"]
 FUSION_METHODS: tuple[FusionMethod, ...] = ("weighted", "rrf")
@@ -222,60 +222,6 @@ def blend_importance(relevance: float, importance: float, settings: FusionSettin
     """``(1 - importance_weight) * relevance + importance_weight * importance``."""
     w = settings.importance_weight
     return min(1.0, (1.0 - w) * relevance + w * importance)
-
-
-def _unit_rows(uids: Sequence[str], vectors: Mapping[str, npt.ArrayLike]) -> npt.NDArray[np.float64]:
-    """Unit-length vectors of ``uids`` as rows; a uid without a (non-zero) vector gets a zero row."""
-    arrays: dict[int, npt.NDArray[np.float64]] = {}
-    for i, uid in enumerate(uids):
-        if uid in vectors:
-            array = np.asarray(vectors[uid], dtype=np.float64).ravel()
-            if not np.all(np.isfinite(array)):
-                raise InputError("vectors", f"vector of {uid!r} must hold finite numbers")
-            arrays[i] = array
-    dims = {a.size for a in arrays.values()}
-    if len(dims) > 1:
-        raise InputError("vectors", f"all vectors must have the same dimension, got {sorted(dims)}")
-    rows = np.zeros((len(uids), dims.pop() if dims else 0), dtype=np.float64)
-    for i, array in arrays.items():
-        norm = float(np.linalg.norm(array))
-        if norm > 0:
-            rows[i] = array / norm
-    return rows
-
-
-def mmr_select(
-    scores: Mapping[str, float],
-    vectors: Mapping[str, npt.ArrayLike],
-    *,
-    lambda_: float,
-    limit: int,
-    min_score: float = -math.inf,
-) -> list[tuple[str, float, float]]:
-    """Maximal marginal relevance: ``(uid, final, mmr_penalty)`` in picking order.
-
-    Each step picks the uid maximising ``score - (1 - lambda_) / lambda_ * max_sim`` (ties by uid),
-    ``max_sim`` being its highest cosine (clamped to 0..1) to the uids already picked; uids without
-    a vector have similarity 0. Stops after ``limit`` picks or when the best remaining value is
-    below ``min_score`` (values never increase from one pick to the next).
-    """
-    uids = sorted(scores)
-    rows = _unit_rows(uids, vectors)
-    base = np.array([scores[u] for u in uids], dtype=np.float64)
-    max_sim = np.zeros(len(uids), dtype=np.float64)
-    open_ = np.ones(len(uids), dtype=bool)
-    weight = (1.0 - lambda_) / lambda_
-    picked: list[tuple[str, float, float]] = []
-    while len(picked) < limit and open_.any():
-        value = np.where(open_, base - weight * max_sim, -np.inf)
-        j = int(np.argmax(value))  # first maximum = smallest uid, as uids are sorted
-        if value[j] < min_score:
-            break
-        penalty = weight * float(max_sim[j])
-        picked.append((uids[j], float(base[j]) - penalty, penalty))
-        open_[j] = False
-        np.maximum(max_sim, np.clip(rows @ rows[j], 0.0, 1.0), out=max_sim)
-    return picked
 
 
 # -------------------------------------------------------------------------------------- pipeline
