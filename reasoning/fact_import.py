@@ -98,23 +98,33 @@ def _term(node: Node, predicate: bool = False) -> str:
 
 
 def triples_to_facts(graph: Graph, scope: str | None, skipped: list[int]) -> Iterator[dict[str, Any]]:
-    """The fact dicts of ``graph``'s triples (``skipped[0]`` counts the blank literals left out)."""
-    terms: dict[Node, str] = {}
-    predicates: dict[Node, str] = {}
+    """The fact dicts of ``graph``'s triples (``skipped[0]`` counts the blank literals left out).
+
+    Each term is mapped once: the caches are keyed by the term's plain text (rdflib's terms hash and compare
+    in Python, a ``str`` in C), one cache for blank nodes, one for IRIs, one for predicates.
+    """
+    blanks: dict[str, str] = {}
+    iris: dict[str, str] = {}
+    predicates: dict[str, str] = {}
     extra = {"source": "rdf-import", **({"scope": scope} if scope is not None else {})}
+    plain = str.__str__  # the text of a term as an exact str, without rdflib's Python-level methods
     for subject, predicate, obj in graph:
         if isinstance(obj, RdfLiteral):
-            text, kind = str(obj), "literal"
+            text, kind = plain(obj), "literal"
             if not text.strip():
                 skipped[0] += 1
                 continue
         else:
-            text = terms.get(obj) or terms.setdefault(obj, _term(obj))
+            cache = blanks if type(obj) is BNode else iris
+            key = plain(obj)
+            text = cache.get(key) or cache.setdefault(key, _term(obj))
             kind = "entity"
+        cache = blanks if type(subject) is BNode else iris
+        key = plain(subject)
+        name = plain(predicate)
         yield {
-            "subject": terms.get(subject) or terms.setdefault(subject, _term(subject)),
-            "predicate": predicates.get(predicate)
-            or predicates.setdefault(predicate, _term(predicate, predicate=True)),
+            "subject": cache.get(key) or cache.setdefault(key, _term(subject)),
+            "predicate": predicates.get(name) or predicates.setdefault(name, _term(predicate, predicate=True)),
             "object": text,
             "object_kind": kind,
             **extra,
