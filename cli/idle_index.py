@@ -26,16 +26,17 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import anyio
 import click
 
-from cli import child_process
 from kg.errors import InputError
+
+if TYPE_CHECKING:  # multiprocessing loads when a pass starts, not with every CLI command that has the options
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
 
 logger = logging.getLogger(__name__)
 
@@ -166,6 +167,8 @@ class IdleIndexer:
             await self._one_pass()
 
     async def _one_pass(self) -> None:
+        from cli import child_process  # noqa: PLC0415 - see the TYPE_CHECKING block
+
         path = str(self.path.resolve())
         process, ours = await anyio.to_thread.run_sync(lambda: child_process.start(
             _index_pass, path, self.pass_items, self.batch, name="mabos-idle-index", preload=_PRELOAD))  # fmt: skip
