@@ -165,10 +165,13 @@ def paint(base: str) -> dict[str, Any]:
     result: dict[str, Any] = {}
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=args)
-        page = browser.new_page(viewport={"width": 1400, "height": 900})
-        devtools = page.context.new_cdp_session(page)
-        devtools.send("Performance.enable")
+        context = browser.new_context(viewport={"width": 1400, "height": 900})
         for run in ("cold", "warm"):
+            # A new page per run, in one context: the warm run reuses the HTTP cache, and each page's DevTools
+            # counters start from its own zero (a navigation in one page reset them: warm figures came out negative).
+            page = context.new_page()
+            devtools = context.new_cdp_session(page)
+            devtools.send("Performance.enable")
             before = _main_thread_s(devtools)
             started = time.perf_counter()
             page.goto(f"{base}/graph?agent={AGENT}")
