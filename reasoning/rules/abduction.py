@@ -14,21 +14,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from kg.models import Operator, Rule, RuleType
+from kg.models import Rule, RuleType
 from reasoning.rules.index import FactIndex
-from reasoning.rules.numbers import compare
 from reasoning.rules.plans import compile_rules
 from reasoning.rules.results import Hypothesis, Key, Triple
 from reasoning.rules.unify import (
     condition_goal,
-    extend,
     fits,
     goal_of,
     lookup_terms,
+    next_condition,
     ready,
+    satisfies,
     shown,
     unify_head,
-    wanted_value,
 )
 
 _BUDGET = 10_000  # search steps per rule, so a rule over a large store cannot stall abduction
@@ -77,18 +76,14 @@ class _Search:
         if not remaining:
             self.best, self.best_count = (bindings, matched), len(matched)
             return
-        ci = next((i for i in remaining if ready(self.rule.conditions[i], bindings)), remaining[0])
-        rest = tuple(i for i in remaining if i != ci)
+        ci, rest = next_condition(self.rule, remaining, bindings)
         cond = self.rule.conditions[ci]
         if ready(cond, bindings):
             goal = condition_goal(cond, bindings)
             for key in self.index.lookup(*lookup_terms(goal)):
-                found = extend(cond, key, bindings) if fits(goal, key) else None
-                if found is None:
-                    continue
-                if cond.operator is not Operator.EQ and not compare(key[2], cond.operator, wanted_value(cond, found)):
-                    continue
-                self.run(rest, found, {**matched, ci: key})
+                found = satisfies(cond, key, bindings) if fits(goal, key) else None
+                if found is not None:
+                    self.run(rest, found, {**matched, ci: key})
         self.run(rest, bindings, matched)  # or leave it missing
 
 

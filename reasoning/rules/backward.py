@@ -16,26 +16,25 @@ A rule node's confidence is min(children) x ``confidence_factor``, as in forward
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from kg.errors import InputError
-from kg.models import Operator, Rule, RuleType
+from kg.models import Rule, RuleType
 from reasoning.rules.index import FactIndex
-from reasoning.rules.numbers import compare
 from reasoning.rules.plans import compile_rules
 from reasoning.rules.results import Key, Pattern, ProofNode, ProofResult, Triple
 from reasoning.rules.unify import (
     Goal,
     canonical,
     condition_goal,
-    extend,
     fits,
     goal_of,
     lookup_terms,
+    next_condition,
     ready,
+    satisfies,
     shown,
     unify_head,
-    wanted_value,
 )
 
 _MAX_GAPS = 100
@@ -132,8 +131,7 @@ class _Prover:
         if not remaining:
             yield bindings, {}
             return
-        ci = _next_condition(rule, remaining, bindings)
-        rest = tuple(i for i in remaining if i != ci)
+        ci, rest = next_condition(rule, remaining, bindings)
         for found, node in self._condition(rule, ci, bindings, depth, path):
             for final, nodes in self._body(rule, rest, found, depth, path):
                 yield final, {ci: node, **nodes}
@@ -144,12 +142,9 @@ class _Prover:
         """The bindings (and proof) of each way condition ``ci`` holds under ``bindings``."""
         cond = rule.conditions[ci]
         for key, node in self.solve(condition_goal(cond, bindings), depth, path):
-            found = extend(cond, key, bindings)
-            if found is None:
-                continue
-            if cond.operator is not Operator.EQ and not compare(key[2], cond.operator, wanted_value(cond, found)):
-                continue
-            yield found, node
+            found = satisfies(cond, key, bindings)
+            if found is not None:
+                yield found, node
 
     # ----------------------------------------------------------------------------------- gaps
 
@@ -178,8 +173,7 @@ class _Prover:
     ) -> list[Pattern]:
         if not remaining or self.budget <= 0:
             return []
-        ci = _next_condition(rule, remaining, bindings)
-        rest = tuple(i for i in remaining if i != ci)
+        ci, rest = next_condition(rule, remaining, bindings)
         out: list[Pattern] = []
         any_solution = False
         for found, _ in self._condition(rule, ci, bindings, depth, path):
@@ -199,8 +193,3 @@ class _Prover:
             if next(iter(self._condition(rule, i, bindings, depth, path)), None) is None:
                 out += self.gaps(condition_goal(other, bindings), shown(other, bindings), depth, path)
         return out
-
-
-def _next_condition(rule: Rule, remaining: tuple[int, ...], bindings: Mapping[str, str]) -> int:
-    """The first remaining condition that can be evaluated (comparisons wait for their variable)."""
-    return next((i for i in remaining if ready(rule.conditions[i], bindings)), remaining[0])

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from kg.models import Operator, RuleConclusion, RuleCondition
+from kg.models import Operator, Rule, RuleConclusion, RuleCondition
 from reasoning.rules.checks import is_var
+from reasoning.rules.numbers import compare
 from reasoning.rules.results import Key, Pattern
 
 #: A term of a goal: a constant (``str``) or a :class:`Var`.
@@ -111,3 +112,20 @@ def ready(cond: RuleCondition, bindings: Mapping[str, str]) -> bool:
 def wanted_value(cond: RuleCondition, bindings: Mapping[str, str]) -> str:
     """The value a comparison compares with (its constant, or its bound variable's value)."""
     return bindings[cond.object] if is_var(cond.object) else cond.object
+
+
+def next_condition(rule: Rule, remaining: tuple[int, ...], bindings: Mapping[str, str]) -> tuple[int, tuple[int, ...]]:
+    """The first remaining condition that can be evaluated (comparisons wait for their variable), and the rest."""
+    ci = next((i for i in remaining if ready(rule.conditions[i], bindings)), remaining[0])
+    return ci, tuple(i for i in remaining if i != ci)
+
+
+def satisfies(cond: RuleCondition, key: Key, bindings: Mapping[str, str]) -> dict[str, str] | None:
+    """``bindings`` extended by a triple that meets the condition (its pattern and, for a comparison, the
+    comparison), or ``None``."""
+    found = extend(cond, key, bindings)
+    if found is None:
+        return None
+    if cond.operator is not Operator.EQ and not compare(key[2], cond.operator, wanted_value(cond, found)):
+        return None
+    return found
