@@ -1,22 +1,24 @@
 """``mabos belief|desire|goal|intention|plan|step add|list|update``, made by one factory.
 
 Each node kind is described once (:data:`KINDS`: its fields and an example); :func:`node_group`
-turns a description into a click group with ``add``, ``list`` and ``update``.
+turns a description into a click group with ``add``, ``list`` and ``update``, which run the ``bdi_add``,
+``bdi_list`` and ``bdi_update`` tools (:mod:`cli.tools.bdi`) through the registry.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import click
 
 from cli import render
 from cli.common import ISO_DATETIME, Session, agent_option, example, mabos_options, scope_option
-from kg.errors import InputError
-from kg.ids import PREFIXES, is_id
-from kg.models import NODE_STATUSES, HierarchyLevel, NodeKind
+from cli.tools.bdi import BdiNodes
+from cli.tools.registry import run
+from kg.ids import PREFIXES
+from kg.models import NODE_STATUSES, BDINode, HierarchyLevel, NodeKind
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
@@ -87,7 +89,8 @@ def _with_fields(spec: KindSpec, fields: tuple[str, ...], status_help: str) -> D
 def _add(spec: KindSpec) -> click.Command:
     @mabos_options
     def add(out: Session, /, *, agent: str, content: str, scope: str | None, **fields: Any) -> None:
-        node = out.workspace().bdi.add(spec.kind, agent, content, scope=scope, **fields)
+        arguments = {"agent_id": agent, "kind": spec.kind.value, "content": content, "scope": scope, **fields}
+        node = cast(BDINode, run(out.tools(), "bdi_add", arguments))
         out.emit(node, render.node_line("Created", node))
 
     command = _with_fields(spec, spec.fields, f"Initial status (default {spec.statuses[0]}).")(scope_option(add))
@@ -99,7 +102,8 @@ def _add(spec: KindSpec) -> click.Command:
 def _list(spec: KindSpec) -> click.Command:
     @mabos_options
     def list_(out: Session, /, *, agent: str, **filters: Any) -> None:
-        nodes = out.workspace().bdi.list(agent, spec.kind, **filters)
+        found = cast(BdiNodes, run(out.tools(), "bdi_list", {"agent_id": agent, "kind": spec.kind.value, **filters}))
+        nodes = found.nodes
         out.emit(nodes, render.nodes_table(f"{spec.group.capitalize()}s", nodes), render.count(nodes, spec.group))
 
     command = spec.status_option("Only nodes with this status.")(list_)
@@ -113,9 +117,8 @@ def _list(spec: KindSpec) -> click.Command:
 def _update(spec: KindSpec) -> click.Command:
     @mabos_options
     def update(out: Session, /, *, agent: str, uid: str, **changes: Any) -> None:
-        if not is_id(uid, spec.kind.value):
-            raise InputError("uid", f"{uid[:40]!r} is not a {spec.group} id")
-        node = out.workspace().bdi.update(agent, uid, **changes)
+        arguments = {"agent_id": agent, "uid": uid, "kind": spec.kind.value, **changes}
+        node = cast(BDINode, run(out.tools(), "bdi_update", arguments))
         out.emit(node, render.node_line("Updated", node))
 
     fields = spec.fields if "status" in spec.fields else (*spec.fields, "status")

@@ -1,6 +1,7 @@
 """``mabos conversation ingest|compact|assemble`` and ``mabos lcm grep|describe|expand``: conversation memory.
 
-``assemble`` and the ``lcm`` commands run the tools of :mod:`cli.tools.conversation`.
+``ingest`` and ``compact`` run the tools of :mod:`cli.tools.conversation_admin`, ``assemble`` and the ``lcm``
+commands those of :mod:`cli.tools.conversation`.
 """
 
 from __future__ import annotations
@@ -14,12 +15,11 @@ import click
 
 from cli import render
 from cli.common import ISO_DATETIME, Session, agent_option, example, mabos_options
+from cli.tools.conversation_admin import Compacted, Ingested
 from cli.tools.registry import run
 from kg.conversation.assemble import AssembledContext
 from kg.conversation.tools import ExpandResult, GrepResult, SummaryDescription
 from kg.errors import InputError
-from kg.extraction import ExtractionReport
-from kg.extraction.workspace import auto_extract
 
 session_option = click.option("--session", "-s", required=True, metavar="KEY", help="The session (conversation) key.")
 
@@ -48,18 +48,18 @@ def conversation() -> None:
 @mabos_options
 def ingest(out: Session, *, agent: str, session: str, source: str, title: str) -> None:
     text = sys.stdin.read() if source == "-" else _read(Path(source))
-    result = out.workspace().conversations.ingest(agent, session, text, title=title)
+    arguments = {"agent_id": agent, "session_key": session, "jsonl": text, "title": title}
+    result = cast(Ingested, run(out.tools(), "conversation_ingest", arguments))
     verb = "created" if result.created else "appended to"
-    extracted = auto_extract(out.workspace(), agent, trigger="ingest", session=session)  # [extraction] every_messages
-    out.emit(result, render.done(f"{result.appended} messages ({result.tokens} tokens) {verb} {session} "
-                                 f"(seq {result.first_seq}-{result.last_seq})"), *_extracted(extracted))  # fmt: skip
+    done = render.done(f"{result.appended} messages ({result.tokens} tokens) {verb} {session} "
+                       f"(seq {result.first_seq}-{result.last_seq})")  # fmt: skip
+    out.emit(result.model_dump(mode="json", exclude={"extraction"}), done, *_extracted(result.extraction))
 
 
-def _extracted(report: ExtractionReport | None) -> list[Any]:
-    """A note on an automatic extraction run (docs/extraction.md), if one ran."""
-    if report is None:
+def _extracted(t: dict[str, Any] | None) -> list[Any]:
+    """A note on an automatic extraction run (docs/extraction.md), if one ran (``t``: its totals)."""
+    if t is None:
         return []
-    t = report.totals()
     return [render.note(f"extraction: {t['items_written']} memory items, {t['facts_asserted']} facts "
                         f"({t['windows_done']} of {t['windows']} windows); "
                         "report in .mabos/extraction-reports/")]  # fmt: skip
@@ -85,11 +85,11 @@ def _read(path: Path) -> str:
 @click.option("--force", is_flag=True, help="Condense with fan-out 2 as far as it goes.")
 @mabos_options
 def compact(out: Session, *, agent: str, session: str, budget: int | None, force: bool) -> None:
-    report = out.workspace().conversations.compact(agent, session, budget=budget, force=force)
-    extracted = auto_extract(out.workspace(), agent, trigger="compact", session=session)  # [extraction] after_compact
-    data = report.model_dump(mode="json")
+    arguments = {"agent_id": agent, "session_key": session, "budget": budget, "force": force}
+    report = cast(Compacted, run(out.tools(), "conversation_compact", arguments))
+    data = report.model_dump(mode="json", exclude={"extraction"})
     pairs = [(k, v) for k, v in data.items() if not isinstance(v, list | dict)]
-    out.emit(report, render.key_values("Compaction", pairs), *_extracted(extracted))
+    out.emit(data, render.key_values("Compaction", pairs), *_extracted(report.extraction))
 
 
 @conversation.command("assemble", help=example(

@@ -1,5 +1,8 @@
 """``mabos graph link|relations|path|sql|render|query``: typed edges of the BDI graph, path queries, read-only SQL and
-the cross-agent graph queries (``mabos graph query NAME``)."""
+the cross-agent graph queries (``mabos graph query NAME``).
+
+link, relations, path and query run registry tools (graph_link, graph_relations, graph_path, graph_query); sql and
+render are operator commands outside the registry (docs/decisions/2026-11-26-cli-registry.md)."""
 
 from __future__ import annotations
 
@@ -11,10 +14,11 @@ import click
 from cli import render
 from cli.common import ISO_DATETIME, Session, agent_option, example, mabos_options, scope_option
 from cli.tools.graph import GraphQueryAnswer
+from cli.tools.graph_links import PathList, RelationList
 from cli.tools.registry import run
 from cli.ui.graphview import DEFAULT_LIMIT
 from cli.ui.picture import FORMATS, write_picture
-from kg.models import RelationKind
+from kg.models import Relation, RelationKind
 from kg.store.sqlite.readonly import DEFAULT_TIMEOUT, run_readonly
 from kg.workspace import DB_FILE, STATE_DIR
 
@@ -45,7 +49,8 @@ def link(out: Session, *, agent: str, relation: str, source_uid: str, target_uid
     \b
       mabos graph link --agent sales-agent belief-supports-goal B-01J... G-01J...
     """
-    edge = out.workspace().bdi.link(agent, relation, source_uid, target_uid, scope=scope)
+    arguments = {"agent_id": agent, "relation": relation, "source_uid": source_uid, "target_uid": target_uid}
+    edge = cast(Relation, run(out.tools(), "graph_link", {**arguments, "scope": scope}))
     out.emit(edge, render.done(f"Linked {edge.source_uid} -[{edge.kind.value}]-> {edge.target_uid} ({edge.uid})"))
 
 
@@ -63,7 +68,7 @@ def relations(out: Session, *, agent: str, uid: str) -> None:
     \b
       mabos graph relations --agent sales-agent G-01J...
     """
-    edges = out.workspace().bdi.relations(agent, uid)
+    edges = cast(RelationList, run(out.tools(), "graph_relations", {"agent_id": agent, "uid": uid})).relations
     out.emit(edges, render.relations_table(edges), render.count(edges, "relation"))
 
 
@@ -95,7 +100,8 @@ def path(
       mabos graph path --agent sales-agent belief goal plan
       mabos graph path --agent sales-agent goal plan step --from G-01J...
     """
-    found = out.workspace().bdi.paths(agent, list(kinds), start_uid=start_uid, relation=relation, limit=limit)
+    arguments = {"agent_id": agent, "kinds": list(kinds), "start_uid": start_uid, "relation": relation, "limit": limit}
+    found = cast(PathList, run(out.tools(), "graph_path", arguments)).paths
     out.emit(found, *(render.path_text(p) for p in found), render.count(found, "path", limit))
 
 

@@ -47,6 +47,13 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "rule_import": {"document": "[]", "format": "json"},
     "rule_toggle": {"rule_id": "R-x"},
     "rule_delete": {"rule_id": new_id("rule")},
+    "bdi_add": {"kind": "goal", "content": "x"},
+    "bdi_update": {"uid": new_id("goal")},
+    "graph_link": {"relation": "belief-supports-goal", "source_uid": new_id("belief"), "target_uid": new_id("goal")},
+    "graph_relations": {"uid": new_id("goal")},
+    "graph_path": {"kinds": ["belief"]},
+    "conversation_ingest": {"session_key": "s", "messages": [{"role": "user", "content": "x"}]},
+    "conversation_compact": {"session_key": "s"},
     "infer_backward": {"subject": "s", "predicate": "p", "object": "o"},
     "infer_abductive": {"subject": "s", "predicate": "p", "object": "o"},
     "knowledge_explain": {"question": "x"},
@@ -80,6 +87,8 @@ def _item(name: str, field: str, info: FieldInfo) -> Any:
         return {"subject": "?x", "predicate": "p", "object": "o"}
     if "[A-Z]{1,3}-" in text:
         return new_id("fact")
+    if "MessageInput" in text:
+        return {"role": "user", "content": "x"}
     if "RdfDocument" in text:
         return {"name": "d.nt", "format": "nt", "content": ""}
     return "x"
@@ -109,6 +118,23 @@ def _value(name: str, field: str, key: str, bound: Any, info: FieldInfo, *, over
 
 LIMITS = declared_limits()
 
+#: bdi_add and bdi_update accept only the fields of the node's kind: each bounded field is checked on a kind that has
+#: it (every other bounded field is a goal's, or any kind's).
+KIND_OF_FIELD = {"certainty": "belief", "sequence": "plan_step"}
+
+
+def _base(name: str, field: str) -> dict[str, Any]:
+    """Valid arguments of tool ``name`` to which ``field`` is added."""
+    base = {"agent_id": "a", **REQUIRED.get(name, {})}
+    kind = KIND_OF_FIELD.get(field, "goal")
+    if name == "bdi_add":
+        base["kind"] = kind
+    elif name == "bdi_update":
+        base["uid"] = new_id(kind)
+    elif name == "conversation_ingest" and field == "jsonl":  # messages or jsonl, not both
+        del base["messages"]
+    return base
+
 
 def test_every_tool_with_required_fields_has_valid_minimal_arguments() -> None:
     """REQUIRED covers every tool whose input has a required field, and each entry parses: a new tool's limits are
@@ -116,7 +142,7 @@ def test_every_tool_with_required_fields_has_valid_minimal_arguments() -> None:
     needing = {name for name, tool in tools.REGISTRY.items()
                if any(info.is_required() for info in tool.input.model_fields.values())}  # fmt: skip
     assert needing - set(REQUIRED) == set(), "tools with required fields and no entry in REQUIRED"
-    assert {"rule_delete", "rule_toggle"} <= needing
+    assert {"rule_delete", "bdi_add", "bdi_update", "graph_link", "graph_path"} <= needing
     for name, arguments in REQUIRED.items():
         tools.get(name).parse({"agent_id": "a", **arguments})
 
@@ -132,7 +158,7 @@ def test_declared_tool_limit_at_the_boundary(name: str, field: str, key: str, bo
     """The bound itself parses; one past it is an InputError naming the field (before any handler runs)."""
     tool = tools.get(name)
     info = tool.input.model_fields[field]
-    base = {"agent_id": "a", **REQUIRED.get(name, {})}
+    base = _base(name, field)
     tool.parse({**base, field: _value(name, field, key, bound, info, over=False)})
     with pytest.raises(InputError) as refused:
         tool.parse({**base, field: _value(name, field, key, bound, info, over=True)})

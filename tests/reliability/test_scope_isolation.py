@@ -275,8 +275,9 @@ COVERAGE: dict[str, str] = {}
 #: at b's data (b's scope, b's uids) to check they are refused or act on a's own records only.
 WRITE_ONLY = frozenset({
     "memory_store_item", "fact_assert", "fact_import", "fact_retract", "rule_create", "rule_import", "rule_toggle",
-    "rule_delete", "cbr_store", "ontology_propose_concept", "ontology_merge_approved", "ontology_scaffold_domain",
-    "memory_build_hierarchy", "typedb_sync_schema", "typedb_sync_agent_data",
+    "rule_delete", "bdi_add", "bdi_update", "graph_link", "conversation_ingest", "conversation_compact", "cbr_store",
+    "ontology_propose_concept", "ontology_merge_approved", "ontology_scaffold_domain", "memory_build_hierarchy",
+    "typedb_sync_schema", "typedb_sync_agent_data",
 })  # fmt: skip
 
 
@@ -303,6 +304,16 @@ def read_probes(w: World, victim: str = B, mark: str = MARK) -> list[tuple[str, 
         ("memory_list", {"store": "long_term", "include_archived": True, "limit": 100_000}),
         ("memory_list", {"type": "decision", "since": "2000-01-01T00:00:00Z"}),
         ("memory_list", {"category": "events"}),
+        ("bdi_list", {}),
+        ("bdi_list", {"owner": victim, "limit": 100_000}),
+        ("bdi_list", {"scope": own}),
+        *[("bdi_list", {"kind": kind}) for kind in ("belief", "desire", "goal", "intention", "plan", "step")],
+        ("bdi_list", {"kind": "plan_step", "status": "pending"}),
+        *[("graph_relations", {"uid": p[k]}) for k in ("belief", "goal", "plan", "step1", "step2")],
+        ("graph_path", {"kinds": ["belief", "goal", "plan", "step"], "limit": 10_000}),
+        ("graph_path", {"kinds": ["goal", "plan"], "start_uid": p["goal"]}),
+        ("graph_path", {"kinds": ["step", "step"], "relation": "step-depends-on"}),
+        ("graph_path", {"kinds": ["desire"]}),
         ("memory_checkpoint", {"show_latest": True}),
         ("memory_status", {}),
         ("memory_consolidate", {"dry_run": True, "min_importance": 0.0, "min_access_count": 0}),
@@ -413,6 +424,18 @@ def write_probes(w: World, victim: str = B, mark: str = MARK) -> list[tuple[str,
         *_rule_documents(w, victim),
         *[("rule_toggle", {"rule_id": p[k], "enabled": False}) for k in ("rule", "constraint", "policy")],
         *[("rule_delete", {"rule_id": p[k]}) for k in ("rule", "constraint", "policy")],
+        ("bdi_add", {"kind": "belief", "content": "planted by a", "scope": own}),
+        ("bdi_add", {"kind": "goal", "content": "planted goal", "scope": own, "priority": 9}),
+        *[
+            ("bdi_update", {"uid": p[k], "content": "overwritten by a"})
+            for k in ("belief", "desire", "goal", "intention", "plan", "step1", "step2")
+        ],
+        ("bdi_update", {"uid": p["goal"], "status": "abandoned", "progress": 1.0}),
+        ("graph_link", {"relation": "belief-supports-goal", "source_uid": p["belief"], "target_uid": p["goal"]}),
+        (
+            "graph_link",
+            {"relation": "step-depends-on", "source_uid": p["step1"], "target_uid": p["step2"], "scope": own},
+        ),
         (
             "cbr_store",
             {
@@ -455,6 +478,12 @@ def write_probes(w: World, victim: str = B, mark: str = MARK) -> list[tuple[str,
         ("bdi_cycle", {"all_agents": True}),
         ("typedb_sync_schema", {}),
         ("typedb_sync_agent_data", {}),
+        # last: a's own new session under b's session key (a different conversation; b's is untouched)
+        ("conversation_compact", {"session_key": f"{mark}session", "force": True}),
+        ("conversation_compact", {"session_key": p["conversation"]}),
+        ("conversation_ingest", {"session_key": f"{mark}session", "messages": [{"role": "user", "content": "hi"}]}),
+        ("conversation_ingest", {"session_key": f"{mark}session", "jsonl": '{"role": "user", "content": "again"}'}),
+        ("conversation_compact", {"session_key": f"{mark}session", "budget": 1}),
     ]
 
 
@@ -747,7 +776,7 @@ def _sees(ws: Workspace, agent: str, token: str) -> dict[str, bool]:
     outputs = {
         "recall": tools.run(ctx, "memory_recall", {"agent_id": agent, "query": token, "mode": "bm25"}),
         "facts": tools.run(ctx, "fact_query", {"agent_id": agent, "subject": "*"}),
-        "beliefs": ws.bdi.list(agent, "belief"),
+        "beliefs": tools.run(ctx, "bdi_list", {"agent_id": agent, "kind": "belief"}),
         "rules": tools.run(ctx, "rule_list", {"agent_id": agent}),
         "cases": tools.run(ctx, "cbr_retrieve", {"agent_id": agent, "beliefs": [f"{token}case"], "k": 100}),
         "graph": tools.run(
@@ -766,7 +795,8 @@ def _write_into(ws: Workspace, agent: str, scope: str, token: str) -> None:
     tools.run(ctx, "memory_store_item", {"agent_id": agent, "content": f"shared note {token} {hid}", "scope": scope})
     tools.run(ctx, "fact_assert", {"agent_id": agent, "subject": f"{token}co", "predicate": "p", "object": hid,
                                    "scope": scope})  # fmt: skip
-    ws.bdi.add("belief", agent, f"belief about {token} {hid}", scope=scope)
+    tools.run(ctx, "bdi_add", {"agent_id": agent, "kind": "belief", "content": f"belief about {token} {hid}",
+                               "scope": scope})  # fmt: skip
     tools.run(ctx, "rule_create", {"agent_id": agent, "name": f"{hid}-rule", "conditions": ["?x p o"],
                                    "conclusion": "?x q o", "scope": scope})  # fmt: skip
     tools.run(
@@ -888,6 +918,138 @@ def test_rule_delete_and_export_stay_within_the_agents_scopes(pair: Workspace) -
         tools.run(ctx, "rule_delete", {"agent_id": A, "rule_id": kept})
     assert [r.uid for r in pair.store.rules.list(scopes=["project:x"])] == [kept]
     TALLY.probes["rule-admin"] = 12
+
+
+def test_bdi_tools_stay_within_the_agents_scopes(pair: Workspace) -> None:
+    """Issue 18: ``belief|goal|... add|list|update`` run bdi_add, bdi_list, bdi_update through the registry. b can
+    neither list, update nor add into a's private nodes (API, bound MCP context, CLI); in a shared scope a may update
+    b's node while granted, not after the grant is revoked."""
+    ctx = tools.ToolContext(workspace_obj=pair)
+
+    def add(agent: str, kind: str, content: str, scope: str | None = None) -> str:
+        node = tools.run(ctx, "bdi_add", {"agent_id": agent, "kind": kind, "content": content, "scope": scope})
+        return node.uid  # type: ignore[attr-defined, no-any-return]
+
+    def listed(agent: str, **filters: Any) -> str:
+        return serialize(tools.run(ctx, "bdi_list", {"agent_id": agent, **filters}))
+
+    mine = add(A, "goal", "zqxagoal private target")
+    add(B, "belief", "zqxbbelief private")
+    assert "zqxagoal" in listed(A) and "zqxbbelief" not in listed(A, limit=100_000)
+    assert "zqxagoal" not in listed(B, owner=A) and mine not in listed(B, kind="goal")
+    with pytest.raises(MabosError, match=r"^scope: "):
+        tools.run(ctx, "bdi_list", {"agent_id": B, "scope": agent_scope(A)})
+    with pytest.raises(MabosError, match=r"^uid: no node"):
+        tools.run(ctx, "bdi_update", {"agent_id": B, "uid": mine, "content": "zqxoverwritten"})
+    with pytest.raises(MabosError, match=r"^scope: "):
+        add(B, "belief", "zqxplanted", agent_scope(A))
+    with pytest.raises(MabosError, match="agent_id"):  # a server bound to b cannot name a
+        tools.run(tools.ToolContext(workspace_obj=pair, agent=B), "bdi_update", {"agent_id": A, "uid": mine,
+                                                                                 "progress": 1.0})  # fmt: skip
+    base = ["--workspace", str(pair.path)]
+    refused = CliRunner().invoke(cli, [*base, "goal", "update", mine, "--status", "achieved", "--agent", B])
+    assert refused.exit_code == 1 and refused.stderr.startswith("error: uid: no node"), refused.output
+    planted = CliRunner().invoke(cli, [*base, "belief", "add", "zqxplanted", "--scope", agent_scope(A), "--agent", B])
+    assert planted.exit_code == 1 and planted.stderr.startswith("error: scope: "), planted.output
+    shown = CliRunner().invoke(cli, [*base, "goal", "list", "--owner", A, "--agent", B, "--json"])
+    assert shown.exit_code == 0 and json.loads(shown.stdout) == [], shown.output
+    assert [(n.uid, n.content) for n in pair.store.bdi.list(scopes=[agent_scope(A)], limit=100)] == [
+        (mine, "zqxagoal private target")
+    ], "b's attempts changed nothing"
+    # a shared node: a may update b's goal in project:x while granted, not after the grant is revoked
+    pair.scopes.grant(A, "project:x", granted_by="admin")
+    pair.scopes.grant(B, "project:x", granted_by="admin")
+    shared = add(B, "goal", "zqxshared goal", "project:x")
+    assert "zqxshared" in listed(A, scope="project:x")
+    changed = tools.run(ctx, "bdi_update", {"agent_id": A, "uid": shared, "progress": 0.5})
+    assert changed.progress == 0.5  # type: ignore[attr-defined]
+    pair.scopes.revoke(A, "project:x", revoked_by="admin")
+    assert "zqxshared" not in listed(A)
+    with pytest.raises(MabosError, match=r"^uid: no node"):
+        tools.run(ctx, "bdi_update", {"agent_id": A, "uid": shared, "progress": 1.0})
+    with pytest.raises(MabosError, match=r"^scope: "):
+        add(A, "belief", "zqxlate", "project:x")
+    assert pair.store.bdi.get(shared).progress == 0.5
+    TALLY.probes["bdi-nodes"] = 14
+
+
+def test_graph_edge_tools_stay_within_the_agents_scopes(pair: Workspace) -> None:
+    """Issue 18: ``graph link|relations|path`` run graph_link, graph_relations, graph_path through the registry. b
+    can neither link a's private nodes nor see their edges or paths (API, bound MCP context, CLI); a shared edge is
+    seen while granted only."""
+    ctx = tools.ToolContext(workspace_obj=pair)
+
+    def run(agent: str, name: str, **args: Any) -> Any:
+        return tools.run(ctx, name, {"agent_id": agent, **args})
+
+    belief = run(A, "bdi_add", kind="belief", content="zqxabelief").uid
+    goal = run(A, "bdi_add", kind="goal", content="zqxagoal").uid
+    edge = run(A, "graph_link", relation="belief-supports-goal", source_uid=belief, target_uid=goal)
+    assert run(A, "graph_relations", uid=goal).relations == [edge]
+    assert run(A, "graph_path", kinds=["belief", "goal"]).count == 1
+    theirs = run(B, "bdi_add", kind="belief", content="zqxbbelief").uid
+    assert run(B, "graph_relations", uid=goal).count == 0 and run(B, "graph_path", kinds=["belief", "goal"]).count == 0
+    assert run(B, "graph_path", kinds=["goal"], start_uid=goal).count == 0
+    with pytest.raises(MabosError, match=r"^target: no record"):
+        run(B, "graph_link", relation="belief-supports-goal", source_uid=theirs, target_uid=goal)
+    with pytest.raises(MabosError, match=r"^scope: "):
+        run(B, "graph_link", relation="belief-supports-goal", source_uid=theirs, target_uid=goal,
+            scope=agent_scope(A))  # fmt: skip
+    with pytest.raises(MabosError, match="agent_id"):  # a server bound to b cannot name a
+        tools.run(tools.ToolContext(workspace_obj=pair, agent=B), "graph_relations", {"agent_id": A, "uid": goal})
+    base = ["--workspace", str(pair.path)]
+    refused = CliRunner().invoke(cli, [*base, "graph", "link", "belief-supports-goal", theirs, goal, "--agent", B])
+    assert refused.exit_code == 1 and refused.stderr.startswith("error: target: no record"), refused.output
+    shown = CliRunner().invoke(cli, [*base, "graph", "relations", goal, "--agent", B, "--json"])
+    assert shown.exit_code == 0 and json.loads(shown.stdout) == [], shown.output
+    paths = CliRunner().invoke(cli, [*base, "graph", "path", "belief", "goal", "--agent", B, "--json"])
+    assert paths.exit_code == 0 and json.loads(paths.stdout) == [], paths.output
+    assert [r.uid for r in pair.store.relations.relations(goal, scopes=["global", agent_scope(A), agent_scope(B)])] == [
+        edge.uid
+    ], "b's attempts added no edge"
+    # a shared edge: b's belief and goal in project:x, linked by b; a sees the edge while granted only
+    pair.scopes.grant(A, "project:x", granted_by="admin")
+    pair.scopes.grant(B, "project:x", granted_by="admin")
+    sb = run(B, "bdi_add", kind="belief", content="zqxsharedb", scope="project:x").uid
+    sg = run(B, "bdi_add", kind="goal", content="zqxsharedg", scope="project:x").uid
+    shared = run(B, "graph_link", relation="belief-supports-goal", source_uid=sb, target_uid=sg, scope="project:x")
+    assert run(A, "graph_relations", uid=sg).relations == [shared]
+    pair.scopes.revoke(A, "project:x", revoked_by="admin")
+    assert run(A, "graph_relations", uid=sg).count == 0 and run(A, "graph_path", kinds=["belief", "goal"]).count == 1
+    with pytest.raises(MabosError, match=r"^source: no record"):
+        run(A, "graph_link", relation="belief-supports-goal", source_uid=sb, target_uid=goal)
+    TALLY.probes["graph-edges"] = 13
+
+
+def test_conversation_tools_stay_within_the_agents_sessions(pair: Workspace) -> None:
+    """Issue 18: ``conversation ingest|compact`` run conversation_ingest and conversation_compact through the
+    registry. A session belongs to one agent: b naming a's session key compacts nothing of a's and ingests into a
+    conversation of its own (API, bound MCP context, CLI); a's messages and summaries are untouched."""
+    ctx = tools.ToolContext(workspace_obj=pair)
+    rows = [json.loads(line) for line in _dialogue("zqxa", 40).splitlines()]
+    mine = tools.run(ctx, "conversation_ingest", {"agent_id": A, "session_key": "deal", "messages": rows})
+    before = private_rows(pair.path, A)
+    with pytest.raises(MabosError, match=r"^session: agent 'b' has no conversation 'deal'"):
+        tools.run(ctx, "conversation_compact", {"agent_id": B, "session_key": "deal", "force": True})
+    with pytest.raises(MabosError, match="agent_id"):  # a server bound to b cannot name a
+        tools.run(tools.ToolContext(workspace_obj=pair, agent=B), "conversation_compact",
+                  {"agent_id": A, "session_key": "deal"})  # fmt: skip
+    base = ["--workspace", str(pair.path)]
+    refused = CliRunner().invoke(cli, [*base, "conversation", "compact", "--session", "deal", "--agent", B])
+    assert refused.exit_code == 1 and refused.stderr.startswith("error: session: agent 'b' has no"), refused.output
+    theirs = tools.run(ctx, "conversation_ingest", {"agent_id": B, "session_key": "deal",
+                                                    "jsonl": '{"role": "user", "content": "b speaking"}'})  # fmt: skip
+    assert theirs.conversation_uid != mine.conversation_uid and theirs.created  # type: ignore[attr-defined]
+    feed = pair.path / "b.jsonl"
+    feed.write_text('{"role": "user", "content": "b again"}\n', encoding="utf-8")
+    shown = CliRunner().invoke(cli, [*base, "conversation", "ingest", "--session", "deal", "--file", str(feed),
+                                     "--agent", B, "--json"])  # fmt: skip
+    assert shown.exit_code == 0 and json.loads(shown.stdout)["conversation_uid"] == theirs.conversation_uid  # type: ignore[attr-defined]
+    assert "zqxa" not in shown.stdout
+    b_compact = tools.run(ctx, "conversation_compact", {"agent_id": B, "session_key": "deal", "force": True})
+    assert b_compact.conversation_uid == theirs.conversation_uid  # type: ignore[attr-defined]
+    assert private_rows(pair.path, A) == before, "b's calls changed nothing of a's"
+    TALLY.probes["conversation-admin"] = 6
 
 
 # ------------------------------------------------------------------------------------------ slow and report

@@ -1,0 +1,123 @@
+"""Graph edge tools: link two records with a typed relation, list a record's relations, find kind-sequence paths.
+
+``mabos graph link|relations|path`` run these tools, so the CLI, the Python API and MCP share the validation and
+the scope checks of :class:`kg.bdi.BDIService`: both ends of a new edge must be visible to the agent and the edge
+is written only in a scope it may write; relations and paths hold only edges and nodes in scopes it may read.
+
+``graph_path`` is not ``graph_query`` with ``name=paths``: it follows edges in either direction through an exact
+sequence of node kinds (``belief goal plan``), optionally from one node and along one relation, as ``mabos graph
+path`` always did; ``graph_query`` answers the catalogue's directed belief/desire -> goal -> plan chains.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field
+
+from cli.tools.registry import ToolContext, ToolInput, tool
+from kg.models import GraphPath, Relation
+from kg.models.base import RecordId
+from kg.models.bdi import MAX_PATH_LENGTH
+
+GROUP = "graph"
+
+#: The relations an agent may create (``agent-owns`` is implied by a record's owner, never stored).
+LinkKind = Literal["belief-supports-goal", "desire-motivates-goal", "goal-requires-plan", "goal-decomposition",
+                   "plan-contains-step", "step-depends-on", "agent-has-skill", "decision-resolves-goal",
+                   "derived-from", "case-used-plan"]  # fmt: skip
+_KINDS = "belief, desire, goal, intention, plan, plan_step (or step), fact, case, agent, memory, memory:<type>"
+
+
+class GraphLinkInput(ToolInput):
+    """Arguments of ``graph_link``."""
+
+    relation: LinkKind = Field(
+        description="The edge's kind (source -> target): belief-supports-goal, desire-motivates-goal, "
+        "goal-requires-plan, goal-decomposition (parent -> subgoal), plan-contains-step, step-depends-on (dependent "
+        "-> dependency), agent-has-skill (agent -> skill memory), decision-resolves-goal (decision memory -> goal), "
+        "derived-from (fact or memory -> its source), case-used-plan."
+    )
+    source_uid: RecordId = Field(description="The source record's uid, e.g. 'B-01J...' for belief-supports-goal.")
+    target_uid: RecordId = Field(description="The target record's uid, e.g. 'G-01J...'.")
+    scope: str | None = Field(
+        default=None, max_length=256, description="Where the edge lives (default the agent's own scope)."
+    )
+
+
+class GraphRelationsInput(ToolInput):
+    """Arguments of ``graph_relations``."""
+
+    uid: RecordId = Field(description="The record whose edges to list (either end), e.g. 'G-01J...'.")
+
+
+class RelationList(BaseModel):
+    """Edges found by ``graph_relations``."""
+
+    relations: list[Relation] = Field(description="The edges the agent can see, oldest first.")
+    count: int = Field(description="How many edges were returned.")
+
+
+class GraphPathInput(ToolInput):
+    """Arguments of ``graph_path``."""
+
+    kinds: list[Annotated[str, Field(min_length=1, max_length=64)]] = Field(
+        min_length=1,
+        max_length=MAX_PATH_LENGTH,
+        description=f"The node kinds along the path, in order (1..{MAX_PATH_LENGTH}), e.g. ['belief', 'goal', "
+        f"'plan']; kinds: {_KINDS}.",
+    )
+    start_uid: RecordId | None = Field(default=None, description="Start the paths at this node (its kind: kinds[0]).")
+    relation: LinkKind | None = Field(default=None, description="Follow only edges of this relation.")
+    limit: int = Field(default=100, ge=1, le=10_000, description="At most this many paths (1..10000).")
+
+
+class PathList(BaseModel):
+    """Paths found by ``graph_path``."""
+
+    paths: list[GraphPath] = Field(description="Each path's node uids, kinds, labels and the relations between.")
+    count: int = Field(description="How many paths were returned (limit reached when count == limit).")
+
+
+_LINK = (
+    "Link two records of the agent's graph with a typed relation, e.g. a belief that supports a goal, a goal that "
+    "requires a plan, a plan that contains a step, a step that depends on another. Both records must be visible to "
+    "the agent and play the relation's roles; the edge lives in the agent's own scope unless a writable scope is "
+    "given. Returns the edge with its uid."
+)
+_RELATIONS = (
+    "List the typed edges from or to one record (belief, goal, plan, step, fact, memory ...) that the agent can "
+    "see. Use it to see what supports a goal, which plans it has, what a step depends on. Returns the edges."
+)
+_PATH = (
+    "Find paths through the agent's visible graph whose nodes have the given kinds in order (e.g. belief, goal, "
+    "plan), following edges either way, optionally from one start node and along one relation only. Use it to "
+    "check why a plan exists or which plans a belief supports. Returns each path's nodes, labels and relations."
+)
+
+
+@tool("graph_link", group=GROUP, input=GraphLinkInput, output=Relation, description=_LINK)
+def graph_link(ctx: ToolContext, args: GraphLinkInput) -> Relation:
+    """Create an edge through the BDI service (both ends readable, the edge's scope writable)."""
+    return ctx.workspace().bdi.link(
+        ctx.agent_for(args), args.relation, args.source_uid, args.target_uid, scope=args.scope
+    )
+
+
+@tool("graph_relations", group=GROUP, input=GraphRelationsInput, output=RelationList, description=_RELATIONS)
+def graph_relations(ctx: ToolContext, args: GraphRelationsInput) -> RelationList:
+    """Edges touching a record, in the agent's readable scopes."""
+    found = ctx.workspace().bdi.relations(ctx.agent_for(args), args.uid)
+    return RelationList(relations=found, count=len(found))
+
+
+@tool("graph_path", group=GROUP, input=GraphPathInput, output=PathList, description=_PATH)
+def graph_path(ctx: ToolContext, args: GraphPathInput) -> PathList:
+    """Kind-sequence paths through readable nodes and edges."""
+    found = ctx.workspace().bdi.paths(
+        ctx.agent_for(args), args.kinds, start_uid=args.start_uid, relation=args.relation, limit=args.limit
+    )
+    return PathList(paths=found, count=len(found))
+
+
+__all__ = ["GraphLinkInput", "GraphPathInput", "GraphRelationsInput", "LinkKind", "PathList", "RelationList"]
