@@ -9,7 +9,7 @@ from typing import Literal
 
 from kg.errors import BackendUnavailableError
 from kg.ports import Embedder
-from kg.recall.fusion import DEFAULT_FUSION, FusionSettings, fuse_weighted, normalize_bm25, normalize_vector
+from kg.recall.fusion import RELATIVE_FUSION, FusionSettings, fuse_weighted, normalize_bm25, normalize_vector
 from kg.recall.markdown_index import search_terms
 
 #: BM25 parameters (Lucene's defaults, as the Markdown index).
@@ -65,7 +65,7 @@ class Relevance:
     normalised to the best candidate). An embedder that cannot load leaves BM25 alone, with a note.
     """
 
-    def __init__(self, embedder: Embedder | None = None, settings: FusionSettings = DEFAULT_FUSION) -> None:
+    def __init__(self, embedder: Embedder | None = None, settings: FusionSettings = RELATIVE_FUSION) -> None:
         self.embedder = embedder
         self.settings = settings
 

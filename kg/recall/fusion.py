@@ -10,7 +10,14 @@ Pure and deterministic: no I/O, no store; the recall engine fetches candidates a
    a negative cosine says "unrelated", like not being found at all.
 2. **Fuse.** A uid found by one branch only gets 0 from the other.
 
-   * ``weighted``: ``fused = (wv * vector_norm + wb * bm25_norm) / (wv + wb)`` (0.4 / 0.6), then the
+   * ``weighted`` with both branches (``normalization="zscore"``, the default): each branch's scores
+     become z-scores over that branch's candidates (``(x - mean) / std``, BM25 negated first; a uid the
+     branch did not find gets the branch's lowest z), ``s = (wv * vector_z + wb * bm25_z) / (wv + wb)``
+     (0.3 / 0.7) and ``fused = 1 / (1 + exp(-s / T))`` with ``T`` = 2: a hit is rated against the other
+     hits of its own branch, so neither branch's scale (BM25's relative one, cosine's narrow band)
+     decides the mix. No floor.
+   * ``weighted`` with one branch, or ``normalization="relative"``:
+     ``fused = (wv * vector_norm + wb * bm25_norm) / (wv + wb)``, then the
      floor for strong exact keyword hits: if ``bm25_norm >= 0.75``, ``fused = max(fused, 0.92 * bm25_norm)``.
      A branch with no candidates at all (BM25-only mode, or no keyword match) has weight 0, so the
      other branch gets the whole weight.
@@ -41,6 +48,7 @@ Ranges: every component lies in 0..1 and so does ``final`` without MMR; with MMR
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -55,6 +63,7 @@ from kg.recall.decay import DecayComponents, DecaySettings, MemoryLike, check_un
 from kg.recall.mmr import mmr_select
 
 FusionMethod = Literal["weighted", "rrf"]
+Normalization = Literal["zscore", "relative"]
 FUSION_METHODS: tuple[FusionMethod, ...] = ("weighted", "rrf")
 _METHODS: dict[str, FusionMethod] = {m: m for m in FUSION_METHODS}
 
@@ -70,9 +79,13 @@ class FusionSettings(Model):
     """Parameters of fusion, importance blend and MMR (frozen).
 
     Attributes:
-        vector_weight: Weight of the vector branch in weighted fusion (0.4; measured on LoCoMo, see
-            docs/decisions/2026-11-22-hybrid-recall.md - design.md's 0.7 favours a weak embedder).
-        bm25_weight: Weight of the BM25 branch in weighted fusion (0.6).
+        vector_weight: Weight of the vector branch in weighted fusion (0.3 with z-scores, measured on
+            LoCoMo: docs/recall-scoring.md; design.md's 0.7 favours a weak embedder).
+        bm25_weight: Weight of the BM25 branch in weighted fusion (0.7).
+        normalization: How weighted fusion puts the two branches on one scale when both have candidates:
+            ``zscore`` (per-branch z-scores, then a logistic with ``temperature``) or ``relative`` (BM25
+            against the best hit, cosine as it is, with the keyword floor; the default until 2026-11-26).
+        temperature: ``fused = 1 / (1 + exp(-s / temperature))`` of the z-score mix ``s`` (2.0).
         floor_threshold: ``bm25_norm`` from which the keyword floor applies, inclusive (0.75).
         floor_factor: The floor: ``fused >= floor_factor * bm25_norm`` (0.92).
         rrf_k: The ``k`` of reciprocal rank fusion (60).
@@ -82,8 +95,10 @@ class FusionSettings(Model):
 
     model_config = ConfigDict(frozen=True)
 
-    vector_weight: Unit = 0.4
-    bm25_weight: Unit = 0.6
+    vector_weight: Unit = 0.3
+    bm25_weight: Unit = 0.7
+    normalization: Normalization = "zscore"
+    temperature: float = Field(default=2.0, gt=0, le=100)
     floor_threshold: Unit = 0.75
     floor_factor: Unit = 0.92
     rrf_k: int = Field(default=60, ge=0, le=1_000_000)
@@ -101,7 +116,9 @@ class ScoreBreakdown(Model):
     """Every component of one result's score (``--explain``); see the module docstring for the formulas.
 
     ``bm25_raw``/``vector_sim`` and the ranks are ``None`` when that branch did not find the uid
-    (its normalised score is then 0). ``rrf`` is the unscaled RRF sum, ``None`` in weighted fusion.
+    (its normalised score is then 0). ``bm25_z``/``vector_z`` are the z-scores z-score fusion used
+    (``None`` in other fusions, and for a branch that did not find the uid: it got the branch's lowest).
+    ``rrf`` is the unscaled RRF sum, ``None`` in weighted fusion.
     ``bonus`` is what the query's names and dates added to ``fused`` in the importance blend.
     ``coverage`` (lexical-only recall) is the share of the query's words in the item's content and tags.
     """
@@ -116,6 +133,8 @@ class ScoreBreakdown(Model):
     vector_sim: float | None
     vector_norm: float
     vector_rank: int | None
+    bm25_z: float | None = None
+    vector_z: float | None = None
     rrf: float | None
     fused: float
     floor_applied: bool
@@ -147,6 +166,9 @@ class Ranked(Model):
 
 
 DEFAULT_FUSION = FusionSettings()
+#: The weighted fusion of 2026-11-22 (0.4 / 0.6, relative scores, keyword floor): for scoring a few texts
+#: against a prompt (kg.conversation.relevance), where there is no candidate list to standardise over.
+RELATIVE_FUSION = FusionSettings(vector_weight=0.4, bm25_weight=0.6, normalization="relative")
 #: The engine's decay: the parameters of :class:`DecaySettings` at a quarter of their strength, calibrated on
 #: LoCoMo's dev conversations (docs/recall-scoring.md, "Why the vector leg lost to plain cosine").
 DEFAULT_DECAY = DecaySettings(strength=0.25)
@@ -173,6 +195,23 @@ def normalize_bm25(raw: Mapping[str, float]) -> dict[str, float]:
     if best >= 0:
         return dict.fromkeys(raw, 0.0)
     return {uid: min(1.0, max(0.0, score / best)) for uid, score in raw.items()}
+
+
+def zscores(scores: Mapping[str, float], *, lower_is_better: bool) -> dict[str, float]:
+    """``(x - mean) / std`` of each score over ``scores`` (negated first when lower is better); all 0 when
+    the scores are all equal (or there is one)."""
+    sign = -1.0 if lower_is_better else 1.0
+    values = [sign * v for v in scores.values()]
+    mean = statistics.fmean(values) if values else 0.0
+    std = statistics.pstdev(values, mean) if len(values) > 1 else 0.0
+    if std <= 0:
+        return dict.fromkeys(scores, 0.0)
+    return {uid: (sign * v - mean) / std for uid, v in scores.items()}
+
+
+def squash(mix: float, temperature: float) -> float:
+    """The z-score mix -> 0..1: ``1 / (1 + exp(-mix / temperature))`` (0.5 for an average hit)."""
+    return 1.0 / (1.0 + math.exp(-max(-500.0, min(500.0, mix / temperature))))
 
 
 def normalize_vector(similarity: float) -> float:
@@ -236,6 +275,8 @@ class _Branches:
     bm25_norm: dict[str, float]
     bm25_rank: dict[str, int]
     vector_rank: dict[str, int]
+    bm25_z: dict[str, float]
+    vector_z: dict[str, float]
 
     @classmethod
     def of(
@@ -244,7 +285,12 @@ class _Branches:
         """Deduplicate both lists, drop uids not in ``admissible``, normalise and rank."""
         b = {u: s for u, s in best_scores(bm25, lower_is_better=True, field="bm25").items() if u in admissible}
         v = {u: s for u, s in best_scores(vector, lower_is_better=False, field="vector").items() if u in admissible}
-        return cls(b, v, normalize_bm25(b), ranks(b, lower_is_better=True), ranks(v, lower_is_better=False))
+        return cls(b, v, normalize_bm25(b), ranks(b, lower_is_better=True), ranks(v, lower_is_better=False),
+                   zscores(b, lower_is_better=True), zscores(v, lower_is_better=False))  # fmt: skip
+
+    def standardised(self, fusion: FusionMethod, settings: FusionSettings) -> bool:
+        """Whether this fusion mixes z-scores: weighted, ``zscore`` normalisation, and both branches found some."""
+        return fusion == "weighted" and settings.normalization == "zscore" and bool(self.bm25_raw and self.vector_raw)
 
     def fuse(self, uid: str, fusion: FusionMethod, settings: FusionSettings) -> tuple[float, float | None, bool]:
         """``(fused, rrf sum or None, floor_applied)`` of one uid."""
@@ -252,6 +298,11 @@ class _Branches:
             total = rrf((self.bm25_rank.get(uid), self.vector_rank.get(uid)), settings.rrf_k)
             branches = int(bool(self.bm25_raw)) + int(bool(self.vector_raw))
             return scale_rrf(total, settings.rrf_k, branches), total, False
+        if self.standardised(fusion, settings):
+            wb, wv = settings.bm25_weight, settings.vector_weight
+            zb = self.bm25_z.get(uid, min(self.bm25_z.values()))
+            zv = self.vector_z.get(uid, min(self.vector_z.values()))
+            return squash((wb * zb + wv * zv) / (wb + wv), settings.temperature), None, False
         fused, floored = fuse_weighted(
             self.bm25_norm.get(uid, 0.0),
             normalize_vector(self.vector_raw.get(uid, 0.0)),
@@ -286,14 +337,16 @@ def _score(uid: str, item: MemoryLike, branches: _Branches, *, fusion: FusionMet
 
 
 def _breakdown(
-    s: _Scored, branches: _Branches, fusion: FusionMethod, *, penalty: float, final: float
+    s: _Scored, branches: _Branches, fusion: FusionMethod, settings: FusionSettings, *, penalty: float, final: float
 ) -> ScoreBreakdown:
     uid, d = s.uid, s.decay
+    z = branches.standardised(fusion, settings)
     # model_construct: every value was computed here from validated inputs
     return ScoreBreakdown.model_construct(
         uid=uid, fusion=fusion, bm25_raw=branches.bm25_raw.get(uid), bm25_norm=branches.bm25_norm.get(uid, 0.0),
         bm25_rank=branches.bm25_rank.get(uid), vector_sim=branches.vector_raw.get(uid),
         vector_norm=normalize_vector(branches.vector_raw.get(uid, 0.0)), vector_rank=branches.vector_rank.get(uid),
+        bm25_z=branches.bm25_z.get(uid) if z else None, vector_z=branches.vector_z.get(uid) if z else None,
         rrf=s.rrf, fused=s.fused, floor_applied=s.floor_applied, bonus=s.bonus, coverage=s.coverage,
         importance=float(s.item.importance),
         importance_blend=s.blend, tier=str(s.item.tier), age_days=d.age_days, half_life_days=d.half_life_days,
@@ -364,7 +417,7 @@ def rank(
         order = [(s.uid, s.decayed, 0.0) for s in best[:limit]]
     results = []
     for uid, final, penalty in order:
-        breakdown = _breakdown(scored[uid], branches, fusion, penalty=penalty, final=final)
+        breakdown = _breakdown(scored[uid], branches, fusion, settings, penalty=penalty, final=final)
         results.append(Ranked.model_construct(uid=uid, score=final, breakdown=breakdown))
     return results
 
@@ -373,8 +426,10 @@ __all__ = [
     "DEFAULT_DECAY",
     "DEFAULT_FUSION",
     "FUSION_METHODS",
+    "RELATIVE_FUSION",
     "FusionMethod",
     "FusionSettings",
+    "Normalization",
     "Ranked",
     "ScoreBreakdown",
     "best_scores",
@@ -388,4 +443,6 @@ __all__ = [
     "ranks",
     "rrf",
     "scale_rrf",
+    "squash",
+    "zscores",
 ]

@@ -8,6 +8,7 @@ formulas of docs/recall-scoring.md worked out by hand from the breakdown's input
 
 from __future__ import annotations
 
+import math
 import shutil
 import sqlite3
 from datetime import timedelta
@@ -40,6 +41,14 @@ def put(ws, content: str, **fields):
 
 def uids(result: RecallResult) -> list[str]:
     return [h.item.uid for h in result.hits]
+
+
+def z_of(x: float, values: list[float], *, lower_is_better: bool) -> float:
+    """``x`` as a z-score among ``values`` (population standard deviation; BM25 negated: lower is better)."""
+    sign = -1.0 if lower_is_better else 1.0
+    mean = sum(sign * v for v in values) / len(values)
+    std = math.sqrt(sum((sign * v - mean) ** 2 for v in values) / len(values))
+    return (sign * x - mean) / std if std > 0 else 0.0
 
 
 def fresh_boost(importance: float) -> float:
@@ -205,6 +214,10 @@ def test_explain_gives_a_consistent_breakdown_on_every_hit(ws, three):
     result = ws.memory.recall("a", "JWT token signing", explain=True)
     assert result.mode == "hybrid" and len(result.hits) >= 2
     found_by = {"bm25": False, "vector": False}
+    bm25_raw = [h.explain.bm25_raw for h in result.hits if h.explain.bm25_raw is not None]
+    vector_sim = [h.explain.vector_sim for h in result.hits if h.explain.vector_sim is not None]
+    bm25_z = [z_of(x, bm25_raw, lower_is_better=True) for x in bm25_raw]
+    vector_z = [z_of(x, vector_sim, lower_is_better=False) for x in vector_sim]
     for hit in result.hits:
         b = hit.explain
         assert b.uid == hit.item.uid and b.fusion == "weighted" and b.rrf is None
@@ -217,10 +230,16 @@ def test_explain_gives_a_consistent_breakdown_on_every_hit(ws, three):
         assert b.importance_blend == pytest.approx(min(1, 0.7 * (b.fused + b.bonus) + 0.3 * b.importance), abs=1e-12)
         assert b.bonus == (0.2 if "JWT" in hit.item.content else 0.0)  # "JWT" is a name: the entity boost
         assert b.vector_norm == (min(1.0, max(0.0, b.vector_sim)) if b.vector_sim is not None else 0.0)
-        weighted = 0.4 * b.vector_norm + 0.6 * b.bm25_norm  # both branches have candidates: default 0.4 / 0.6
-        floor = 0.92 * b.bm25_norm if b.bm25_norm >= 0.75 else 0.0
-        assert b.fused == pytest.approx(max(weighted, floor), abs=1e-12)
-        assert b.floor_applied == (floor > weighted)
+        # both branches have candidates: z-scores over each branch's candidates (every candidate is a hit
+        # here), a missing one gets its branch's lowest; 0.3 vector / 0.7 BM25, then 1 / (1 + e^(-s / 2))
+        zb = z_of(b.bm25_raw, bm25_raw, lower_is_better=True) if b.bm25_raw is not None else min(bm25_z)
+        zv = z_of(b.vector_sim, vector_sim, lower_is_better=False) if b.vector_sim is not None else min(vector_z)
+        assert (b.bm25_z, b.vector_z) == (
+            pytest.approx(zb, abs=1e-9) if b.bm25_raw is not None else None,
+            pytest.approx(zv, abs=1e-9) if b.vector_sim is not None else None,
+        )
+        assert b.fused == pytest.approx(1 / (1 + math.exp(-(0.7 * zb + 0.3 * zv) / 2)), abs=1e-9)
+        assert not b.floor_applied
         boost = 0.4 * b.recency + 0.3 * b.frequency + 0.3 * b.importance_confidence
         assert b.decay_boost == pytest.approx(1 - 0.25 * (1 - min(1.0, max(0.3, boost))), abs=1e-12)
         assert (b.recency, b.frequency, b.age_days) == (1.0, 0.0, 0.0)  # created now, never accessed

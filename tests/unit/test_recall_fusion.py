@@ -30,11 +30,13 @@ from kg.recall.fusion import (
     ranks,
     rrf,
     scale_rrf,
+    squash,
+    zscores,
 )
 
-#: design.md's weights (0.7 vector / 0.3 BM25): the hand-checked numbers below use them; the shipped
-#: default (0.4 / 0.6, measured on LoCoMo) only changes the two weights, not the formulas.
-DESIGN_WEIGHTS = FusionSettings(vector_weight=0.7, bm25_weight=0.3)
+#: design.md's weights (0.7 vector / 0.3 BM25) with relative scores and the keyword floor: the hand-checked
+#: numbers below use them. The shipped default mixes z-scores (0.3 / 0.7, measured on LoCoMo): tested apart.
+DESIGN_WEIGHTS = FusionSettings(vector_weight=0.7, bm25_weight=0.3, normalization="relative")
 NOW = datetime(2025, 1, 31, 12, 0, tzinfo=UTC)
 DAY = timedelta(days=1)
 NO_DECAY = DecaySettings(boost_min=1.0)
@@ -115,6 +117,51 @@ def test_rank_with_weighted_fusion() -> None:
     fused = {r.uid: (r.breakdown.fused, r.breakdown.floor_applied) for r in results}
     assert fused == {"A": (pytest.approx(0.92), True), "B": (pytest.approx(0.69), True),
                      "C": (pytest.approx(0.78), False), "D": (pytest.approx(0.56), False)}  # fmt: skip
+
+
+def test_rank_with_zscore_fusion() -> None:
+    # the default: both branches found something, so each is standardised over its own candidates
+    # BM25 (negated) 10, 7.5, 5: mean 7.5, population std 2.041241 -> z A 1.224745, B 0, C -1.224745
+    # cosine 0.5, 0.9, 0.8: mean 0.733333, std 0.169967 -> z A -1.372813, C 0.980581, D 0.392232
+    # missing: D gets BM25's lowest (-1.224745), B the vector's lowest (-1.372813)
+    # s = 0.7 zb + 0.3 zv: A 0.445478, B -0.411844, C -0.563147, D -0.739652
+    # fused = 1 / (1 + e^(-s / 2)): A 0.555456, B 0.448701, C 0.430068, D 0.408583
+    # blend 0.7 fused + 0.15: A 0.538819, B 0.464090, C 0.451048, D 0.436008
+    results = rank([("A", -10.0), ("B", -7.5), ("C", -5.0)], [("A", 0.5), ("C", 0.9), ("D", 0.8)],
+                   chunks("A", "B", "C", "D"), now=NOW, limit=10, decay=NO_DECAY)  # fmt: skip
+    assert order(results) == ["A", "B", "C", "D"]
+    assert scores(results) == pytest.approx([0.538819, 0.464090, 0.451048, 0.436008], abs=1e-6)
+    b = {r.uid: r.breakdown for r in results}
+    assert [b[u].fused for u in "ABCD"] == pytest.approx([0.555456, 0.448701, 0.430068, 0.408583], abs=1e-6)
+    assert [b[u].bm25_z for u in "ABCD"] == [pytest.approx(1.224745, abs=1e-6), 0.0,
+                                             pytest.approx(-1.224745, abs=1e-6), None]  # fmt: skip
+    vector_z = [-1.372813, None, 0.980581, 0.392232]
+    assert [b[u].vector_z for u in "ABCD"] == [None if z is None else pytest.approx(z, abs=1e-6) for z in vector_z]
+    assert not any(x.floor_applied for x in b.values())
+    # relative scores (the 2026-11-22 default): A 0.92 (floor), B 0.69 (floor), C 0.66, D 0.32; no z-scores
+    relative = FusionSettings(vector_weight=0.4, bm25_weight=0.6, normalization="relative")
+    old = rank([("A", -10.0), ("B", -7.5), ("C", -5.0)], [("A", 0.5), ("C", 0.9), ("D", 0.8)],
+               chunks("A", "B", "C", "D"), now=NOW, limit=10, settings=relative, decay=NO_DECAY)  # fmt: skip
+    assert [r.breakdown.fused for r in old] == pytest.approx([0.92, 0.69, 0.66, 0.32])
+    assert all(r.breakdown.bm25_z is None and r.breakdown.vector_z is None for r in old)
+
+
+def test_zscores_of_equal_or_single_scores_are_zero() -> None:
+    assert zscores({"A": -3.0, "B": -3.0}, lower_is_better=True) == {"A": 0.0, "B": 0.0}
+    assert zscores({"A": 0.7}, lower_is_better=False) == {"A": 0.0}
+    assert zscores({}, lower_is_better=False) == {}
+    assert zscores({"A": 1.0, "B": 3.0}, lower_is_better=False) == {"A": -1.0, "B": 1.0}
+    assert zscores({"A": -1.0, "B": -3.0}, lower_is_better=True) == {"A": -1.0, "B": 1.0}
+    assert squash(0.0, 2.0) == 0.5 and squash(1e9, 2.0) == 1.0 and squash(-1e9, 2.0) == pytest.approx(0.0)
+
+
+def test_zscore_fusion_needs_both_branches() -> None:
+    # one branch only: nothing to put on a common scale, so the relative scores apply (BM25 against the best)
+    results = rank([("A", -4.0), ("B", -2.0)], [], chunks("A", "B"), now=NOW, limit=5, decay=NO_DECAY)
+    assert [r.breakdown.fused for r in results] == [1.0, 0.5]
+    assert all(r.breakdown.bm25_z is None for r in results)
+    vector_only = rank([], [("A", 0.6), ("B", 0.3)], chunks("A", "B"), now=NOW, limit=5, decay=NO_DECAY)
+    assert [r.breakdown.fused for r in vector_only] == [0.6, 0.3]  # the cosine itself
 
 
 def test_bm25_only_mode_gives_bm25_the_whole_weight() -> None:
@@ -298,7 +345,7 @@ def test_explain_records_every_component() -> None:
     assert engine[0].score == pytest.approx(0.794 * quarter, abs=1e-6)
     assert a.model_dump() == {
         "uid": "A", "fusion": "weighted", "bm25_raw": -10.0, "bm25_norm": 1.0, "bm25_rank": 1,
-        "vector_sim": 0.5, "vector_norm": 0.5, "vector_rank": 1, "rrf": None,
+        "vector_sim": 0.5, "vector_norm": 0.5, "vector_rank": 1, "bm25_z": None, "vector_z": None, "rrf": None,
         "fused": pytest.approx(0.92), "floor_applied": True, "bonus": 0.0, "coverage": None, "importance": 0.5,
         "importance_blend": pytest.approx(0.794), "tier": "working", "age_days": pytest.approx(30.0),
         "half_life_days": pytest.approx(63.51, abs=1e-4), "recency_raw": pytest.approx(0.720781, abs=1e-6),
