@@ -1,20 +1,25 @@
-"""``mabos memory admit``: candidate memories through admission control, dedup decisions and a write."""
+"""``mabos memory admit``: candidate memories through admission control, dedup decisions and a write.
+
+The command reads and checks the JSONL file (errors name the line), then runs the ``memory_admit`` tool
+(:mod:`cli.tools.memory_admit`) through the registry."""
 
 from __future__ import annotations
 
 import json
 import sys
 from pathlib import Path
+from typing import cast
 
 import click
 from pydantic import ValidationError
 
 from cli import render
 from cli.common import Session, agent_option, example, mabos_options
-from kg.conversation.llm import chat_model_from_config
+from cli.tools.memory_admit import AdmitResult
+from cli.tools.registry import run
 from kg.errors import InputError
-from kg.memory.admission import PRESETS, MemoryCandidate, evaluate
-from kg.memory.write_policy import CandidateOutcome, MemoryWriter
+from kg.memory.admission import PRESETS, MemoryCandidate
+from kg.memory.write_policy import CandidateOutcome
 from kg.models import describe_validation_error
 
 
@@ -50,24 +55,16 @@ def read_candidates(text: str) -> list[MemoryCandidate]:
 @mabos_options
 def admit(out: Session, *, agent: str, source: str, preset: str, dry_run: bool) -> None:
     candidates = read_candidates(sys.stdin.read() if source == "-" else _read(Path(source)))
-    ws = out.workspace()
-    if dry_run:
-        ws.scopes.require_agent(agent)
-        existing = ws.memory.list_items(agent, include_archived=False)
-        results = evaluate(candidates, existing=existing, now=ws.clock.now(),
-                           preset="balanced" if preset == "off" else preset, embedder=ws.embedder)  # fmt: skip
+    arguments = {"agent_id": agent, "candidates": candidates, "preset": preset, "dry_run": dry_run}
+    result = cast(AdmitResult, run(out.tools(), "memory_admit", arguments))
+    if result.report is None:
+        results = result.admission or []
         rows = [(r.index, r.decision, f"{r.score:.3f}", r.reason) for r in results]
         out.emit({"dry_run": True, "admission": results},
                  render.table("Admission", ("#", "decision", "score", "reason"), rows))  # fmt: skip
         return
-    c = ws.config.conversation
-    writer = MemoryWriter(ws.memory, agent, embedder=ws.embedder,
-                          chat=chat_model_from_config(c.llm_url, c.llm_model, c.llm_api_key_env),
-                          admission=None if preset == "off" else preset)  # fmt: skip
-    report = writer.offer(candidates)
-    report.outcomes += writer.close().outcomes
-    outcome_rows = [_outcome_row(o) for o in report.outcomes]
-    out.emit(report, render.table("Outcomes", ("#", "stage", "action", "reason"), outcome_rows))
+    outcome_rows = [_outcome_row(o) for o in result.report.outcomes]
+    out.emit(result.report, render.table("Outcomes", ("#", "stage", "action", "reason"), outcome_rows))
 
 
 def _outcome_row(outcome: CandidateOutcome) -> tuple[int, str, str, str]:

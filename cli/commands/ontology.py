@@ -1,8 +1,10 @@
-"""``mabos ontology propose|list|validate|merge|reject|diff|scaffold|to-typeql|check``."""
+"""``mabos ontology propose|list|validate|merge|reject|diff|scaffold|to-typeql|check``.
+
+Every command runs its registry tool (:mod:`cli.tools.ontology`, :mod:`cli.tools.ontology_admin`) on the command's
+ontology folder; ``to-typeql`` writes the schema the tool returns to the file the operator chose."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar, cast
@@ -13,13 +15,11 @@ from pydantic import BaseModel
 from cli import render
 from cli.common import Session, example, mabos_options
 from cli.tools.ontology import MAX_LIST, ProposalList, ScaffoldResult, ValidationReport
+from cli.tools.ontology_admin import OntologyCheck, ProposalDiff, TypeQLResult
 from cli.tools.overrides import CommandContext
 from cli.tools.registry import run
-from kg.errors import InputError
 from kg.models import OntologyProposal, ProposalNodeType, ProposalStatus
 from kg.ontology.files import atomic_write
-from kg.ontology.proposals import OntologyService
-from kg.ontology.typeql import load_graph, ontology_files, to_typeql
 from kg.workspace import ONTOLOGY_DIR
 
 P = ParamSpec("P")
@@ -36,25 +36,9 @@ def ontology_dir_option(func: Callable[P, R]) -> Callable[P, R]:
     return option(func)
 
 
-def _service(out: Session, ontology_dir: Path | None) -> OntologyService:
-    ws = out.workspace()
-    return OntologyService(ws.store, ws.scopes, ws.clock, ontology_dir or ws.path / ONTOLOGY_DIR)
-
-
 def _call(out: Session, ontology_dir: Path | None, tool: str, args: dict[str, Any], result: type[M]) -> M:
     """Run ``tool`` through the registry on the command's workspace and ontology folder; ``result`` types its output."""
     return cast(M, run(CommandContext(workspace_obj=out.workspace(), ontology_dir=ontology_dir), tool, args))
-
-
-def with_service(func: Callable[..., R]) -> Callable[..., R]:
-    """Pass the command an :class:`OntologyService` on the chosen ontology folder, after the session."""
-
-    @functools.wraps(func)
-    def wrapper(out: Session, *args: Any, **kwargs: Any) -> R:
-        directory = kwargs.pop("ontology_dir", None)
-        return func(out, _service(out, directory if isinstance(directory, Path) else None), *args, **kwargs)
-
-    return wrapper
 
 
 def _proposal_line(p: OntologyProposal) -> tuple[Any, ...]:
@@ -169,9 +153,9 @@ def merge(out: Session, *, uid: str, approved_by: str, ontology_dir: Path | None
 @click.option("--by", default=None, help="Who rejects (default: the proposer).")
 @ontology_dir_option
 @mabos_options
-@with_service
-def reject(out: Session, service: OntologyService, *, uid: str, reason: str, by: str | None) -> None:
-    rejected = service.reject(uid, by or service.get(uid).proposed_by, reason)
+def reject(out: Session, *, uid: str, reason: str, by: str | None, ontology_dir: Path | None) -> None:
+    args = {"uid": uid, "reason": reason, "agent_id": by}
+    rejected = _call(out, ontology_dir, "ontology_reject_proposal", args, OntologyProposal)
     out.emit(rejected, render.done(f"{uid} rejected: {reason}"))
 
 
@@ -182,13 +166,12 @@ def reject(out: Session, service: OntologyService, *, uid: str, reason: str, by:
 @click.argument("uid", metavar="PROPOSAL_ID")
 @ontology_dir_option
 @mabos_options
-@with_service
-def diff(out: Session, service: OntologyService, *, uid: str) -> None:
-    text = service.diff(uid)
+def diff(out: Session, *, uid: str, ontology_dir: Path | None) -> None:
+    found = _call(out, ontology_dir, "ontology_diff", {"uid": uid}, ProposalDiff)
     if out.as_json:
-        out.emit({"uid": uid, "diff": text})
+        out.emit(found)
     else:
-        click.echo(text, nl=False)
+        click.echo(found.diff, nl=False)
 
 
 @ontology.command("scaffold", help=example(
@@ -216,22 +199,19 @@ def scaffold(out: Session, *, template: str, domain: str, ontology_dir: Path | N
 @click.option("--out", "out_path", default=None, help="File to write, or '-' for standard output.")
 @ontology_dir_option
 @mabos_options
-@with_service
-def to_typeql_(out: Session, service: OntologyService, *, out_path: str | None) -> None:
-    files = ontology_files(service.ontology_dir)
-    if not files:
-        raise InputError("ontology_dir", f"no ontology files (*.jsonld) in {service.ontology_dir}")
-    schema = to_typeql(load_graph(files), sources=[f.name for f in files])
+def to_typeql_(out: Session, *, out_path: str | None, ontology_dir: Path | None) -> None:
+    schema = _call(out, ontology_dir, "ontology_to_typeql", {}, TypeQLResult)
     if out_path == "-":
         click.echo(schema.text, nl=False)
         return
     target = Path(out_path) if out_path else out.workspace().path / TYPEQL_OUT
     target.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(target, schema.text.encode("utf-8"))
-    summary = {"path": str(target), "files": [str(f) for f in files], "counts": schema.counts,
+    folder = ontology_dir or out.workspace().path / ONTOLOGY_DIR
+    summary = {"path": str(target), "files": [str(folder / name) for name in schema.files], "counts": schema.counts,
                "notes": schema.notes}  # fmt: skip
     lines: list[Any] = [render.done(f"wrote {target}: " + ", ".join(f"{v} {k}" for k, v in schema.counts.items()))]
-    lines += [render.note(str(n.message if hasattr(n, "message") else n)) for n in schema.notes[:20]]
+    lines += [render.note(n.message) for n in schema.notes[:20]]
     out.emit(summary, *lines)
 
 
@@ -241,13 +221,12 @@ def to_typeql_(out: Session, service: OntologyService, *, out_path: str | None) 
 ))  # fmt: skip
 @ontology_dir_option
 @mabos_options
-@with_service
-def check(out: Session, service: OntologyService) -> None:
-    results = service.check()
+def check(out: Session, *, ontology_dir: Path | None) -> None:
+    result = _call(out, ontology_dir, "ontology_check", {}, OntologyCheck)
     rows = [(r.file, r.domain, "yes" if r.ok else "NO", "; ".join(c.message for c in r.checks if not c.ok))
-            for r in results]  # fmt: skip
-    out.emit(results, render.table("Ontology check", ("file", "domain", "ok", "problems"), rows))
-    if not all(r.ok for r in results):
+            for r in result.files]  # fmt: skip
+    out.emit(result.files, render.table("Ontology check", ("file", "domain", "ok", "problems"), rows))
+    if not result.ok:
         click.get_current_context().exit(1)
 
 

@@ -13,11 +13,11 @@ from pydantic import BaseModel
 from cli import render
 from cli.common import Session, agent_option, example, mabos_options, scope_option
 from cli.tools.cases import cases_of
+from cli.tools.owl_rl import MAX_LISTED, OwlCommandContext, OwlRlResult
 from cli.tools.registry import run
 from kg.errors import InputError
 from reasoning.cases import StoredCase
 from reasoning.cbr import RetrievalResult
-from reasoning.owl import run_owl_rl
 from reasoning.router import AUTO, RouterResult, canonical, engine_kind, list_methods
 
 _OWN = ("agent_id", "created_at")  # set by mabos, never read from a case file
@@ -265,13 +265,16 @@ def methods_(out: Session, *, category: str | None) -> None:
               help="mabos: our OWL 2 RL engine; owlrl: the reference library (same closure, much slower).")  # fmt: skip
 @mabos_options
 def owl_rl(out: Session, *, agent: str, ontology: tuple[Path, ...], dry_run: bool, engine: str) -> None:
-    report = run_owl_rl(out.workspace(), agent, ontology=list(ontology), dry_run=dry_run, engine=engine)
+    ctx = OwlCommandContext(workspace_obj=out.workspace(), extra_ontology=list(ontology))
+    arguments = {"agent_id": agent, "dry_run": dry_run, "engine": engine, "limit": MAX_LISTED}
+    report = cast(OwlRlResult, run(ctx, "reason_owl_rl", arguments))
     rows = [(e.subject, e.predicate, e.object, round(e.confidence, 4)) for e in report.entailments[:50]]
     summary = (f"{report.entailed} entailed from {report.input_facts} facts and {report.ontology_triples} ontology "
                f"triples in {report.seconds:.2f} s; created {report.created}, retracted {len(report.retracted)}"
                f"{' (dry run: nothing written)' if dry_run else ''}")  # fmt: skip
-    out.emit(report, render.done(summary), render.table("Entailed", ("subject", "predicate", "object", "confidence"),
-                                                         rows))  # fmt: skip
+    table = render.table("Entailed", ("subject", "predicate", "object", "confidence"), rows)
+    notes = [render.note(f"only the first {MAX_LISTED} entailments are listed")] if report.truncated else []
+    out.emit(report.model_dump(mode="json", exclude={"truncated"}), render.done(summary), table, *notes)
 
 
 GROUPS = [cbr, reason_group]

@@ -1,6 +1,6 @@
 """Bad input (issue 10, point 3): hypothesis fuzzing of every input boundary of mabos.
 
-Targets: every tool's input model through :func:`cli.tools.call` (52 tools), rule conditions
+Targets: every tool's input model through :func:`cli.tools.call` (58 tools), rule conditions
 (:meth:`reasoning.service.RuleService.create`), ontology proposals and malformed JSON-LD domain files
 (:class:`kg.ontology.proposals.OntologyService`), cognitive Markdown files
 (:func:`kg.memory.cognitive.import_cognitive`), the TypeQL literal encoder (:mod:`kg.store.typedb.literals`, pure
@@ -325,6 +325,7 @@ def seeded(
         goal = ws.bdi.add("goal", "a", "Grow Acme revenue", priority=6)
         belief = ws.bdi.add("belief", "a", "Acme is growing", certainty=0.8)
         proposal = _ontology(ws).propose("a", **VENDOR)  # type: ignore[arg-type]
+        doomed_proposal = _ontology(ws).propose("a", **{**VENDOR, "node_id": "biz:DoomedVendor", "label": "Doomed"})  # type: ignore[arg-type]
         ws.conversations.ingest("a", "long", long_dialogue(2))
         summaries = list(ws.conversations.compact("a", "long").created)
     seed = {
@@ -334,6 +335,7 @@ def seeded(
         "proposal": proposal.uid,
         "goal": goal.uid,
         "belief": belief.uid,
+        "doomed_proposal": doomed_proposal.uid,  # ontology_reject_proposal's target
     }
     return root, {**seed, "summary": summaries[0]}
 
@@ -371,6 +373,12 @@ def baselines(seed: dict[str, Any]) -> dict[str, dict[str, Any]]:
         "graph_path": {"kinds": ["belief", "goal"], "limit": 10},
         "conversation_ingest": {"session_key": "fresh", "messages": [{"role": "user", "content": "Acme wants SSO"}]},
         "conversation_compact": {"session_key": "long", "budget": 128_000},
+        "memory_admit": {"candidates": [{"content": "Globex renews in March", "type": "fact", "key": "k1"}]},
+        "ontology_reject_proposal": {"uid": seed["doomed_proposal"], "reason": "a duplicate"},
+        "ontology_diff": {"uid": seed["proposal"]},
+        "ontology_check": {},
+        "ontology_to_typeql": {},
+        "reason_owl_rl": {"dry_run": True, "limit": 10},
         "graph_query": {"name": "lineage", "uid": seed["fact"]},
         "memory_store_item": {"content": "Globex prefers annual billing", "tags": ["billing"], "importance": 0.7},
         "memory_recall": {"query": "SSO", "limit": 5},
@@ -428,8 +436,9 @@ def test_every_tool_has_a_baseline(seeded: tuple[Path, dict[str, Any]]) -> None:
     assert set(baselines(seeded[1])) == set(tools.REGISTRY)
     # 38 + rule_import (18) + memory_extract, memory_list (21) + fact_import (22) + rule_delete, rule_export (18)
     # + bdi_add, bdi_list, bdi_update, graph_link, graph_relations, graph_path, conversation_ingest,
-    # conversation_compact (18)
-    assert len(tools.REGISTRY) == 52
+    # conversation_compact, memory_admit, ontology_reject_proposal, ontology_diff, ontology_check, ontology_to_typeql,
+    # reason_owl_rl (18)
+    assert len(tools.REGISTRY) == 58
 
 
 @pytest.mark.parametrize("mode", MODES)

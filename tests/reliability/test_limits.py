@@ -54,6 +54,9 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "graph_path": {"kinds": ["belief"]},
     "conversation_ingest": {"session_key": "s", "messages": [{"role": "user", "content": "x"}]},
     "conversation_compact": {"session_key": "s"},
+    "memory_admit": {"candidates": [{"content": "x"}]},
+    "ontology_reject_proposal": {"uid": "O-x", "reason": "r"},
+    "ontology_diff": {"uid": "O-x"},
     "infer_backward": {"subject": "s", "predicate": "p", "object": "o"},
     "infer_abductive": {"subject": "s", "predicate": "p", "object": "o"},
     "knowledge_explain": {"question": "x"},
@@ -89,6 +92,8 @@ def _item(name: str, field: str, info: FieldInfo) -> Any:
         return new_id("fact")
     if "MessageInput" in text:
         return {"role": "user", "content": "x"}
+    if "MemoryCandidate" in text:
+        return {"content": "x"}
     if "RdfDocument" in text:
         return {"name": "d.nt", "format": "nt", "content": ""}
     return "x"

@@ -276,8 +276,8 @@ COVERAGE: dict[str, str] = {}
 WRITE_ONLY = frozenset({
     "memory_store_item", "fact_assert", "fact_import", "fact_retract", "rule_create", "rule_import", "rule_toggle",
     "rule_delete", "bdi_add", "bdi_update", "graph_link", "conversation_ingest", "conversation_compact", "cbr_store",
-    "ontology_propose_concept", "ontology_merge_approved", "ontology_scaffold_domain", "memory_build_hierarchy",
-    "typedb_sync_schema", "typedb_sync_agent_data",
+    "memory_admit", "ontology_reject_proposal", "ontology_propose_concept", "ontology_merge_approved",
+    "ontology_scaffold_domain", "memory_build_hierarchy", "typedb_sync_schema", "typedb_sync_agent_data",
 })  # fmt: skip
 
 
@@ -376,6 +376,11 @@ def read_probes(w: World, victim: str = B, mark: str = MARK) -> list[tuple[str, 
         ("ontology_list_proposals", {}),
         ("ontology_list_proposals", {"domain": "sbvr-business", "limit": 1000}),
         ("ontology_validate_proposal", {"uid": p["proposal"]}),
+        ("ontology_diff", {"uid": p["proposal"]}),
+        ("ontology_check", {}),
+        ("ontology_to_typeql", {}),
+        ("reason_owl_rl", {"dry_run": True, "limit": 100_000}),
+        ("reason_owl_rl", {"dry_run": True, "engine": "owlrl"}),
         ("typedb_status", {}),
         ("typedb_query", {"query": "match $x isa fact;"}),
     ]
@@ -467,10 +472,21 @@ def write_probes(w: World, victim: str = B, mark: str = MARK) -> list[tuple[str,
             },
         ),
         ("ontology_merge_approved", {"uid": p["proposal"]}),
+        ("ontology_reject_proposal", {"uid": p["proposal"], "reason": "rejected by a"}),
         ("ontology_scaffold_domain", {"template": "saas", "domain": "probe-saas"}),
         ("memory_extract", {"session": f"{mark}session", "extractor": "deterministic", "since": 0}),
         ("memory_extract", {"session": p["conversation"], "extractor": "deterministic"}),
         ("memory_extract", {"extractor": "deterministic"}),
+        ("memory_admit", {"candidates": [{"content": "planted by a", "scope": own}], "preset": "off"}),
+        (
+            "memory_admit",
+            {"candidates": [{"content": "Initech salary negotiation kestrel", "type": "decision"}], "preset": "off"},
+        ),
+        (
+            "memory_admit",
+            {"candidates": [{"content": "The launch codes are hidden under the blue lamp"}], "dry_run": True},
+        ),
+        ("reason_owl_rl", {"limit": 100_000}),
         ("memory_checkpoint", {"context": "a's own checkpoint"}),
         ("memory_build_hierarchy", {}),
         ("memory_consolidate", {"min_importance": 0.0, "min_access_count": 0}),
@@ -1050,6 +1066,39 @@ def test_conversation_tools_stay_within_the_agents_sessions(pair: Workspace) -> 
     assert b_compact.conversation_uid == theirs.conversation_uid  # type: ignore[attr-defined]
     assert private_rows(pair.path, A) == before, "b's calls changed nothing of a's"
     TALLY.probes["conversation-admin"] = 6
+
+
+def test_admit_reject_and_owl_rl_stay_within_the_agents_scopes(pair: Workspace) -> None:
+    """Issue 18: ``memory admit``, ``ontology reject`` and ``reason owl-rl`` run memory_admit,
+    ontology_reject_proposal and reason_owl_rl through the registry. b cannot admit into a's scope, reject a's
+    private proposal, or feed a's facts into its closure (API, bound MCP context, CLI); a's closure lands in a's own
+    scope only."""
+    ctx = tools.ToolContext(workspace_obj=pair)
+    pair.facts.assert_fact(A, "Dog", "subClassOf", "Animal")
+    pair.facts.assert_fact(A, "zqxarex", "type", "Dog")
+    proposal = tools.run(ctx, "ontology_propose_concept", {"agent_id": A, "domain": "sbvr-business",
+                         "node_type": "class", "node_id": "ZqxaWidget", "label": "Zqxa Widget",
+                         "parent_class": "biz:Partner", "scope": agent_scope(A)}).uid  # type: ignore[attr-defined]  # fmt: skip
+    before = private_rows(pair.path, A)
+    with pytest.raises(MabosError, match=r"^scope: "):
+        tools.run(ctx, "memory_admit", {"agent_id": B, "candidates": [{"content": "planted", "scope": agent_scope(A)}]})
+    with pytest.raises(MabosError, match=r"^proposal: no proposal"):
+        tools.run(ctx, "ontology_reject_proposal", {"agent_id": B, "uid": proposal, "reason": "mine"})
+    with pytest.raises(MabosError, match="agent_id"):  # a server bound to b cannot name a
+        tools.run(tools.ToolContext(workspace_obj=pair, agent=B), "reason_owl_rl", {"agent_id": A})
+    theirs = tools.run(ctx, "reason_owl_rl", {"agent_id": B})
+    assert "zqxa" not in serialize(theirs) and theirs.input_facts == 0  # type: ignore[attr-defined]
+    base = ["--workspace", str(pair.path)]
+    refused = CliRunner().invoke(cli, [*base, "ontology", "reject", proposal, "--reason", "x", "--by", B])
+    assert refused.exit_code == 1 and refused.stderr.startswith("error: proposal: no proposal"), refused.output
+    owl = CliRunner().invoke(cli, [*base, "reason", "owl-rl", "--agent", B, "--json"])
+    assert owl.exit_code == 0 and "zqxa" not in owl.stdout, owl.output
+    assert private_rows(pair.path, A) == before, "b's calls changed nothing of a's"
+    mine = tools.run(ctx, "reason_owl_rl", {"agent_id": A})
+    assert mine.created >= 1  # type: ignore[attr-defined]
+    derived = pair.facts.query(A, subject="zqxarex", predicate="type", object="Animal")
+    assert [f.scope for f in derived] == [agent_scope(A)]
+    TALLY.probes["admit-reject-owl"] = 6
 
 
 # ------------------------------------------------------------------------------------------ slow and report

@@ -1,0 +1,82 @@
+"""``memory_admit``: candidate memories through admission control, dedup decisions and a write.
+
+``mabos memory admit`` runs this tool, so the CLI, the Python API and MCP share one validation of the candidates
+and the scope checks of :class:`kg.memory.write_policy.MemoryWriter`: a candidate naming a scope the agent may not
+write refuses the whole call before anything is queued, novelty is judged against the agent's own items only, and
+dedup never merges across scopes (a derived item's scope is never wider than the narrowest of its sources).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from cli.tools.registry import ToolContext, ToolInput, tool
+from kg.conversation.llm import chat_model_from_config
+from kg.memory.admission import AdmissionResult, MemoryCandidate, evaluate
+from kg.memory.write_policy import MemoryWriter, OfferReport
+
+GROUP = "memory"
+#: The most candidates one call takes.
+MAX_CANDIDATES = 10_000
+
+Preset = Literal["balanced", "conservative", "high-recall", "off"]
+
+
+class MemoryAdmitInput(ToolInput):
+    """Arguments of ``memory_admit``."""
+
+    candidates: list[MemoryCandidate] = Field(
+        min_length=1,
+        max_length=MAX_CANDIDATES,
+        description="The candidate memories: content, type, importance, tags, store, scope, evidence (the "
+        "conversation text each came from), observed_at, key (your own label, carried into the results).",
+    )
+    preset: Preset = Field(
+        default="balanced",
+        description="Admission control: balanced, conservative or high-recall; off admits every candidate.",
+    )
+    dry_run: bool = Field(default=False, description="Score and decide admission only; write nothing.")
+
+
+class AdmitResult(BaseModel):
+    """A dry run's admission decisions, or what a write did."""
+
+    dry_run: bool = Field(description="Whether this was a dry run (nothing written).")
+    admission: list[AdmissionResult] | None = Field(
+        default=None, description="Dry run: the admission decision, score and reason of each candidate."
+    )
+    report: OfferReport | None = Field(
+        default=None, description="Write: admission results and the outcome (stage, action, reason) of each."
+    )
+
+
+_ADMIT = (
+    "Offer candidate memories (e.g. extracted from a conversation) to admission control, which scores utility, "
+    "confidence, novelty, recency and type and admits the worthwhile ones; then dedup decides against the agent's "
+    "memories (merge, support, contextualize, skip or create; by the configured LLM, else similarity rules) and "
+    "writes them, keeping history. dry_run only scores. Returns each candidate's decision and outcome."
+)
+
+
+@tool("memory_admit", group=GROUP, input=MemoryAdmitInput, output=AdmitResult, description=_ADMIT)
+def memory_admit(ctx: ToolContext, args: MemoryAdmitInput) -> AdmitResult:
+    """Score (dry run) or admit, dedup and write the candidates as the agent."""
+    agent, ws = ctx.agent_for(args), ctx.workspace()
+    if args.dry_run:
+        ws.scopes.require_agent(agent)
+        existing = ws.memory.list_items(agent, include_archived=False)
+        preset = "balanced" if args.preset == "off" else args.preset
+        results = evaluate(args.candidates, existing=existing, now=ws.clock.now(), preset=preset, embedder=ws.embedder)
+        return AdmitResult(dry_run=True, admission=results)
+    c = ws.config.conversation
+    writer = MemoryWriter(ws.memory, agent, embedder=ws.embedder,
+                          chat=chat_model_from_config(c.llm_url, c.llm_model, c.llm_api_key_env),
+                          admission=None if args.preset == "off" else args.preset)  # fmt: skip
+    report = writer.offer(args.candidates)
+    report.outcomes += writer.close().outcomes
+    return AdmitResult(dry_run=False, report=report)
+
+
+__all__ = ["MAX_CANDIDATES", "AdmitResult", "MemoryAdmitInput"]
