@@ -245,12 +245,14 @@ class SqliteFactStore:
     def _both_halves(select: str, where: list[str], params: list[Any], as_of: datetime | None) -> tuple[str, list[Any]]:
         """``select`` over live and over retracted facts (or, ``as_of`` a time, over the facts as they stood then:
         still live, or retracted since), joined by UNION ALL: each half reads its own partial index."""
+        halves: list[tuple[str, list[Any], str]]
         if as_of is None:
             halves = [("facts", [], "f.retracted_at IS NULL"), ("facts", [], "f.retracted_at IS NOT NULL")]
         else:
             at = format_ts(as_of)
             halves = [(*as_of_source(at, live=live), "1") for live in (True, False)]
-        parts, args = [], []
+        parts: list[str] = []
+        args: list[Any] = []
         for source, source_params, condition in halves:
             parts.append(select.format(source=source, where=" AND ".join([*where, condition])))
             args += [*source_params, *params]
