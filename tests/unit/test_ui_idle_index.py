@@ -23,13 +23,17 @@ from cli.ui import create_app
 from kg.workspace import Workspace
 
 CAR = "The car would not start this morning"
-ITEMS = 520  # more than a recall builds inline (inline_index_limit, 500): without an index, recall is BM25-only
+INLINE_LIMIT = 40  # the workspace's [recall] inline_index_limit here (500 by default): the same code path, fewer items
+ITEMS = 60  # more than a recall builds inline: without an index, recall is BM25-only
 TOKEN = "console-idle-test-token-0123456789"  # noqa: S105 - a test token
 
 
 def _store(ws: Workspace) -> str:
     """``ITEMS`` long-term items of agent a (none indexed; the short-term store would archive all but 200) and one
-    private item of b about a car; the uid of a's car item."""
+    private item of b about a car; the uid of a's car item. The workspace's recall embeds at most ``INLINE_LIMIT``
+    items inline (``mabos.toml``, read by the console and by the indexer's child when they open the workspace)."""
+    config = ws.path / "mabos.toml"
+    config.write_text(config.read_text() + f"\n[recall]\ninline_index_limit = {INLINE_LIMIT}\n")
     uid = ws.memory.store_item("a", CAR, type="fact", store="long_term").item.uid
     for n in range(ITEMS - 1):
         ws.memory.store_item("a", f"note {n}: the meeting about budget line {n} moved to room {n % 7}", type="fact",
@@ -85,7 +89,8 @@ def test_the_idle_console_builds_the_missing_index_and_recall_leaves_bm25(embedd
     assert overview["index"]["state"] == "up to date" and 'id="index-status"' in page and "up to date" in page
     assert car not in {hit["uid"] for hit in other["hits"]}  # b's recall through the new index: none of a's items
     status = _vectors(ws)  # the saved index, as another process sees it
-    assert (status["state"], status["items"], status["indexed"], status["backlog"]) == ("ready", 521, 521, 0)
+    n = ITEMS + 1
+    assert (status["state"], status["items"], status["indexed"], status["backlog"]) == ("ready", n, n, 0)
 
 
 def test_a_request_during_the_build_is_answered_first_and_the_build_loses_nothing(embedded_ws: Workspace) -> None:
@@ -93,6 +98,7 @@ def test_a_request_during_the_build_is_answered_first_and_the_build_loses_nothin
     _store(ws)
     app = create_app(ws.path, agent="a", index_when_idle=0.2)
     indexer: IdleIndexer = app.state.indexer
+    indexer.pass_items, indexer.batch = 40, 8  # checkpoints and reports small enough to land a request mid-pass
     seen: list[dict[str, Any]] = []
     with TestClient(app, base_url="http://127.0.0.1") as client:
         _poll(client, lambda s: s["state"] == "indexing" and (s["done"] or 0) > 0, seen)
@@ -107,7 +113,8 @@ def test_a_request_during_the_build_is_answered_first_and_the_build_loses_nothin
     assert events[events.index("answered") :].count("start") >= 1
     assert final["passes"] >= 2 and final["state"] == "up to date"
     status = _vectors(ws)  # killed mid-build: every item indexed exactly once
-    assert (status["state"], status["items"], status["indexed"], status["backlog"]) == ("ready", 521, 521, 0)
+    n = ITEMS + 1
+    assert (status["state"], status["items"], status["indexed"], status["backlog"]) == ("ready", n, n, 0)
 
 
 @pytest.mark.usefixtures("no_embedder")
