@@ -1,12 +1,13 @@
 """``mabos memory materialize|export|import``: an agent's memory as Markdown files, and back.
 
-:data:`COMMANDS` are attached to the ``memory`` group; each body makes one call into
-:mod:`kg.memory.materialize` or :mod:`kg.memory.cognitive` and emits the result.
+:data:`COMMANDS` are attached to the ``memory`` group; each body runs one tool of :mod:`cli.tools.memory_files`
+(``memory_materialize``, ``memory_export``, ``memory_import``) through the registry and emits the result.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 import click
 from rich.table import Table
@@ -14,8 +15,10 @@ from rich.text import Text
 
 from cli import render
 from cli.common import Session, agent_option, mabos_options
-from kg.memory.cognitive import CognitiveKind, export_cognitive, import_cognitive
-from kg.memory.materialize import FileOutcome, materialize
+from cli.tools.registry import run
+from kg.memory.cognitive import CognitiveKind
+from kg.memory.cognitive_format import ExportResult, ImportResult
+from kg.memory.materialize import FileOutcome, MaterializeResult
 
 KIND = click.Choice([*(k.value for k in CognitiveKind), "all"])
 kind_option = click.option("--kind", type=KIND, default="all", show_default=True, help="Which cognitive file.")
@@ -40,7 +43,7 @@ def materialize_(out: Session, *, agent: str) -> None:
     \b
       mabos memory materialize --agent sales-agent --json
     """
-    result = materialize(out.workspace(), agent)
+    result = cast(MaterializeResult, run(out.tools(), "memory_materialize", {"agent_id": agent}))
     out.emit(result, files_table(result.files))
 
 
@@ -59,7 +62,7 @@ def export(out: Session, *, agent: str, kind: str) -> None:
     \b
       mabos memory export --agent sales-agent --kind beliefs
     """
-    result = export_cognitive(out.workspace(), agent, kind)
+    result = cast(ExportResult, run(out.tools(), "memory_export", {"agent_id": agent, "kind": kind}))
     out.emit(result, files_table(result.files))
 
 
@@ -78,7 +81,7 @@ def import_(out: Session, *, agent: str, kind: str) -> None:
     \b
       mabos memory import --agent sales-agent --kind beliefs --json
     """
-    result = import_cognitive(out.workspace(), agent, kind)
+    result = cast(ImportResult, run(out.tools(), "memory_import", {"agent_id": agent, "kind": kind}))
     summary = (
         f"{len(result.created)} created, {len(result.updated)} updated, {len(result.linked)} steps linked, "
         f"{result.unchanged} unchanged"

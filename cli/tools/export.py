@@ -135,6 +135,11 @@ Over MCP (`mabos serve --mcp`) each call runs in a worker process and is stopped
 60) with a one-line error; calls of different agents run side by side. Over HTTP a caller may send an agent's API
 token (`Authorization: Bearer <secret>`, from `mabos token create`) and then acts as that agent only; off loopback a
 token is required on every request (docs/security.md).
+
+Every `mabos` command that acts for an agent runs its tool here. The operator's commands (`agent`, `scope`, `token`,
+`index`, `sync nightly|import-workspace`, `graph sql|render`, `serve`, `ui`, `workspace`, `init`, `status`, `demo`)
+are not tools, by design: an agent over MCP must not create agents, grant itself scopes, mint tokens or read every
+scope with SQL (docs/decisions/2026-11-26-cli-registry.md).
 """
 
 

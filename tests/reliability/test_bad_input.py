@@ -1,6 +1,6 @@
 """Bad input (issue 10, point 3): hypothesis fuzzing of every input boundary of mabos.
 
-Targets: every tool's input model through :func:`cli.tools.call` (58 tools), rule conditions
+Targets: every tool's input model through :func:`cli.tools.call` (61 tools), rule conditions
 (:meth:`reasoning.service.RuleService.create`), ontology proposals and malformed JSON-LD domain files
 (:class:`kg.ontology.proposals.OntologyService`), cognitive Markdown files
 (:func:`kg.memory.cognitive.import_cognitive`), the TypeQL literal encoder (:mod:`kg.store.typedb.literals`, pure
@@ -378,6 +378,9 @@ def baselines(seed: dict[str, Any]) -> dict[str, dict[str, Any]]:
         "ontology_diff": {"uid": seed["proposal"]},
         "ontology_check": {},
         "ontology_to_typeql": {},
+        "memory_materialize": {},
+        "memory_export": {"kind": "beliefs"},
+        "memory_import": {"kind": "all"},
         "reason_owl_rl": {"dry_run": True, "limit": 10},
         "graph_query": {"name": "lineage", "uid": seed["fact"]},
         "memory_store_item": {"content": "Globex prefers annual billing", "tags": ["billing"], "importance": 0.7},
@@ -437,8 +440,8 @@ def test_every_tool_has_a_baseline(seeded: tuple[Path, dict[str, Any]]) -> None:
     # 38 + rule_import (18) + memory_extract, memory_list (21) + fact_import (22) + rule_delete, rule_export (18)
     # + bdi_add, bdi_list, bdi_update, graph_link, graph_relations, graph_path, conversation_ingest,
     # conversation_compact, memory_admit, ontology_reject_proposal, ontology_diff, ontology_check, ontology_to_typeql,
-    # reason_owl_rl (18)
-    assert len(tools.REGISTRY) == 58
+    # reason_owl_rl, memory_materialize, memory_export, memory_import (18)
+    assert len(tools.REGISTRY) == 61
 
 
 @pytest.mark.parametrize("mode", MODES)

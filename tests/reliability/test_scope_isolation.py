@@ -276,8 +276,9 @@ COVERAGE: dict[str, str] = {}
 WRITE_ONLY = frozenset({
     "memory_store_item", "fact_assert", "fact_import", "fact_retract", "rule_create", "rule_import", "rule_toggle",
     "rule_delete", "bdi_add", "bdi_update", "graph_link", "conversation_ingest", "conversation_compact", "cbr_store",
-    "memory_admit", "ontology_reject_proposal", "ontology_propose_concept", "ontology_merge_approved",
-    "ontology_scaffold_domain", "memory_build_hierarchy", "typedb_sync_schema", "typedb_sync_agent_data",
+    "memory_admit", "ontology_reject_proposal", "memory_materialize", "memory_export", "memory_import",
+    "ontology_propose_concept", "ontology_merge_approved", "ontology_scaffold_domain", "memory_build_hierarchy",
+    "typedb_sync_schema", "typedb_sync_agent_data",
 })  # fmt: skip
 
 
@@ -487,6 +488,11 @@ def write_probes(w: World, victim: str = B, mark: str = MARK) -> list[tuple[str,
             {"candidates": [{"content": "The launch codes are hidden under the blue lamp"}], "dry_run": True},
         ),
         ("reason_owl_rl", {"limit": 100_000}),
+        ("memory_materialize", {}),
+        ("memory_export", {}),
+        ("memory_import", {}),
+        ("memory_export", {"kind": "beliefs"}),
+        ("memory_import", {"kind": "beliefs"}),
         ("memory_checkpoint", {"context": "a's own checkpoint"}),
         ("memory_build_hierarchy", {}),
         ("memory_consolidate", {"min_importance": 0.0, "min_access_count": 0}),
@@ -1099,6 +1105,33 @@ def test_admit_reject_and_owl_rl_stay_within_the_agents_scopes(pair: Workspace) 
     derived = pair.facts.query(A, subject="zqxarex", predicate="type", object="Animal")
     assert [f.scope for f in derived] == [agent_scope(A)]
     TALLY.probes["admit-reject-owl"] = 6
+
+
+def test_memory_file_tools_stay_within_the_agents_folder(pair: Workspace) -> None:
+    """Issue 18: ``memory materialize|export|import`` run memory_materialize, memory_export and memory_import through
+    the registry. a's files hold nothing of b's, and a Beliefs.md of a's naming b's belief changes nothing of b's
+    (API, bound MCP context, CLI)."""
+    ctx = tools.ToolContext(workspace_obj=pair)
+    theirs = pair.bdi.add("belief", B, "zqxb private belief", certainty=0.9)
+    pair.memory.store_item(B, "zqxb private memory")
+    pair.bdi.add("belief", A, "Acme is growing")
+    for name in ("memory_materialize", "memory_export"):
+        tools.run(ctx, name, {"agent_id": A})
+    written = [p for p in (pair.path / "agents" / A).rglob("*.md") if p.is_file()]
+    assert len(written) >= 9 and not [p for p in written if "zqxb" in p.read_text(encoding="utf-8")]
+    beliefs = pair.path / "agents" / A / "Beliefs.md"
+    beliefs.write_text(f"# Beliefs\n\n## zqxa overwrite\ncertainty: 0.1\nid: {theirs.uid}\n", encoding="utf-8")
+    before = private_rows(pair.path, B)
+    with pytest.raises(MabosError, match=r"id: no belief"):
+        tools.run(ctx, "memory_import", {"agent_id": A, "kind": "beliefs"})
+    with pytest.raises(MabosError, match="agent_id"):  # a server bound to a cannot name b
+        tools.run(tools.ToolContext(workspace_obj=pair, agent=A), "memory_import", {"agent_id": B})
+    base = ["--workspace", str(pair.path)]
+    refused = CliRunner().invoke(cli, [*base, "memory", "import", "--kind", "beliefs", "--agent", A])
+    assert refused.exit_code == 1 and "id: no belief" in refused.stderr, refused.output
+    assert private_rows(pair.path, B) == before, "a's import changed nothing of b's"
+    assert pair.bdi.get(B, theirs.uid).content == "zqxb private belief"
+    TALLY.probes["memory-files"] = 5
 
 
 # ------------------------------------------------------------------------------------------ slow and report
