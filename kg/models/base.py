@@ -165,7 +165,7 @@ def agent_scope(agent_id: str) -> str:
 class Model(BaseModel):
     """Base of every mabos model: unknown fields refused, assignments validated."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True, use_enum_values=False)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, use_enum_values=False, defer_build=True)
 
 
 class Record(Model):
