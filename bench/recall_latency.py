@@ -15,6 +15,15 @@ Each size runs in its own process (so its peak memory is its own) on a fresh wor
    *without embedding* - query texts whose vectors are already in the embedding cache (a second recall
    of the same text); *with embedding* - new texts, embedded on one thread by the real model.
 
+``--peer-setting KEY=JSON`` (repeatable) overrides engine settings (``RecallSettings`` fields) for a peer
+configuration measured in the same process, on the same store and query texts, alternating query by query
+with the defaults (who goes first alternates too): ``peer_p50_ms_without_embedding`` and
+``peer_p95_ms_without_embedding``. For example the scoring before 2026-11-26 (no feedback search, relative
+fusion):
+
+    python bench/recall_latency.py --n 20000 --peer-setting feedback_docs=0 \
+        --peer-setting 'fusion={"vector_weight": 0.4, "bm25_weight": 0.6, "normalization": "relative"}'
+
 Prints one JSON line per size to stderr as it goes and, last, one JSON object on stdout.
 Targets: at 100k p95 <= 10 ms without the embedding and <= 30 ms with it; 1M within 8 GiB.
 """
@@ -44,6 +53,7 @@ from kg.clock import FixedClock
 from kg.ids import new_id
 from kg.models import MemoryItem, MemoryStoreKind
 from kg.ports import StoreLimits
+from kg.recall.engine import RecallSettings
 from kg.recall.sidecar import embedding_text
 from kg.recall.vectors import FaissVectorIndex
 from kg.workspace import Workspace, init_workspace
@@ -86,7 +96,34 @@ def ingest(ws: Workspace, n: int, rng: random.Random, words: list[str], cumulati
     return uids
 
 
-def one(n: int, queries: int, seed: int) -> dict[str, Any]:
+def timed_queries(ws: Workspace, texts: list[str],
+                  peer: dict[str, Any] | None) -> tuple[list[float], list[float], list[float]]:  # fmt: skip
+    """Seconds per recall of each text: with its embedding, then without (cached), and the peer's without."""
+    recall = ws.memory.recall
+    recall(AGENT, "first recall loads the index", limit=10, touch=False)
+    with_embedding: list[float] = []
+    without: list[float] = []
+    peer_without: list[float] = []
+    for text in texts:
+        began = time.perf_counter()
+        result = recall(AGENT, text, limit=10, touch=False)
+        with_embedding.append(time.perf_counter() - began)
+        if result.mode != "hybrid":
+            raise SystemExit(f"recall ran {result.mode}: {result.notes}")
+    defaults = ws.recall_engine.settings
+    other = RecallSettings.model_validate(defaults.model_dump() | peer) if peer else None
+    for n_text, text in enumerate(texts):  # the same texts again: their vectors now come from the cache
+        runs = [(defaults, without)] if other is None else [(defaults, without), (other, peer_without)]
+        for settings, times in runs if n_text % 2 == 0 else runs[::-1]:
+            ws.recall_engine.settings = settings
+            began = time.perf_counter()
+            recall(AGENT, text, limit=10, touch=False)
+            times.append(time.perf_counter() - began)
+    ws.recall_engine.settings = defaults
+    return with_embedding, without, peer_without
+
+
+def one(n: int, queries: int, seed: int, peer: dict[str, Any] | None = None) -> dict[str, Any]:
     rng = random.Random(seed)
     words = vocabulary(rng)
     weights = list(itertools.accumulate(1 / (rank + 1) for rank in range(len(words))))  # Zipf
@@ -123,19 +160,7 @@ def one(n: int, queries: int, seed: int) -> dict[str, Any]:
         del index
 
         texts = [sentence(rng, words, weights, 2, 5) for _ in range(queries)]
-        recall = ws.memory.recall
-        recall(AGENT, "first recall loads the index", limit=10, touch=False)
-        with_embedding, without = [], []
-        for text in texts:
-            began = time.perf_counter()
-            result = recall(AGENT, text, limit=10, touch=False)
-            with_embedding.append(time.perf_counter() - began)
-            if result.mode != "hybrid":
-                raise SystemExit(f"recall ran {result.mode}: {result.notes}")
-        for text in texts:  # the same texts again: their vectors now come from the cache
-            began = time.perf_counter()
-            recall(AGENT, text, limit=10, touch=False)
-            without.append(time.perf_counter() - began)
+        with_embedding, without, peer_without = timed_queries(ws, texts, peer)
         db_bytes = ws.store.stats()["size_bytes"]
         kind = ws.vectors.status()["kind"]
         ws.close()
@@ -147,7 +172,8 @@ def one(n: int, queries: int, seed: int) -> dict[str, Any]:
         "p50_ms_without_embedding": ms(without, 0.5), "p95_ms_without_embedding": ms(without, 0.95),
         "p50_ms_with_embedding": ms(with_embedding, 0.5), "p95_ms_with_embedding": ms(with_embedding, 0.95),
         "db_mib": round(db_bytes / 2**20, 1), "peak_rss_mib": rss_mib(),
-    }  # fmt: skip
+    } | ({"peer_settings": peer, "peer_p50_ms_without_embedding": ms(peer_without, 0.5),
+          "peer_p95_ms_without_embedding": ms(peer_without, 0.95)} if peer else {})  # fmt: skip
 
 
 def main() -> None:
@@ -155,14 +181,18 @@ def main() -> None:
     parser.add_argument("--n", default="10000,100000,1000000", help="comma-separated corpus sizes")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--peer-setting", action="append", default=[], metavar="KEY=JSON",
+                        help="a RecallSettings field of the peer configuration measured alongside")  # fmt: skip
     parser.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)  # one size, in this process
     args = parser.parse_args()
+    peer = {key: json.loads(value) for key, _, value in (p.partition("=") for p in args.peer_setting)}
     if args.one is not None:
-        print(json.dumps(one(args.one, args.queries, args.seed)))
+        print(json.dumps(one(args.one, args.queries, args.seed, peer or None)))
         return
     results = []
     for n in (int(x) for x in args.n.split(",")):
-        argv = [sys.executable, __file__, "--one", str(n), "--queries", str(args.queries), "--seed", str(args.seed)]
+        argv = [sys.executable, __file__, "--one", str(n), "--queries", str(args.queries), "--seed", str(args.seed),
+                *(f"--peer-setting={p}" for p in args.peer_setting)]  # fmt: skip
         proc = subprocess.run(argv, capture_output=True, text=True, check=False)  # noqa: S603 - this script, our ints
         if proc.returncode != 0:
             sys.stderr.write(proc.stderr)

@@ -10,7 +10,9 @@ One search, given the filters as a :class:`~kg.models.MemoryQuery`:
    pass). Before searching, up to ``inline_index_limit`` items waiting in the index queue are embedded
    and added, so a new item is found by vector at the next recall; the rest stay in the backlog
    (``mabos index status``) and are found by BM25 meanwhile.
-3. :func:`kg.recall.fusion.rank` fuses, blends importance, applies decay, MMR and the min score.
+3. **Feedback** (mode ``hybrid``): the words of the first fusion's best items search BM25 once more and
+   the two BM25 lists are merged (:mod:`kg.recall.feedback`).
+4. :func:`kg.recall.fusion.rank` fuses, blends importance, applies decay, MMR and the min score.
 
 If no embedder can load, or the vector index is missing, unusable or still being built and too large to
 build inline, the search runs BM25-only over the store and says ``mode: "bm25"`` (with the reason in
@@ -37,6 +39,7 @@ from kg.ports import Embedder, GraphStore
 from kg.recall.boosts import bonuses, without_dates
 from kg.recall.decay import DecaySettings
 from kg.recall.embedding_cache import CachedEmbedder
+from kg.recall.feedback import expansion_terms, merge_bm25
 from kg.recall.fusion import DEFAULT_DECAY, DEFAULT_FUSION, FusionMethod, FusionSettings, Ranked, rank
 from kg.recall.lexical import content_terms, coverage
 from kg.recall.sidecar import IndexUnavailableError, VectorSidecar, embedding_text
@@ -82,6 +85,12 @@ class RecallSettings(Model):
     entity_boost: float = Field(default=0.2, ge=0.0, le=1.0)
     #: Added to the fused score of an item created within a date range the query names.
     date_boost: float = Field(default=0.2, ge=0.0, le=1.0)
+    #: Hybrid recall searches BM25 again with words of the first fusion's best ``feedback_docs`` items
+    #: (kg.recall.feedback; 0 switches it off), the ``feedback_terms`` heaviest, their scores added at
+    #: ``feedback_weight``.
+    feedback_docs: int = Field(default=10, ge=0, le=100)
+    feedback_terms: int = Field(default=5, ge=1, le=50)
+    feedback_weight: float = Field(default=0.2, ge=0.0, le=1.0)
 
     def candidates(self, limit: int) -> int:
         """Candidates per branch: ``max(20, 4 * limit)``."""
@@ -149,6 +158,10 @@ class RecallEngine:
         items = {item.uid: item for item, _ in lexical}
         for uid, _ in vector:
             items.setdefault(uid, admitted[uid])
+        bm25 = [(item.uid, score) for item, score in lexical]
+        if used == "hybrid" and bm25 and vector and self.settings.feedback_docs:
+            bm25 = self._feedback(text, query, cand=cand, bm25=bm25, vector=vector, items=items, now=now,
+                                  fusion=fusion)  # fmt: skip
         vectors = self._vectors(items) if mmr and used != "bm25" else None
         covered: dict[str, float] | None = None
         terms = content_terms(without_dates(text)) if used == "bm25" else []  # a date is matched by created_at
@@ -160,7 +173,7 @@ class RecallEngine:
                              f"(at least {self.settings.lexical_min_coverage:.0%} needed without vectors)")  # fmt: skip
                 lexical = []
         ranked = rank(
-            [(item.uid, score) for item, score in lexical], vector, items, now=now, limit=limit, fusion=fusion,
+            bm25 if lexical else [], vector, items, now=now, limit=limit, fusion=fusion,
             settings=self.settings.fusion, decay=self.settings.decay, mmr=mmr, vectors=vectors, min_score=min_score,
             coverage=covered, bonus=bonuses(text, items, entity_boost=self.settings.entity_boost,
                                             date_boost=self.settings.date_boost),
@@ -169,6 +182,23 @@ class RecallEngine:
             notes.append(f"{backlog} items are not in the vector index yet (found by BM25 only); "
                          "run 'mabos index rebuild' or recall again")  # fmt: skip
         return EngineResult([(items[r.uid], r) for r in ranked], used, notes, backlog)
+
+    def _feedback(self, text: str, query: MemoryQuery, *, cand: int, bm25: list[tuple[str, float]],
+                  vector: list[tuple[str, float]], items: dict[str, MemoryItem], now: datetime,
+                  fusion: FusionMethod) -> list[tuple[str, float]]:  # fmt: skip
+        """BM25 merged with a second search for the words of the first fusion's best items (adds the items
+        only the second search found to ``items``)."""
+        s = self.settings
+        bonus = bonuses(text, items, entity_boost=s.entity_boost, date_boost=s.date_boost)
+        first = rank(bm25, vector, items, now=now, limit=s.feedback_docs, fusion=fusion, settings=s.fusion,
+                     decay=s.decay, bonus=bonus)  # fmt: skip
+        terms = expansion_terms(text, [items[r.uid].content for r in first], limit=s.feedback_terms)
+        if not terms:
+            return bm25
+        extra = self._lexical(" ".join(terms), query, cand)
+        for item, _ in extra:
+            items.setdefault(item.uid, item)
+        return merge_bm25(bm25, [(item.uid, score) for item, score in extra], s.feedback_weight)
 
     def _lexical(self, text: str, query: MemoryQuery, cand: int) -> list[tuple[MemoryItem, float]]:
         terms = " ".join(query_terms(text))

@@ -86,6 +86,8 @@ class FusionSettings(Model):
             ``zscore`` (per-branch z-scores, then a logistic with ``temperature``) or ``relative`` (BM25
             against the best hit, cosine as it is, with the keyword floor; the default until 2026-11-26).
         temperature: ``fused = 1 / (1 + exp(-s / temperature))`` of the z-score mix ``s`` (2.0).
+        zscore_min_candidates: Fewest candidates each branch needs for z-scores (5): two or three hits make
+            any difference between them look like a full standard deviation, so fewer get relative scores.
         floor_threshold: ``bm25_norm`` from which the keyword floor applies, inclusive (0.75).
         floor_factor: The floor: ``fused >= floor_factor * bm25_norm`` (0.92).
         rrf_k: The ``k`` of reciprocal rank fusion (60).
@@ -99,6 +101,7 @@ class FusionSettings(Model):
     bm25_weight: Unit = 0.7
     normalization: Normalization = "zscore"
     temperature: float = Field(default=2.0, gt=0, le=100)
+    zscore_min_candidates: int = Field(default=5, ge=2, le=1000)
     floor_threshold: Unit = 0.75
     floor_factor: Unit = 0.92
     rrf_k: int = Field(default=60, ge=0, le=1_000_000)
@@ -289,8 +292,10 @@ class _Branches:
                    zscores(b, lower_is_better=True), zscores(v, lower_is_better=False))  # fmt: skip
 
     def standardised(self, fusion: FusionMethod, settings: FusionSettings) -> bool:
-        """Whether this fusion mixes z-scores: weighted, ``zscore`` normalisation, and both branches found some."""
-        return fusion == "weighted" and settings.normalization == "zscore" and bool(self.bm25_raw and self.vector_raw)
+        """Whether this fusion mixes z-scores: weighted, ``zscore`` normalisation, and both branches found at
+        least ``zscore_min_candidates``."""
+        enough = min(len(self.bm25_raw), len(self.vector_raw)) >= settings.zscore_min_candidates
+        return fusion == "weighted" and settings.normalization == "zscore" and enough
 
     def fuse(self, uid: str, fusion: FusionMethod, settings: FusionSettings) -> tuple[float, float | None, bool]:
         """``(fused, rrf sum or None, floor_applied)`` of one uid."""

@@ -211,6 +211,9 @@ def test_mabos_embedder_none_gives_bm25_only(tmp_path, clock, monkeypatch):
 
 def test_explain_gives_a_consistent_breakdown_on_every_hit(ws, three):
     put(ws, "Tokens expire after one hour", type="fact")
+    # four items: fewer candidates than z-scores need by default (5), so two are enough here
+    fusion = ws.recall_engine.settings.fusion.model_copy(update={"zscore_min_candidates": 2})
+    ws.recall_engine.settings = ws.recall_engine.settings.model_copy(update={"fusion": fusion})
     result = ws.memory.recall("a", "JWT token signing", explain=True)
     assert result.mode == "hybrid" and len(result.hits) >= 2
     found_by = {"bm25": False, "vector": False}
@@ -251,6 +254,19 @@ def test_explain_gives_a_consistent_breakdown_on_every_hit(ws, three):
     assert [h.score for h in result.hits] == sorted((h.score for h in result.hits), reverse=True)
 
 
+def test_a_handful_of_candidates_is_scored_relatively(ws, three):
+    # three items: too few candidates for z-scores, so BM25 against the best hit, the cosine as it is,
+    # 0.3 vector / 0.7 BM25 and the keyword floor (docs/recall-scoring.md)
+    result = ws.memory.recall("a", "JWT tokens signed", explain=True)
+    assert result.mode == "hybrid" and result.hits[0].item.uid == three["jwt"].uid
+    for hit in result.hits:
+        b = hit.explain
+        assert b.bm25_z is None and b.vector_z is None
+        weighted = 0.3 * b.vector_norm + 0.7 * b.bm25_norm
+        floor = 0.92 * b.bm25_norm if b.bm25_norm >= 0.75 else 0.0
+        assert b.fused == pytest.approx(max(weighted, floor), abs=1e-12) and b.floor_applied == (floor > weighted)
+
+
 def test_without_explain_there_is_no_breakdown(ws, three):
     result = ws.memory.recall("a", "JWT token signing")
     assert result.hits and all(h.explain is None for h in result.hits)
@@ -283,7 +299,9 @@ def test_mmr_penalises_near_duplicates(ws):
     assert set(uids(plain)[:2]) == {first.uid, second.uid}
     assert all(h.explain.mmr_penalty == 0.0 for h in plain.hits)
 
-    result = ws.memory.recall("a", "production deploy failed", mmr=True, explain=True)
+    # the weaker duplicate's BM25 score is ~0 (every word is in two of three items), so its penalised score
+    # falls below 0: min_score -1 keeps every candidate to check the arithmetic
+    result = ws.memory.recall("a", "production deploy failed", mmr=True, explain=True, min_score=-1.0)
     assert result.mmr is True
     order = uids(result)
     assert set(order[:2]) == {first.uid, second.uid} and other.uid not in order

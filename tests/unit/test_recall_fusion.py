@@ -127,8 +127,10 @@ def test_rank_with_zscore_fusion() -> None:
     # s = 0.7 zb + 0.3 zv: A 0.445478, B -0.411844, C -0.563147, D -0.739652
     # fused = 1 / (1 + e^(-s / 2)): A 0.555456, B 0.448701, C 0.430068, D 0.408583
     # blend 0.7 fused + 0.15: A 0.538819, B 0.464090, C 0.451048, D 0.436008
+    # (three candidates per branch: the default asks for five, so this example lowers the bar to two)
+    z = FusionSettings(zscore_min_candidates=2)
     results = rank([("A", -10.0), ("B", -7.5), ("C", -5.0)], [("A", 0.5), ("C", 0.9), ("D", 0.8)],
-                   chunks("A", "B", "C", "D"), now=NOW, limit=10, decay=NO_DECAY)  # fmt: skip
+                   chunks("A", "B", "C", "D"), now=NOW, limit=10, settings=z, decay=NO_DECAY)  # fmt: skip
     assert order(results) == ["A", "B", "C", "D"]
     assert scores(results) == pytest.approx([0.538819, 0.464090, 0.451048, 0.436008], abs=1e-6)
     b = {r.uid: r.breakdown for r in results}
@@ -153,6 +155,19 @@ def test_zscores_of_equal_or_single_scores_are_zero() -> None:
     assert zscores({"A": 1.0, "B": 3.0}, lower_is_better=False) == {"A": -1.0, "B": 1.0}
     assert zscores({"A": -1.0, "B": -3.0}, lower_is_better=True) == {"A": -1.0, "B": 1.0}
     assert squash(0.0, 2.0) == 0.5 and squash(1e9, 2.0) == 1.0 and squash(-1e9, 2.0) == pytest.approx(0.0)
+
+
+def test_zscore_fusion_needs_five_candidates_in_each_branch() -> None:
+    # two hits 0.0001 apart would be z -1 and +1: with fewer than five candidates the relative scores apply
+    # (0.3 / 0.7 and the keyword floor): A max(0.7 + 0.3 * 0.5, 0.92) = 0.92, C 0.7 * 0.5 + 0.3 * 0.9 = 0.62
+    results = rank([("A", -10.0), ("C", -5.0)], [("A", 0.5), ("C", 0.9)], chunks("A", "C"), now=NOW, limit=5,
+                   decay=NO_DECAY)  # fmt: skip
+    assert [r.breakdown.fused for r in results] == pytest.approx([0.92, 0.62])
+    assert all(r.breakdown.bm25_z is None for r in results)
+    five = [(u, -float(n)) for n, u in enumerate("ABCDE", start=1)]
+    cosines = [(u, n / 10) for n, u in enumerate("ABCDE", start=1)]
+    results = rank(five, cosines, chunks(*"ABCDE"), now=NOW, limit=5, decay=NO_DECAY)
+    assert all(r.breakdown.bm25_z is not None and r.breakdown.vector_z is not None for r in results)
 
 
 def test_zscore_fusion_needs_both_branches() -> None:
