@@ -9,31 +9,17 @@ from datetime import UTC, datetime
 from typing import Any, get_args
 
 import pytest
-from click.testing import CliRunner
-from pydantic import BaseModel
 
 from cli import tools
-from cli.main import cli
 from cli.tools.bdi import KIND_FIELDS, BdiNodes, Status
 from kg.errors import InputError, MabosError, NotFoundError, ScopeError
 from kg.ids import new_id
 from kg.models import NODE_STATUSES, BDINode, NodeKind
 from kg.workspace import Workspace
 from tests.conftest import snapshot_workspace
-from tests.unit.tool_spy import spy_on
+from tests.unit.tool_calls import call, mabos, spy_on
 
 pytestmark = pytest.mark.usefixtures("no_embedder")
-
-
-def call(ws: Workspace, name: str, /, **arguments: Any) -> Any:
-    arguments.setdefault("agent_id", "a")
-    result = tools.call(name, workspace=ws.path, **arguments)
-    assert isinstance(result, BaseModel)
-    return result
-
-
-def mabos(ws: Workspace, *args: str) -> Any:
-    return CliRunner().invoke(cli, ["--workspace", str(ws.path), *args])
 
 
 def test_the_status_type_is_every_kinds_statuses() -> None:

@@ -10,31 +10,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
-from pydantic import BaseModel
 
-from cli import tools
-from cli.main import cli
 from cli.tools.conversation_admin import Compacted, Ingested
 from kg.errors import InputError, NotFoundError
 from kg.models.conversation import MessageQuery
 from kg.workspace import Workspace
 from tests.conftest import snapshot_workspace
-from tests.unit.tool_spy import spy_on
+from tests.unit.tool_calls import call, mabos, spy_on
 
 pytestmark = pytest.mark.usefixtures("no_embedder")
 Dialogue = Callable[[int], list[dict[str, Any]]]
-
-
-def call(ws: Workspace, name: str, /, **arguments: Any) -> Any:
-    arguments.setdefault("agent_id", "a")
-    result = tools.call(name, workspace=ws.path, **arguments)
-    assert isinstance(result, BaseModel)
-    return result
-
-
-def mabos(ws: Workspace, *args: str) -> Any:
-    return CliRunner().invoke(cli, ["--workspace", str(ws.path), *args])
 
 
 def test_ingest_as_messages_or_jsonl_then_compact(ws: Workspace, long_dialogue: Dialogue) -> None:

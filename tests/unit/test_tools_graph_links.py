@@ -8,31 +8,16 @@ import json
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
-from pydantic import BaseModel
 
-from cli import tools
-from cli.main import cli
 from cli.tools.graph_links import PathList, RelationList
 from kg.errors import InputError, NotFoundError, ScopeError
 from kg.ids import new_id
 from kg.models import Relation
 from kg.workspace import Workspace
 from tests.conftest import snapshot_workspace
-from tests.unit.tool_spy import spy_on
+from tests.unit.tool_calls import call, mabos, spy_on
 
 pytestmark = pytest.mark.usefixtures("no_embedder")
-
-
-def call(ws: Workspace, name: str, /, **arguments: Any) -> Any:
-    arguments.setdefault("agent_id", "a")
-    result = tools.call(name, workspace=ws.path, **arguments)
-    assert isinstance(result, BaseModel)
-    return result
-
-
-def mabos(ws: Workspace, *args: str) -> Any:
-    return CliRunner().invoke(cli, ["--workspace", str(ws.path), *args])
 
 
 def chain(ws: Workspace) -> dict[str, str]:

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from pydantic import BaseModel
 
 from cli import tools
 from cli.main import cli
@@ -18,7 +17,7 @@ from cli.tools.memory_admit import AdmitResult
 from kg.errors import InputError, ScopeError
 from kg.workspace import Workspace
 from tests.conftest import snapshot_workspace
-from tests.unit.tool_spy import spy_on
+from tests.unit.tool_calls import call, spy_on
 
 pytestmark = pytest.mark.usefixtures("no_embedder")
 BUDGET = "Maya's offsite budget is 18,500 euros including travel"
@@ -27,13 +26,6 @@ CANDIDATES = [
     {"content": BUDGET, "type": "fact", "importance": 0.8, "evidence": ["The budget is 18,500 euros."], "key": "m2"},
     {"content": "The moon is made of cheese", "type": "fact", "evidence": ["We talked about the venue."], "key": "m3"},
 ]
-
-
-def call(ws: Workspace, name: str, /, **arguments: Any) -> Any:
-    arguments.setdefault("agent_id", "a")
-    result = tools.call(name, workspace=ws.path, **arguments)
-    assert isinstance(result, BaseModel)
-    return result
 
 
 def test_a_dry_run_scores_and_a_write_dedups(ws: Workspace) -> None:

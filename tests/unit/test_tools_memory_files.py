@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from pydantic import BaseModel
 
 from cli import tools
 from cli.main import cli
@@ -18,16 +17,9 @@ from kg.memory.cognitive_format import ExportResult, ImportResult
 from kg.memory.materialize import MaterializeResult
 from kg.workspace import Workspace
 from tests.conftest import snapshot_workspace
-from tests.unit.tool_spy import spy_on
+from tests.unit.tool_calls import call, spy_on
 
 pytestmark = pytest.mark.usefixtures("no_embedder")
-
-
-def call(ws: Workspace, name: str, /, **arguments: Any) -> Any:
-    arguments.setdefault("agent_id", "a")
-    result = tools.call(name, workspace=ws.path, **arguments)
-    assert isinstance(result, BaseModel)
-    return result
 
 
 def test_materialize_export_edit_and_import(ws: Workspace) -> None:

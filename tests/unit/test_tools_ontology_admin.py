@@ -10,30 +10,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
-from pydantic import BaseModel
 
 from cli import tools
-from cli.main import cli
 from cli.tools.ontology_admin import OntologyCheck, ProposalDiff, TypeQLResult
 from cli.tools.owl_rl import OwlRlResult
 from kg.errors import ConflictError, InputError, MabosError, NotFoundError
 from kg.workspace import Workspace
 from tests.conftest import VENDOR, snapshot_workspace
-from tests.unit.tool_spy import spy_on
+from tests.unit.tool_calls import call, mabos, spy_on
 
 pytestmark = pytest.mark.usefixtures("no_embedder")
-
-
-def call(ws: Workspace, name: str, /, **arguments: Any) -> Any:
-    arguments.setdefault("agent_id", "a")
-    result = tools.call(name, workspace=ws.path, **arguments)
-    assert isinstance(result, BaseModel)
-    return result
-
-
-def mabos(ws: Workspace, *args: str) -> Any:
-    return CliRunner().invoke(cli, ["--workspace", str(ws.path), *args])
 
 
 def propose(ws: Workspace, agent: str = "a", **extra: Any) -> str:
