@@ -5,14 +5,14 @@ workspace and SQLite; no embedder needed."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
-from cli.tools.graph_links import PathList, RelationList
+from cli.tools.graph_links import LinkKind, PathList, RelationList
 from kg.errors import InputError, NotFoundError, ScopeError
 from kg.ids import new_id
-from kg.models import Relation
+from kg.models import Relation, RelationKind
 from kg.workspace import Workspace
 from tests.conftest import snapshot_workspace
 from tests.unit.tool_calls import call, mabos, spy_on
@@ -34,6 +34,10 @@ def chain(ws: Workspace) -> dict[str, str]:
                                      ("step-depends-on", "s2", "s1")):  # fmt: skip
         call(ws, "graph_link", relation=relation, source_uid=uids[source], target_uid=uids[target])
     return uids
+
+
+def test_the_link_kinds_are_the_storable_relations() -> None:
+    assert set(get_args(LinkKind)) == {k.value for k in RelationKind} - {"agent-owns"}  # agent-owns is implied
 
 
 def test_links_relations_and_paths(ws: Workspace) -> None:
