@@ -37,7 +37,7 @@ from kg.errors import BackendUnavailableError, InputError
 from kg.models import MemoryItem, MemoryQuery, Model
 from kg.ports import Embedder, GraphStore
 from kg.recall.boosts import bonuses, without_dates
-from kg.recall.decay import DecaySettings
+from kg.recall.decay import DecayComponents, DecaySettings
 from kg.recall.embedding_cache import CachedEmbedder
 from kg.recall.feedback import expansion_terms, merge_bm25
 from kg.recall.fusion import DEFAULT_DECAY, DEFAULT_FUSION, FusionMethod, FusionSettings, Ranked, rank
@@ -159,9 +159,10 @@ class RecallEngine:
         for uid, _ in vector:
             items.setdefault(uid, admitted[uid])
         bm25 = [(item.uid, score) for item, score in lexical]
+        decays: dict[str, DecayComponents] = {}  # shared by the feedback pass and the final one
         if used == "hybrid" and bm25 and vector and self.settings.feedback_docs:
             bm25 = self._feedback(text, query, cand=cand, bm25=bm25, vector=vector, items=items, now=now,
-                                  fusion=fusion)  # fmt: skip
+                                  fusion=fusion, decays=decays)  # fmt: skip
         vectors = self._vectors(items) if mmr and used != "bm25" else None
         covered: dict[str, float] | None = None
         terms = content_terms(without_dates(text)) if used == "bm25" else []  # a date is matched by created_at
@@ -175,7 +176,7 @@ class RecallEngine:
         ranked = rank(
             bm25 if lexical else [], vector, items, now=now, limit=limit, fusion=fusion,
             settings=self.settings.fusion, decay=self.settings.decay, mmr=mmr, vectors=vectors, min_score=min_score,
-            coverage=covered, bonus=bonuses(text, items, entity_boost=self.settings.entity_boost,
+            coverage=covered, decays=decays, bonus=bonuses(text, items, entity_boost=self.settings.entity_boost,
                                             date_boost=self.settings.date_boost),
         )  # fmt: skip
         if backlog and used != "bm25":
@@ -185,13 +186,13 @@ class RecallEngine:
 
     def _feedback(self, text: str, query: MemoryQuery, *, cand: int, bm25: list[tuple[str, float]],
                   vector: list[tuple[str, float]], items: dict[str, MemoryItem], now: datetime,
-                  fusion: FusionMethod) -> list[tuple[str, float]]:  # fmt: skip
+                  fusion: FusionMethod, decays: dict[str, DecayComponents]) -> list[tuple[str, float]]:  # fmt: skip
         """BM25 merged with a second search for the words of the first fusion's best items (adds the items
         only the second search found to ``items``)."""
         s = self.settings
         bonus = bonuses(text, items, entity_boost=s.entity_boost, date_boost=s.date_boost)
         first = rank(bm25, vector, items, now=now, limit=s.feedback_docs, fusion=fusion, settings=s.fusion,
-                     decay=s.decay, bonus=bonus)  # fmt: skip
+                     decay=s.decay, bonus=bonus, decays=decays)  # fmt: skip
         terms = expansion_terms(text, [items[r.uid].content for r in first], limit=s.feedback_terms)
         if not terms:
             return bm25

@@ -48,7 +48,6 @@ Ranges: every component lies in 0..1 and so does ``final`` without MMR; with MMR
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -205,8 +204,8 @@ def zscores(scores: Mapping[str, float], *, lower_is_better: bool) -> dict[str, 
     the scores are all equal (or there is one)."""
     sign = -1.0 if lower_is_better else 1.0
     values = [sign * v for v in scores.values()]
-    mean = statistics.fmean(values) if values else 0.0
-    std = statistics.pstdev(values, mean) if len(values) > 1 else 0.0
+    mean = math.fsum(values) / len(values) if values else 0.0
+    std = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / len(values)) if len(values) > 1 else 0.0
     if std <= 0:
         return dict.fromkeys(scores, 0.0)
     return {uid: (sign * v - mean) / std for uid, v in scores.items()}
@@ -278,24 +277,25 @@ class _Branches:
     bm25_norm: dict[str, float]
     bm25_rank: dict[str, int]
     vector_rank: dict[str, int]
+    #: z-scores per branch, filled only when the fusion mixes them (:meth:`of`), and each branch's lowest
     bm25_z: dict[str, float]
     vector_z: dict[str, float]
+    bm25_low: float = 0.0
+    vector_low: float = 0.0
 
     @classmethod
-    def of(
-        cls, bm25: Iterable[tuple[str, float]], vector: Iterable[tuple[str, float]], admissible: Mapping[str, object]
-    ) -> _Branches:
-        """Deduplicate both lists, drop uids not in ``admissible``, normalise and rank."""
+    def of(cls, bm25: Iterable[tuple[str, float]], vector: Iterable[tuple[str, float]],
+           admissible: Mapping[str, object], fusion: FusionMethod, settings: FusionSettings) -> _Branches:  # fmt: skip
+        """Deduplicate both lists, drop uids not in ``admissible``, normalise and rank; z-scores when weighted
+        fusion uses them (``zscore`` normalisation and ``zscore_min_candidates`` in each branch)."""
         b = {u: s for u, s in best_scores(bm25, lower_is_better=True, field="bm25").items() if u in admissible}
         v = {u: s for u, s in best_scores(vector, lower_is_better=False, field="vector").items() if u in admissible}
-        return cls(b, v, normalize_bm25(b), ranks(b, lower_is_better=True), ranks(v, lower_is_better=False),
-                   zscores(b, lower_is_better=True), zscores(v, lower_is_better=False))  # fmt: skip
-
-    def standardised(self, fusion: FusionMethod, settings: FusionSettings) -> bool:
-        """Whether this fusion mixes z-scores: weighted, ``zscore`` normalisation, and both branches found at
-        least ``zscore_min_candidates``."""
-        enough = min(len(self.bm25_raw), len(self.vector_raw)) >= settings.zscore_min_candidates
-        return fusion == "weighted" and settings.normalization == "zscore" and enough
+        standardise = (fusion == "weighted" and settings.normalization == "zscore"
+                       and min(len(b), len(v)) >= settings.zscore_min_candidates)  # fmt: skip
+        zb = zscores(b, lower_is_better=True) if standardise else {}
+        zv = zscores(v, lower_is_better=False) if standardise else {}
+        return cls(b, v, normalize_bm25(b), ranks(b, lower_is_better=True), ranks(v, lower_is_better=False), zb, zv,
+                   min(zb.values(), default=0.0), min(zv.values(), default=0.0))  # fmt: skip
 
     def fuse(self, uid: str, fusion: FusionMethod, settings: FusionSettings) -> tuple[float, float | None, bool]:
         """``(fused, rrf sum or None, floor_applied)`` of one uid."""
@@ -303,10 +303,10 @@ class _Branches:
             total = rrf((self.bm25_rank.get(uid), self.vector_rank.get(uid)), settings.rrf_k)
             branches = int(bool(self.bm25_raw)) + int(bool(self.vector_raw))
             return scale_rrf(total, settings.rrf_k, branches), total, False
-        if self.standardised(fusion, settings):
+        if self.bm25_z:
             wb, wv = settings.bm25_weight, settings.vector_weight
-            zb = self.bm25_z.get(uid, min(self.bm25_z.values()))
-            zv = self.vector_z.get(uid, min(self.vector_z.values()))
+            zb = self.bm25_z.get(uid, self.bm25_low)
+            zv = self.vector_z.get(uid, self.vector_low)
             return squash((wb * zb + wv * zv) / (wb + wv), settings.temperature), None, False
         fused, floored = fuse_weighted(
             self.bm25_norm.get(uid, 0.0),
@@ -334,24 +334,26 @@ class _Scored(NamedTuple):
 
 
 def _score(uid: str, item: MemoryLike, branches: _Branches, *, fusion: FusionMethod, settings: FusionSettings,
-           decay: DecaySettings, now: datetime, coverage: float | None, bonus: float) -> _Scored:  # fmt: skip
+           decay: DecaySettings, now: datetime, coverage: float | None, bonus: float,
+           decays: dict[str, DecayComponents]) -> _Scored:  # fmt: skip
     fused, rrf_sum, floored = branches.fuse(uid, fusion, settings)
     blend = blend_importance(fused + bonus, check_unit("importance", item.importance), settings)
-    d = decay_boost(item, now, decay)
+    d = decays.get(uid)
+    if d is None:
+        d = decays[uid] = decay_boost(item, now, decay)
     return _Scored(uid, item, fused, rrf_sum, floored, blend, d, blend * d.boost, coverage, bonus)
 
 
 def _breakdown(
-    s: _Scored, branches: _Branches, fusion: FusionMethod, settings: FusionSettings, *, penalty: float, final: float
+    s: _Scored, branches: _Branches, fusion: FusionMethod, *, penalty: float, final: float
 ) -> ScoreBreakdown:
     uid, d = s.uid, s.decay
-    z = branches.standardised(fusion, settings)
     # model_construct: every value was computed here from validated inputs
     return ScoreBreakdown.model_construct(
         uid=uid, fusion=fusion, bm25_raw=branches.bm25_raw.get(uid), bm25_norm=branches.bm25_norm.get(uid, 0.0),
         bm25_rank=branches.bm25_rank.get(uid), vector_sim=branches.vector_raw.get(uid),
         vector_norm=normalize_vector(branches.vector_raw.get(uid, 0.0)), vector_rank=branches.vector_rank.get(uid),
-        bm25_z=branches.bm25_z.get(uid) if z else None, vector_z=branches.vector_z.get(uid) if z else None,
+        bm25_z=branches.bm25_z.get(uid), vector_z=branches.vector_z.get(uid),
         rrf=s.rrf, fused=s.fused, floor_applied=s.floor_applied, bonus=s.bonus, coverage=s.coverage,
         importance=float(s.item.importance),
         importance_blend=s.blend, tier=str(s.item.tier), age_days=d.age_days, half_life_days=d.half_life_days,
@@ -376,6 +378,7 @@ def rank(
     min_score: float = 0.0,
     coverage: Mapping[str, float] | None = None,
     bonus: Mapping[str, float] | None = None,
+    decays: dict[str, DecayComponents] | None = None,
 ) -> list[Ranked]:
     """Fuse BM25 and vector candidates, blend importance, apply decay, MMR, min score and top-k.
 
@@ -395,6 +398,8 @@ def rank(
         coverage: Lexical-only recall: each uid's query coverage (0..1), reported in the breakdown.
         bonus: What the query's names and dates add to each uid's fused score in the importance blend
             (:mod:`kg.recall.boosts`).
+        decays: Decay components by uid, filled as computed and reused: two ranks of one recall (the
+            engine's feedback pass and its final pass) with the same ``items``, ``now`` and ``decay`` share it.
 
     Returns:
         At most ``limit`` results, best first (MMR picking order with ``mmr``), ties by uid.
@@ -409,11 +414,12 @@ def rank(
         raise InputError("fusion", f"must be weighted or rrf, got {fusion!r}")
     if not math.isfinite(min_score):
         raise InputError("min_score", f"must be a finite number, got {min_score!r}")
-    branches = _Branches.of(bm25, vector, items)
+    branches = _Branches.of(bm25, vector, items, fusion, settings)
+    decays = {} if decays is None else decays
     uids = sorted(branches.bm25_raw.keys() | branches.vector_raw.keys())
     scored = {u: _score(u, items[u], branches, fusion=fusion, settings=settings, decay=decay, now=now,
                         coverage=None if coverage is None else coverage.get(u, 0.0),
-                        bonus=bonus.get(u, 0.0) if bonus else 0.0) for u in uids}  # fmt: skip
+                        bonus=bonus.get(u, 0.0) if bonus else 0.0, decays=decays) for u in uids}  # fmt: skip
     if mmr:
         eligible = {uid: s.decayed for uid, s in scored.items() if s.decayed >= min_score}
         order = mmr_select(eligible, vectors or {}, lambda_=settings.mmr_lambda, limit=limit, min_score=min_score)
@@ -422,7 +428,7 @@ def rank(
         order = [(s.uid, s.decayed, 0.0) for s in best[:limit]]
     results = []
     for uid, final, penalty in order:
-        breakdown = _breakdown(scored[uid], branches, fusion, settings, penalty=penalty, final=final)
+        breakdown = _breakdown(scored[uid], branches, fusion, penalty=penalty, final=final)
         results.append(Ranked.model_construct(uid=uid, score=final, breakdown=breakdown))
     return results
 
