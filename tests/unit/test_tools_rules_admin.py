@@ -4,23 +4,20 @@ no embedder needed."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sqlite3
 from typing import Any
 
 import pytest
 import yaml
-from click.testing import CliRunner
-from pydantic import BaseModel
 
 from cli import tools
-from cli.main import cli
 from cli.tools.rules_admin import RuleDeleted, RuleExport
 from kg.errors import InputError, MabosError, NotFoundError
 from kg.ids import new_id
 from kg.workspace import DB_FILE, STATE_DIR, Workspace
 from tests.conftest import snapshot_workspace
+from tests.unit.tool_calls import call, mabos, spy_on
 
 TAXABLE = {
     "name": "taxable",
@@ -35,17 +32,6 @@ CHECK = {"name": "audit", "type": "constraint", "conditions": ["?x isTaxable tru
 OWN = {"uid", "agent_id", "scope", "created_at"}
 
 pytestmark = pytest.mark.usefixtures("no_embedder")
-
-
-def call(ws: Workspace, name: str, /, **arguments: Any) -> Any:
-    arguments.setdefault("agent_id", "a")
-    result = tools.call(name, workspace=ws.path, **arguments)
-    assert isinstance(result, BaseModel)
-    return result
-
-
-def mabos(ws: Workspace, *args: str) -> Any:
-    return CliRunner().invoke(cli, ["--workspace", str(ws.path), *args])
 
 
 def comparable(rules: list[Any]) -> list[dict[str, Any]]:
@@ -120,15 +106,7 @@ def test_an_export_round_trips_through_import_in_both_formats(ws: Workspace) -> 
 def test_the_commands_run_the_tools_and_read_back_with_create_file(
     ws: Workspace, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    seen: list[str] = []
-    for name in ("rule_delete", "rule_export"):
-        original = tools.REGISTRY[name]
-
-        def spy(ctx: Any, args: Any, original: Any = original) -> Any:
-            seen.append(original.name)
-            return original.handler(ctx, args)
-
-        monkeypatch.setitem(tools.REGISTRY, name, dataclasses.replace(original, handler=spy))
+    seen = spy_on(monkeypatch, "rule_delete", "rule_export")
     taxable = call(ws, "rule_create", **TAXABLE)
     printed = mabos(ws, "rule", "export", "--agent", "a", "--format", "yaml")
     assert printed.exit_code == 0 and yaml.safe_load(printed.stdout)["rules"][0]["uid"] == taxable.uid
