@@ -23,6 +23,7 @@ from pydantic import BaseModel
 from rich.console import Console, RenderableType
 
 from cli.tools.registry import ToolContext
+from kg.errors import InputError
 from kg.models import to_utc
 from kg.workspace import Workspace, default_path, open_workspace
 from sync.write_through import WriteThrough, attach
@@ -160,6 +161,18 @@ def _finish_write_through(writer: WriteThrough) -> None:
     if problem:
         pending = writer.ws.store.outbox.counts()["pending"]
         click.echo(f"warning: {problem}; outbox events waiting for 'mabos sync push': {pending}", err=True)
+
+
+def read_source(source: str) -> str:
+    """The text of a ``FILE`` argument: standard input for ``-``, else the UTF-8 file; InputError naming ``file``
+    when it cannot be read."""
+    if source == "-":
+        return sys.stdin.read()
+    path = Path(source)
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError("file", f"cannot read {path}: {exc}") from None
 
 
 def make_console() -> Console:

@@ -6,20 +6,17 @@ commands those of :mod:`cli.tools.conversation`.
 
 from __future__ import annotations
 
-import sys
 from datetime import datetime
-from pathlib import Path
 from typing import Any, cast
 
 import click
 
 from cli import render
-from cli.common import ISO_DATETIME, Session, agent_option, example, mabos_options
+from cli.common import ISO_DATETIME, Session, agent_option, example, mabos_options, read_source
 from cli.tools.conversation_admin import Compacted, Ingested
 from cli.tools.registry import run
 from kg.conversation.assemble import AssembledContext
 from kg.conversation.tools import ExpandResult, GrepResult, SummaryDescription
-from kg.errors import InputError
 
 session_option = click.option("--session", "-s", required=True, metavar="KEY", help="The session (conversation) key.")
 
@@ -47,7 +44,7 @@ def conversation() -> None:
 @click.option("--title", default="", help="Title of a new conversation.")
 @mabos_options
 def ingest(out: Session, *, agent: str, session: str, source: str, title: str) -> None:
-    text = sys.stdin.read() if source == "-" else _read(Path(source))
+    text = read_source(source)
     arguments = {"agent_id": agent, "session_key": session, "jsonl": text, "title": title}
     result = cast(Ingested, run(out.tools(), "conversation_ingest", arguments))
     verb = "created" if result.created else "appended to"
@@ -63,13 +60,6 @@ def _extracted(t: dict[str, Any] | None) -> list[Any]:
     return [render.note(f"extraction: {t['items_written']} memory items, {t['facts_asserted']} facts "
                         f"({t['windows_done']} of {t['windows']} windows); "
                         "report in .mabos/extraction-reports/")]  # fmt: skip
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError("file", f"cannot read {path}: {exc}") from None
 
 
 @conversation.command("compact", help=example(

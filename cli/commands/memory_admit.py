@@ -6,15 +6,13 @@ The command reads and checks the JSONL file (errors name the line), then runs th
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 from typing import cast
 
 import click
 from pydantic import ValidationError
 
 from cli import render
-from cli.common import Session, agent_option, example, mabos_options
+from cli.common import Session, agent_option, example, mabos_options, read_source
 from cli.tools.memory_admit import AdmitResult
 from cli.tools.registry import run
 from kg.errors import InputError
@@ -54,7 +52,7 @@ def read_candidates(text: str) -> list[MemoryCandidate]:
 @click.option("--dry-run", is_flag=True, help="Score and decide admission only; write nothing.")
 @mabos_options
 def admit(out: Session, *, agent: str, source: str, preset: str, dry_run: bool) -> None:
-    candidates = read_candidates(sys.stdin.read() if source == "-" else _read(Path(source)))
+    candidates = read_candidates(read_source(source))
     arguments = {"agent_id": agent, "candidates": candidates, "preset": preset, "dry_run": dry_run}
     result = cast(AdmitResult, run(out.tools(), "memory_admit", arguments))
     if result.report is None:
@@ -74,13 +72,6 @@ def _outcome_row(outcome: CandidateOutcome) -> tuple[int, str, str, str]:
     if applied is None or applied.action == outcome.action:
         return outcome.ticket, outcome.stage, outcome.action, outcome.reason
     return outcome.ticket, outcome.stage, applied.action, "; ".join([outcome.reason, *applied.notes])
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError("file", f"cannot read {path}: {exc}") from None
 
 
 __all__ = ["admit", "read_candidates"]
