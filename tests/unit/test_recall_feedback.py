@@ -50,6 +50,8 @@ def test_merge_adds_the_second_search_at_its_weight() -> None:
 @pytest.fixture
 def pottery(embedded_ws):
     ws = embedded_ws
+    # off by default (it costs a second search); 10 items is the calibrated value
+    ws.recall_engine.settings = ws.recall_engine.settings.model_copy(update={"feedback_docs": 10})
     return {name: ws.memory.store_item("a", text, type="fact").item
             for name, text in (("pottery", POTTERY), ("kiln", KILN), ("taxes", TAXES))}  # fmt: skip
 
@@ -67,7 +69,7 @@ def test_hybrid_recall_finds_by_keyword_what_the_first_results_talk_about(embedd
     # the pottery fact holds "kiln" too: its BM25 score is its own plus a fifth of the second search's
     assert first.bm25_raw < plain[pottery["pottery"].uid]
 
-    ws.recall_engine.settings = ws.recall_engine.settings.model_copy(update={"feedback_docs": 0})  # switched off
+    ws.recall_engine.settings = ws.recall_engine.settings.model_copy(update={"feedback_docs": 0})  # the default
     off = {h.item.uid: h.explain for h in ws.memory.recall("a", QUERY, explain=True, touch=False).hits}
     assert off[pottery["pottery"].uid].bm25_raw == pytest.approx(plain[pottery["pottery"].uid])
     assert pottery["kiln"].uid not in off or off[pottery["kiln"].uid].bm25_raw is None
