@@ -72,6 +72,7 @@ def test_the_idle_console_builds_the_missing_index_and_recall_leaves_bm25(embedd
     car = _store(ws)
     assert _vectors(ws)["state"] == "missing"
     app = create_app(ws.path, agent="a", index_when_idle=0.2)
+    app.state.indexer.batch = 4  # a progress report every 4 items: the polls see the pass on its way
     seen: list[dict[str, Any]] = []
     with TestClient(app, base_url="http://127.0.0.1") as client:
         before = _recall(client, "a")
