@@ -17,6 +17,7 @@ from kg.models import Rule, RuleType, agent_scope, parse
 from kg.ports import GraphStore
 from kg.scopes import ScopePolicy
 from reasoning.rules import check_rule, dump_rules, load_rules, parse_rules
+from reasoning.rules.patterns import with_text_patterns
 
 #: Rules of one import.
 MAX_IMPORT_RULES = 1_000
@@ -73,7 +74,7 @@ class RuleService:
             if str(data.get("scope", "")).startswith("agent:") and data["scope"] != own:
                 data.pop("scope")
             try:
-                rules.append(self._build(agent_id, data))
+                rules.append(self._build(agent_id, with_text_patterns(data)))
             except InputError as exc:
                 raise InputError(f"rules[{index}].{exc.field}", exc.rule) from None
         return [self.store.rules.put(rule, now=self.clock.now()) for rule in rules]

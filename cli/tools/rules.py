@@ -13,11 +13,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from cli.tools.registry import ToolContext, ToolInput, tool
-from kg.errors import InputError
 from kg.models import Operator, Rule, RuleType, Severity
 from kg.workspace import Workspace
 from reasoning.bounds import ClosureStatus
 from reasoning.rule_service import MAX_IMPORT_RULES
+from reasoning.rules.patterns import parse_pattern
 from reasoning.service import Reasoner, RuleService
 
 GROUP = "rules"
@@ -25,9 +25,6 @@ MAX_CONDITIONS = 64  # as kg.models.Rule
 MAX_CONTEXT = 64  # context entries of one policy evaluation
 #: Characters of one imported rule document.
 MAX_DOCUMENT = 1_000_000
-
-_SYMBOLS = {"=": "eq", "==": "eq", "!=": "ne", ">": "gt", "<": "lt", ">=": "gte", "<=": "lte", "~": "contains"}
-_OPERATORS = {op.value for op in Operator}
 
 
 def rules_of(ws: Workspace) -> RuleService:
@@ -38,22 +35,6 @@ def rules_of(ws: Workspace) -> RuleService:
 def reasoner_of(ws: Workspace) -> Reasoner:
     """The reasoner of a workspace, bounded by its ``[reasoning]`` limits."""
     return Reasoner.for_workspace(ws)
-
-
-def parse_pattern(text: str, field: str, *, operators: bool = True) -> dict[str, str]:
-    """``"?x hasRevenue gt $50,000"`` -> subject, predicate, operator, object (the object may hold spaces)."""
-    parts = text.split(maxsplit=2)
-    if len(parts) < 3:
-        raise InputError(
-            field, f"must be 'SUBJECT PREDICATE OBJECT' (optionally an operator before OBJECT), got {text!r}"
-        )
-    subject, predicate, rest = parts
-    pattern = {"subject": subject, "predicate": predicate, "object": rest}
-    head, _, tail = rest.partition(" ")
-    op = _SYMBOLS.get(head, head)
-    if operators and op in _OPERATORS and tail.strip():
-        pattern.update(operator=op, object=tail.strip())
-    return pattern
 
 
 # ---------------------------------------------------------------------------------------------- models
