@@ -163,7 +163,11 @@ def agent_scope(agent_id: str) -> str:
 
 
 class Model(BaseModel):
-    """Base of every mabos model: unknown fields refused, assignments validated."""
+    """Base of every mabos model: unknown fields refused, assignments validated.
+
+    Validators are built on a model's first use, not at import (``defer_build``): a CLI process pays only for the
+    models it touches. pydantic >= 2.14 builds under a lock, so threads meeting a model first are safe.
+    """
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True, use_enum_values=False, defer_build=True)
 
