@@ -101,9 +101,6 @@ def serve(
       mabos serve --mcp --http 8765 --host 0.0.0.0 --workspace ./w
       mabos serve --mcp --dry-run --json
     """
-    # The MCP SDK is most of the CLI's start-up time: loaded by the command that serves it, not by every command.
-    from cli.tools.mcp_server import MCP_PATH, serve_http, serve_stdio  # noqa: PLC0415
-
     index_when_idle = idle_seconds(index_when_idle, no_index_when_idle)
     if not mcp:
         raise InputError("--mcp", "required (MCP is the only protocol served)")
@@ -115,6 +112,9 @@ def serve(
     settings = PoolSettings(workers=workers, deadline=deadline,
                             per_agent=per_agent or (workers if agent is not None else 1))  # fmt: skip
     ctx = ToolContext(workspace_obj=ws, agent=agent)
+    # The MCP SDK is most of the CLI's start-up time: loaded once the arguments and the workspace are known good.
+    from cli.tools.mcp_server import MCP_PATH, serve_http, serve_stdio  # noqa: PLC0415
+
     url = f"http://{host}:{port}{MCP_PATH}" if port is not None else None
     transport = "http" if url else "stdio"
     tokens = "required" if port is not None and (require_token or not is_loopback(host)) else "optional"
