@@ -39,6 +39,7 @@ from kg.errors import InputError, NotFoundError
 from kg.ids import ID_PATTERN, PREFIXES
 from kg.models import AGENT_ID_RE
 from kg.models.conversation import Conversation, Message, Summary, SummaryKind
+from kg.ports import TextSearch
 from kg.regex import DEFAULT_DEADLINE, UserRegex, compile_regex, literal_regex
 from kg.regex import deadline as regex_deadline
 
@@ -224,15 +225,12 @@ def lcm_grep(
     finder = _finder(pattern, grep_mode)
     uids = [c.uid for c in _conversations(stores, agent_id, conversation)]
     hits: list[GrepHit] = []
+    options = TextSearch(conversation_uids=uids, mode=grep_mode, since=since, before=before, limit=limit + 1)
     with regex_deadline(deadline) as budget:
         if grep_scope != "summaries":
-            messages = stores.conversations.search(pattern, conversation_uids=uids, mode=grep_mode, since=since,
-                                                   before=before, limit=limit + 1)  # fmt: skip
-            hits += [_message_hit(m, finder) for m in messages]
+            hits += [_message_hit(m, finder) for m in stores.conversations.search(pattern, **options)]
         if grep_scope != "messages":
-            summaries = stores.summaries.search(pattern, conversation_uids=uids, mode=grep_mode, since=since,
-                                                before=before, limit=limit + 1)  # fmt: skip
-            hits += [_summary_hit(s, finder) for s in summaries]
+            hits += [_summary_hit(s, finder) for s in stores.summaries.search(pattern, **options)]
     hits.sort(key=lambda h: (h.at, h.kind == "message", h.conversation_uid, h.seq or 0, h.uid))
     truncated_by: list[Literal["limit", "chars", "deadline"]] = ["limit"] if len(hits) > limit else []
     if budget.expired:

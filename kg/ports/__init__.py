@@ -11,7 +11,15 @@ asks which backend it is talking to.
 from __future__ import annotations
 
 from kg.ports.agents import AgentStore, ScopeStore
-from kg.ports.conversation import ChatMessage, ChatModel, ConversationStore, Summarizer, SummaryStore, SummaryText
+from kg.ports.conversation import (
+    ChatMessage,
+    ChatModel,
+    ConversationStore,
+    Summarizer,
+    SummaryStore,
+    SummaryText,
+    TextSearch,
+)
 from kg.ports.embeddings import Embedder, EmbeddingCache, VectorIndex
 from kg.ports.extraction import ExtractionFailedError, Extractor, Marks, Transactions
 from kg.ports.facts import FactStore
@@ -55,6 +63,7 @@ __all__ = [
     "Summarizer",
     "SummaryStore",
     "SummaryText",
+    "TextSearch",
     "TokenRecord",
     "TokenStore",
     "Transactions",

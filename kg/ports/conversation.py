@@ -6,9 +6,24 @@ import builtins
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, Required, TypedDict, Unpack
 
 from kg.models.conversation import Conversation, Message, MessageInput, MessageQuery, Summary
+
+
+class TextSearch(TypedDict, total=False):
+    """The options of a message or summary search (:meth:`ConversationStore.search`, :meth:`SummaryStore.search`).
+
+    ``conversation_uids`` (required) are the conversations searched (none: no results); ``mode`` is
+    ``full_text`` (the default: FTS5 words, trigram for CJK) or ``regex``; ``since`` (inclusive) and ``before``
+    (exclusive) bound the time; at most ``limit`` results (default 50).
+    """
+
+    conversation_uids: Required[Sequence[str]]
+    mode: str
+    since: datetime | None
+    before: datetime | None
+    limit: int
 
 
 class ConversationStore(Protocol):
@@ -47,16 +62,7 @@ class ConversationStore(Protocol):
         """Messages by uid."""
         ...
 
-    def search(
-        self,
-        pattern: str,
-        *,
-        conversation_uids: Sequence[str],
-        mode: str = "full_text",
-        since: datetime | None = None,
-        before: datetime | None = None,
-        limit: int = 50,
-    ) -> builtins.list[Message]:
+    def search(self, pattern: str, **options: Unpack[TextSearch]) -> builtins.list[Message]:
         """Messages matching ``pattern`` (``full_text``: FTS5 words, trigram for CJK; ``regex``), oldest first."""
         ...
 
@@ -93,16 +99,7 @@ class SummaryStore(Protocol):
         """Messages no leaf summary covers yet, in ``seq`` order."""
         ...
 
-    def search(
-        self,
-        pattern: str,
-        *,
-        conversation_uids: Sequence[str],
-        mode: str = "full_text",
-        since: datetime | None = None,
-        before: datetime | None = None,
-        limit: int = 50,
-    ) -> builtins.list[Summary]:
+    def search(self, pattern: str, **options: Unpack[TextSearch]) -> builtins.list[Summary]:
         """Summaries matching ``pattern`` (as :meth:`ConversationStore.search`), oldest first."""
         ...
 

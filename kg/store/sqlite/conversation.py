@@ -23,7 +23,7 @@ import builtins
 import json
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Unpack
 
 from kg.errors import InputError, NotFoundError
 from kg.ids import new_id
@@ -37,6 +37,7 @@ from kg.models.conversation import (
     TokenEstimator,
     estimate_tokens,
 )
+from kg.ports import TextSearch
 from kg.store.sqlite.conversation_rows import (
     _CONVERSATION_FIELDS,
     _MESSAGE_COLUMNS,
@@ -227,23 +228,13 @@ class SqliteConversationStore:
         )
         return {r["uid"]: _message(r) for r in rows}
 
-    def search(
-        self,
-        pattern: str,
-        *,
-        conversation_uids: Sequence[str],
-        mode: str = "full_text",
-        since: datetime | None = None,
-        before: datetime | None = None,
-        limit: int = 50,
-    ) -> builtins.list[Message]:
+    def search(self, pattern: str, **options: Unpack[TextSearch]) -> builtins.list[Message]:
         """Messages of the given conversations matching ``pattern``, oldest first (``created_at``, then ``seq``).
 
         See the module docstring for the two modes. ``since`` is inclusive and ``before`` exclusive.
         InputError (field ``pattern``, ``mode`` or ``limit``) for bad input; no conversations, no results.
         """
-        rows = _search_rows(self.db, _MESSAGE_SEARCH, pattern, mode=mode, conversation_uids=conversation_uids,
-                            since=since, before=before, limit=limit)  # fmt: skip
+        rows = _search_rows(self.db, _MESSAGE_SEARCH, pattern, **options)
         return [_message(r) for r in rows]
 
 

@@ -145,10 +145,13 @@ _SUMMARY_SEARCH = _SearchTarget("summaries", "s", _SUMMARY_COLUMNS, "latest_at",
 
 
 def _search_rows(
-    db: Database, target: _SearchTarget, pattern: str, *, mode: str, conversation_uids: Sequence[str],
-    since: datetime | None, before: datetime | None, limit: int,
+    db: Database, target: _SearchTarget, pattern: str, *, conversation_uids: Sequence[str], mode: str = "full_text",
+    since: datetime | None = None, before: datetime | None = None, limit: int = 50,
 ) -> builtins.list[sqlite3.Row]:  # fmt: skip
-    """Rows of ``target`` in the conversations that match ``pattern``, within the time bounds, in order."""
+    """Rows of ``target`` in the conversations that match ``pattern``, within the time bounds, in order.
+
+    The keywords are those of :class:`kg.ports.TextSearch`, with their defaults.
+    """
     _check_search(pattern, mode, limit)
     if not conversation_uids:
         return []

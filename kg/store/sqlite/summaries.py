@@ -5,9 +5,8 @@ from __future__ import annotations
 import builtins
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
-from datetime import datetime
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Unpack
 
 from kg.errors import ConflictError, InputError, NotFoundError
 from kg.models import format_ts
@@ -16,6 +15,7 @@ from kg.models.conversation import (
     Summary,
     SummaryKind,
 )
+from kg.ports import TextSearch
 from kg.store.sqlite.conversation_rows import (
     _MESSAGE_COLUMNS,
     _OUTBOX_INSERT,
@@ -176,21 +176,11 @@ class SqliteSummaryStore:
         )
         return [_message(r) for r in rows]
 
-    def search(
-        self,
-        pattern: str,
-        *,
-        conversation_uids: Sequence[str],
-        mode: str = "full_text",
-        since: datetime | None = None,
-        before: datetime | None = None,
-        limit: int = 50,
-    ) -> builtins.list[Summary]:
+    def search(self, pattern: str, **options: Unpack[TextSearch]) -> builtins.list[Summary]:
         """Summaries matching ``pattern``, oldest first (``earliest_at``, then uid).
 
         Modes as :meth:`SqliteConversationStore.search`. A summary passes ``since``/``before`` when the time
         span it covers overlaps them: ``latest_at >= since`` and ``earliest_at < before``.
         """
-        rows = _search_rows(self.db, _SUMMARY_SEARCH, pattern, mode=mode, conversation_uids=conversation_uids,
-                            since=since, before=before, limit=limit)  # fmt: skip
+        rows = _search_rows(self.db, _SUMMARY_SEARCH, pattern, **options)
         return [_summary(r) for r in rows]
