@@ -1,0 +1,190 @@
+"""RDF documents -> fact terms, parsed by pyoxigraph (Rust) and mapped as ``mabos reason owl-rl`` maps them.
+
+:func:`parse_documents` reads every document before it returns, so a malformed one is refused (an
+:class:`~kg.errors.InputError` naming it) before anything is stored. It returns compact ``(subject, predicate,
+object, object_kind)`` tuples, duplicates merged, which :mod:`reasoning.fact_import` turns into fact dicts a batch
+at a time. The mapping (docs/facts-bulk.md, "RDF term mapping") is the one the rdflib parser gave before:
+
+* IRIs through :func:`reasoning.owl.iri_to_term` with the core prefixes (each distinct IRI mapped once);
+* blank nodes ``_:<label>`` with pyoxigraph's random labels (``rename_blank_nodes``), so two documents, or two
+  imports, never share one;
+* a literal's lexical form; a typed literal (neither a plain string nor language-tagged) is brought to rdflib's
+  normal form (``"01"^^xsd:integer`` -> ``1``, ``"1"^^xsd:boolean`` -> ``true``), as rdflib's parsers did, so a
+  graph imports to the same facts whichever parser read it. Empty or whitespace-only literals are skipped.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator, Sequence
+from typing import Any, Literal, NamedTuple
+
+import pyoxigraph as ox
+from pydantic import BaseModel, Field
+from rdflib import Literal as RdfLiteral
+from rdflib import URIRef
+
+from kg.errors import InputError
+from reasoning.owl import CORE_PREFIXES, NAMESPACE, iri_to_term
+
+RdfFormat = Literal["turtle", "nt", "json-ld", "xml"]
+#: File suffix -> format (``.owl`` and ``.rdf`` files are RDF/XML, as LUBM's are).
+SUFFIX_FORMATS: dict[str, RdfFormat] = {
+    ".ttl": "turtle",
+    ".nt": "nt",
+    ".jsonld": "json-ld",
+    ".json": "json-ld",
+    ".owl": "xml",
+    ".rdf": "xml",
+    ".xml": "xml",
+}
+PARSERS: dict[str, ox.RdfFormat] = {
+    "turtle": ox.RdfFormat.TURTLE,
+    "nt": ox.RdfFormat.N_TRIPLES,
+    "json-ld": ox.RdfFormat.JSON_LD,
+    "xml": ox.RdfFormat.RDF_XML,
+}
+MAX_DOCUMENT = 100_000_000
+XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+#: A distinct triple: subject, predicate, object and the object's datatype or "@" language ("" for an entity).
+Key = tuple[str, str, str, str]
+#: The IRIs :func:`reasoning.owl.iri_to_term` may rewrite start with one of these; any other stays as it is.
+MAPPED = (NAMESPACE, *CORE_PREFIXES.values())
+MISSING: Any = object()
+
+
+class RdfDocument(BaseModel):
+    """One RDF document to import."""
+
+    name: str = Field(max_length=1_024, description="Where it came from (a file name), for error messages.")
+    format: RdfFormat = Field(description="turtle, nt, json-ld or xml (RDF/XML: .owl and .rdf files).")
+    content: str = Field(max_length=MAX_DOCUMENT, description="The document text (at most 100,000,000 characters).")
+    base_iri: str | None = Field(
+        None,
+        max_length=4_096,
+        description="The absolute IRI relative IRIs resolve against (the CLI gives the file: URI); without it a "
+        "relative IRI is refused.",
+    )
+
+
+class Parsed(NamedTuple):
+    """The distinct triples of some documents as fact terms, and how many had a blank literal object."""
+
+    #: ``(subject, predicate, object, datatype or "@" language)``; the last is ``""`` for an entity object
+    rows: list[Key]
+    skipped: int
+
+    @property
+    def triples(self) -> int:
+        """Distinct triples read (stored and skipped)."""
+        return len(self.rows) + self.skipped
+
+
+def normal_literal(text: str, datatype: str) -> str:
+    """rdflib's normal lexical form of a typed literal (``text`` itself when it is not a valid one)."""
+    with warnings.catch_warnings():  # rdflib warns about some ill-typed forms; they stay as written
+        warnings.simplefilter("ignore")
+        return str(RdfLiteral(text, datatype=URIRef(datatype)))
+
+
+class TermMapper:
+    """pyoxigraph terms -> fact terms for one import, each distinct term mapped once."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[ox.NamedNode | ox.BlankNode, str] = {}
+        self.predicates: dict[ox.NamedNode, str] = {}
+        #: literal -> (text, its datatype or "@" language: part of the duplicate key), None when blank
+        self.literals: dict[ox.Literal, tuple[str, str] | None] = {}
+
+    def node(self, node: ox.NamedNode | ox.BlankNode | ox.Triple) -> str:
+        """The fact term of a subject or an IRI / blank node object."""
+        if type(node) is ox.Triple:
+            raise ValueError("a triple term (RDF 1.2 '<<( ... )>>') cannot be a fact's subject or object")
+        if type(node) is ox.BlankNode:
+            term = f"_:{node.value}"
+        else:
+            iri = node.value
+            term = iri_to_term(iri) if iri.startswith(MAPPED) else iri  # most IRIs are themselves: skip the search
+        self.nodes[node] = term
+        return term
+
+    def predicate(self, node: ox.NamedNode) -> str:
+        """The fact term of a predicate (``rdf:type`` -> ``type`` ...)."""
+        # a URIRef in (PREDICATE_NAMES has URIRef keys, which a plain str misses), a plain str out
+        term = self.predicates[node] = str(iri_to_term(URIRef(node.value), CORE_PREFIXES, predicate=True))
+        return term
+
+    def literal(self, node: ox.Literal) -> tuple[str, str] | None:
+        """The lexical form of a literal and its datatype or language; None for an empty or blank one."""
+        text, language = node.value, node.language
+        if language is not None:
+            mark = f"@{language}"
+        else:
+            mark = node.datatype.value
+            if mark != XSD_STRING:
+                text = normal_literal(text, mark)
+        mapped = self.literals[node] = (text, mark) if text.strip() else None
+        return mapped
+
+    def read(self, quads: Iterator[ox.Quad], seen: dict[Key, None], blank: set[tuple[str, str, ox.Literal]]) -> None:
+        """Add the triples of ``quads`` to ``seen`` (graph names are dropped), those with a blank literal to ``blank``.
+
+        ``seen``'s keys are :data:`Key` tuples: duplicates merge as in one RDF graph, in the documents' order.
+        """
+        nodes, predicates, literals = self.nodes, self.predicates, self.literals
+        for quad in quads:
+            subject, predicate, obj = quad.subject, quad.predicate, quad.object
+            s = nodes.get(subject) or self.node(subject)
+            p = predicates.get(predicate) or self.predicate(predicate)
+            if type(obj) is ox.Literal:
+                mapped = literals.get(obj, MISSING)
+                if mapped is MISSING:
+                    mapped = self.literal(obj)
+                if mapped is None:
+                    blank.add((s, p, obj))
+                else:
+                    seen[(s, p, *mapped)] = None
+            else:
+                seen[(s, p, nodes.get(obj) or self.node(obj), "")] = None  # type: ignore[arg-type]
+
+
+def _quads(document: RdfDocument) -> Iterator[ox.Quad]:
+    return ox.parse(
+        document.content.encode(),  # bytes: a str that is not valid UTF-8 (a lone surrogate) fails here, clearly
+        PARSERS[document.format],
+        base_iri=document.base_iri,
+        rename_blank_nodes=True,
+    )
+
+
+def parse_documents(documents: Sequence[RdfDocument]) -> Parsed:
+    """The distinct triples of every document as fact rows; a document that does not parse is an InputError."""
+    mapper = TermMapper()
+    seen: dict[Key, None] = {}
+    blank: set[tuple[str, str, ox.Literal]] = set()
+    for index, document in enumerate(documents):
+        if document.base_iri is not None:
+            try:
+                ox.NamedNode(document.base_iri)
+            except ValueError as exc:
+                raise InputError(f"documents[{index}].base_iri", f"must be an absolute IRI: {exc}") from None
+        try:
+            mapper.read(_quads(document), seen, blank)
+        except Exception as exc:  # SyntaxError, UnicodeEncodeError, OSError ...: one clear line instead
+            reason = " ".join(str(exc).split())[:200] or type(exc).__name__
+            raise InputError(
+                f"documents[{index}]", f"{document.name} is not valid {document.format}: {reason}"
+            ) from None
+    return Parsed(list(seen), len(blank))
+
+
+__all__ = [
+    "PARSERS",
+    "SUFFIX_FORMATS",
+    "Key",
+    "Parsed",
+    "RdfDocument",
+    "RdfFormat",
+    "TermMapper",
+    "parse_documents",
+]
