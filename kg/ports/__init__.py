@@ -23,7 +23,7 @@ from kg.ports.conversation import (
 from kg.ports.embeddings import Embedder, EmbeddingCache, VectorIndex
 from kg.ports.extraction import ExtractionFailedError, Extractor, Marks, Transactions
 from kg.ports.facts import FactStore
-from kg.ports.graph import BDIStore, RelationStore
+from kg.ports.graph import NODE_LIMIT, PATH_LIMIT, BDIStore, NodeFilter, PathSearch, RelationStore
 from kg.ports.graph_queries import GraphEdgeRow, GraphNodeRow, GraphQueryBackend, LineageRecordRow
 from kg.ports.memory import IndexQueue, MemoryStore, MemoryWriteResult, StoreLimits
 from kg.ports.ontology import ProposalStore
@@ -33,6 +33,8 @@ from kg.ports.store import Capabilities, GraphStore
 from kg.ports.tokens import TokenRecord, TokenStore
 
 __all__ = [
+    "NODE_LIMIT",
+    "PATH_LIMIT",
     "AgentStore",
     "BDIStore",
     "Capabilities",
@@ -54,7 +56,9 @@ __all__ = [
     "Marks",
     "MemoryStore",
     "MemoryWriteResult",
+    "NodeFilter",
     "OutboxStore",
+    "PathSearch",
     "ProposalStore",
     "RelationStore",
     "RuleStore",

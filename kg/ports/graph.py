@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, Required, TypedDict, Unpack
 
 from kg.models import (
     BDINode,
@@ -13,6 +13,32 @@ from kg.models import (
     Relation,
     RelationKind,
 )
+
+#: Nodes one :meth:`BDIStore.list` returns when ``limit`` is not given.
+NODE_LIMIT = 1000
+#: Paths one :meth:`RelationStore.paths` returns when ``limit`` is not given.
+PATH_LIMIT = 100
+
+
+class NodeFilter(TypedDict, total=False):
+    """Which nodes :meth:`BDIStore.list` returns: those in ``scopes`` (required), of ``kind``, owned by
+    ``agent_id`` and with ``status`` when given (None: any), at most ``limit`` (default :data:`NODE_LIMIT`)."""
+
+    scopes: Required[Sequence[str]]
+    kind: NodeKind | None
+    agent_id: str | None
+    status: str | None
+    limit: int
+
+
+class PathSearch(TypedDict, total=False):
+    """Which paths :meth:`RelationStore.paths` returns: every node and edge in ``scopes`` (required), starting at
+    ``start_uid`` and over edges of ``relation`` only when given, at most ``limit`` (default :data:`PATH_LIMIT`)."""
+
+    scopes: Required[Sequence[str]]
+    start_uid: str | None
+    relation: RelationKind | None
+    limit: int
 
 
 class BDIStore(Protocol):
@@ -26,15 +52,7 @@ class BDIStore(Protocol):
         """A node by uid, or :class:`~kg.errors.NotFoundError`."""
         ...
 
-    def list(
-        self,
-        *,
-        scopes: Sequence[str],
-        kind: NodeKind | None = None,
-        agent_id: str | None = None,
-        status: str | None = None,
-        limit: int = 1000,
-    ) -> builtins.list[BDINode]:
+    def list(self, **where: Unpack[NodeFilter]) -> builtins.list[BDINode]:
         """Nodes in the given scopes, ordered by (created_at, uid)."""
         ...
 
@@ -62,14 +80,6 @@ class RelationStore(Protocol):
         """(kind, scope) of any record (kinds: ``goal``, ``fact``, ``memory:skill`` ...), None if unknown."""
         ...
 
-    def paths(
-        self,
-        kinds: Sequence[str],
-        *,
-        scopes: Sequence[str],
-        start_uid: str | None = None,
-        relation: RelationKind | None = None,
-        limit: int = 100,
-    ) -> builtins.list[GraphPath]:
+    def paths(self, kinds: Sequence[str], **options: Unpack[PathSearch]) -> builtins.list[GraphPath]:
         """Paths whose nodes have ``kinds`` in order (edges followed in either direction)."""
         ...

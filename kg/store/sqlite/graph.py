@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Unpack
 
 from kg.errors import ConflictError, NotFoundError
-from kg.models import NODE_MODELS, BDINode, GraphPath, NodeKind, Relation, RelationKind
+from kg.models import NODE_MODELS, BDINode, GraphPath, NodeKind, Relation
 from kg.models.bdi import (
     changed_node,
     check_link_end,
@@ -16,6 +16,7 @@ from kg.models.bdi import (
     check_path_kinds,
     link_ends,
 )
+from kg.ports import NODE_LIMIT, PATH_LIMIT, NodeFilter, PathSearch
 from kg.store.sqlite.db import Database, in_clause, integrity_error
 
 _NODE_COLUMNS = (
@@ -60,29 +61,22 @@ class SqliteBDIStore:
             raise NotFoundError(f"uid: no belief, desire, goal, intention, plan or step {uid!r}")
         return _node(rows[0])
 
-    def list(
-        self,
-        *,
-        scopes: Sequence[str],
-        kind: NodeKind | None = None,
-        agent_id: str | None = None,
-        status: str | None = None,
-        limit: int = 1000,
-    ) -> list[BDINode]:
+    def list(self, **where: Unpack[NodeFilter]) -> list[BDINode]:
         """Nodes in ``scopes`` filtered by kind, owner and status."""
-        clause, params = in_clause("scope", scopes)
-        where = [clause]
+        clause, params = in_clause("scope", where["scopes"])
+        clauses = [clause]
+        kind = where.get("kind")
         for column, value in (
             ("kind", kind.value if kind else None),
-            ("agent_id", agent_id),
-            ("status", status),
+            ("agent_id", where.get("agent_id")),
+            ("status", where.get("status")),
         ):
             if value is not None:
-                where.append(f"{column} = ?")
+                clauses.append(f"{column} = ?")
                 params.append(value)
         rows = self.db.read(
-            f"SELECT * FROM bdi_nodes WHERE {' AND '.join(where)} ORDER BY created_at, uid LIMIT ?",
-            [*params, limit],
+            f"SELECT * FROM bdi_nodes WHERE {' AND '.join(clauses)} ORDER BY created_at, uid LIMIT ?",
+            [*params, where.get("limit", NODE_LIMIT)],
         )
         return [_node(r) for r in rows]
 
@@ -162,17 +156,10 @@ class SqliteRelationStore:
         )
         return [Relation.model_validate(dict(r)) for r in rows]
 
-    def paths(
-        self,
-        kinds: Sequence[str],
-        *,
-        scopes: Sequence[str],
-        start_uid: str | None = None,
-        relation: RelationKind | None = None,
-        limit: int = 100,
-    ) -> list[GraphPath]:
+    def paths(self, kinds: Sequence[str], **options: Unpack[PathSearch]) -> list[GraphPath]:
         """Paths whose node kinds follow ``kinds`` (edges in either direction, no node twice)."""
         check_path_kinds(kinds)
+        scopes, start_uid, relation = options["scopes"], options.get("start_uid"), options.get("relation")
         node_scope, scope_params = in_clause("n.scope", scopes)
         rel_filter = "AND a.kind = ?" if relation is not None else ""
         kind_rows = ", ".join("(?, ?)" for _ in kinds)
@@ -206,7 +193,7 @@ class SqliteRelationStore:
         params: list[Any] = [x for i, k in enumerate(kinds) for x in (i, k)]
         params += scope_params + ([start_uid] if start_uid else [])
         params += ([relation.value] if relation is not None else []) + scope_params + list(scopes)
-        params += [len(kinds) - 1, limit]
+        params += [len(kinds) - 1, options.get("limit", PATH_LIMIT)]
         rows = self.db.read(sql, params)
         return [
             GraphPath(

@@ -19,12 +19,13 @@ of an ontology subtype) is not a graph node.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Unpack
 
 from kg.clock import Clock
 from kg.errors import ConflictError, NotFoundError
 from kg.models import NODE_MODELS, RELATION_SPECS, BDINode, GraphPath, NodeKind, Relation, RelationKind
 from kg.models.bdi import changed_node, check_link_end, check_node_changes, check_path_kinds, link_ends
+from kg.ports import NODE_LIMIT, NodeFilter, PathSearch
 from kg.store.typedb.agents import (
     agent_count_query,
     apply,
@@ -153,21 +154,15 @@ class TypeDBBDIStore:
             raise _not_found(uid)
         return node
 
-    def list(
-        self,
-        *,
-        scopes: Sequence[str],
-        kind: NodeKind | None = None,
-        agent_id: str | None = None,
-        status: str | None = None,
-        limit: int = 1000,
-    ) -> list[BDINode]:
+    def list(self, **where: Unpack[NodeFilter]) -> list[BDINode]:
         """Nodes in ``scopes`` filtered by kind, owner and status, ordered by (created_at, uid)."""
+        scopes, kind, limit = where["scopes"], where.get("kind"), where.get("limit", NODE_LIMIT)
         kinds = [kind] if kind is not None else list(NodeKind)
         if limit == 0:
             scope_filter("$scope", scopes)
             return []
         cap = limit if limit > 0 else None  # a negative limit is no limit, as in SQLite
+        agent_id, status = where.get("agent_id"), where.get("status")
         queries = [nodes_query(k, scopes=scopes, agent_id=agent_id, status=status, limit=cap) for k in kinds]
         with self.client.transaction("read", "list nodes") as tx:
             answers = [TypeDBClient.answers(tx, q) for q in queries]
@@ -316,16 +311,9 @@ class TypeDBRelationStore:
             found = [relation_from_doc(kind, d) for kind, q in queries for d in TypeDBClient.answers(tx, q)]
         return sorted(found, key=lambda r: (r.created_at, r.uid))
 
-    def paths(
-        self,
-        kinds: Sequence[str],
-        *,
-        scopes: Sequence[str],
-        start_uid: str | None = None,
-        relation: RelationKind | None = None,
-        limit: int = 100,
-    ) -> list[GraphPath]:
+    def paths(self, kinds: Sequence[str], **options: Unpack[PathSearch]) -> list[GraphPath]:
         """Paths whose node kinds follow ``kinds`` (edges in either direction, no node twice)."""
+        scopes, relation = options["scopes"], options.get("relation")
         _check_paths(kinds, scopes)
         node_queries = {k: path_nodes_query(k, scopes) for k in dict.fromkeys(kinds)}
         if any(q is None for q in node_queries.values()):
@@ -337,7 +325,7 @@ class TypeDBRelationStore:
             edges = [edge_from_doc(k, d) for k in relation_kinds for d in TypeDBClient.answers(tx, edges_query(k))]
             if RelationKind.DERIVED_FROM in relation_kinds:
                 edges += [lineage_from_doc(d) for d in TypeDBClient.answers(tx, lineage_query())]
-        return find_paths(kinds, nodes, edges, scopes=scopes, start_uid=start_uid, relation=relation, limit=limit)
+        return find_paths(kinds, nodes, edges, **options)
 
 
 __all__ = [

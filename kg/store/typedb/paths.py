@@ -27,6 +27,7 @@ from typing import Any
 
 from kg.models import RELATION_SPECS, GraphPath, NodeKind, RelationKind
 from kg.models.bdi import MAX_PATH_LENGTH
+from kg.ports import PATH_LIMIT
 from kg.store.typedb.agents import query, scope_filter
 from kg.store.typedb.literals import encode_label, encode_string
 from kg.store.typedb.writes import node_type
@@ -150,7 +151,7 @@ def find_paths(
     scopes: Sequence[str],
     start_uid: str | None = None,
     relation: RelationKind | None = None,
-    limit: int = 100,
+    limit: int = PATH_LIMIT,
 ) -> list[GraphPath]:
     """Every path over ``nodes`` and ``edges`` whose node kinds follow ``kinds``, sorted, cut at ``limit``."""
     visible = set(scopes)
