@@ -156,14 +156,14 @@ _UPDATE = (
 )
 
 
-@tool("bdi_add", group=GROUP, input=BdiAddInput, output=BDINode, description=_ADD)
+@tool("bdi_add", group=GROUP, description=_ADD)
 def bdi_add(ctx: ToolContext, args: BdiAddInput) -> BDINode:
     """Create a node through the BDI service (its write-scope check)."""
     agent = ctx.agent_for(args)
     return ctx.workspace().bdi.add(args.kind, agent, args.content, scope=args.scope, **_fields(args))
 
 
-@tool("bdi_list", group=GROUP, input=BdiListInput, output=BdiNodes, description=_LIST)
+@tool("bdi_list", group=GROUP, description=_LIST)
 def bdi_list(ctx: ToolContext, args: BdiListInput) -> BdiNodes:
     """List nodes through the BDI service (readable scopes only)."""
     filters = args.model_dump(include={"scope", "owner", "status", "limit"})
@@ -171,7 +171,7 @@ def bdi_list(ctx: ToolContext, args: BdiListInput) -> BdiNodes:
     return BdiNodes(nodes=nodes, count=len(nodes))
 
 
-@tool("bdi_update", group=GROUP, input=BdiUpdateInput, output=BDINode, description=_UPDATE)
+@tool("bdi_update", group=GROUP, description=_UPDATE)
 def bdi_update(ctx: ToolContext, args: BdiUpdateInput) -> BDINode:
     """Update a node through the BDI service (read and write scope checks)."""
     return ctx.workspace().bdi.update(ctx.agent_for(args), args.uid, content=args.content, **_fields(args))

@@ -53,8 +53,6 @@ class CbrStoreInput(ToolInput):
 @tool(
     "cbr_store",
     group="cases",
-    input=CbrStoreInput,
-    output=StoredCase,
     description="""Store a past case (situation, solution, outcome) so that similar situations can reuse it later.
     Use it after a plan finished, successfully or not. An identical situation in the scope is stored once (the
     stored case comes back with created=false); past the capacity (10,000 per scope) the least useful cases
@@ -92,8 +90,6 @@ class CbrRetrieveInput(ToolInput):
 @tool(
     "cbr_retrieve",
     group="cases",
-    input=CbrRetrieveInput,
-    output=RetrievalResult,
     description="""Find the past cases most similar to the current situation, to reuse what worked (and avoid what
     failed). Score S = 0.6 x belief overlap + 0.4 x desire overlap (Jaccard), blended with the context's text
     similarity (weight 0.2) when a context is given and the embedder loads. Returns the matches best first, each with
@@ -155,8 +151,6 @@ def method_context(ws: Workspace, agent: str, *, seed: int = 0, problem: str = "
 @tool(
     "reason",
     group="cases",
-    input=ReasonInput,
-    output=RouterResult,
     description="""Apply a reasoning method to a problem: 32 methods in 6 categories (formal, probabilistic,
     causal, experience, social, meta), each computed by an engine from structured inputs or from the agent's
     facts, rules, cases, beliefs and goals. Three modes: method='bayesian' (explicit); problem_classification

@@ -63,8 +63,6 @@ class GrepInput(ToolInput):
 @tool(
     "lcm_grep",
     group=GROUP,
-    input=GrepInput,
-    output=GrepResult,
     description="""Search the agent's past conversations (messages and/or compacted summaries) by regex or full
     text, to find where something was said even after compaction. Returns hits oldest first with their kind, id,
     time, match count and a snippet; capped at 40,000 characters (truncated says when cut). Follow up with
@@ -90,8 +88,6 @@ class DescribeInput(ToolInput):
 @tool(
     "lcm_describe",
     group=GROUP,
-    input=DescribeInput,
-    output=SummaryDescription,
     description="""Describe one of the agent's conversation summaries: its text, kind (leaf or condensed), depth,
     token counts and compression, how it was written (llm or extractive), the time span and messages beneath it,
     and its place in the summary DAG (parents up to the root, children). Use to judge whether to expand it. On an
@@ -123,8 +119,6 @@ class ExpandInput(ToolInput):
 @tool(
     "lcm_expand",
     group=GROUP,
-    input=ExpandInput,
-    output=ExpandResult,
     description="""Expand a conversation summary back to what it summarises: its children level by level and, with
     include_messages, the original messages; or an extracted memory item (M-...) back to the messages it came from.
     Use before asserting details that only a summary mentions. Returns
@@ -164,8 +158,6 @@ class AssembleInput(ToolInput):
 @tool(
     "context_assemble",
     group=GROUP,
-    input=AssembleInput,
-    output=AssembledContext,
     description="""Assemble a session's context within a token budget (or the history share of a whole context
     window), oldest first: the fresh tail of recent messages always, then root summaries and older messages,
     newest first or by relevance to a prompt. Use to rebuild the prompt history of a long conversation. Returns

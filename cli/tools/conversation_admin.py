@@ -104,7 +104,7 @@ def _extracted(ctx: ToolContext, agent: str, trigger: Literal["compact", "ingest
     return None if report is None else report.totals()
 
 
-@tool("conversation_ingest", group=GROUP, input=ConversationIngestInput, output=Ingested, description=_INGEST)
+@tool("conversation_ingest", group=GROUP, description=_INGEST)
 def conversation_ingest(ctx: ToolContext, args: ConversationIngestInput) -> Ingested:
     """Append through the conversation service (the agent's own sessions only)."""
     agent = ctx.agent_for(args)
@@ -113,7 +113,7 @@ def conversation_ingest(ctx: ToolContext, args: ConversationIngestInput) -> Inge
     return Ingested(**dict(result), extraction=_extracted(ctx, agent, "ingest", args.session_key))
 
 
-@tool("conversation_compact", group=GROUP, input=ConversationCompactInput, output=Compacted, description=_COMPACT)
+@tool("conversation_compact", group=GROUP, description=_COMPACT)
 def conversation_compact(ctx: ToolContext, args: ConversationCompactInput) -> Compacted:
     """Compact through the conversation service (the agent's own sessions only)."""
     agent = ctx.agent_for(args)

@@ -41,8 +41,6 @@ class ExtractResult(BaseModel):
 @tool(
     "memory_extract",
     group=GROUP,
-    input=ExtractInput,
-    output=ExtractResult,
     description="""Turn the agent's conversation messages not yet extracted into memory items (profile,
     preferences, entities, events, cases, patterns; each with a one-line abstract, an overview and the narrative,
     lineage to its messages) and facts (source extraction, valid from the message time; a new value of a
@@ -82,8 +80,6 @@ class ListResult(BaseModel):
 @tool(
     "memory_list",
     group=GROUP,
-    input=ListInput,
-    output=ListResult,
     description="""List the agent's own memory items with every field (type, store, importance, tags,
     derived_from lineage, archived_at ...), oldest first, optionally only one store, type, extraction category or
     those created since a time. Use to audit what was stored or extracted; use memory_recall to search.""",

@@ -58,8 +58,6 @@ class FactAssertResult(BaseModel):
 @tool(
     "fact_assert",
     group="facts",
-    input=FactAssertInput,
-    output=FactAssertResult,
     description="""Record a (subject, predicate, object) fact the agent has learned, with a confidence and a source.
     It is an upsert: the same subject, predicate and object in the same scope is updated, never duplicated.
     Use it for structured knowledge that rules and queries should see (use memory_store_item for free text).
@@ -99,8 +97,6 @@ class FactRetractResult(BaseModel):
 @tool(
     "fact_retract",
     group="facts",
-    input=FactRetractInput,
-    output=FactRetractResult,
     description="""Retract facts that no longer hold, by uid, subject and/or predicate (give at least one; several
     narrow each other). Only facts in scopes the agent may write are touched. History is kept: fact_query with
     as_of still finds them, and the next forward inference retracts what was derived from them.
@@ -144,8 +140,6 @@ class FactList(BaseModel):
 @tool(
     "fact_query",
     group="facts",
-    input=FactQueryInput,
-    output=FactList,
     description="""Look up the facts the agent can see by subject, predicate and/or object pattern ('*' wildcards),
     confidence, world-time validity, derivation, or as the store stood at an earlier time (as_of). Use it to check
     what is known before asserting or reasoning. Returns the matching facts (default at most 100).""",
@@ -171,8 +165,6 @@ class FactExplainInput(ToolInput):
 @tool(
     "fact_explain",
     group="facts",
-    input=FactExplainInput,
-    output=Explanation,
     description="""Explain why a fact holds: the rule that derived it and, recursively, the facts it was derived from
     (depth levels down). Use it to justify a conclusion or to trace a derived fact back to its evidence.
     Returns a tree: fact, rule_id/rule_name, supports; supports the agent cannot see are marked visible=false.""",
@@ -195,8 +187,6 @@ class FactImportInput(ToolInput):
 @tool(
     "fact_import",
     group="facts",
-    input=FactImportInput,
-    output=ImportReport,
     description="""Import RDF documents (Turtle, N-Triples, JSON-LD or RDF/XML text) as facts: each triple becomes
     a fact (IRIs stay IRIs, rdf:type becomes 'type', literals become literal objects), asserted in batches of
     10,000 with the usual checks. Use it to load an existing knowledge graph or ontology data. Returns the counts

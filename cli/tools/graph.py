@@ -45,8 +45,6 @@ class BdiCycleResults(BaseModel):
 @tool(
     "bdi_cycle",
     group=GROUP,
-    input=BdiCycleInput,
-    output=BdiCycleResults,
     description="""Run the BDI maintenance cycle for the agent: detect conflicting beliefs and facts (a report
     is written to agents/<id>/memory/bdi-conflicts/), drop stale intentions by deadline and commitment strategy,
     recompute desire priorities and, on Sundays, build the weekly memory summaries. Use it periodically or after
@@ -145,8 +143,6 @@ class GraphQueryAnswer(GraphQueryResult[Any]):
 @tool(
     "graph_query",
     group=GROUP,
-    input=GraphQueryInput,
-    output=GraphQueryAnswer,
     description="""Ask the shared BDI graph a cross-agent question by name: goals-behind (goals behind schedule),
     paths (belief -> goal -> plan chains), belief-conflicts (disagreeing beliefs across agents), lineage (what a
     fact or memory derives from), belief-holders (who believes something about a subject) or blocked-steps (plan

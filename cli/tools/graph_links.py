@@ -96,7 +96,7 @@ _PATH = (
 )
 
 
-@tool("graph_link", group=GROUP, input=GraphLinkInput, output=Relation, description=_LINK)
+@tool("graph_link", group=GROUP, description=_LINK)
 def graph_link(ctx: ToolContext, args: GraphLinkInput) -> Relation:
     """Create an edge through the BDI service (both ends readable, the edge's scope writable)."""
     return ctx.workspace().bdi.link(
@@ -104,14 +104,14 @@ def graph_link(ctx: ToolContext, args: GraphLinkInput) -> Relation:
     )
 
 
-@tool("graph_relations", group=GROUP, input=GraphRelationsInput, output=RelationList, description=_RELATIONS)
+@tool("graph_relations", group=GROUP, description=_RELATIONS)
 def graph_relations(ctx: ToolContext, args: GraphRelationsInput) -> RelationList:
     """Edges touching a record, in the agent's readable scopes."""
     found = ctx.workspace().bdi.relations(ctx.agent_for(args), args.uid)
     return RelationList(relations=found, count=len(found))
 
 
-@tool("graph_path", group=GROUP, input=GraphPathInput, output=PathList, description=_PATH)
+@tool("graph_path", group=GROUP, description=_PATH)
 def graph_path(ctx: ToolContext, args: GraphPathInput) -> PathList:
     """Kind-sequence paths through readable nodes and edges."""
     found = ctx.workspace().bdi.paths(

@@ -124,8 +124,6 @@ class KnowledgeInput(ToolInput):
 @tool(
     "infer_forward",
     group=GROUP,
-    input=ForwardInput,
-    output=ForwardReport,
     description="Forward chaining: derive everything the enabled inference rules entail from the agent's "
     "asserted facts, to a fixpoint or a bound (max_derived facts, max_join candidate facts examined: then "
     "fixpoint=false and a note say so; what was derived holds). With persist=true the derived facts are stored "
@@ -144,8 +142,6 @@ def infer_forward(ctx: ToolContext, args: ForwardInput) -> ForwardReport:
 @tool(
     "infer_backward",
     group=GROUP,
-    input=BackwardInput,
-    output=ProofOutcome,
     description="Backward chaining: try to prove one goal (subject, predicate, object; ?variables allowed) from "
     "the agent's facts and inference rules. Use to answer 'is X true, and why?'. Returns proof trees when "
     "proved, otherwise the knowledge gaps: the missing facts that would complete a proof.",
@@ -166,8 +162,6 @@ def infer_backward(ctx: ToolContext, args: BackwardInput) -> ProofOutcome:
 @tool(
     "infer_abductive",
     group=GROUP,
-    input=AbduceInput,
-    output=HypothesisList,
     description="Abduction: given an observation (subject, predicate, object), find the inference rules that "
     "would explain it, ranked by (supported conditions / all conditions) x confidence factor. Use to ask 'why "
     "might X be so?' or 'what should I check next?'. Returns hypotheses, best first, with the supported and the "
@@ -182,8 +176,6 @@ def infer_abductive(ctx: ToolContext, args: AbduceInput) -> HypothesisList:
 @tool(
     "knowledge_explain",
     group=GROUP,
-    input=KnowledgeInput,
-    output=KnowledgeAnswer,
     description="Answer a plain-language question ('Is acme taxable?') with every reasoning method at once: "
     "direct facts, forward inference, backward proofs and abduction. Use when you do not know which method "
     "applies. Returns the findings, each saying which method found it, and a count per method.",

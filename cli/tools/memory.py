@@ -75,8 +75,6 @@ class StoreInput(ToolInput):
 @tool(
     "memory_store_item",
     group=GROUP,
-    input=StoreInput,
-    output=StoreResult,
     description="""Remember something: store one memory item for the agent and append it to today's daily log.
     Use for observations, decisions, facts or preferences worth recalling later. Returns the stored item (its uid,
     store, importance) and the items the capacity rules moved to short-term or archived.""",
@@ -148,8 +146,6 @@ class RecallInput(ToolInput):
 @tool(
     "memory_recall",
     group=GROUP,
-    input=RecallInput,
-    output=RecallResult,
     description="""Recall the agent's memories about a topic, best first (BM25 and vector similarity fused, blended
     with importance and recency). Use before answering from memory. Returns hits with the item, score and score
     components; with source=files, spans of the agent's Markdown files. Without a usable vector index (or embedder)
@@ -207,8 +203,6 @@ class ConsolidateInput(ToolInput):
 @tool(
     "memory_consolidate",
     group=GROUP,
-    input=ConsolidateInput,
-    output=ConsolidationResult,
     description="""Consolidate the agent's memory: promote important working and short-term memories to long-term,
     merging ones with similar tags, then rewrite MEMORY.md and the materialized Markdown files. Use at the end of a
     task or session (dry_run first to preview). Returns the candidates, the merged groups, promoted and archived
@@ -252,8 +246,6 @@ class CheckpointResult(BaseModel):
 @tool(
     "memory_checkpoint",
     group=GROUP,
-    input=CheckpointInput,
-    output=CheckpointResult,
     description="""Save a checkpoint of the agent's working context (current task, active decisions, key findings,
     next steps, open questions) as a Markdown file, so work can resume after a context reset; or, with
     show_latest, read the newest checkpoint back. Returns the file path and the checkpoint (null when there is
@@ -292,8 +284,6 @@ class BuildHierarchyInput(ToolInput):
 @tool(
     "memory_build_hierarchy",
     group=GROUP,
-    input=BuildHierarchyInput,
-    output=HierarchyResult,
     description="""Build the agent's time hierarchy: weekly, monthly and quarterly extractive summaries of its daily
     logs. Only missing or stale summaries are rewritten, so it is cheap to run again. Use before searching long
     stretches of history. Returns the summary files created, updated and unchanged, and the periods skipped.""",
@@ -327,8 +317,6 @@ class HierarchyHits(BaseModel):
 @tool(
     "memory_hierarchy_search",
     group=GROUP,
-    input=HierarchySearchInput,
-    output=HierarchyHits,
     description="""Search one level of the agent's time hierarchy (daily logs, or weekly, monthly or quarterly
     summaries) for a topic, to find when something happened. Returns hits best first, each with the period,
     the file, the matching lines, the matched terms and a snippet.""",
@@ -367,8 +355,6 @@ class MemoryStatus(BaseModel):
 @tool(
     "memory_status",
     group=GROUP,
-    input=StatusInput,
-    output=MemoryStatus,
     description="""How full the agent's memory is: active and archived items per store (working, short-term,
     long-term), the capacities and the short-term lifetime. Use to decide whether to consolidate.""",
 )

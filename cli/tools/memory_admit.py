@@ -60,7 +60,7 @@ _ADMIT = (
 )
 
 
-@tool("memory_admit", group=GROUP, input=MemoryAdmitInput, output=AdmitResult, description=_ADMIT)
+@tool("memory_admit", group=GROUP, description=_ADMIT)
 def memory_admit(ctx: ToolContext, args: MemoryAdmitInput) -> AdmitResult:
     """Score (dry run) or admit, dedup and write the candidates as the agent."""
     agent, ws = ctx.agent_for(args), ctx.workspace()

@@ -53,19 +53,19 @@ _IMPORT = (
 )
 
 
-@tool("memory_materialize", group=GROUP, input=MaterializeInput, output=MaterializeResult, description=_MATERIALIZE)
+@tool("memory_materialize", group=GROUP, description=_MATERIALIZE)
 def memory_materialize(ctx: ToolContext, args: MaterializeInput) -> MaterializeResult:
     """The agent's three materialized files."""
     return materialize(ctx.workspace(), ctx.agent_for(args))
 
 
-@tool("memory_export", group=GROUP, input=CognitiveInput, output=ExportResult, description=_EXPORT)
+@tool("memory_export", group=GROUP, description=_EXPORT)
 def memory_export(ctx: ToolContext, args: CognitiveInput) -> ExportResult:
     """The agent's cognitive files, from the store."""
     return export_cognitive(ctx.workspace(), ctx.agent_for(args), args.kind)
 
 
-@tool("memory_import", group=GROUP, input=CognitiveInput, output=ImportResult, description=_IMPORT)
+@tool("memory_import", group=GROUP, description=_IMPORT)
 def memory_import(ctx: ToolContext, args: CognitiveInput) -> ImportResult:
     """The agent's cognitive files, into the store."""
     return import_cognitive(ctx.workspace(), ctx.agent_for(args), args.kind)

@@ -80,8 +80,6 @@ class ProposeInput(ToolInput):
 @tool(
     "ontology_propose_concept",
     group=GROUP,
-    input=ProposeInput,
-    output=OntologyProposal,
     description="""Propose a new class or property for a shared domain ontology when the data needs a concept the
     ontology lacks. Records a pending proposal (nothing in the ontology changes yet) and returns it with its uid;
     next, ontology_validate_proposal checks it and ontology_merge_approved adds it.""",
@@ -118,8 +116,6 @@ class ValidationReport(BaseModel):
 @tool(
     "ontology_validate_proposal",
     group=GROUP,
-    input=ValidateInput,
-    output=ValidationReport,
     description="""Run every check on an ontology proposal: JSON-LD, SHACL, that the parent/domain/range exist,
     near-duplicate labels, naming, the SBVR definition, OWL-RL consistency and TypeQL mappability. Records the
     proposal as validated or invalid; the ontology files are not changed. Returns valid and each check's message
@@ -146,8 +142,6 @@ class MergeInput(ToolInput):
 @tool(
     "ontology_merge_approved",
     group=GROUP,
-    input=MergeInput,
-    output=OntologyProposal,
     description="""Approve a validated ontology proposal and merge it into its domain ontology file (re-validated
     first, provenance recorded, rolled back if the file stops validating). A proposal is merged once. Returns the
     proposal with status approved-merged; fails for a proposal that is not validated.""",
@@ -185,8 +179,6 @@ class ProposalList(BaseModel):
 @tool(
     "ontology_list_proposals",
     group=GROUP,
-    input=ListInput,
-    output=ProposalList,
     description="""List ontology proposals, oldest first, optionally by status (pending, validated, invalid,
     approved-merged, rejected) and domain. Use it to find proposals to review or to check whether a concept was
     already proposed. Returns each proposal with its uid, status, history and last validation.""",
@@ -222,8 +214,6 @@ class ScaffoldResult(BaseModel):
 @tool(
     "ontology_scaffold_domain",
     group=GROUP,
-    input=ScaffoldInput,
-    output=ScaffoldResult,
     description="""Create a new domain ontology from a template (saas, ecommerce, consulting, agency) when a
     business domain has no ontology yet: every id moves to the namespace https://w3id.org/mabos/<domain>#.
     Fails if the domain exists. Returns the file written.""",

@@ -96,7 +96,7 @@ _TYPEQL = (
 )
 
 
-@tool("ontology_reject_proposal", group=GROUP, input=RejectInput, output=OntologyProposal, description=_REJECT)
+@tool("ontology_reject_proposal", group=GROUP, description=_REJECT)
 def ontology_reject_proposal(ctx: ToolContext, args: RejectInput) -> OntologyProposal:
     """Reject a proposal the agent may read and whose scope it may write."""
     svc, proposal, agent = _proposal(ctx, args, args.uid)
@@ -105,14 +105,14 @@ def ontology_reject_proposal(ctx: ToolContext, args: RejectInput) -> OntologyPro
     return svc.reject(args.uid, agent or proposal.proposed_by, args.reason)
 
 
-@tool("ontology_diff", group=GROUP, input=DiffInput, output=ProposalDiff, description=_DIFF)
+@tool("ontology_diff", group=GROUP, description=_DIFF)
 def ontology_diff(ctx: ToolContext, args: DiffInput) -> ProposalDiff:
     """The diff a merge of the proposal would make now."""
     svc, _, _ = _proposal(ctx, args, args.uid)
     return ProposalDiff(uid=args.uid, diff=svc.diff(args.uid))
 
 
-@tool("ontology_check", group=GROUP, input=OntologyInput, output=OntologyCheck, description=_CHECK)
+@tool("ontology_check", group=GROUP, description=_CHECK)
 def ontology_check(ctx: ToolContext, args: OntologyInput) -> OntologyCheck:
     """SHACL and OWL 2 RL over every file of the active set."""
     optional_agent(ctx, args)  # a bound server refuses another agent
@@ -120,7 +120,7 @@ def ontology_check(ctx: ToolContext, args: OntologyInput) -> OntologyCheck:
     return OntologyCheck(ok=all(r.ok for r in results), files=results)
 
 
-@tool("ontology_to_typeql", group=GROUP, input=OntologyInput, output=TypeQLResult, description=_TYPEQL)
+@tool("ontology_to_typeql", group=GROUP, description=_TYPEQL)
 def ontology_to_typeql(ctx: ToolContext, args: OntologyInput) -> TypeQLResult:
     """The active set as a TypeQL schema (text only; the command writes the file)."""
     optional_agent(ctx, args)

@@ -60,7 +60,7 @@ _OWL = (
 )
 
 
-@tool("reason_owl_rl", group=GROUP, input=OwlRlInput, output=OwlRlResult, description=_OWL)
+@tool("reason_owl_rl", group=GROUP, description=_OWL)
 def reason_owl_rl(ctx: ToolContext, args: OwlRlInput) -> OwlRlResult:
     """The closure for the acting agent, written to its own scope unless a dry run."""
     extra = ctx.extra_ontology if isinstance(ctx, OwlCommandContext) else []

@@ -7,10 +7,12 @@ The CLI commands, the Python API (:func:`cli.tools.call`) and the MCP server all
         query: str = Field(description="What to look for.")
         limit: int = Field(20, ge=1, le=100)
 
-    @tool("memory_recall", group="memory", input=RecallInput, output=RecallResult,
+    @tool("memory_recall", group="memory",
           description="Find the agent's memories about a topic. Use before answering from memory ...")
     def memory_recall(ctx: ToolContext, args: RecallInput) -> RecallResult:
         return ctx.workspace().memory.recall(ctx.agent_for(args), args.query, limit=args.limit)
+
+The handler's annotations are the tool's input and output models (said once, where mypy checks the body).
 
 Agent identity: every input has ``agent_id``. A context may fix the agent (``mabos serve --mcp --agent A``):
 then ``agent_id`` defaults to it and any other value is refused (:class:`~kg.errors.ScopeError`), so one
@@ -20,12 +22,13 @@ field and the rule, before the handler runs.
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -212,18 +215,47 @@ class Tool(Generic[I, O]):
 REGISTRY: dict[str, Tool[Any, Any]] = {}
 
 
+class Registrar(Protocol):
+    """What :func:`tool` returns: a decorator that registers a handler and returns it unchanged."""
+
+    def __call__(self, handler: Callable[[ToolContext, I], O], /) -> Callable[[ToolContext, I], O]: ...
+
+
 def tool(
-    name: str, *, group: str, input: type[I], output: type[O], description: str
-) -> Callable[[Callable[[ToolContext, I], O]], Callable[[ToolContext, I], O]]:
-    """Register the decorated handler as tool ``name`` (names are unique; descriptions are for an LLM)."""
+    name: str,
+    *,
+    group: str,
+    description: str,
+    input: type[ToolInput] | None = None,
+    output: type[BaseModel] | None = None,
+) -> Registrar:
+    """Register the decorated handler as tool ``name`` (names are unique; descriptions are for an LLM).
+
+    The input and output models are the handler's annotations (its second parameter's and its return's); pass
+    ``input`` and ``output`` only for a handler whose annotations cannot be resolved from its module (one defined
+    inside a function).
+    """
 
     def register(handler: Callable[[ToolContext, I], O]) -> Callable[[ToolContext, I], O]:
         if name in REGISTRY:
             raise ValueError(f"tool {name!r} is registered twice")
-        REGISTRY[name] = Tool(name, group, " ".join(description.split()), input, output, handler)
+        models = (input, output) if input is not None and output is not None else _annotated_models(handler)
+        REGISTRY[name] = Tool(name, group, " ".join(description.split()), *models, handler)
         return handler
 
     return register
+
+
+def _annotated_models(handler: Callable[..., Any]) -> tuple[type[ToolInput], type[BaseModel]]:
+    """The input and output models a handler ``(ctx, args: SomeInput) -> SomeOutput`` is annotated with."""
+    hints = get_type_hints(handler)
+    _, args = inspect.signature(handler).parameters
+    found, returned = hints.get(args), hints.get("return")
+    if not (isinstance(found, type) and issubclass(found, ToolInput)):
+        raise TypeError(f"tool handler {handler.__qualname__}: annotate {args!r} with a ToolInput subclass")
+    if not (isinstance(returned, type) and issubclass(returned, BaseModel)):
+        raise TypeError(f"tool handler {handler.__qualname__}: annotate its return with a pydantic model")
+    return found, returned
 
 
 def get(name: str) -> Tool[Any, Any]:

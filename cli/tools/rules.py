@@ -235,8 +235,6 @@ def _pattern(value: ConditionInput | ConclusionInput | str, field: str, *, opera
 @tool(
     "rule_create",
     group=GROUP,
-    input=RuleCreateInput,
-    output=Rule,
     description="Store a new rule. Inference rules derive their conclusion when all conditions hold (run "
     "infer_forward to apply them); constraint rules report violations (constraint_check); policy rules ask for an "
     "action (policy_eval). The rule is validated first: a conclusion variable no condition binds is refused and "
@@ -255,8 +253,6 @@ def rule_create(ctx: ToolContext, args: RuleCreateInput) -> Rule:
 @tool(
     "rule_import",
     group=GROUP,
-    input=RuleImportInput,
-    output=ImportedRules,
     description=f"Store every rule of a JSON or YAML document (a list of rules or {{'rules': [...]}}, as "
     f"'mabos rule export' writes; at most {MAX_IMPORT_RULES} rules). Each rule gets a new uid and the agent as "
     "owner; a scope naming another agent's private scope becomes the agent's own. Every rule is validated "
@@ -271,8 +267,6 @@ def rule_import(ctx: ToolContext, args: RuleImportInput) -> ImportedRules:
 @tool(
     "rule_list",
     group=GROUP,
-    input=RuleListInput,
-    output=RuleList,
     description="List the rules the agent can read (its own, shared and global), oldest first, optionally only "
     "one kind, only enabled or disabled ones, or one domain. Use it to find a rule's uid or to see what the "
     "reasoning tools will apply.",
@@ -287,8 +281,6 @@ def rule_list(ctx: ToolContext, args: RuleListInput) -> RuleList:
 @tool(
     "rule_toggle",
     group=GROUP,
-    input=RuleToggleInput,
-    output=Rule,
     description="Enable or disable a rule (flip it when 'enabled' is omitted). Disabled rules take no part in "
     "inference, constraint checks or policies. Returns the changed rule.",
 )
@@ -303,8 +295,6 @@ def rule_toggle(ctx: ToolContext, args: RuleToggleInput) -> Rule:
 @tool(
     "constraint_check",
     group=GROUP,
-    input=NoArguments,
-    output=ViolationList,
     description="Check the enabled constraint rules against the agent's facts and everything the inference "
     "rules derive from them. Use before acting on facts that must satisfy business rules. Returns each violation "
     "with its severity, message and the facts that triggered it; an empty list means every constraint holds.",
@@ -318,8 +308,6 @@ def constraint_check(ctx: ToolContext, args: NoArguments) -> ViolationList:
 @tool(
     "policy_eval",
     group=GROUP,
-    input=PolicyEvalInput,
-    output=PolicyFiringList,
     description="Evaluate the enabled policy rules on the agent's facts plus a context describing the situation "
     "at hand (e.g. {'amount': '12000', 'channel': 'web'}; nothing is stored). Use before taking an action that "
     "policies may govern. Returns the policies that fired: the action each asks for and whether to escalate.",

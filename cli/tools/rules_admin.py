@@ -58,7 +58,7 @@ _EXPORT = (
 )
 
 
-@tool("rule_delete", group=GROUP, input=RuleDeleteInput, output=RuleDeleted, description=_DELETE)
+@tool("rule_delete", group=GROUP, description=_DELETE)
 def rule_delete(ctx: ToolContext, args: RuleDeleteInput) -> RuleDeleted:
     """Delete a rule the agent can write (NotFoundError when it cannot even read it)."""
     rules, agent = rules_of(ctx.workspace()), ctx.agent_for(args)
@@ -66,7 +66,7 @@ def rule_delete(ctx: ToolContext, args: RuleDeleteInput) -> RuleDeleted:
     return RuleDeleted(uid=rules.delete(agent, rule.uid), rule=rule)
 
 
-@tool("rule_export", group=GROUP, input=RuleExportInput, output=RuleExport, description=_EXPORT)
+@tool("rule_export", group=GROUP, description=_EXPORT)
 def rule_export(ctx: ToolContext, args: RuleExportInput) -> RuleExport:
     """The agent's readable rules as a document."""
     found = rules_of(ctx.workspace()).list(ctx.agent_for(args))

@@ -71,8 +71,6 @@ class TypeDBStatus(BaseModel):
 @tool(
     "typedb_status",
     group=GROUP,
-    input=TypeDBStatusInput,
-    output=TypeDBStatus,
     description="""Say whether the shared TypeDB graph is configured and reachable, its server version, whether
     the workspace's database exists, how many changes wait in the outbox and when the schema was last synced.
     Use it before the other typedb_* tools or when shared-graph answers come from the local store. Never fails
@@ -110,8 +108,6 @@ class SchemaSyncReport(BaseModel):
 @tool(
     "typedb_sync_schema",
     group=GROUP,
-    input=SyncSchemaInput,
-    output=SchemaSyncReport,
     description="""Create the workspace's TypeDB database if needed and define the base schema plus the TypeQL of
     the workspace's ontologies in one schema transaction. Use it after merging ontology changes. Fails when TypeDB
     is not configured or unreachable. Returns whether the database was created and the schema defined.""",
@@ -154,8 +150,6 @@ class TypeDBAnswers(BaseModel):
 @tool(
     "typedb_query",
     group=GROUP,
-    input=TypeDBQueryInput,
-    output=TypeDBAnswers,
     description="""Run one raw TypeQL 3 query on the workspace's shared TypeDB graph, for questions the other
     tools cannot ask. Read-only unless write is true. Raw TypeQL sees every agent's records, so only the
     workspace's operator may run it: an MCP server refuses it (use graph_query there). Fails when TypeDB is not
@@ -197,8 +191,6 @@ class PushResult(BaseModel):
 @tool(
     "typedb_sync_agent_data",
     group=GROUP,
-    input=SyncAgentDataInput,
-    output=PushResult,
     description="""Push the workspace's pending changes (the outbox: every agent's facts, memories, BDI records)
     to the shared TypeDB graph, oldest first, in batches, each acknowledged after it committed; safe to repeat.
     Syncs the schema first if it changed. Use it when typedb_status shows pending events. Fails when TypeDB is
