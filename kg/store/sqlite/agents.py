@@ -17,21 +17,16 @@ class SqliteAgentStore:
 
     def create(self, agent: Agent) -> Agent:
         """Insert a new agent (and its outbox event)."""
-        data = agent.model_dump(mode="json")
         with self.db.write() as conn:
-            try:
-                conn.execute(
-                    "INSERT INTO agents(uid, agent_id, scope, name, role, department, commitment_strategy, "
-                    "created_at, updated_at) VALUES (:uid, :agent_id, :scope, :name, :role, :department, "
-                    ":commitment_strategy, :created_at, :updated_at)",
-                    data,
-                )
-            except sqlite3.IntegrityError as exc:
-                raise ConflictError(f"agent_id: agent {agent.agent_id!r} already exists") from exc
-            self.db.outbox(
-                conn, aggregate="agent", op="upsert", record_uid=agent.uid, agent_id=agent.agent_id,
-                scope=agent.scope, payload=data,
-            )  # fmt: skip
+            self.db.insert_record(
+                conn,
+                "INSERT INTO agents(uid, agent_id, scope, name, role, department, commitment_strategy, "
+                "created_at, updated_at) VALUES (:uid, :agent_id, :scope, :name, :role, :department, "
+                ":commitment_strategy, :created_at, :updated_at)",
+                agent,
+                aggregate="agent",
+                error=lambda _: ConflictError(f"agent_id: agent {agent.agent_id!r} already exists"),
+            )
         return agent
 
     def get(self, agent_id: str) -> Agent:

@@ -34,7 +34,7 @@ from kg.errors import (
     StoreBusyError,
     WorkspaceError,
 )
-from kg.models import format_ts
+from kg.models import Record, format_ts
 
 log = logging.getLogger("mabos")
 
@@ -313,6 +313,32 @@ class Database:
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
             (aggregate, op, record_uid, agent_id, scope, json.dumps(payload), self.now()),
         )
+
+    def insert_record(
+        self,
+        conn: sqlite3.Connection,
+        sql: str,
+        record: Record,
+        *,
+        aggregate: str,
+        params: Any = None,
+        error: Callable[[sqlite3.IntegrityError], MabosError] | None = None,
+    ) -> None:
+        """Insert ``record`` and append its ``upsert`` outbox event (payload: the record as JSON) inside the
+        current write transaction.
+
+        ``params`` of ``sql`` default to the record's JSON fields (named parameters). A constraint failure
+        becomes ``error(exc)``, by default :func:`integrity_error` (unknown agent or taken uid).
+        """
+        data = record.model_dump(mode="json")
+        try:
+            conn.execute(sql, data if params is None else params)
+        except sqlite3.IntegrityError as exc:
+            raise (error(exc) if error else integrity_error(exc, record.agent_id, record.uid)) from exc
+        self.outbox(
+            conn, aggregate=aggregate, op="upsert", record_uid=record.uid, agent_id=record.agent_id,
+            scope=record.scope, payload=data,
+        )  # fmt: skip
 
     def integrity_ok(self) -> bool:
         """Whether ``PRAGMA integrity_check`` reports ok."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Sequence
 from typing import Any, Unpack
 
@@ -17,7 +16,7 @@ from kg.models.bdi import (
     link_ends,
 )
 from kg.ports import NODE_LIMIT, PATH_LIMIT, NodeFilter, PathSearch
-from kg.store.sqlite.db import Database, in_clause, integrity_error
+from kg.store.sqlite.db import Database, in_clause
 
 _NODE_COLUMNS = (
     "uid", "kind", "agent_id", "scope", "content", "status", "certainty", "priority", "urgency", "progress",
@@ -38,20 +37,14 @@ class SqliteBDIStore:
 
     def add(self, node: BDINode) -> BDINode:
         """Insert a node and its outbox event."""
-        data = node.model_dump(mode="json")
         with self.db.write() as conn:
-            try:
-                conn.execute(
-                    f"INSERT INTO bdi_nodes({', '.join(_NODE_COLUMNS)}, updated_by) "
-                    f"VALUES ({', '.join(':' + c for c in _NODE_COLUMNS)}, :agent_id)",
-                    data,
-                )
-            except sqlite3.IntegrityError as exc:
-                raise integrity_error(exc, node.agent_id, node.uid) from exc
-            self.db.outbox(
-                conn, aggregate=node.kind.value, op="upsert", record_uid=node.uid, agent_id=node.agent_id,
-                scope=node.scope, payload=data,
-            )  # fmt: skip
+            self.db.insert_record(
+                conn,
+                f"INSERT INTO bdi_nodes({', '.join(_NODE_COLUMNS)}, updated_by) "
+                f"VALUES ({', '.join(':' + c for c in _NODE_COLUMNS)}, :agent_id)",
+                node,
+                aggregate=node.kind.value,
+            )
         return node
 
     def get(self, uid: str) -> BDINode:
@@ -110,7 +103,6 @@ class SqliteRelationStore:
     def link(self, relation: Relation) -> Relation:
         """Insert an edge whose ends exist and play the relation's roles."""
         ends = link_ends(relation)
-        data = relation.model_dump(mode="json")
         with self.db.write() as conn:
             for uid, role, allowed in ends:
                 info = self.node_info(uid)
@@ -122,18 +114,13 @@ class SqliteRelationStore:
                 raise ConflictError(
                     f"relation: {relation.source_uid} {relation.kind.value} {relation.target_uid} exists"
                 )
-            try:
-                conn.execute(
-                    "INSERT INTO relations(uid, kind, source_uid, target_uid, agent_id, scope, created_at) "
-                    "VALUES (:uid, :kind, :source_uid, :target_uid, :agent_id, :scope, :created_at)",
-                    data,
-                )
-            except sqlite3.IntegrityError as exc:
-                raise integrity_error(exc, relation.agent_id, relation.uid) from exc
-            self.db.outbox(
-                conn, aggregate="relation", op="upsert", record_uid=relation.uid, agent_id=relation.agent_id,
-                scope=relation.scope, payload=data,
-            )  # fmt: skip
+            self.db.insert_record(
+                conn,
+                "INSERT INTO relations(uid, kind, source_uid, target_uid, agent_id, scope, created_at) "
+                "VALUES (:uid, :kind, :source_uid, :target_uid, :agent_id, :scope, :created_at)",
+                relation,
+                aggregate="relation",
+            )
         return relation
 
     def unlink(self, uid: str, *, removed_by: str) -> None:
