@@ -42,12 +42,24 @@ def service(ctx: ToolContext) -> OntologyService:
     return OntologyService(ws.store, ws.scopes, ws.clock, ontology_dir(ctx) or ws.path / ONTOLOGY_DIR)
 
 
-def _readable(svc: OntologyService, uid: str, agent: str | None) -> OntologyProposal:
+def readable(svc: OntologyService, uid: str, agent: str | None) -> OntologyProposal:
     """The proposal, or NotFoundError when ``agent`` may not read its scope (as if it did not exist)."""
     proposal = svc.get(uid)
     if agent is not None and proposal.scope not in svc.scopes.readable(agent):
         raise NotFoundError(f"proposal: no proposal {uid!r} visible to {agent!r}")
     return proposal
+
+
+class ProposalInput(ToolInput):
+    """Base of the inputs naming one proposal."""
+
+    uid: Uid
+
+
+class ProposalOutcome(BaseModel):
+    """Base of the outputs about one proposal."""
+
+    uid: str = Field(description="The proposal's uid.")
 
 
 # ------------------------------------------------------------------------------------------ propose
@@ -97,18 +109,15 @@ def ontology_propose_concept(ctx: ToolContext, args: ProposeInput) -> OntologyPr
 # ------------------------------------------------------------------------------------------ validate
 
 
-class ValidateInput(ToolInput):
+class ValidateInput(ProposalInput):
     """Input of ``ontology_validate_proposal``; ``agent_id`` is the validator (default: the proposer)."""
 
     agent_id: str | None = Field(default=None, description="The validating agent (default: the proposer).")
 
-    uid: Uid
 
-
-class ValidationReport(BaseModel):
+class ValidationReport(ProposalOutcome):
     """The checks run on a proposal; ``valid`` when every one passed."""
 
-    uid: str = Field(description="The proposal's uid.")
     valid: bool = Field(description="True when every check passed (status validated), else status invalid.")
     checks: list[ValidationCheck] = Field(description="Every check with its outcome and message.")
 
@@ -125,7 +134,7 @@ def ontology_validate_proposal(ctx: ToolContext, args: ValidateInput) -> Validat
     """Validate a proposal."""
     svc = service(ctx)
     agent = optional_agent(ctx, args)
-    proposal = _readable(svc, args.uid, agent)
+    proposal = readable(svc, args.uid, agent)
     checks = svc.validate(args.uid, agent or proposal.proposed_by)
     return ValidationReport(uid=args.uid, valid=all(c.ok for c in checks), checks=checks)
 
@@ -133,10 +142,8 @@ def ontology_validate_proposal(ctx: ToolContext, args: ValidateInput) -> Validat
 # ------------------------------------------------------------------------------------------ merge
 
 
-class MergeInput(ToolInput):
+class MergeInput(ProposalInput):
     """Input of ``ontology_merge_approved``; ``agent_id`` is the approver."""
-
-    uid: Uid
 
 
 @tool(
@@ -150,7 +157,7 @@ def ontology_merge_approved(ctx: ToolContext, args: MergeInput) -> OntologyPropo
     """Merge a validated proposal."""
     svc = service(ctx)
     agent = ctx.agent_for(args)
-    _readable(svc, args.uid, agent)
+    readable(svc, args.uid, agent)
     return svc.merge(args.uid, agent)
 
 
@@ -228,11 +235,14 @@ def ontology_scaffold_domain(ctx: ToolContext, args: ScaffoldInput) -> ScaffoldR
 __all__ = [
     "ListInput",
     "MergeInput",
+    "ProposalInput",
     "ProposalList",
+    "ProposalOutcome",
     "ProposeInput",
     "ScaffoldInput",
     "ScaffoldResult",
     "ValidateInput",
     "ValidationReport",
+    "readable",
     "service",
 ]

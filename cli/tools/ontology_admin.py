@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from cli.tools.ontology import GROUP, Uid, service
+from cli.tools.ontology import GROUP, ProposalInput, ProposalOutcome, readable, service
 from cli.tools.overrides import optional_agent
 from cli.tools.registry import ToolContext, ToolInput, tool
-from kg.errors import InputError, NotFoundError
+from kg.errors import InputError
 from kg.models import MAX_CONTENT, OntologyProposal
 from kg.ontology.graphs import load_graph, ontology_files
 from kg.ontology.merge import FileCheck
@@ -23,35 +23,29 @@ from kg.ontology.typeql import to_typeql
 from kg.ontology.typeql_terms import Note
 
 
-def _proposal(ctx: ToolContext, args: ToolInput, uid: str) -> tuple[OntologyService, OntologyProposal, str | None]:
+def _proposal(ctx: ToolContext, args: ProposalInput) -> tuple[OntologyService, OntologyProposal, str | None]:
     """The service, the proposal and the acting agent (None: the operator); NotFoundError when the agent may not
     read the proposal's scope (as if it did not exist)."""
     svc, agent = service(ctx), optional_agent(ctx, args)
-    proposal = svc.get(uid)
-    if agent is not None and proposal.scope not in svc.scopes.readable(agent):
-        raise NotFoundError(f"proposal: no proposal {uid!r} visible to {agent!r}")
-    return svc, proposal, agent
+    return svc, readable(svc, args.uid, agent), agent
 
 
-class RejectInput(ToolInput):
+class RejectInput(ProposalInput):
     """Arguments of ``ontology_reject_proposal``; ``agent_id`` is who rejects (default: the proposer)."""
 
     agent_id: str | None = Field(default=None, description="The rejecting agent (default: the proposer).")
-    uid: Uid
     reason: str = Field(min_length=1, max_length=MAX_CONTENT, description="Why it is rejected (kept in its history).")
 
 
-class DiffInput(ToolInput):
+class DiffInput(ProposalInput):
     """Arguments of ``ontology_diff``."""
 
     agent_id: str | None = Field(default=None, description="Whose visibility applies (empty: the operator's).")
-    uid: Uid
 
 
-class ProposalDiff(BaseModel):
+class ProposalDiff(ProposalOutcome):
     """What merging a proposal would change in its domain file."""
 
-    uid: str = Field(description="The proposal's uid.")
     diff: str = Field(description="A unified diff of the domain file (empty when nothing would change).")
 
 
@@ -99,7 +93,7 @@ _TYPEQL = (
 @tool("ontology_reject_proposal", group=GROUP, description=_REJECT)
 def ontology_reject_proposal(ctx: ToolContext, args: RejectInput) -> OntologyProposal:
     """Reject a proposal the agent may read and whose scope it may write."""
-    svc, proposal, agent = _proposal(ctx, args, args.uid)
+    svc, proposal, agent = _proposal(ctx, args)
     if agent is not None:
         svc.scopes.check_write(agent, proposal.scope)
     return svc.reject(args.uid, agent or proposal.proposed_by, args.reason)
@@ -108,7 +102,7 @@ def ontology_reject_proposal(ctx: ToolContext, args: RejectInput) -> OntologyPro
 @tool("ontology_diff", group=GROUP, description=_DIFF)
 def ontology_diff(ctx: ToolContext, args: DiffInput) -> ProposalDiff:
     """The diff a merge of the proposal would make now."""
-    svc, _, _ = _proposal(ctx, args, args.uid)
+    svc, _, _ = _proposal(ctx, args)
     return ProposalDiff(uid=args.uid, diff=svc.diff(args.uid))
 
 

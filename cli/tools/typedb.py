@@ -93,11 +93,16 @@ class SyncSchemaInput(OperatorInput):
     )
 
 
-class SchemaSyncReport(BaseModel):
-    """What a schema sync did."""
+class ServerReport(BaseModel):
+    """Base of the reports of what a tool did on a TypeDB server: which server and database it did it on."""
 
     address: str
     database: str
+
+
+class SchemaSyncReport(ServerReport):
+    """What a schema sync did."""
+
     created: bool = Field(description="The database was created.")
     changed: bool = Field(description="The schema differs from the one last synced.")
     fingerprint: str = Field(description="SHA-256 of the schema queries.")
@@ -176,11 +181,9 @@ class SyncAgentDataInput(OperatorInput):
     )
 
 
-class PushResult(BaseModel):
+class PushResult(ServerReport):
     """What one push of the outbox did."""
 
-    address: str
-    database: str
     sent: int = Field(description="Events applied to TypeDB.")
     batches: int = Field(description="Transactions committed.")
     acknowledged: int = Field(description="Events newly acknowledged in the outbox.")
