@@ -101,18 +101,14 @@ class SqliteCaseStore:
             ).fetchone()
             if row is not None:
                 return Case.model_validate_json(row[0]), False
-            try:
-                conn.execute(
-                    "INSERT INTO cases(uid, agent_id, scope, situation_key, success, body, created_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (case.uid, case.agent_id, case.scope, situation_key, int(case.outcome.success),
-                     case.model_dump_json(), format_ts(case.created_at)),
-                )  # fmt: skip
-            except sqlite3.IntegrityError as exc:
-                raise integrity_error(exc, case.agent_id, case.uid) from exc
-            self.db.outbox(
-                conn, aggregate="case", op="upsert", record_uid=case.uid, agent_id=case.agent_id, scope=case.scope,
-                payload=case.model_dump(mode="json"),
+            self.db.insert_record(
+                conn,
+                "INSERT INTO cases(uid, agent_id, scope, situation_key, success, body, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                case,
+                aggregate="case",
+                params=(case.uid, case.agent_id, case.scope, situation_key, int(case.outcome.success),
+                        case.model_dump_json(), format_ts(case.created_at)),
             )  # fmt: skip
         return case, True
 
