@@ -91,7 +91,7 @@ class TermMapper:
     """pyoxigraph terms -> fact terms for one import, each distinct term mapped once."""
 
     def __init__(self) -> None:
-        self.nodes: dict[ox.NamedNode | ox.BlankNode, str] = {}
+        self.nodes: dict[ox.NamedNode | ox.BlankNode | ox.Triple, str] = {}  # a Triple is refused, never kept
         self.predicates: dict[ox.NamedNode, str] = {}
         #: literal -> (text, its datatype or "@" language: part of the duplicate key), None when blank
         self.literals: dict[ox.Literal, tuple[str, str] | None] = {}
@@ -145,7 +145,7 @@ class TermMapper:
                 else:
                     seen[(s, p, *mapped)] = None
             else:
-                seen[(s, p, nodes.get(obj) or self.node(obj), "")] = None  # type: ignore[arg-type]
+                seen[(s, p, nodes.get(obj) or self.node(obj), "")] = None
 
 
 def _quads(document: RdfDocument) -> Iterator[ox.Quad]:
