@@ -23,14 +23,12 @@ class SqliteProposalStore:
     def add(self, proposal: OntologyProposal) -> OntologyProposal:
         """Store a new proposal (with an outbox event); ConflictError if the uid is taken."""
         with self.db.write() as conn:
-            self.db.insert_record(
-                conn,
-                f"INSERT INTO ontology_proposals({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                proposal,
-                aggregate="proposal",
-                params=_row(proposal),
-                error=lambda exc: integrity_error(exc, proposal.agent_id, proposal.uid, "proposal"),
-            )
+            try:
+                conn.execute(f"INSERT INTO ontology_proposals({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                             _row(proposal))  # fmt: skip
+            except sqlite3.IntegrityError as exc:
+                raise integrity_error(exc, proposal.agent_id, proposal.uid, "proposal") from exc
+            self._event(conn, proposal)
         return proposal
 
     def get(self, uid: str) -> OntologyProposal:
