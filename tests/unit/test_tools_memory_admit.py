@@ -14,10 +14,10 @@ from click.testing import CliRunner
 from cli import tools
 from cli.main import cli
 from cli.tools.memory_admit import AdmitResult
-from kg.errors import InputError, ScopeError
+from kg.errors import ScopeError
 from kg.workspace import Workspace
 from tests.conftest import snapshot_workspace
-from tests.unit.tool_calls import call, spy_on
+from tests.unit.tool_calls import call, refused_unchanged, spy_on
 
 pytestmark = pytest.mark.usefixtures("no_embedder")
 BUDGET = "Maya's offsite budget is 18,500 euros including travel"
@@ -63,11 +63,7 @@ def test_a_dry_run_scores_and_a_write_dedups(ws: Workspace) -> None:
 def test_bad_input_is_one_line_naming_the_field_and_changes_nothing(
     ws: Workspace, arguments: dict[str, Any], field: str
 ) -> None:
-    before = snapshot_workspace(ws)
-    with pytest.raises(InputError) as error:
-        call(ws, "memory_admit", **arguments)
-    assert error.value.field.split(".")[0] == field and "\n" not in str(error.value), str(error.value)
-    assert snapshot_workspace(ws) == before
+    assert refused_unchanged(ws, "memory_admit", arguments).field.split(".")[0] == field
 
 
 def test_a_candidate_in_a_scope_the_agent_may_not_write_refuses_the_call(ws: Workspace) -> None:

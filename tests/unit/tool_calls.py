@@ -1,5 +1,6 @@
-"""What the tool tests share: ``call`` (a tool as agent ``a`` unless told, through :func:`cli.tools.call`), ``mabos``
-(the CLI on the workspace) and ``spy_on`` (which registry tools a command ran, to prove that it goes through the
+"""What the tool tests share: ``call`` (a tool as agent ``a`` unless told, through :func:`cli.tools.call`),
+``refused_unchanged`` (a bad call's one-line error, and proof that it changed nothing), ``mabos`` (the CLI on the
+workspace) and ``spy_on`` (which registry tools a command ran, to prove that it goes through the
 registry, with its validation and scope checks, rather than calling a service directly; the tools still run)."""
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from pydantic import BaseModel
 
 from cli import tools
 from cli.main import cli
+from kg.errors import InputError
 from kg.workspace import Workspace
+from tests.conftest import snapshot_workspace
 
 
 def call(ws: Workspace, name: str, /, **arguments: Any) -> Any:
@@ -22,6 +25,18 @@ def call(ws: Workspace, name: str, /, **arguments: Any) -> Any:
     result = tools.call(name, workspace=ws.path, **arguments)
     assert isinstance(result, BaseModel)
     return result
+
+
+def refused_unchanged(ws: Workspace, name: str, arguments: dict[str, Any]) -> InputError:
+    """The :class:`InputError` a bad call of tool ``name`` raises, checked to be one line "FIELD: RULE" and to leave
+    the workspace as it was (the test fails when the call succeeds or writes anything)."""
+    before = snapshot_workspace(ws)
+    with pytest.raises(InputError) as raised:
+        call(ws, name, **arguments)
+    message = str(raised.value)
+    assert message.startswith(f"{raised.value.field}: ") and "\n" not in message, message
+    assert snapshot_workspace(ws) == before, f"the refused call changed the workspace: {message}"
+    return raised.value
 
 
 def mabos(ws: Workspace, *args: str) -> Result:
