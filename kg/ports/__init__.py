@@ -25,7 +25,7 @@ from kg.ports.extraction import ExtractionFailedError, Extractor, Marks, Transac
 from kg.ports.facts import FactStore
 from kg.ports.graph import NODE_LIMIT, PATH_LIMIT, BDIStore, NodeFilter, PathSearch, RelationStore
 from kg.ports.graph_queries import GraphEdgeRow, GraphNodeRow, GraphQueryBackend, LineageRecordRow
-from kg.ports.memory import IndexQueue, MemoryStore, MemoryWriteResult, StoreLimits
+from kg.ports.memory import IndexQueue, MemoryStore, MemoryWrite, MemoryWriteResult, StoreLimits
 from kg.ports.ontology import ProposalStore
 from kg.ports.outbox import OutboxStore
 from kg.ports.reasoning import CaseStore, RuleStore
@@ -55,6 +55,7 @@ __all__ = [
     "LineageRecordRow",
     "Marks",
     "MemoryStore",
+    "MemoryWrite",
     "MemoryWriteResult",
     "NodeFilter",
     "OutboxStore",

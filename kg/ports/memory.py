@@ -6,7 +6,7 @@ import builtins
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, Required, TypedDict, Unpack
 
 from kg.models import (
     MemoryItem,
@@ -31,17 +31,19 @@ class MemoryWriteResult:
     archived: tuple[str, ...] = ()
 
 
+class MemoryWrite(TypedDict, total=False):
+    """How :meth:`MemoryStore.add` writes: the capacity rules ``limits`` (required) applied at ``now`` (required),
+    and ``updates``, field changes of stored items (as :meth:`MemoryStore.update`; default none)."""
+
+    limits: Required[StoreLimits]
+    now: Required[datetime]
+    updates: Sequence[tuple[str, dict[str, Any]]]
+
+
 class MemoryStore(Protocol):
     """Memory items in the working, short-term and long-term stores."""
 
-    def add(
-        self,
-        items: Sequence[MemoryItem],
-        *,
-        limits: StoreLimits,
-        now: datetime,
-        updates: Sequence[tuple[str, dict[str, Any]]] = (),
-    ) -> MemoryWriteResult:
+    def add(self, items: Sequence[MemoryItem], **write: Unpack[MemoryWrite]) -> MemoryWriteResult:
         """Insert items and apply ``updates`` (see :meth:`update`), then in the same transaction, per
         owning agent: archive expired short-term items,
         demote the oldest working items past capacity to short-term (with a fresh TTL), and archive the

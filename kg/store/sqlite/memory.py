@@ -7,11 +7,11 @@ import json
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Unpack
 
 from kg.errors import InputError, NotFoundError
 from kg.models import MemoryItem, MemoryQuery, MemoryStoreKind, MemoryType, Tier, format_ts
-from kg.ports import MemoryWriteResult, StoreLimits
+from kg.ports import MemoryWrite, MemoryWriteResult, StoreLimits
 from kg.store.sqlite.db import Database, marks, ordered_ids
 from kg.store.sqlite.facts import exact_doubles, register_json_real
 from kg.store.sqlite.term_stats import ROW_WINDOW, TermStats
@@ -66,15 +66,9 @@ class SqliteMemoryStore:
 
     # ------------------------------------------------------------------ writes
 
-    def add(
-        self,
-        items: Sequence[MemoryItem],
-        *,
-        limits: StoreLimits,
-        now: datetime,
-        updates: Sequence[tuple[str, dict[str, Any]]] = (),
-    ) -> MemoryWriteResult:
+    def add(self, items: Sequence[MemoryItem], **write: Unpack[MemoryWrite]) -> MemoryWriteResult:
         """Insert items, apply ``updates`` and the capacity rules for the owners, in one transaction."""
+        limits, now, updates = write["limits"], write["now"], write.get("updates", ())
         if not items and not updates:
             return MemoryWriteResult()
         with self.db.write() as conn:
