@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from cli.tools.registry import ToolContext, ToolInput, tool
+from cli.tools.registry import ToolContext, ToolInput, token_count, tool
 from kg.conversation.assemble import AssembledContext
 from kg.conversation.tools import (
     EXPAND_DEPTH,
@@ -143,14 +143,11 @@ class AssembleInput(ToolInput):
     """Arguments of ``context_assemble``."""
 
     session_key: str = Field(description="The session (conversation) key.")
-    budget: int | None = Field(default=None, ge=1, le=MAX_BUDGET,
-                               description="Tokens for the history. Give this or window, not both.")  # fmt: skip
-    window: int | None = Field(
-        default=None,
-        ge=1,
-        le=MAX_BUDGET,
-        description="The model's whole context window in tokens: the history gets its share (the split is returned "
-        "as allocation). Give this or budget, not both.",
+    budget: int | None = token_count(MAX_BUDGET, "Tokens for the history. Give this or window, not both.")
+    window: int | None = token_count(
+        MAX_BUDGET,
+        "The model's whole context window in tokens: the history gets its share (the split is returned as "
+        "allocation). Give this or budget, not both.",
     )
     prompt: str | None = Field(default=None, description="Choose older context by relevance to this text.")
 

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from cli.tools.registry import ToolContext, ToolInput, tool
+from cli.tools.registry import ToolContext, ToolInput, token_count, tool
 from kg.conversation.compaction_models import CompactionReport
 from kg.conversation.service import MAX_INGEST, IngestResult
 from kg.extraction.workspace import auto_extract
@@ -70,12 +70,10 @@ class ConversationCompactInput(ToolInput):
     """Arguments of ``conversation_compact``."""
 
     session_key: SessionKey = Field(description="The session (conversation) key.")
-    budget: int | None = Field(
-        default=None,
-        ge=1,
-        le=MAX_BUDGET,
-        description="The model's context window in tokens: compact only when the context is over 75% of it (or the "
-        "R3 flush rule fires). Without it, compaction always runs.",
+    budget: int | None = token_count(
+        MAX_BUDGET,
+        "The model's context window in tokens: compact only when the context is over 75% of it (or the R3 flush rule "
+        "fires). Without it, compaction always runs.",
     )
     force: bool = Field(default=False, description="Condense with fan-out 2 as far as it goes.")
 

@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from cli.tools.registry import ToolContext, ToolInput, tool
+from cli.tools.registry import ToolContext, ToolInput, token_count, tool
 from kg.conversation.budget import allocate
 from kg.errors import BackendUnavailableError, CorruptStoreError, InputError
 from kg.memory import consolidation
@@ -127,18 +127,13 @@ class RecallInput(ToolInput):
         default=None, description="Only items that existed then and were not yet archived (ISO-8601; naive = UTC)."
     )
     include_archived: bool = Field(default=False, description="Also recall archived items.")
-    max_tokens: int | None = Field(
-        default=None,
-        ge=1,
-        le=MAX_RECALL_TOKENS,
-        description="Keep the best hits whose contents fit in this many tokens.",
+    max_tokens: int | None = token_count(
+        MAX_RECALL_TOKENS, "Keep the best hits whose contents fit in this many tokens."
     )
-    window: int | None = Field(
-        default=None,
-        ge=1,
-        le=MAX_WINDOW,
-        description="The model's whole context window: the token budget becomes its retrieved-memory share (20%); "
-        "overrides max_tokens.",
+    window: int | None = token_count(
+        MAX_WINDOW,
+        "The model's whole context window: the token budget becomes its retrieved-memory share (20%); overrides "
+        "max_tokens.",
     )
     scope: str | None = Field(default=None, description="Only this readable scope (default: all the agent may read).")
 

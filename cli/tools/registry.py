@@ -109,6 +109,11 @@ class ToolInput(BaseModel):
         return data
 
 
+def token_count(most: int, description: str) -> Any:
+    """An optional input field counting tokens (a budget or a model's context window): absent, or 1..``most``."""
+    return Field(default=None, ge=1, le=most, description=description)
+
+
 def _surrogate(value: Any) -> str | None:
     """The first lone surrogate in a string, or in the strings, keys and values of a list or dict; else None."""
     if isinstance(value, str):
@@ -293,4 +298,16 @@ def context(path: Path | str | None = None, *, agent: str | None = None) -> Iter
         ctx.close()
 
 
-__all__ = ["REGISTRY", "SEED_TOOL_NAMES", "Tool", "ToolContext", "ToolInput", "context", "get", "run", "tool"]
+__all__ = [
+    "REGISTRY",
+    "SEED_TOOL_NAMES",
+    "Registrar",
+    "Tool",
+    "ToolContext",
+    "ToolInput",
+    "context",
+    "get",
+    "run",
+    "token_count",
+    "tool",
+]
