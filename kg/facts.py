@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from itertools import islice
 from operator import itemgetter
-from typing import Any
+from typing import Any, NamedTuple, cast
 
 from pydantic import Field
 
@@ -15,6 +16,7 @@ from kg.errors import InputError, NotFoundError
 from kg.facts_fast import agent_ok, fast_fact, gc_paused
 from kg.models import AssertOutcome, AssertStatus, Fact, FactInput, FactQuery, Model, parse
 from kg.ports import GraphStore
+from kg.ports.facts import PreparedFacts
 from kg.scopes import ScopePolicy
 
 DEFAULT_BATCH = 5_000
@@ -43,6 +45,11 @@ class BulkResult(Model):
     updated: int = 0
     unchanged: int = 0
     uids: list[str] = Field(default_factory=list)
+
+
+class _Screened(NamedTuple):
+    inputs: list[FactInput | None]
+    prepared: PreparedFacts | None
 
 
 def _batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
@@ -77,35 +84,79 @@ class FactService:
         Each batch is validated whole before it is written. A bad item raises :class:`InputError` naming it
         (``facts[1234].confidence``): its batch and every later one are not written, earlier batches stay
         committed (re-asserting them is harmless: identical facts come back ``unchanged``).
+
+        With more than one batch, the next batch is screened (the fast path's checks, the store's row
+        building: CPU only, no store access) in a helper thread while this thread writes the current one;
+        SQLite releases the GIL while it inserts. Anything the screen does not accept, and every error, is
+        handled here, in order, after the earlier batch's commit, so the outcome is that of one batch after
+        the other.
         """
         if not 1 <= batch_size <= 100_000:
             raise InputError("batch_size", "must be between 1 and 100000")
-        writable = set(self.policy.readable(agent_id))  # also refuses an unknown agent
+        writable = frozenset(self.policy.readable(agent_id))  # also refuses an unknown agent
         fast = agent_ok(agent_id)
         result = BulkResult()
-        for number, batch in enumerate(_batches(facts, batch_size)):
+        batches = _batches(facts, batch_size)
+        pool: ThreadPoolExecutor | None = None
+        try:
             with gc_paused():  # a batch allocates ~10 objects per fact, none of them in a cycle
-                inputs = self._inputs(agent_id, batch, writable, number * batch_size, fast=fast)
-                outcomes: list[AssertOutcome] = self.store.facts.assert_many(inputs, asserted_by=agent_id)
-            statuses = Counter(map(_status, outcomes))
-            result.created += statuses[AssertStatus.CREATED]
-            result.updated += statuses[AssertStatus.UPDATED]
-            result.unchanged += statuses[AssertStatus.UNCHANGED]
-            if keep_uids:
-                result.uids.extend(outcome.uid for outcome in outcomes)
+                first = next(batches, None)
+                if first is None:
+                    return result
+                current = self._ready(agent_id, first, 0, self._screen(agent_id, first, writable, fast))
+                number = 0
+                while True:
+                    try:
+                        batch = next(batches, None)
+                    except BaseException:  # the caller's source failed: what it gave whole is still written
+                        self._count(result, self.store.facts.assert_prepared(current), keep_uids=keep_uids)
+                        raise
+                    if batch is None:
+                        break
+                    number += 1
+                    pool = pool or ThreadPoolExecutor(1, thread_name_prefix="mabos-facts-screen")
+                    ahead = pool.submit(self._screen, agent_id, batch, writable, fast)
+                    self._count(result, self.store.facts.assert_prepared(current), keep_uids=keep_uids)
+                    current = self._ready(agent_id, batch, number * batch_size, ahead.result())
+                self._count(result, self.store.facts.assert_prepared(current), keep_uids=keep_uids)
+        finally:
+            if pool is not None:
+                pool.shutdown(wait=True)  # the screen touches no store: it ends on its own
         return result
 
-    def _inputs(
-        self, agent_id: str, batch: list[Any], writable: set[str], offset: int, *, fast: bool
-    ) -> list[FactInput]:
-        """Validate a batch: plain dicts through :func:`fast_fact`, the rest (and its refusals) through the model."""
-        inputs = []
-        for i, item in enumerate(batch):
-            fact = fast_fact(agent_id, item) if fast and type(item) is dict else None
-            if fact is None or fact.scope not in writable:
-                fact = self._item(agent_id, item, writable, offset + i)
-            inputs.append(fact)
-        return inputs
+    @staticmethod
+    def _count(result: BulkResult, outcomes: list[AssertOutcome], *, keep_uids: bool) -> None:
+        statuses = Counter(map(_status, outcomes))
+        result.created += statuses[AssertStatus.CREATED]
+        result.updated += statuses[AssertStatus.UPDATED]
+        result.unchanged += statuses[AssertStatus.UNCHANGED]
+        if keep_uids:
+            result.uids.extend(outcome.uid for outcome in outcomes)
+
+    def _screen(self, agent_id: str, batch: list[Any], writable: frozenset[str], fast: bool) -> _Screened:
+        """The items the fast path accepts into writable scopes (None for the rest) and, when that is every
+        item, the store's prepared batch. CPU only (safe in the helper thread): no store access, no error."""
+        inputs: list[FactInput | None] = []
+        for item in batch:
+            if fast and type(item) is dict:
+                fact = fast_fact(agent_id, item)
+            else:
+                fact = item if type(item) is FactInput and item.agent_id == agent_id else None
+            inputs.append(fact if fact is not None and fact.scope in writable else None)
+        if None in inputs:
+            return _Screened(inputs, None)
+        return _Screened(inputs, self.store.facts.prepare(cast(list[FactInput], inputs), asserted_by=agent_id))
+
+    def _ready(self, agent_id: str, batch: list[Any], offset: int, screened: _Screened) -> PreparedFacts:
+        """The batch validated whole (the model path for what the screen left, with its errors) and prepared."""
+        if screened.prepared is not None:
+            return screened.prepared
+        writable = set(self.policy.readable(agent_id))
+        inputs = [
+            fact if fact is not None else self._item(agent_id, item, writable, offset + i)
+            for i, (fact, item) in enumerate(zip(screened.inputs, batch, strict=True))
+        ]
+        return self.store.facts.prepare(inputs, asserted_by=agent_id)
 
     def _item(self, agent_id: str, item: FactInput | dict[str, Any], writable: set[str], index: int) -> FactInput:
         try:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from kg.models import (
     AssertOutcome,
@@ -16,11 +17,35 @@ from kg.models import (
 )
 
 
+@dataclass(frozen=True, slots=True)
+class PreparedFacts:
+    """A batch of validated facts made ready for one store's write by :meth:`FactStore.prepare`.
+
+    ``payload`` is the adapter's own (its row tuples, say); only the adapter that prepared it may write it.
+    """
+
+    facts: Sequence[FactInput]
+    asserted_by: str
+    payload: Any = None
+
+
 class FactStore(Protocol):
     """Facts with world-time validity, system-time history and lineage."""
 
     def assert_many(self, facts: Sequence[FactInput], *, asserted_by: str) -> builtins.list[AssertOutcome]:
         """Upsert facts in one transaction: an identical live (scope, s, p, o) is updated."""
+        ...
+
+    def prepare(self, facts: Sequence[FactInput], *, asserted_by: str) -> PreparedFacts:
+        """The CPU-only part of :meth:`assert_many` (no I/O, no lock; safe in another thread): row building.
+
+        ``assert_prepared(prepare(facts, asserted_by=a))`` is ``assert_many(facts, asserted_by=a)``; a bulk
+        caller prepares the next batch while the store writes the current one.
+        """
+        ...
+
+    def assert_prepared(self, prepared: PreparedFacts) -> builtins.list[AssertOutcome]:
+        """Write a batch from :meth:`prepare` in one transaction (the upsert of :meth:`assert_many`)."""
         ...
 
     def retract(

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
-from typing import Any
+from operator import itemgetter
+from typing import Any, NamedTuple
 
 from kg.errors import InputError, NotFoundError
 from kg.ids import new_ids
@@ -19,6 +21,7 @@ from kg.models import (
     ObjectKind,
     format_ts,
 )
+from kg.ports.facts import PreparedFacts
 from kg.store.sqlite.db import Database, in_clause
 from kg.store.sqlite.facts_sql import (
     CHANGED_EVENT,
@@ -27,9 +30,12 @@ from kg.store.sqlite.facts_sql import (
     INDEX_CREATED,
     INSERT_LINEAGE,
     INSERT_NEW,
+    PREPARED_FIELDS,
+    ROW_FIELDS,
     UPSERT,
     as_of_source,
     exact_doubles,
+    insert_from_json,
     json_real,
     pattern_clause,
     register_json_real,
@@ -40,6 +46,35 @@ __all__ = ["SqliteFactStore", "exact_doubles", "json_real", "pattern_clause", "r
 
 _KIND_TEXT: dict[ObjectKind | None, str] = {kind: kind.value for kind in ObjectKind}
 _new_outcome = tuple.__new__
+_CONFIDENCE = PREPARED_FIELDS.index("confidence")
+
+
+# Doubles whose decimal text SQLite's own reader (sqlite3AtoF, used by CAST) rounds to a neighbour of the
+# double; a JSON reader that returns all of them exactly reads numbers with the C library's correctly rounded
+# strtod, and prepared batches travel as JSON. Otherwise rows are bound one by one (executemany).
+_JSON_PROBE = (0.707056753354459, 0.940030237150629, 0.610096720368348, 0.30000000000000004, 5e-324)
+
+
+def json_reads_doubles_exactly(conn: sqlite3.Connection) -> bool:
+    """Whether ``json_each`` on ``conn`` gives back every probe double exactly."""
+    try:
+        got = [r[0] for r in conn.execute("SELECT value FROM json_each(?)", (json.dumps(_JSON_PROBE),))]
+    except sqlite3.Error:  # no JSON functions in this SQLite
+        return False
+    return got == list(_JSON_PROBE) and all(type(v) is float for v in got)
+
+
+class _Prepared(NamedTuple):
+    rows: list[tuple[Any, ...]]  # PREPARED_FIELDS
+    json: str | None  # the fields that vary of each row, as one JSON array, when SQLite reads it exactly
+    in_json: tuple[int, ...]  # which fields (PREPARED_FIELDS positions) the JSON rows hold
+    constants: tuple[Any, ...]  # the value of each other field, one for the whole batch
+    agents: set[str]
+
+
+def _full(row: tuple[Any, ...], now: str, asserted_by: str) -> tuple[Any, ...]:
+    """A prepared row as the parameters of INSERT_FIELDS (created_at, updated_at, updated_by bound in)."""
+    return (*row[:11], now, now, asserted_by, *row[11:])
 
 
 class SqliteFactStore:
@@ -48,22 +83,58 @@ class SqliteFactStore:
     def __init__(self, db: Database) -> None:
         self.db = db
         register_json_real(db.conn)
+        self._json_exact = json_reads_doubles_exactly(db.conn)
 
     # ------------------------------------------------------------------ writes
 
     def assert_many(self, facts: Sequence[FactInput], *, asserted_by: str) -> list[AssertOutcome]:
-        """Upsert ``facts`` in one transaction (with their outbox events).
+        """Upsert ``facts`` in one transaction (with their outbox events): :meth:`prepare`, then write."""
+        return self.assert_prepared(self.prepare(facts, asserted_by=asserted_by))
 
-        Same result as asserting them one by one: rows whose (scope, s, p, o) is not live yet go in
-        with one ``executemany``; the others (already live, or repeated inside the batch) then take the
-        per-row upsert path in their original order, after the creation events.
+    def prepare(self, facts: Sequence[FactInput], *, asserted_by: str) -> PreparedFacts:
+        """Row tuples with fresh uids (one id reservation for the batch) and, when SQLite reads JSON numbers
+        exactly, the batch as one JSON array for :data:`INSERT_NEW_JSON`. CPU only: no statement, no lock."""
+        rows = self._rows(facts)
+        agents = {fact.agent_id for fact in facts}
+        if not rows or not self._json_exact:
+            return PreparedFacts(facts, asserted_by, _Prepared(rows, None, (), (), agents))
+        in_json, constants = list(ROW_FIELDS), []
+        for i in range(len(PREPARED_FIELDS)):
+            if i in ROW_FIELDS:
+                continue
+            column = [row[i] for row in rows]
+            first = column[0]
+            # a confidence only when it is 1.0 throughout (== would take -0.0 for 0.0)
+            if column.count(first) == len(column) and (i != _CONFIDENCE or first == 1.0):
+                constants.append(first)
+            else:
+                in_json.append(i)
+        in_json.sort()
+        pick = itemgetter(*in_json)
+        payload = json.dumps(list(map(pick, rows)), ensure_ascii=False, allow_nan=False)
+        return PreparedFacts(facts, asserted_by, _Prepared(rows, payload, tuple(in_json), tuple(constants), agents))
+
+    def assert_prepared(self, prepared: PreparedFacts) -> list[AssertOutcome]:
+        """Write a prepared batch in one transaction.
+
+        Same result as asserting the facts one by one: rows whose (scope, s, p, o) is not live yet go in with
+        one statement; the others (already live, or repeated inside the batch) then take the per-row upsert
+        path in their original order, after the creation events.
         """
+        batch = prepared.payload
+        if not isinstance(batch, _Prepared):
+            raise InputError("prepared", "was not prepared by this store")
+        facts, rows, asserted_by = prepared.facts, batch.rows, prepared.asserted_by
         with self.db.write() as conn:
-            self._check_agents(conn, {fact.agent_id for fact in facts})
+            self._check_agents(conn, batch.agents)
             now = self.db.now()
             last_seq = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM facts").fetchone()[0]
-            rows = self._rows(facts, asserted_by, now)
-            if conn.executemany(INSERT_NEW, rows).rowcount == len(rows):  # the bulk-load case: every row new
+            if batch.json is not None:
+                sql = insert_from_json(batch.in_json)
+                count = conn.execute(sql, (batch.json, now, asserted_by, *batch.constants)).rowcount
+            else:
+                count = conn.executemany(INSERT_NEW, [_full(row, now, asserted_by) for row in rows]).rowcount
+            if count == len(rows):  # the bulk-load case: every row new
                 inserted = None
             else:
                 inserted = {r[0] for r in conn.execute("SELECT uid FROM facts WHERE seq > ?", (last_seq,))}
@@ -80,7 +151,7 @@ class SqliteFactStore:
                 if inserted is None
                 else [
                     AssertOutcome(row[0], created) if row[0] in inserted
-                    else self._upsert_one(conn, fact, row, asserted_by, now)
+                    else self._upsert_one(conn, fact, _full(row, now, asserted_by), asserted_by, now)
                     for fact, row in zip(facts, rows, strict=True)
                 ]
             )  # fmt: skip
@@ -102,8 +173,8 @@ class SqliteFactStore:
             raise NotFoundError(f"agent_id: no agent {missing[0]!r}")
 
     @staticmethod
-    def _rows(facts: Sequence[FactInput], asserted_by: str, now: str) -> list[tuple[Any, ...]]:
-        """The insert parameters of each fact, with fresh uids (one id reservation for the batch)."""
+    def _rows(facts: Sequence[FactInput]) -> list[tuple[Any, ...]]:
+        """The prepared row of each fact (:data:`PREPARED_FIELDS`), with fresh uids."""
         for fact in facts:
             if fact.object_kind is None or fact.scope is None:  # FactInput fills both; model_construct may not
                 raise InputError("fact", "object_kind and scope must be set")
@@ -112,7 +183,7 @@ class SqliteFactStore:
             (
                 uid, f.agent_id, f.scope, f.subject, f.predicate, f.object, kinds[f.object_kind], f.confidence,
                 f.source, None if f.valid_from is None else format_ts(f.valid_from),
-                None if f.valid_until is None else format_ts(f.valid_until), now, now, asserted_by, f.rule_id,
+                None if f.valid_until is None else format_ts(f.valid_until), f.rule_id,
                 1 if f.rule_id or f.derived_from else 0,
             )
             for uid, f in zip(new_ids("fact", len(facts)), facts, strict=True)

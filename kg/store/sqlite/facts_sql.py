@@ -8,6 +8,7 @@ lineage gets a compact outbox event (payload ``''``, expanded by the ``outbox`` 
 from __future__ import annotations
 
 import sqlite3
+from functools import lru_cache
 from typing import Any
 
 from kg.models import pattern_parts
@@ -23,6 +24,41 @@ INSERT_FIELDS = (
 )  # fmt: skip
 _INSERT = f"INSERT INTO facts({', '.join(INSERT_FIELDS)}) VALUES ({', '.join('?' * len(INSERT_FIELDS))})"
 INSERT_NEW = _INSERT + " ON CONFLICT(scope, subject, predicate, object) WHERE retracted_at IS NULL DO NOTHING"
+#: The fields of a prepared row (the adapter's ``prepare``): INSERT_FIELDS without the transaction's time and
+#: writer (created_at, updated_at, updated_by), which are bound when the batch is written.
+PREPARED_FIELDS = tuple(f for f in INSERT_FIELDS if f not in ("created_at", "updated_at", "updated_by"))
+#: Prepared fields that always differ from row to row (the others may be one value for a whole batch).
+ROW_FIELDS = (0, 3, 4, 5)  # uid, subject, predicate, object
+
+
+@lru_cache(maxsize=64)
+def insert_from_json(in_json: tuple[int, ...]) -> str:
+    """INSERT_NEW for a whole batch in one statement, its rows read from one JSON array.
+
+    ``in_json``: the PREPARED_FIELDS positions each JSON row holds, in order; every other prepared field is one
+    value for the whole batch, bound after them. Parameters: the JSON array, now, asserted_by, then those
+    values in PREPARED_FIELDS order. One ``sqlite3_step`` inserts every row, so Python's GIL is released for
+    all of it (executemany takes it back for every row) and the caller's next batch is screened meanwhile; and
+    SQLite reads only the columns that vary (binding 16 values per row cost more than reading 4 to 7 from
+    JSON). Rows go in in array order (json_each's order); ``WHERE true`` is SQLite's rule for an upsert
+    clause after a SELECT.
+    """
+    constants = [i for i in range(len(PREPARED_FIELDS)) if i not in in_json]
+    values = []
+    for field in INSERT_FIELDS:
+        if field in ("created_at", "updated_at"):
+            values.append("?2")
+        elif field == "updated_by":
+            values.append("?3")
+        else:
+            i = PREPARED_FIELDS.index(field)
+            values.append(f"value ->> {in_json.index(i)}" if i in in_json else f"?{4 + constants.index(i)}")
+    return (
+        f"INSERT INTO facts({', '.join(INSERT_FIELDS)}) SELECT {', '.join(values)} FROM json_each(?1) WHERE true "
+        "ON CONFLICT(scope, subject, predicate, object) WHERE retracted_at IS NULL DO NOTHING"
+    )
+
+
 INSERT_LINEAGE = "INSERT OR IGNORE INTO lineage(child_uid, parent_uid, position) VALUES (?, ?, ?)"
 UPSERT = (
     _INSERT
