@@ -13,26 +13,32 @@ import functools
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
 import click
+from click.decorators import FC
 from pydantic import BaseModel
 from rich.console import Console, RenderableType
 
-from cli.tools.registry import ToolContext
+from cli.tools.overrides import CommandContext
+from cli.tools.registry import run
 from kg.errors import InputError
 from kg.models import to_utc
 from kg.workspace import Workspace, default_path, open_workspace
+from sync.replay import PushReport
 from sync.write_through import WriteThrough, attach
 
 P = ParamSpec("P")
 R = TypeVar("R")
+M = TypeVar("M", bound=BaseModel)
 
 WORKSPACE_KEY = "mabos.workspace"
 JSON_KEY = "mabos.json"
+ONTOLOGY_DIR_KEY = "mabos.ontology_dir"
+TYPEDB_KEY = "mabos.typedb"
 PIPE_WIDTH = 160  # rich's width when stdout is not a terminal (so ids are never cut)
 
 
@@ -54,30 +60,41 @@ class IsoDatetime(click.ParamType[datetime]):
 ISO_DATETIME = IsoDatetime()
 
 
-def _remember(key: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
-    def callback(ctx: click.Context, _param: click.Parameter, value: Any) -> Any:
+def _session_option(*names: str, key: str, **attrs: Any) -> Callable[[FC], FC]:
+    """An option the command body never sees: its value waits in ``ctx.meta[key]`` for the :class:`Session`."""
+
+    def remember(ctx: click.Context, _param: click.Parameter, value: Any) -> Any:
         if value not in (None, False):
             ctx.meta[key] = value
         return value
 
-    return callback
+    return click.option(*names, expose_value=False, callback=remember, **attrs)
 
 
-workspace_option = click.option(
+workspace_option = _session_option(
     "--workspace",
+    key=WORKSPACE_KEY,
     type=click.Path(path_type=Path),
     default=None,
-    expose_value=False,
-    callback=_remember(WORKSPACE_KEY),
     help="Workspace directory [env MABOS_WORKSPACE; default ./mabos-workspace].",
 )
-json_option = click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    expose_value=False,
-    callback=_remember(JSON_KEY),
-    help="Print machine-readable JSON on stdout (and nothing else).",
+json_option = _session_option(
+    "--json", "as_json", key=JSON_KEY, is_flag=True, help="Print machine-readable JSON on stdout (and nothing else)."
+)
+# Operator options: the session hands them to every tool the command runs (cli/tools/overrides.py), never as tool input.
+ontology_dir_option = _session_option(
+    "--ontology-dir",
+    key=ONTOLOGY_DIR_KEY,
+    default=None,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The ontology folder (default: the workspace's ontologies/).",
+)
+typedb_option = _session_option(
+    "--typedb",
+    key=TYPEDB_KEY,
+    default=None,
+    metavar="HOST:PORT",
+    help="TypeDB server [env MABOS_TYPEDB_ADDRESS; else [typedb] address in mabos.toml].",
 )
 agent_option = click.option("--agent", "-a", required=True, metavar="AGENT", help="The acting agent's id.")
 scope_option = click.option("--scope", default=None, help="Scope such as global, agent:<id> or project:<name>.")
@@ -115,6 +132,18 @@ class Session:
         return Path(value) if value is not None else None
 
     @property
+    def ontology_dir(self) -> Path | None:
+        """The ``--ontology-dir`` given, if any (None: the workspace's ``ontologies/``)."""
+        value = self.ctx.meta.get(ONTOLOGY_DIR_KEY)
+        return Path(value) if value is not None else None
+
+    @property
+    def typedb(self) -> str | None:
+        """The ``--typedb`` address given, if any (None: ``MABOS_TYPEDB_ADDRESS`` or ``mabos.toml``)."""
+        value = self.ctx.meta.get(TYPEDB_KEY)
+        return str(value) if value is not None else None
+
+    @property
     def path(self) -> Path:
         """``--workspace``, else ``$MABOS_WORKSPACE``, else ``./mabos-workspace``."""
         return self.explicit_path or default_path()
@@ -133,9 +162,23 @@ class Session:
                 self.ctx.call_on_close(lambda: _finish_write_through(writer))
         return self._workspace
 
-    def tools(self) -> ToolContext:
-        """A tool context on this command's workspace (CLI commands run registry tools through it)."""
-        return ToolContext(workspace_obj=self.workspace())
+    def tools(self, progress: Callable[[PushReport], None] | None = None) -> CommandContext:
+        """A tool context on this command's workspace with its operator options (``--ontology-dir``, ``--typedb``
+        and ``progress``, called after each pushed batch). CLI commands run registry tools through it."""
+        return CommandContext(workspace_obj=self.workspace(), ontology_dir=self.ontology_dir, typedb=self.typedb,
+                              progress=progress)  # fmt: skip
+
+    def run(
+        self,
+        tool: str,
+        args: Mapping[str, Any] | BaseModel,
+        result: type[M],
+        *,
+        progress: Callable[[PushReport], None] | None = None,
+    ) -> M:
+        """Run registry tool ``tool`` in :meth:`tools`; ``result`` is the tool's output model, which the command
+        renders."""
+        return cast(M, run(self.tools(progress), tool, args))
 
     def adopt(self, workspace: Workspace) -> Workspace:
         """Take over a workspace opened elsewhere (``init``) so it is closed with the command."""

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 import click
 
 from cli import render
 from cli.common import ISO_DATETIME, Session, agent_option, example, mabos_options, scope_option
 from cli.tools.bdi import BdiNodes
-from cli.tools.registry import run
 from kg.ids import PREFIXES
 from kg.models import NODE_STATUSES, BDINode, HierarchyLevel, NodeKind
 
@@ -90,7 +89,7 @@ def _add(spec: KindSpec) -> click.Command:
     @mabos_options
     def add(out: Session, /, *, agent: str, content: str, scope: str | None, **fields: Any) -> None:
         arguments = {"agent_id": agent, "kind": spec.kind.value, "content": content, "scope": scope, **fields}
-        node = cast(BDINode, run(out.tools(), "bdi_add", arguments))
+        node = out.run("bdi_add", arguments, BDINode)
         out.emit(node, render.node_line("Created", node))
 
     command = _with_fields(spec, spec.fields, f"Initial status (default {spec.statuses[0]}).")(scope_option(add))
@@ -102,7 +101,7 @@ def _add(spec: KindSpec) -> click.Command:
 def _list(spec: KindSpec) -> click.Command:
     @mabos_options
     def list_(out: Session, /, *, agent: str, **filters: Any) -> None:
-        found = cast(BdiNodes, run(out.tools(), "bdi_list", {"agent_id": agent, "kind": spec.kind.value, **filters}))
+        found = out.run("bdi_list", {"agent_id": agent, "kind": spec.kind.value, **filters}, BdiNodes)
         nodes = found.nodes
         out.emit(nodes, render.nodes_table(f"{spec.group.capitalize()}s", nodes), render.count(nodes, spec.group))
 
@@ -118,7 +117,7 @@ def _update(spec: KindSpec) -> click.Command:
     @mabos_options
     def update(out: Session, /, *, agent: str, uid: str, **changes: Any) -> None:
         arguments = {"agent_id": agent, "uid": uid, "kind": spec.kind.value, **changes}
-        node = cast(BDINode, run(out.tools(), "bdi_update", arguments))
+        node = out.run("bdi_update", arguments, BDINode)
         out.emit(node, render.node_line("Updated", node))
 
     fields = spec.fields if "status" in spec.fields else (*spec.fields, "status")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import cast
 
 import click
 from rich.console import RenderableType
@@ -11,7 +10,6 @@ from rich.console import RenderableType
 from cli import render
 from cli.common import Session, example, mabos_options
 from cli.tools.graph import BdiCycleResults
-from cli.tools.registry import run
 from reasoning.bdi import CycleResult
 
 
@@ -69,5 +67,5 @@ def cycle(out: Session, /, *, agent: str | None, all_agents: bool) -> None:
     if (agent is None) == (not all_agents):
         raise click.UsageError("give either --agent AGENT or --all")
     arguments = {"all_agents": True} if all_agents else {"agent_id": agent}
-    results = cast(BdiCycleResults, run(out.tools(), "bdi_cycle", arguments)).results
+    results = out.run("bdi_cycle", arguments, BdiCycleResults).results
     out.emit(results if all_agents else results[0], *_render(results))

@@ -7,14 +7,13 @@ commands those of :mod:`cli.tools.conversation`.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
 import click
 
 from cli import render
 from cli.common import ISO_DATETIME, Session, agent_option, example, mabos_options, read_source
 from cli.tools.conversation_admin import Compacted, Ingested
-from cli.tools.registry import run
 from kg.conversation.assemble import AssembledContext
 from kg.conversation.tools import ExpandResult, GrepResult, SummaryDescription
 
@@ -46,7 +45,7 @@ def conversation() -> None:
 def ingest(out: Session, *, agent: str, session: str, source: str, title: str) -> None:
     text = read_source(source)
     arguments = {"agent_id": agent, "session_key": session, "jsonl": text, "title": title}
-    result = cast(Ingested, run(out.tools(), "conversation_ingest", arguments))
+    result = out.run("conversation_ingest", arguments, Ingested)
     verb = "created" if result.created else "appended to"
     done = render.done(f"{result.appended} messages ({result.tokens} tokens) {verb} {session} "
                        f"(seq {result.first_seq}-{result.last_seq})")  # fmt: skip
@@ -76,7 +75,7 @@ def _extracted(t: dict[str, Any] | None) -> list[Any]:
 @mabos_options
 def compact(out: Session, *, agent: str, session: str, budget: int | None, force: bool) -> None:
     arguments = {"agent_id": agent, "session_key": session, "budget": budget, "force": force}
-    report = cast(Compacted, run(out.tools(), "conversation_compact", arguments))
+    report = out.run("conversation_compact", arguments, Compacted)
     data = report.model_dump(mode="json", exclude={"extraction"})
     pairs = [(k, v) for k, v in data.items() if not isinstance(v, list | dict)]
     out.emit(data, render.key_values("Compaction", pairs), *_extracted(report.extraction))
@@ -102,8 +101,8 @@ def compact(out: Session, *, agent: str, session: str, budget: int | None, force
 @mabos_options
 def assemble(out: Session, *, agent: str, session: str, budget: int | None, window: int | None,
              prompt: str | None) -> None:  # fmt: skip
-    context = cast(AssembledContext, run(out.tools(), "context_assemble", {
-        "agent_id": agent, "session_key": session, "budget": budget, "window": window, "prompt": prompt}))  # fmt: skip
+    arguments = {"agent_id": agent, "session_key": session, "budget": budget, "window": window, "prompt": prompt}
+    context = out.run("context_assemble", arguments, AssembledContext)
     rows = [(i.kind, i.uid, i.role or (f"depth {i.depth}" if i.depth is not None else ""), i.tokens,
              _preview(i.content)) for i in context.items]  # fmt: skip
     summary = f"{len(context.items)} items, {context.total_tokens} of {context.budget_tokens} tokens"
@@ -134,9 +133,9 @@ def lcm() -> None:
 @mabos_options
 def grep(out: Session, *, agent: str, pattern: str, mode: str, scope: str, since: datetime | None,
          before: datetime | None, session: str | None, limit: int) -> None:  # fmt: skip
-    result = cast(GrepResult, run(out.tools(), "lcm_grep", {
-        "agent_id": agent, "pattern": pattern, "mode": mode, "scope": scope, "since": since, "before": before,
-        "limit": limit, "session_key": session}))  # fmt: skip
+    arguments = {"agent_id": agent, "pattern": pattern, "mode": mode, "scope": scope, "since": since,
+                 "before": before, "limit": limit, "session_key": session}  # fmt: skip
+    result = out.run("lcm_grep", arguments, GrepResult)
     rows = [(h.kind, h.uid, h.at, h.matches, _preview(h.snippet, 90)) for h in result.hits]
     lines: list[Any] = [render.table("Matches", ("kind", "uid", "at", "n", "snippet"), rows)]
     if result.truncated:
@@ -154,7 +153,7 @@ def grep(out: Session, *, agent: str, pattern: str, mode: str, scope: str, since
 @click.argument("summary_uid", metavar="SUMMARY_UID")
 @mabos_options
 def describe(out: Session, *, agent: str, summary_uid: str) -> None:
-    found = cast(SummaryDescription, run(out.tools(), "lcm_describe", {"agent_id": agent, "summary_uid": summary_uid}))
+    found = out.run("lcm_describe", {"agent_id": agent, "summary_uid": summary_uid}, SummaryDescription)
     data = found.model_dump(mode="json")
     pairs = [(k, _listed(v) if isinstance(v, list) else v) for k, v in data.items() if k != "content"]
     out.emit(found, render.key_values(summary_uid, pairs), found.content)
@@ -178,9 +177,9 @@ def _listed(values: list[Any], shown: int = 3) -> str:
 @mabos_options
 def expand(out: Session, *, agent: str, summary_uid: str, max_depth: int, include_messages: bool,
            max_tokens: int) -> None:  # fmt: skip
-    result = cast(ExpandResult, run(out.tools(), "lcm_expand", {
-        "agent_id": agent, "summary_uid": summary_uid, "max_depth": max_depth, "include_messages": include_messages,
-        "max_tokens": max_tokens}))  # fmt: skip
+    arguments = {"agent_id": agent, "summary_uid": summary_uid, "max_depth": max_depth,
+                 "include_messages": include_messages, "max_tokens": max_tokens}  # fmt: skip
+    result = out.run("lcm_expand", arguments, ExpandResult)
     rows = [(i.level, i.kind, i.uid, i.role or (f"depth {i.depth}" if i.depth is not None else ""), i.tokens,
              _preview(i.content)) for i in result.items]  # fmt: skip
     lines: list[Any] = [render.table("Expanded", ("level", "kind", "uid", "role/depth", "tokens", "content"), rows)]

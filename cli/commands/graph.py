@@ -7,7 +7,7 @@ render are operator commands outside the registry (docs/decisions/2026-11-26-cli
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
 import click
 
@@ -15,7 +15,6 @@ from cli import render
 from cli.common import ISO_DATETIME, Session, agent_option, example, mabos_options, scope_option
 from cli.tools.graph import GraphQueryAnswer
 from cli.tools.graph_links import PathList, RelationList
-from cli.tools.registry import run
 from cli.ui.graphview import DEFAULT_LIMIT
 from cli.ui.picture import FORMATS, write_picture
 from kg.models import Relation, RelationKind
@@ -50,7 +49,7 @@ def link(out: Session, *, agent: str, relation: str, source_uid: str, target_uid
       mabos graph link --agent sales-agent belief-supports-goal B-01J... G-01J...
     """
     arguments = {"agent_id": agent, "relation": relation, "source_uid": source_uid, "target_uid": target_uid}
-    edge = cast(Relation, run(out.tools(), "graph_link", {**arguments, "scope": scope}))
+    edge = out.run("graph_link", {**arguments, "scope": scope}, Relation)
     out.emit(edge, render.done(f"Linked {edge.source_uid} -[{edge.kind.value}]-> {edge.target_uid} ({edge.uid})"))
 
 
@@ -68,7 +67,7 @@ def relations(out: Session, *, agent: str, uid: str) -> None:
     \b
       mabos graph relations --agent sales-agent G-01J...
     """
-    edges = cast(RelationList, run(out.tools(), "graph_relations", {"agent_id": agent, "uid": uid})).relations
+    edges = out.run("graph_relations", {"agent_id": agent, "uid": uid}, RelationList).relations
     out.emit(edges, render.relations_table(edges), render.count(edges, "relation"))
 
 
@@ -101,7 +100,7 @@ def path(
       mabos graph path --agent sales-agent goal plan step --from G-01J...
     """
     arguments = {"agent_id": agent, "kinds": list(kinds), "start_uid": start_uid, "relation": relation, "limit": limit}
-    found = cast(PathList, run(out.tools(), "graph_path", arguments)).paths
+    found = out.run("graph_path", arguments, PathList).paths
     out.emit(found, *(render.path_text(p) for p in found), render.count(found, "path", limit))
 
 
@@ -158,7 +157,7 @@ def run_graph_query(out: Session, name: str, params: dict[str, Any], *, agent: s
     """Answer catalogue query ``name`` through the ``graph_query`` tool (TypeDB when configured and reachable,
     else the local store, with one line on stderr saying why) and print it (JSON: the result without the
     fallback reason)."""
-    answer = cast(GraphQueryAnswer, run(out.tools(), "graph_query", {"name": name, "agent_id": agent, **params}))
+    answer = out.run("graph_query", {"name": name, "agent_id": agent, **params}, GraphQueryAnswer)
     if answer.fallback_reason is not None:
         click.echo(f"warning: {answer.fallback_reason}; answering from the local store", err=True)
     out.emit(answer.model_dump(mode="json", exclude={"fallback_reason"}), *render.graph_query(answer))

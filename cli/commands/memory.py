@@ -60,10 +60,10 @@ def store(out: Session, *, agent: str, content: str, type_: str | None, importan
     \b
       mabos memory store --agent A "JWT uses RS256" --type decision --importance 0.8 --tags auth,jwt
     """
-    result = cast(StoreResult, run(out.tools(), "memory_store_item", {
-        "agent_id": agent, "content": content, "type": type_, "importance": importance, "confidence": confidence,
-        "tags": _tags(tags), "store": store_, "source": source, "scope": scope,
-    }))  # fmt: skip
+    arguments = {"agent_id": agent, "content": content, "type": type_, "importance": importance,
+                 "confidence": confidence, "tags": _tags(tags), "store": store_, "source": source,
+                 "scope": scope}  # fmt: skip
+    result = out.run("memory_store_item", arguments, StoreResult)
     item = result.item
     text = render.done(f"{item.uid} stored in {item.store.value} ({item.type.value}, importance {item.importance:.2f})")
     for uid in result.demoted:
@@ -179,10 +179,9 @@ def consolidate(out: Session, *, agent: str, dry_run: bool, no_summarize: bool, 
     \b
       mabos memory consolidate --agent A --dry-run --json
     """
-    result = cast(ConsolidationResult, run(out.tools(), "memory_consolidate", {
-        "agent_id": agent, "dry_run": dry_run, "summarize": not no_summarize, "min_importance": min_importance,
-        "min_access_count": min_access_count,
-    }))  # fmt: skip
+    arguments = {"agent_id": agent, "dry_run": dry_run, "summarize": not no_summarize,
+                 "min_importance": min_importance, "min_access_count": min_access_count}  # fmt: skip
+    result = out.run("memory_consolidate", arguments, ConsolidationResult)
     verb = "would" if dry_run else "did"
     text = render.done(
         f"{result.candidates} candidates: {verb} merge {len(result.groups)} groups "
@@ -204,7 +203,7 @@ def status(out: Session, *, agent: str) -> None:
     \b
       mabos memory status --agent A --json
     """
-    data = cast(memory_tools.MemoryStatus, run(out.tools(), "memory_status", {"agent_id": agent}))
+    data = out.run("memory_status", {"agent_id": agent}, memory_tools.MemoryStatus)
     rows = [(name, c.active, c.archived, data.capacity[name] or "unbounded") for name, c in data.stores.items()]
     out.emit(data, render.table(f"memory of {agent}", ["store", "active", "archived", "capacity"], rows))
 

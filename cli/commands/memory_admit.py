@@ -6,7 +6,6 @@ The command reads and checks the JSONL file (errors name the line), then runs th
 from __future__ import annotations
 
 import json
-from typing import cast
 
 import click
 from pydantic import ValidationError
@@ -14,7 +13,6 @@ from pydantic import ValidationError
 from cli import render
 from cli.common import Session, agent_option, example, mabos_options, read_source
 from cli.tools.memory_admit import AdmitResult
-from cli.tools.registry import run
 from kg.errors import InputError
 from kg.memory.admission import PRESETS, MemoryCandidate
 from kg.memory.write_policy import CandidateOutcome
@@ -54,7 +52,7 @@ def read_candidates(text: str) -> list[MemoryCandidate]:
 def admit(out: Session, *, agent: str, source: str, preset: str, dry_run: bool) -> None:
     candidates = read_candidates(read_source(source))
     arguments = {"agent_id": agent, "candidates": candidates, "preset": preset, "dry_run": dry_run}
-    result = cast(AdmitResult, run(out.tools(), "memory_admit", arguments))
+    result = out.run("memory_admit", arguments, AdmitResult)
     if result.report is None:
         results = result.admission or []
         rows = [(r.index, r.decision, f"{r.score:.3f}", r.reason) for r in results]

@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import cast
 
 import click
 from rich.table import Table
@@ -15,7 +14,6 @@ from rich.text import Text
 
 from cli import render
 from cli.common import Session, agent_option, mabos_options
-from cli.tools.registry import run
 from kg.memory.cognitive import CognitiveKind
 from kg.memory.cognitive_format import ExportResult, ImportResult
 from kg.memory.materialize import FileOutcome, MaterializeResult
@@ -43,7 +41,7 @@ def materialize_(out: Session, *, agent: str) -> None:
     \b
       mabos memory materialize --agent sales-agent --json
     """
-    result = cast(MaterializeResult, run(out.tools(), "memory_materialize", {"agent_id": agent}))
+    result = out.run("memory_materialize", {"agent_id": agent}, MaterializeResult)
     out.emit(result, files_table(result.files))
 
 
@@ -62,7 +60,7 @@ def export(out: Session, *, agent: str, kind: str) -> None:
     \b
       mabos memory export --agent sales-agent --kind beliefs
     """
-    result = cast(ExportResult, run(out.tools(), "memory_export", {"agent_id": agent, "kind": kind}))
+    result = out.run("memory_export", {"agent_id": agent, "kind": kind}, ExportResult)
     out.emit(result, files_table(result.files))
 
 
@@ -81,7 +79,7 @@ def import_(out: Session, *, agent: str, kind: str) -> None:
     \b
       mabos memory import --agent sales-agent --kind beliefs --json
     """
-    result = cast(ImportResult, run(out.tools(), "memory_import", {"agent_id": agent, "kind": kind}))
+    result = out.run("memory_import", {"agent_id": agent, "kind": kind}, ImportResult)
     summary = (
         f"{len(result.created)} created, {len(result.updated)} updated, {len(result.linked)} steps linked, "
         f"{result.unchanged} unchanged"

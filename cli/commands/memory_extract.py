@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import cast
 
 import click
 
@@ -11,7 +10,6 @@ from cli import render
 from cli.common import ISO_DATETIME, Session, agent_option, example, mabos_options
 from cli.progress import reporting
 from cli.tools.extraction import CATEGORIES, ExtractResult, ListResult
-from cli.tools.registry import run
 from kg.extraction import WINDOW
 from kg.extraction.service import PROGRESS
 from kg.memory.admission import PRESETS
@@ -38,10 +36,9 @@ from kg.models import MemoryStoreKind, MemoryType
 def extract(out: Session, *, agent: str, session: str | None, since: int | None, extractor: str, admission: str,
             window: int, markdown: bool) -> None:  # fmt: skip
     with reporting("extracting", PROGRESS):
-        result = cast(ExtractResult, run(out.tools(), "memory_extract", {
-            "agent_id": agent, "session": session, "since": since, "extractor": extractor,
-            "admission": admission, "window": window,
-        }))  # fmt: skip
+        arguments = {"agent_id": agent, "session": session, "since": since, "extractor": extractor,
+                     "admission": admission, "window": window}  # fmt: skip
+        result = out.run("memory_extract", arguments, ExtractResult)
     if markdown and not out.as_json:
         click.echo(result.markdown, nl=False)
         return
@@ -72,10 +69,9 @@ def extract(out: Session, *, agent: str, session: str | None, since: int | None,
 @mabos_options
 def list_(out: Session, *, agent: str, store_: str | None, type_: str | None, category: str | None,
           since: datetime | None, active: bool, limit: int) -> None:  # fmt: skip
-    result = cast(ListResult, run(out.tools(), "memory_list", {
-        "agent_id": agent, "store": store_, "type": type_, "category": category, "since": since,
-        "include_archived": not active, "limit": limit,
-    }))  # fmt: skip
+    arguments = {"agent_id": agent, "store": store_, "type": type_, "category": category, "since": since,
+                 "include_archived": not active, "limit": limit}  # fmt: skip
+    result = out.run("memory_list", arguments, ListResult)
     rows = [(i.uid, i.type.value, i.store.value, f"{i.importance:.2f}", ",".join(i.tags), len(i.derived_from),
              "archived" if i.archived_at else "", i.content.splitlines()[0][:70]) for i in result.items]  # fmt: skip
     header = ["uid", "type", "store", "importance", "tags", "sources", "state", "abstract"]

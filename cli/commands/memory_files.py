@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import cast, get_args
+from typing import get_args
 
 import click
 from rich.console import Group, RenderableType
@@ -17,7 +17,6 @@ from rich.text import Text
 from cli import render
 from cli.common import Session, agent_option, example, mabos_options
 from cli.tools.memory import CheckpointResult, HierarchyHits
-from cli.tools.registry import run
 from kg.memory.hierarchy import HierarchyResult, HierarchyScope, Level
 
 DATE = click.DateTime(formats=["%Y-%m-%d"])
@@ -65,7 +64,7 @@ def checkpoint(out: Session, *, agent: str, context: str | None, decisions: tupl
     if not show_latest and context is None:
         raise click.UsageError("--context is required (or give --show-latest)")
     arguments = {"show_latest": True} if show_latest else {"context": context, **entries}
-    result = cast(CheckpointResult, run(out.tools(), "memory_checkpoint", {"agent_id": agent, **arguments}))
+    result = out.run("memory_checkpoint", {"agent_id": agent, **arguments}, CheckpointResult)
     out.emit(result, _checkpoint_view(result, agent, out.workspace().path, written=not show_latest))
 
 
@@ -108,8 +107,8 @@ def hierarchy() -> None:
 @mabos_options
 def build(out: Session, *, agent: str, scope: str, since: datetime | None) -> None:
     """Build the time hierarchy."""
-    result = cast(HierarchyResult, run(out.tools(), "memory_build_hierarchy", {
-        "agent_id": agent, "scope": scope, "since": since.date() if since else None}))  # fmt: skip
+    arguments = {"agent_id": agent, "scope": scope, "since": since.date() if since else None}
+    result = out.run("memory_build_hierarchy", arguments, HierarchyResult)
     out.emit(result, *_build_report(result, out.workspace().path))
 
 
@@ -145,8 +144,8 @@ def _build_report(result: HierarchyResult, root: Path) -> list[RenderableType]:
 @mabos_options
 def search(out: Session, *, agent: str, query: str, level: str, limit: int) -> None:
     """Search the time hierarchy."""
-    found = cast(HierarchyHits, run(out.tools(), "memory_hierarchy_search", {
-        "agent_id": agent, "query": query, "level": level, "limit": limit}))  # fmt: skip
+    arguments = {"agent_id": agent, "query": query, "level": level, "limit": limit}
+    found = out.run("memory_hierarchy_search", arguments, HierarchyHits)
     hits, root = found.hits, out.workspace().path
     rows = [(f"{_relative(h.path, root)}:{h.line_start}-{h.line_end}", f"{h.score:.2f}", h.snippet) for h in hits]
     out.emit(hits, render.table(f"{level.capitalize()} hits", ("where", "score", "text"), rows),

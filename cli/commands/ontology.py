@@ -5,40 +5,21 @@ ontology folder; ``to-typeql`` writes the schema the tool returns to the file th
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar, cast
+from typing import Any
 
 import click
-from pydantic import BaseModel
 
 from cli import render
-from cli.common import Session, example, mabos_options
+from cli.common import Session, example, mabos_options, ontology_dir_option
 from cli.tools.ontology import MAX_LIST, ProposalList, ScaffoldResult, ValidationReport
 from cli.tools.ontology_admin import OntologyCheck, ProposalDiff, TypeQLResult
-from cli.tools.overrides import CommandContext
-from cli.tools.registry import run
 from kg.models import OntologyProposal, ProposalNodeType, ProposalStatus
 from kg.ontology.files import atomic_write
 from kg.workspace import ONTOLOGY_DIR
 
-P = ParamSpec("P")
-R = TypeVar("R")
-M = TypeVar("M", bound=BaseModel)
 #: Where ``to-typeql`` writes by default, inside the workspace.
 TYPEQL_OUT = Path("schema") / "typedb" / "ontology.tql"
-
-
-def ontology_dir_option(func: Callable[P, R]) -> Callable[P, R]:
-    """``--ontology-dir DIR`` (default ``<workspace>/ontologies``)."""
-    option = click.option("--ontology-dir", "ontology_dir", type=click.Path(file_okay=False, path_type=Path),
-                          default=None, help="The ontology folder (default: the workspace's ontologies/).")  # fmt: skip
-    return option(func)
-
-
-def _call(out: Session, ontology_dir: Path | None, tool: str, args: dict[str, Any], result: type[M]) -> M:
-    """Run ``tool`` through the registry on the command's workspace and ontology folder; ``result`` types its output."""
-    return cast(M, run(CommandContext(workspace_obj=out.workspace(), ontology_dir=ontology_dir), tool, args))
 
 
 def _proposal_line(p: OntologyProposal) -> tuple[Any, ...]:
@@ -85,13 +66,12 @@ def ontology() -> None:
 @mabos_options
 def propose(out: Session, *, domain: str, node_type: str, node_id: str, label: str, parent: str | None,
             domain_class: str | None, range_: str | None, definition: str, synonyms: tuple[str, ...],
-            multi_valued: bool, rationale: str, by: str, scope: str | None,
-            ontology_dir: Path | None) -> None:  # fmt: skip
+            multi_valued: bool, rationale: str, by: str, scope: str | None) -> None:  # fmt: skip
     args = {"agent_id": by, "domain": domain, "node_type": node_type, "node_id": node_id, "label": label,
             "parent_class": parent, "domain_class": domain_class, "range": range_, "sbvr_definition": definition,
             "sbvr_synonyms": list(synonyms), "rationale": rationale, "multi_valued": multi_valued,
             "scope": scope}  # fmt: skip
-    proposal = _call(out, ontology_dir, "ontology_propose_concept", args, OntologyProposal)
+    proposal = out.run("ontology_propose_concept", args, OntologyProposal)
     out.emit(proposal, render.done(f"{proposal.uid} pending: {proposal.domain}:{proposal.node_id}"),
              render.note(f"next: mabos ontology validate {proposal.uid}"))  # fmt: skip
 
@@ -104,9 +84,9 @@ def propose(out: Session, *, domain: str, node_type: str, node_id: str, label: s
 @click.option("--domain", default=None)
 @ontology_dir_option
 @mabos_options
-def list_(out: Session, *, status: str | None, domain: str | None, ontology_dir: Path | None) -> None:
+def list_(out: Session, *, status: str | None, domain: str | None) -> None:
     args = {"status": status, "domain": domain, "limit": MAX_LIST}
-    found = _call(out, ontology_dir, "ontology_list_proposals", args, ProposalList)
+    found = out.run("ontology_list_proposals", args, ProposalList)
     out.emit(found.proposals, _proposals(found.proposals) if found.proposals else render.note("no proposals"))
 
 
@@ -120,8 +100,8 @@ def list_(out: Session, *, status: str | None, domain: str | None, ontology_dir:
 @click.option("--by", default=None, help="Who validates (default: the proposer).")
 @ontology_dir_option
 @mabos_options
-def validate(out: Session, *, uid: str, by: str | None, ontology_dir: Path | None) -> None:
-    report = _call(out, ontology_dir, "ontology_validate_proposal", {"uid": uid, "agent_id": by}, ValidationReport)
+def validate(out: Session, *, uid: str, by: str | None) -> None:
+    report = out.run("ontology_validate_proposal", {"uid": uid, "agent_id": by}, ValidationReport)
     out.emit(report, render.done(f"{uid} validated") if report.valid else render.note(f"{uid} invalid"),
              _checks(report.checks))  # fmt: skip
     if not report.valid:
@@ -137,10 +117,8 @@ def validate(out: Session, *, uid: str, by: str | None, ontology_dir: Path | Non
 @click.option("--approved-by", required=True, help="The approving agent.")
 @ontology_dir_option
 @mabos_options
-def merge(out: Session, *, uid: str, approved_by: str, ontology_dir: Path | None) -> None:
-    merged = _call(
-        out, ontology_dir, "ontology_merge_approved", {"uid": uid, "agent_id": approved_by}, OntologyProposal
-    )
+def merge(out: Session, *, uid: str, approved_by: str) -> None:
+    merged = out.run("ontology_merge_approved", {"uid": uid, "agent_id": approved_by}, OntologyProposal)
     out.emit(merged, render.done(f"{uid} merged into {merged.domain}: {merged.domain}:{merged.node_id}"))
 
 
@@ -153,9 +131,9 @@ def merge(out: Session, *, uid: str, approved_by: str, ontology_dir: Path | None
 @click.option("--by", default=None, help="Who rejects (default: the proposer).")
 @ontology_dir_option
 @mabos_options
-def reject(out: Session, *, uid: str, reason: str, by: str | None, ontology_dir: Path | None) -> None:
+def reject(out: Session, *, uid: str, reason: str, by: str | None) -> None:
     args = {"uid": uid, "reason": reason, "agent_id": by}
-    rejected = _call(out, ontology_dir, "ontology_reject_proposal", args, OntologyProposal)
+    rejected = out.run("ontology_reject_proposal", args, OntologyProposal)
     out.emit(rejected, render.done(f"{uid} rejected: {reason}"))
 
 
@@ -166,8 +144,8 @@ def reject(out: Session, *, uid: str, reason: str, by: str | None, ontology_dir:
 @click.argument("uid", metavar="PROPOSAL_ID")
 @ontology_dir_option
 @mabos_options
-def diff(out: Session, *, uid: str, ontology_dir: Path | None) -> None:
-    found = _call(out, ontology_dir, "ontology_diff", {"uid": uid}, ProposalDiff)
+def diff(out: Session, *, uid: str) -> None:
+    found = out.run("ontology_diff", {"uid": uid}, ProposalDiff)
     if out.as_json:
         out.emit(found)
     else:
@@ -184,10 +162,8 @@ def diff(out: Session, *, uid: str, ontology_dir: Path | None) -> None:
 @click.option("--domain", required=True)
 @ontology_dir_option
 @mabos_options
-def scaffold(out: Session, *, template: str, domain: str, ontology_dir: Path | None) -> None:
-    created = _call(
-        out, ontology_dir, "ontology_scaffold_domain", {"template": template, "domain": domain}, ScaffoldResult
-    )
+def scaffold(out: Session, *, template: str, domain: str) -> None:
+    created = out.run("ontology_scaffold_domain", {"template": template, "domain": domain}, ScaffoldResult)
     out.emit(created, render.done(f"created {created.path}"))
 
 
@@ -199,15 +175,15 @@ def scaffold(out: Session, *, template: str, domain: str, ontology_dir: Path | N
 @click.option("--out", "out_path", default=None, help="File to write, or '-' for standard output.")
 @ontology_dir_option
 @mabos_options
-def to_typeql_(out: Session, *, out_path: str | None, ontology_dir: Path | None) -> None:
-    schema = _call(out, ontology_dir, "ontology_to_typeql", {}, TypeQLResult)
+def to_typeql_(out: Session, *, out_path: str | None) -> None:
+    schema = out.run("ontology_to_typeql", {}, TypeQLResult)
     if out_path == "-":
         click.echo(schema.text, nl=False)
         return
     target = Path(out_path) if out_path else out.workspace().path / TYPEQL_OUT
     target.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(target, schema.text.encode("utf-8"))
-    folder = ontology_dir or out.workspace().path / ONTOLOGY_DIR
+    folder = out.ontology_dir or out.workspace().path / ONTOLOGY_DIR
     summary = {"path": str(target), "files": [str(folder / name) for name in schema.files], "counts": schema.counts,
                "notes": schema.notes}  # fmt: skip
     lines: list[Any] = [render.done(f"wrote {target}: " + ", ".join(f"{v} {k}" for k, v in schema.counts.items()))]
@@ -221,8 +197,8 @@ def to_typeql_(out: Session, *, out_path: str | None, ontology_dir: Path | None)
 ))  # fmt: skip
 @ontology_dir_option
 @mabos_options
-def check(out: Session, *, ontology_dir: Path | None) -> None:
-    result = _call(out, ontology_dir, "ontology_check", {}, OntologyCheck)
+def check(out: Session) -> None:
+    result = out.run("ontology_check", {}, OntologyCheck)
     rows = [(r.file, r.domain, "yes" if r.ok else "NO", "; ".join(c.message for c in r.checks if not c.ok))
             for r in result.files]  # fmt: skip
     out.emit(result.files, render.table("Ontology check", ("file", "domain", "ok", "problems"), rows))

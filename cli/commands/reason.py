@@ -80,7 +80,7 @@ def store(out: Session, *, agent: str, file: Path | None, beliefs: str | None, d
                 "outcome": {"success": success, "lessons": list(lessons)}}  # fmt: skip
     if scope is not None:
         data["scope"] = scope
-    result = cast(StoredCase, run(out.tools(), "cbr_store", {**data, "agent_id": agent}))
+    result = out.run("cbr_store", {**data, "agent_id": agent}, StoredCase)
     what = "stored" if result.created else "already stored (identical situation)"
     lines: list[Any] = [render.done(f"{result.case.uid} {what}")]
     if result.pruned:
@@ -104,7 +104,7 @@ def retrieve_(out: Session, *, agent: str, beliefs: str | None, desires: str | N
               min_score: float) -> None:  # fmt: skip
     arguments = {"agent_id": agent, "beliefs": _csv(beliefs), "desires": _csv(desires), "context": context, "k": k,
                  "min_score": min_score}  # fmt: skip
-    result = cast(RetrievalResult, run(out.tools(), "cbr_retrieve", arguments))
+    result = out.run("cbr_retrieve", arguments, RetrievalResult)
     rows = [(m.case_uid, round(m.score, 4), round(m.belief_similarity, 3), round(m.desire_similarity, 3),
              "" if m.context_similarity is None else round(m.context_similarity, 3),
              "; ".join(m.solution.actions), "success" if m.outcome.success else "failure")
@@ -206,7 +206,7 @@ def run_(out: Session, *, agent: str, problem: str, method: str | None, auto: bo
         arguments["method"] = method
     if store:
         arguments.update(store=store, store_scope=store_scope, success=success)
-    result = cast(RouterResult, run(out.tools(), "reason", arguments))
+    result = out.run("reason", arguments, RouterResult)
     rows = [(r.method, r.kind, round(r.confidence, 3), r.conclusion) for r in result.results]
     human: list[Any] = [render.table(f"Reasoning ({result.mode})", ("method", "kind", "confidence", "conclusion"),
                                      rows)]  # fmt: skip

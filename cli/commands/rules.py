@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import click
 from rich.tree import Tree
@@ -12,7 +12,6 @@ from rich.tree import Tree
 from cli import render
 from cli.common import Session, agent_option, example, mabos_options, scope_option
 from cli.tools.inference import MAX_HYPOTHESES, HypothesisList, ProofOutcome, ProofStep
-from cli.tools.registry import run
 from cli.tools.rules import ImportedRules, PolicyFiringList, RuleList, ViolationList
 from cli.tools.rules_admin import RuleDeleted, RuleExport
 from kg.errors import InputError
@@ -95,8 +94,8 @@ def create(out: Session, *, agent: str, file: Path | None, name: str | None, kin
         if name or conditions or conclusion:
             raise InputError("file", "give either --file or --name/--if/--then, not both")
         document, fmt = _rule_file(file)  # reading a file is the CLI's part; storing goes through the registry
-        imported = cast(ImportedRules, run(out.tools(), "rule_import", {"agent_id": agent, "document": document,
-                                                                        "format": fmt}))  # fmt: skip
+        arguments = {"agent_id": agent, "document": document, "format": fmt}
+        imported = out.run("rule_import", arguments, ImportedRules)
         created = imported.rules
     else:
         if not name:
@@ -108,7 +107,7 @@ def create(out: Session, *, agent: str, file: Path | None, name: str | None, kin
             "conditions": list(conditions), "conclusion": conclusion,
         }  # fmt: skip
         given = {key: value for key, value in fields.items() if value is not None}
-        created = [cast(Rule, run(out.tools(), "rule_create", given))]
+        created = [out.run("rule_create", given, Rule)]
     out.emit(created, render.done(f"created {len(created)} rule(s)"), _rules_table(created))
 
 
@@ -122,7 +121,7 @@ def create(out: Session, *, agent: str, file: Path | None, name: str | None, kin
 @mabos_options
 def list_(out: Session, *, agent: str, kind: str | None, enabled: bool | None, domain: str | None) -> None:
     arguments = {"agent_id": agent, "type": kind, "enabled": enabled, "domain": domain}
-    found = cast(RuleList, run(out.tools(), "rule_list", arguments)).rules
+    found = out.run("rule_list", arguments, RuleList).rules
     out.emit(found, _rules_table(found) if found else render.note("no rules"))
 
 
@@ -137,7 +136,7 @@ def list_(out: Session, *, agent: str, kind: str | None, enabled: bool | None, d
 @click.option("--on/--off", "enabled", default=None, help="Set the state instead of flipping it.")
 @mabos_options
 def toggle(out: Session, *, agent: str, uid: str, enabled: bool | None) -> None:
-    changed = cast(Rule, run(out.tools(), "rule_toggle", {"agent_id": agent, "rule_id": uid, "enabled": enabled}))
+    changed = out.run("rule_toggle", {"agent_id": agent, "rule_id": uid, "enabled": enabled}, Rule)
     out.emit(changed, render.done(f"{changed.uid} {'enabled' if changed.enabled else 'disabled'}"))
 
 
@@ -147,7 +146,7 @@ def toggle(out: Session, *, agent: str, uid: str, enabled: bool | None) -> None:
 @click.argument("uid", metavar="RULE_ID")
 @mabos_options
 def delete(out: Session, *, agent: str, uid: str) -> None:
-    gone = cast(RuleDeleted, run(out.tools(), "rule_delete", {"agent_id": agent, "rule_id": uid}))
+    gone = out.run("rule_delete", {"agent_id": agent, "rule_id": uid}, RuleDeleted)
     out.emit(gone, render.done(f"{gone.uid} ({gone.rule.name}) deleted"))
 
 
@@ -163,7 +162,7 @@ def delete(out: Session, *, agent: str, uid: str) -> None:
 @click.option("--format", "fmt", type=click.Choice(["json", "yaml"]), default="json", show_default=True)
 @mabos_options
 def export(out: Session, *, agent: str, fmt: str) -> None:
-    exported = cast(RuleExport, run(out.tools(), "rule_export", {"agent_id": agent, "format": fmt}))
+    exported = out.run("rule_export", {"agent_id": agent, "format": fmt}, RuleExport)
     if out.as_json:
         out.emit(exported)
     else:
@@ -201,7 +200,7 @@ def forward(out: Session, *, agent: str, persist: bool, max_iterations: int, max
             max_join: int | None, offset: int, limit: int) -> None:  # fmt: skip
     arguments = {"agent_id": agent, "persist": persist, "max_iterations": max_iterations, "max_derived": max_derived,
                  "max_join": max_join, "offset": offset, "limit": limit}  # fmt: skip
-    report = cast(ForwardReport, run(out.tools(), "infer_forward", arguments))
+    report = out.run("infer_forward", arguments, ForwardReport)
     rows = [
         (d.subject, d.predicate, d.object, round(d.confidence, 4), d.rule_name, d.uid or "") for d in report.derived
     ]
@@ -244,7 +243,7 @@ def _proof_tree(node: ProofStep, tree: Tree) -> None:
 @mabos_options
 def backward(out: Session, *, agent: str, subject: str, predicate: str, obj: str, max_depth: int) -> None:
     arguments = {"agent_id": agent, "subject": subject, "predicate": predicate, "object": obj, "max_depth": max_depth}
-    result = cast(ProofOutcome, run(out.tools(), "infer_backward", arguments))
+    result = out.run("infer_backward", arguments, ProofOutcome)
     human: list[Any] = [render.done("proved") if result.proved else render.note("not proved")]
     for proof in result.proofs[:3]:
         tree = Tree("proof")
@@ -267,7 +266,7 @@ def backward(out: Session, *, agent: str, subject: str, predicate: str, obj: str
 def abduce(out: Session, *, agent: str, subject: str, predicate: str, obj: str) -> None:
     arguments = {"agent_id": agent, "subject": subject, "predicate": predicate, "object": obj,
                  "limit": MAX_HYPOTHESES}  # fmt: skip
-    found = cast(HypothesisList, run(out.tools(), "infer_abductive", arguments)).hypotheses
+    found = out.run("infer_abductive", arguments, HypothesisList).hypotheses
     rows = [(h.name, round(h.score, 4), len(h.supported), len(h.missing)) for h in found]
     out.emit(found, render.table("Hypotheses", ("rule", "score", "supported", "missing"), rows)
              if found else render.note("no rule concludes this"))  # fmt: skip
@@ -288,7 +287,7 @@ def constraint() -> None:
 @agent_option
 @mabos_options
 def check(out: Session, *, agent: str) -> None:
-    result = cast(ViolationList, run(out.tools(), "constraint_check", {"agent_id": agent}))
+    result = out.run("constraint_check", {"agent_id": agent}, ViolationList)
     found = result.violations
     rows = [(v.severity.value, v.name, v.message) for v in found]
     out.emit(found, render.table("Violations", ("severity", "rule", "message"), rows)
@@ -324,7 +323,7 @@ def _context(pairs: tuple[str, ...]) -> dict[str, str]:
 @mabos_options
 def evaluate(out: Session, *, agent: str, pairs: tuple[str, ...]) -> None:
     arguments = {"agent_id": agent, "context": _context(pairs)}
-    result = cast(PolicyFiringList, run(out.tools(), "policy_eval", arguments))
+    result = out.run("policy_eval", arguments, PolicyFiringList)
     found = result.firings
     rows = [(p.name, p.action, "yes" if p.escalate else "no") for p in found]
     out.emit(found, render.table("Policies fired", ("rule", "action", "escalate"), rows)
@@ -345,7 +344,7 @@ def knowledge() -> None:
 @click.argument("question")
 @mabos_options
 def explain(out: Session, *, agent: str, question: str) -> None:
-    answer = cast(KnowledgeAnswer, run(out.tools(), "knowledge_explain", {"agent_id": agent, "question": question}))
+    answer = out.run("knowledge_explain", {"agent_id": agent, "question": question}, KnowledgeAnswer)
     rows = [(f.method, f.subject, f.predicate, f.object, f.confidence) for f in answer.findings]
     out.emit(answer, render.table(f"Knowledge: {question}", ("method", "subject", "predicate", "object",
                                                               "confidence"), rows)

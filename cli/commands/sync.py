@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-from typing import cast
-
 import click
 
 from cli import render
 from cli.commands.sync_nightly import nightly
 from cli.commands.sync_workspace import export_workspace, import_workspace
-from cli.commands.typedb import typedb_option
-from cli.common import Session, example, mabos_options
+from cli.common import Session, example, mabos_options, typedb_option
 from cli.progress import progress
-from cli.tools.overrides import CommandContext
-from cli.tools.registry import run
 from cli.tools.typedb import PushResult
 
 
@@ -31,11 +26,11 @@ def sync() -> None:
 @click.option("--batch", type=click.IntRange(1, 10_000), default=500, show_default=True, help="Events per transaction.")
 @typedb_option
 @mabos_options
-def push(out: Session, *, batch: int, address: str | None) -> None:
+def push(out: Session, *, batch: int) -> None:
     ws = out.workspace()
     with progress("pushing", ws.store.outbox.counts()["pending"]) as update:
-        tools = CommandContext(workspace_obj=ws, typedb=address, progress=lambda report: update(report.sent))
-        report = cast(PushResult, run(tools, "typedb_sync_agent_data", {"batch": batch}))
+        report = out.run("typedb_sync_agent_data", {"batch": batch}, PushResult,
+                         progress=lambda pushed: update(pushed.sent))  # fmt: skip
     summary = f"pushed {report.sent} events in {report.batches} batches; {report.pending_left} left"
     out.emit(report, render.done(summary), render.key_values("by aggregate", sorted(report.by_aggregate.items())))
 

@@ -14,8 +14,7 @@ from rich.console import Console, RenderableType
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from cli import render
-from cli.commands.typedb import typedb_option
-from cli.common import Session, example, mabos_options
+from cli.common import Session, example, mabos_options, typedb_option
 from sync.nightly import EXIT_OK, NightlyReport, StepResult, StepStatus, run_nightly
 from sync.nightly_steps import STEP_NAMES
 
@@ -82,7 +81,7 @@ def _render(report: NightlyReport) -> list[RenderableType]:
 @typedb_option
 @click.option("--skip", "skip", multiple=True, type=click.Choice(STEP_NAMES), help="Do not run this step.")
 @mabos_options
-def nightly(out: Session, *, agents: tuple[str, ...], all_agents: bool, address: str | None,
+def nightly(out: Session, *, agents: tuple[str, ...], all_agents: bool,
             skip: tuple[str, ...]) -> None:  # fmt: skip
     """Run the nightly job; JSON is the report (also written to .mabos/reports/)."""
     if bool(agents) == all_agents:
@@ -90,7 +89,7 @@ def nightly(out: Session, *, agents: tuple[str, ...], all_agents: bool, address:
     ws = out.workspace()
     chosen = sorted(a.agent_id for a in ws.agents.list()) if all_agents else list(dict.fromkeys(agents))
     with _bars(shown=not out.as_json) as bars:
-        report = run_nightly(ws, chosen, typedb=address, skip=skip, observer=bars)
+        report = run_nightly(ws, chosen, typedb=out.typedb, skip=skip, observer=bars)
     out.emit(report, *_render(report))
     if report.exit_code != EXIT_OK:
         first = next(r for r in report.steps if r.status is StepStatus.FAILED)

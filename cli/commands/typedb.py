@@ -3,28 +3,13 @@
 from __future__ import annotations
 
 import json
-from typing import Any, cast
+from typing import Any
 
 import click
 
 from cli import render
-from cli.common import Session, example, mabos_options
-from cli.tools.overrides import CommandContext
-from cli.tools.registry import run
+from cli.common import Session, example, mabos_options, typedb_option
 from cli.tools.typedb import SchemaSyncReport, TypeDBAnswers, TypeDBStatus
-
-typedb_option = click.option(
-    "--typedb",
-    "address",
-    default=None,
-    metavar="HOST:PORT",
-    help="TypeDB server [env MABOS_TYPEDB_ADDRESS; else [typedb] address in mabos.toml].",
-)
-
-
-def _tools(out: Session, address: str | None) -> CommandContext:
-    """A tool context on the command's workspace and ``--typedb`` address."""
-    return CommandContext(workspace_obj=out.workspace(), typedb=address)
 
 
 @click.group("typedb")
@@ -39,8 +24,8 @@ def typedb() -> None:
 ))  # fmt: skip
 @typedb_option
 @mabos_options
-def status_(out: Session, *, address: str | None) -> None:
-    found = cast(TypeDBStatus, run(_tools(out, address), "typedb_status", {}))
+def status_(out: Session) -> None:
+    found = out.run("typedb_status", {}, TypeDBStatus)
     report = found.model_dump(mode="json", exclude_unset=True)
     pairs = [(k, v) for k, v in report.items() if k not in ("outbox", "schema")]
     pairs += [("outbox pending", report["outbox"]["pending"]), ("outbox acknowledged", report["outbox"]["acked"])]
@@ -58,8 +43,8 @@ def status_(out: Session, *, address: str | None) -> None:
 @click.option("--if-changed", is_flag=True, help="Skip when the schema text equals the last one synced.")
 @typedb_option
 @mabos_options
-def sync_schema_(out: Session, *, address: str | None, if_changed: bool) -> None:
-    report = cast(SchemaSyncReport, run(_tools(out, address), "typedb_sync_schema", {"if_changed": if_changed}))
+def sync_schema_(out: Session, *, if_changed: bool) -> None:
+    report = out.run("typedb_sync_schema", {"if_changed": if_changed}, SchemaSyncReport)
     verb = "defined" if report.defined else "unchanged, not redefined"
     out.emit(report, render.done(f"schema {verb} in {report.database} at {report.address}"))
 
@@ -77,12 +62,12 @@ def sync_schema_(out: Session, *, address: str | None, if_changed: bool) -> None
 )
 @typedb_option
 @mabos_options
-def query(out: Session, *, query: str, write: bool, limit: int, address: str | None) -> None:
+def query(out: Session, *, query: str, write: bool, limit: int) -> None:
     arguments = {"query": query, "write": write, "limit": limit}
-    result = cast(TypeDBAnswers, run(_tools(out, address), "typedb_query", arguments))
+    result = out.run("typedb_query", arguments, TypeDBAnswers)
     lines: list[Any] = [json.dumps(a, ensure_ascii=False) for a in result.answers]
     lines.append(render.note(f"{result.count} answers" + (" (truncated)" if result.truncated else "")))
     out.emit(result, *lines)
 
 
-__all__ = ["typedb", "typedb_option"]
+__all__ = ["typedb"]
