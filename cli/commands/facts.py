@@ -74,7 +74,7 @@ def assert_(
              "rule_id": rule_id}  # fmt: skip
     arguments = {"agent_id": agent, "subject": subject, "predicate": predicate, "object": obj,
                  **{k: v for k, v in given.items() if v is not None}}  # fmt: skip
-    result = cast(FactAssertResult, run(out.tools(), "fact_assert", arguments))
+    result = out.run("fact_assert", arguments, FactAssertResult)
     stored = result.fact
     text = render.done(f"{stored.uid} {result.status.value}")
     text.append(f"  {render.fact_text(stored)}  [{stored.scope}]", style="")
@@ -109,7 +109,7 @@ def retract(
     """
     arguments = {"agent_id": agent, "fact_ids": list(fact_ids), "subject": subject, "predicate": predicate,
                  "scope": scope}  # fmt: skip
-    result = cast(FactRetractResult, run(out.tools(), "fact_retract", arguments))
+    result = out.run("fact_retract", arguments, FactRetractResult)
     lines = [render.done(f"Retracted {result.count} fact{'' if result.count == 1 else 's'}")]
     lines += [render.note(f"  {uid}") for uid in result.retracted]
     out.emit(result, *lines)
@@ -160,7 +160,7 @@ def query(
         "valid_at": valid_at, "as_of": as_of, "include_derived": include_derived, "only_derived": only_derived,
         "include_retracted": include_retracted, "scope": scope, "limit": limit,
     }  # fmt: skip
-    found = cast(FactList, run(out.tools(), "fact_query", arguments))
+    found = out.run("fact_query", arguments, FactList)
     out.emit(found.facts, render.facts_table(found.facts), render.count(found.facts, "fact", limit))
 
 
@@ -180,7 +180,7 @@ def explain(out: Session, *, agent: str, fact_id: str, depth: int) -> None:
       mabos fact explain --agent sales-agent F-01J0000000000000000000000 --depth 3
     """
     arguments = {"agent_id": agent, "fact_id": fact_id, "depth": depth}
-    explanation = cast(Explanation, run(out.tools(), "fact_explain", arguments))
+    explanation = out.run("fact_explain", arguments, Explanation)
     out.emit(explanation, render.explanation_tree(explanation))
 
 
