@@ -13,14 +13,14 @@ with the core prefixes only), so an imported graph reasons as it was:
   counted in ``skipped``.
 
 Every document is parsed before the first fact is stored (a malformed one changes nothing); the mapped triples
-are kept as compact tuples and go to :meth:`kg.facts.FactService.assert_many` in batches of 10,000 (one
-transaction each, with validation, scope checks, history, full-text index and outbox events). Parsing and
-storing are timed separately. See docs/facts-bulk.md.
+are kept as compact tuples, and their fact dicts, built as they are taken, go to one
+:meth:`kg.facts.FactService.assert_many` call in batches of 10,000 (one transaction each, with validation, scope
+checks, history, full-text index and outbox events). Parsing and storing are timed separately. See
+docs/facts-bulk.md.
 """
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
@@ -50,20 +50,32 @@ class ImportReport(BaseModel):
     store_seconds: float = Field(description="Time of the bulk assert (validation, scopes, store, outbox).")
 
 
-def rows_to_facts(rows: Sequence[Key], scope: str | None) -> Iterator[list[dict[str, Any]]]:
-    """The fact dicts of ``rows`` (:attr:`~reasoning.rdf_parse.Parsed.rows`), :data:`IMPORT_BATCH` at a time."""
+def rows_to_facts(
+    rows: Sequence[Key], scope: str | None, handed: Callable[[int], None] | None = None
+) -> Iterator[dict[str, Any]]:
+    """The fact dicts of ``rows`` (:attr:`~reasoning.rdf_parse.Parsed.rows`), each built when it is asked for.
+
+    ``handed`` is called with the number of facts handed over so far each time a new batch of
+    :data:`IMPORT_BATCH` starts being taken.
+    """
     extra = {"source": "rdf-import", **({"scope": scope} if scope is not None else {})}
     for start in range(0, len(rows), IMPORT_BATCH):
-        yield [
-            {"subject": s, "predicate": p, "object": o, "object_kind": "literal" if mark else "entity", **extra}
-            for s, p, o, mark in rows[start : start + IMPORT_BATCH]
-        ]
+        if handed is not None and start:
+            handed(start)
+        for s, p, o, mark in rows[start : start + IMPORT_BATCH]:
+            yield {"subject": s, "predicate": p, "object": o, "object_kind": "literal" if mark else "entity", **extra}
 
 
 def import_documents(
     ws: Workspace, agent_id: str, documents: Sequence[RdfDocument], *, scope: str | None = None
 ) -> ImportReport:
-    """Parse ``documents`` and assert their triples as facts of ``agent_id`` (in ``scope`` when given)."""
+    """Parse ``documents`` and assert their triples as facts of ``agent_id`` (in ``scope`` when given).
+
+    One :meth:`~kg.facts.FactService.assert_many` call takes all the facts, so it can screen the next batch
+    while it writes the current one. It takes a batch only after the one before last is committed, so when a
+    batch starts being taken, all but the last batch handed over are stored: that is what :data:`PROGRESS` is
+    told (plus the skipped triples), and the total once the call returns.
+    """
     if not documents:
         raise InputError("documents", "give at least one RDF document")
     ws.scopes.require_agent(agent_id)
@@ -74,24 +86,15 @@ def import_documents(
     parse_end = time.perf_counter()
     total, skipped = parsed.triples, parsed.skipped
     progress = PROGRESS.get()
-    created = updated = unchanged = done = 0
-    for batch in rows_to_facts(parsed.rows, scope):
-        try:
-            result = ws.facts.assert_many(agent_id, batch, batch_size=IMPORT_BATCH)
-        except InputError as exc:  # number the fact across batches, as one assert_many call would
-            bad = re.match(r"facts\[(\d+)\](.*)", exc.field)
-            if bad is None:
-                raise
-            raise InputError(f"facts[{done + int(bad[1])}]{bad[2]}", exc.rule) from None
-        created, updated, unchanged = created + result.created, updated + result.updated, unchanged + result.unchanged
-        done += len(batch)
-        if progress is not None:
-            progress(done + skipped, total)
+    handed = None if progress is None else (lambda count: progress(count - IMPORT_BATCH + skipped, total))
+    result = ws.facts.assert_many(agent_id, rows_to_facts(parsed.rows, scope, handed), batch_size=IMPORT_BATCH)
+    if progress is not None:
+        progress(total, total)
     return ImportReport(
         triples=total,
-        created=created,
-        updated=updated,
-        unchanged=unchanged,
+        created=result.created,
+        updated=result.updated,
+        unchanged=result.unchanged,
         skipped=skipped,
         parse_seconds=round(parse_end - started, 3),
         store_seconds=round(time.perf_counter() - parse_end, 3),

@@ -12,6 +12,7 @@ from rdflib import URIRef
 
 from cli.main import cli
 from kg.errors import InputError, ScopeError
+from reasoning import fact_import
 from reasoning.fact_import import PROGRESS, RdfDocument, import_documents
 from reasoning.owl import term_to_iri
 
@@ -55,6 +56,26 @@ def test_triples_become_facts_with_the_owl_rl_term_mapping(ws: Any) -> None:
 
     again = import_documents(ws, "a", [_doc()])
     assert (again.created, again.unchanged) == (2, 4)  # a blank node is new in each import (its two triples)
+
+
+def test_progress_never_runs_ahead_of_what_is_stored(ws: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Batches of 2 (the import's batch size patched down): each report is at most what the store holds."""
+    monkeypatch.setattr(fact_import, "IMPORT_BATCH", 2)
+    seen: list[tuple[int, int, int]] = []
+
+    def report(done: int, total: int) -> None:
+        seen.append((done, total, len(ws.facts.query("a", limit=100))))
+
+    token = PROGRESS.set(report)
+    try:
+        result = import_documents(ws, "a", [_doc()])
+    finally:
+        PROGRESS.reset(token)
+    assert (result.created, result.skipped) == (6, 1)
+    assert [(done, total) for done, total, _ in seen] == [(1, 7), (3, 7), (7, 7)]  # 6 facts + 1 skipped
+    assert seen[-1][2] == 6
+    assert all(done - 1 <= stored for done, _, stored in seen)  # never ahead (done counts the skipped triple)
+    assert ws.facts.query("a", limit=100)[0].source == "rdf-import"
 
 
 def test_formats_and_scope(ws: Any) -> None:
@@ -103,3 +124,15 @@ def test_the_cli_imports_files_and_reports_json(tmp_path: Path, monkeypatch: pyt
     unknown.write_text("")
     refused = runner.invoke(cli, ["fact", "import", "--agent", "reader", str(unknown)])
     assert refused.exit_code == 1 and "unknown suffix" in refused.output
+
+
+def test_a_bad_triple_is_numbered_across_batches_and_earlier_batches_stay(
+    ws: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fact_import, "IMPORT_BATCH", 2)
+    lines = [f"<http://ex.org/s{i}> <http://ex.org/p> <http://ex.org/o> ." for i in range(4)]
+    lines.append(f"<http://ex.org/{'x' * 1100}> <http://ex.org/p> <http://ex.org/o> .")  # the 5th: batch 3
+    with pytest.raises(InputError) as refused:
+        import_documents(ws, "a", [_doc("\n".join(lines), "nt")])
+    assert refused.value.field == "facts[4].subject"
+    assert len(ws.facts.query("a", limit=100)) == 4  # the two batches before it were committed
