@@ -185,14 +185,16 @@ class Session:
         self._workspace = self.ctx.with_resource(workspace)
         return self._workspace
 
-    def emit(self, data: Any, *human: RenderableType) -> None:
-        """Print ``data`` as JSON with ``--json``, else the human renderables, one after another."""
+    def emit(self, data: Any, *human: RenderableType | None) -> None:
+        """Print ``data`` as JSON with ``--json``, else the human renderables, one after another; None stands for
+        a line that does not apply this time (``note(...) if result.truncated else None``) and prints nothing."""
         if self.as_json:
             click.echo(json.dumps(jsonable(data), indent=2, ensure_ascii=False))
             return
         console = make_console()
         for item in human:
-            console.print(item)
+            if item is not None:
+                console.print(item)
 
 
 def _finish_write_through(writer: WriteThrough) -> None:

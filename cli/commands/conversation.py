@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 import click
+from rich.text import Text
 
 from cli import render
 from cli.common import ISO_DATETIME, Session, agent_option, example, mabos_options, read_source
@@ -137,10 +138,8 @@ def grep(out: Session, *, agent: str, pattern: str, mode: str, scope: str, since
                  "before": before, "limit": limit, "session_key": session}  # fmt: skip
     result = out.run("lcm_grep", arguments, GrepResult)
     rows = [(h.kind, h.uid, h.at, h.matches, _preview(h.snippet, 90)) for h in result.hits]
-    lines: list[Any] = [render.table("Matches", ("kind", "uid", "at", "n", "snippet"), rows)]
-    if result.truncated:
-        lines.append(render.note(f"truncated ({', '.join(result.truncated_by)}): narrow the pattern or the time"))
-    out.emit(result, *lines)
+    table = render.table("Matches", ("kind", "uid", "at", "n", "snippet"), rows)
+    out.emit(result, table, _truncated(result, "narrow the pattern or the time"))
 
 
 @lcm.command("describe", help=example(
@@ -157,6 +156,11 @@ def describe(out: Session, *, agent: str, summary_uid: str) -> None:
     data = found.model_dump(mode="json")
     pairs = [(k, _listed(v) if isinstance(v, list) else v) for k, v in data.items() if k != "content"]
     out.emit(found, render.key_values(summary_uid, pairs), found.content)
+
+
+def _truncated(result: GrepResult | ExpandResult, advice: str) -> Text | None:
+    """The note of a result a cap cut (which caps, and what to change), or None when it is whole."""
+    return render.note(f"truncated ({', '.join(result.truncated_by)}): {advice}") if result.truncated else None
 
 
 def _listed(values: list[Any], shown: int = 3) -> str:
@@ -182,10 +186,8 @@ def expand(out: Session, *, agent: str, summary_uid: str, max_depth: int, includ
     result = out.run("lcm_expand", arguments, ExpandResult)
     rows = [(i.level, i.kind, i.uid, i.role or (f"depth {i.depth}" if i.depth is not None else ""), i.tokens,
              _preview(i.content)) for i in result.items]  # fmt: skip
-    lines: list[Any] = [render.table("Expanded", ("level", "kind", "uid", "role/depth", "tokens", "content"), rows)]
-    if result.truncated:
-        lines.append(render.note(f"truncated ({', '.join(result.truncated_by)}): raise --max-depth or --max-tokens"))
-    out.emit(result, *lines)
+    table = render.table("Expanded", ("level", "kind", "uid", "role/depth", "tokens", "content"), rows)
+    out.emit(result, table, _truncated(result, "raise --max-depth or --max-tokens"))
 
 
 GROUPS = [conversation, lcm]

@@ -6,7 +6,7 @@ render are operator commands outside the registry (docs/decisions/2026-11-26-cli
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -119,10 +119,8 @@ def path(
 def sql(out: Session, *, sql: str, limit: int, timeout: float) -> None:
     ws = out.workspace()
     result = run_readonly(ws.path / STATE_DIR / DB_FILE, sql, limit=limit, timeout=timeout)
-    lines: list[Any] = [render.table("SQL", result.columns, result.rows)]
-    if result.truncated:
-        lines.append(render.note(f"truncated after {len(result.rows)} rows (--limit {limit}, or the 32 MB cap)"))
-    out.emit(result, *lines)
+    cut = render.note(f"truncated after {len(result.rows)} rows (--limit {limit}, or the 32 MB cap)")
+    out.emit(result, render.table("SQL", result.columns, result.rows), cut if result.truncated else None)
 
 
 @graph.command("render", help=example(
@@ -176,89 +174,85 @@ def query() -> None:
     """Cross-agent graph queries (the same answers on the local store and TypeDB): docs/graph-queries.md."""
 
 
-@query.command("goals-behind", help=example(
-    "Open goals (pending, active, suspended) whose progress is below the share of time elapsed from creation to "
-    "deadline, most behind first. --tolerance reports only larger gaps; --at judges at another moment.",
-    "mabos graph query goals-behind --json",
-    "mabos graph query goals-behind --agent finance-agent --tolerance 0.1 --at 2024-06-01",
-))  # fmt: skip
-@viewer_option
-@click.option("--tolerance", type=float, default=0.0, show_default=True, help="Gap (0..1) to exceed.")
-@click.option("--at", type=ISO_DATETIME, default=None, help="Judge at this moment (default: now).")
-@limit_option
-@mabos_options
-def goals_behind(out: Session, *, agent: str | None, tolerance: float, at: datetime | None, limit: int) -> None:
-    run_graph_query(out, "goals-behind", {"tolerance": tolerance, "at": at, "limit": limit}, agent=agent)
+def _query_command(name: str, help_text: str, *options: Callable[[Any], Any]) -> click.Command:
+    """``mabos graph query NAME`` with ``--agent`` and ``options``, whose values are the catalogue query's parameters
+    (the option names are the parameter names): each command answers its query through :func:`run_graph_query`."""
+
+    def answer(out: Session, *, agent: str | None, **params: Any) -> None:
+        run_graph_query(out, name, params, agent=agent)
+
+    command: Callable[..., None] = mabos_options(answer)
+    for option in reversed((viewer_option, *options)):
+        command = option(command)
+    return query.command(name, help=help_text)(command)
 
 
-@query.command("paths", help=example(
-    "Directed paths belief -> goal (-> subgoal ...) -> plan, also from desires and down to steps. --from and --to "
-    "take a kind (belief, desire, goal, plan; goal, plan, step), a uid, or kind:uid.",
-    "mabos graph query paths --json",
-    "mabos graph query paths --from belief:B-01J... --to plan --max-depth 3",
-))  # fmt: skip
-@viewer_option
-@click.option("--from", "start", default="belief", show_default=True, help="Start kind, uid or kind:uid.")
-@click.option("--to", "to", default="plan", show_default=True, help="End kind, uid or kind:uid.")
-@click.option("--max-depth", type=int, default=4, show_default=True, help="Most relations on a path (1..8).")
-@limit_option
-@mabos_options
-def paths(out: Session, *, agent: str | None, start: str, to: str, max_depth: int, limit: int) -> None:
-    params = {"start": start, "to": to, "max_depth": max_depth, "limit": limit}
-    run_graph_query(out, "paths", params, agent=agent)
-
-
-@query.command("belief-conflicts", help=example(
-    "Active beliefs about one subject that say different things (both more certain than --min-certainty), "
-    "across agents, with the goals they support.",
-    "mabos graph query belief-conflicts --json",
-))  # fmt: skip
-@viewer_option
-@click.option("--min-certainty", type=float, default=0.6, show_default=True, help="Certainty both must exceed.")
-@limit_option
-@mabos_options
-def belief_conflicts(out: Session, *, agent: str | None, min_certainty: float, limit: int) -> None:
-    run_graph_query(out, "belief-conflicts", {"min_certainty": min_certainty, "limit": limit}, agent=agent)
-
-
-@query.command("lineage", help=example(
-    "What a fact or memory item was derived from (ancestors) and what was derived from it (descendants).",
-    "mabos graph query lineage F-01J... --json",
-    "mabos graph query lineage M-01J... --direction ancestors --max-depth 3",
-))  # fmt: skip
-@viewer_option
-@click.argument("uid", metavar="UID")
-@click.option("--direction", type=click.Choice(["ancestors", "descendants", "both"]), default="both",
-              show_default=True)  # fmt: skip
-@click.option("--max-depth", type=int, default=10, show_default=True, help="Most derivation steps (1..50).")
-@mabos_options
-def lineage(out: Session, *, agent: str | None, uid: str, direction: str, max_depth: int) -> None:
-    run_graph_query(out, "lineage", {"uid": uid, "direction": direction, "max_depth": max_depth}, agent=agent)
-
-
-@query.command("belief-holders", help=example(
-    "Which agents hold an active belief about SUBJECT: the belief's subject (as conflict detection derives it) "
-    "equals SUBJECT, or with --match contains the belief's text contains it (case-insensitive).",
-    'mabos graph query belief-holders "acme revenue" --json',
-    "mabos graph query belief-holders growing --match contains",
-))  # fmt: skip
-@viewer_option
-@click.argument("subject")
-@click.option("--match", type=click.Choice(["subject", "contains"]), default="subject", show_default=True)
-@click.option("--min-certainty", type=float, default=0.0, show_default=True, help="Least certainty counted.")
-@mabos_options
-def belief_holders(out: Session, *, agent: str | None, subject: str, match: str, min_certainty: float) -> None:
-    params = {"subject": subject, "match": match, "min_certainty": min_certainty}
-    run_graph_query(out, "belief-holders", params, agent=agent)
-
-
-@query.command("blocked-steps", help=example(
-    "Open plan steps (pending, in progress) with dependencies that are not done or skipped: what they wait on, "
-    "the unfinished steps at the bottom of those chains, and dependency cycles.",
-    "mabos graph query blocked-steps --json",
-))  # fmt: skip
-@viewer_option
-@limit_option
-@mabos_options
-def blocked_steps(out: Session, *, agent: str | None, limit: int) -> None:
-    run_graph_query(out, "blocked-steps", {"limit": limit}, agent=agent)
+_query_command(
+    "goals-behind",
+    example(
+        "Open goals (pending, active, suspended) whose progress is below the share of time elapsed from creation "
+        "to deadline, most behind first. --tolerance reports only larger gaps; --at judges at another moment.",
+        "mabos graph query goals-behind --json",
+        "mabos graph query goals-behind --agent finance-agent --tolerance 0.1 --at 2024-06-01",
+    ),
+    click.option("--tolerance", type=float, default=0.0, show_default=True, help="Gap (0..1) to exceed."),
+    click.option("--at", type=ISO_DATETIME, default=None, help="Judge at this moment (default: now)."),
+    limit_option,
+)
+_query_command(
+    "paths",
+    example(
+        "Directed paths belief -> goal (-> subgoal ...) -> plan, also from desires and down to steps. --from and "
+        "--to take a kind (belief, desire, goal, plan; goal, plan, step), a uid, or kind:uid.",
+        "mabos graph query paths --json",
+        "mabos graph query paths --from belief:B-01J... --to plan --max-depth 3",
+    ),
+    click.option("--from", "start", default="belief", show_default=True, help="Start kind, uid or kind:uid."),
+    click.option("--to", "to", default="plan", show_default=True, help="End kind, uid or kind:uid."),
+    click.option("--max-depth", type=int, default=4, show_default=True, help="Most relations on a path (1..8)."),
+    limit_option,
+)
+_query_command(
+    "belief-conflicts",
+    example(
+        "Active beliefs about one subject that say different things (both more certain than --min-certainty), "
+        "across agents, with the goals they support.",
+        "mabos graph query belief-conflicts --json",
+    ),
+    click.option("--min-certainty", type=float, default=0.6, show_default=True, help="Certainty both must exceed."),
+    limit_option,
+)
+_query_command(
+    "lineage",
+    example(
+        "What a fact or memory item was derived from (ancestors) and what was derived from it (descendants).",
+        "mabos graph query lineage F-01J... --json",
+        "mabos graph query lineage M-01J... --direction ancestors --max-depth 3",
+    ),
+    click.argument("uid", metavar="UID"),
+    click.option(
+        "--direction", type=click.Choice(["ancestors", "descendants", "both"]), default="both", show_default=True
+    ),
+    click.option("--max-depth", type=int, default=10, show_default=True, help="Most derivation steps (1..50)."),
+)
+_query_command(
+    "belief-holders",
+    example(
+        "Which agents hold an active belief about SUBJECT: the belief's subject (as conflict detection derives it) "
+        "equals SUBJECT, or with --match contains the belief's text contains it (case-insensitive).",
+        'mabos graph query belief-holders "acme revenue" --json',
+        "mabos graph query belief-holders growing --match contains",
+    ),
+    click.argument("subject"),
+    click.option("--match", type=click.Choice(["subject", "contains"]), default="subject", show_default=True),
+    click.option("--min-certainty", type=float, default=0.0, show_default=True, help="Least certainty counted."),
+)
+_query_command(
+    "blocked-steps",
+    example(
+        "Open plan steps (pending, in progress) with dependencies that are not done or skipped: what they wait on, "
+        "the unfinished steps at the bottom of those chains, and dependency cycles.",
+        "mabos graph query blocked-steps --json",
+    ),
+    limit_option,
+)

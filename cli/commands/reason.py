@@ -82,10 +82,8 @@ def store(out: Session, *, agent: str, file: Path | None, beliefs: str | None, d
         data["scope"] = scope
     result = out.run("cbr_store", {**data, "agent_id": agent}, StoredCase)
     what = "stored" if result.created else "already stored (identical situation)"
-    lines: list[Any] = [render.done(f"{result.case.uid} {what}")]
-    if result.pruned:
-        lines.append(render.note(f"pruned {len(result.pruned)} case(s) past the capacity"))
-    out.emit(result, *lines)
+    pruned = render.note(f"pruned {len(result.pruned)} case(s) past the capacity") if result.pruned else None
+    out.emit(result, render.done(f"{result.case.uid} {what}"), pruned)
 
 
 @cbr.command("retrieve", help=example(
@@ -273,8 +271,8 @@ def owl_rl(out: Session, *, agent: str, ontology: tuple[Path, ...], dry_run: boo
                f"triples in {report.seconds:.2f} s; created {report.created}, retracted {len(report.retracted)}"
                f"{' (dry run: nothing written)' if dry_run else ''}")  # fmt: skip
     table = render.table("Entailed", ("subject", "predicate", "object", "confidence"), rows)
-    notes = [render.note(f"only the first {MAX_LISTED} entailments are listed")] if report.truncated else []
-    out.emit(report.model_dump(mode="json", exclude={"truncated"}), render.done(summary), table, *notes)
+    cut = render.note(f"only the first {MAX_LISTED} entailments are listed") if report.truncated else None
+    out.emit(report.model_dump(mode="json", exclude={"truncated"}), render.done(summary), table, cut)
 
 
 GROUPS = [cbr, reason_group]

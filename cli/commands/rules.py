@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from rich.text import Text
 from rich.tree import Tree
 
 from cli import render
@@ -213,14 +214,10 @@ def forward(out: Session, *, agent: str, persist: bool, max_iterations: int, max
             f"retracted {len(report.retracted)}"
         )
     columns = ("subject", "predicate", "object", "confidence", "rule", "uid")
-    lines: list[Any] = [render.done(summary), render.table("Derived", columns, rows)]
-    if report.next_offset is not None:
-        lines.append(
-            render.note(f"showing {offset}-{offset + len(rows) - 1}; next page: --offset {report.next_offset}")
-        )
-    if report.note:
-        lines.append(render.note(report.note))
-    out.emit(report, *lines)
+    page = f"showing {offset}-{offset + len(rows) - 1}; next page: --offset {report.next_offset}"
+    out.emit(report, render.done(summary), render.table("Derived", columns, rows),
+             render.note(page) if report.next_offset is not None else None,
+             render.note(report.note) if report.note else None)  # fmt: skip
 
 
 def _proof_tree(node: ProofStep, tree: Tree) -> None:
@@ -291,12 +288,12 @@ def check(out: Session, *, agent: str) -> None:
     found = result.violations
     rows = [(v.severity.value, v.name, v.message) for v in found]
     out.emit(found, render.table("Violations", ("severity", "rule", "message"), rows)
-             if found else render.done("no violations"), *_cut(result.note))  # fmt: skip
+             if found else render.done("no violations"), _cut(result.note))  # fmt: skip
 
 
-def _cut(note: str | None) -> list[Any]:
-    """The note of a forward closure a bound cut (nothing when it was complete)."""
-    return [render.note(f"incomplete: {note}")] if note else []
+def _cut(note: str | None) -> Text | None:
+    """The note of a forward closure a bound cut (None when it was complete)."""
+    return render.note(f"incomplete: {note}") if note else None
 
 
 @click.group("policy")
@@ -327,7 +324,7 @@ def evaluate(out: Session, *, agent: str, pairs: tuple[str, ...]) -> None:
     found = result.firings
     rows = [(p.name, p.action, "yes" if p.escalate else "no") for p in found]
     out.emit(found, render.table("Policies fired", ("rule", "action", "escalate"), rows)
-             if found else render.note("no policy fired"), *_cut(result.note))  # fmt: skip
+             if found else render.note("no policy fired"), _cut(result.note))  # fmt: skip
 
 
 @click.group("knowledge")
@@ -349,7 +346,7 @@ def explain(out: Session, *, agent: str, question: str) -> None:
     out.emit(answer, render.table(f"Knowledge: {question}", ("method", "subject", "predicate", "object",
                                                               "confidence"), rows)
              if rows else render.note(f"nothing known about: {', '.join(answer.terms) or question}"),
-             *_cut(answer.note))  # fmt: skip
+             _cut(answer.note))  # fmt: skip
 
 
 GROUPS = [rule, infer, constraint, policy, knowledge]
