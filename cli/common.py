@@ -236,6 +236,16 @@ def mabos_options(func: Callable[Concatenate[Session, P], R]) -> Callable[P, R]:
     return json_option(workspace_option(wrapper))
 
 
+def ontology_options(func: Callable[Concatenate[Session, P], R]) -> Callable[P, R]:
+    """:func:`mabos_options` and ``--ontology-dir`` (the ``mabos ontology`` commands)."""
+    return ontology_dir_option(mabos_options(func))
+
+
+def typedb_options(func: Callable[Concatenate[Session, P], R]) -> Callable[P, R]:
+    """:func:`mabos_options` and ``--typedb`` (the commands that talk to the TypeDB server)."""
+    return typedb_option(mabos_options(func))
+
+
 def example(text: str, *commands: str) -> str:
     """A help text ending in an ``Example`` block that click prints unwrapped."""
     lines = "\n".join(f"  {command}" for command in commands)

@@ -6,7 +6,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Concatenate, ParamSpec, TypeVar
 
 import click
 from rich.table import Table
@@ -18,8 +19,15 @@ from kg.memory.cognitive import CognitiveKind
 from kg.memory.cognitive_format import ExportResult, ImportResult
 from kg.memory.materialize import FileOutcome, MaterializeResult
 
+P = ParamSpec("P")
+R = TypeVar("R")
 KIND = click.Choice([*(k.value for k in CognitiveKind), "all"])
 kind_option = click.option("--kind", type=KIND, default="all", show_default=True, help="Which cognitive file.")
+
+
+def cognitive_file_options(func: Callable[Concatenate[Session, P], R]) -> Callable[P, R]:
+    """``--agent``, ``--kind`` and :func:`mabos_options`: the commands that write or read an agent's cognitive files."""
+    return agent_option(kind_option(mabos_options(func)))
 
 
 def files_table(files: Sequence[FileOutcome]) -> Table:
@@ -46,9 +54,7 @@ def materialize_(out: Session, *, agent: str) -> None:
 
 
 @click.command("export")
-@agent_option
-@kind_option
-@mabos_options
+@cognitive_file_options
 def export(out: Session, *, agent: str, kind: str) -> None:
     """Write the agent's cognitive files (Beliefs.md, Goals.md, Plans.md ...) from the store.
 
@@ -65,9 +71,7 @@ def export(out: Session, *, agent: str, kind: str) -> None:
 
 
 @click.command("import")
-@agent_option
-@kind_option
-@mabos_options
+@cognitive_file_options
 def import_(out: Session, *, agent: str, kind: str) -> None:
     """Read the agent's cognitive files back into the store.
 

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from cli import render
-from cli.common import Session, example, mabos_options, ontology_dir_option
+from cli.common import Session, example, ontology_options
 from cli.tools.ontology import MAX_LIST, ProposalList, ScaffoldResult, ValidationReport
 from cli.tools.ontology_admin import OntologyCheck, ProposalDiff, TypeQLResult
 from kg.models import OntologyProposal, ProposalNodeType, ProposalStatus
@@ -62,8 +62,7 @@ def ontology() -> None:
 @click.option("--rationale", default="")
 @click.option("--by", "by", required=True, help="The proposing agent.")
 @click.option("--scope", default=None, help="Where the proposal is recorded (default global).")
-@ontology_dir_option
-@mabos_options
+@ontology_options
 def propose(out: Session, *, domain: str, node_type: str, node_id: str, label: str, parent: str | None,
             domain_class: str | None, range_: str | None, definition: str, synonyms: tuple[str, ...],
             multi_valued: bool, rationale: str, by: str, scope: str | None) -> None:  # fmt: skip
@@ -82,8 +81,7 @@ def propose(out: Session, *, domain: str, node_type: str, node_id: str, label: s
 ))  # fmt: skip
 @click.option("--status", type=click.Choice([s.value for s in ProposalStatus]), default=None)
 @click.option("--domain", default=None)
-@ontology_dir_option
-@mabos_options
+@ontology_options
 def list_(out: Session, *, status: str | None, domain: str | None) -> None:
     args = {"status": status, "domain": domain, "limit": MAX_LIST}
     found = out.run("ontology_list_proposals", args, ProposalList)
@@ -98,8 +96,7 @@ def list_(out: Session, *, status: str | None, domain: str | None) -> None:
 ))  # fmt: skip
 @click.argument("uid", metavar="PROPOSAL_ID")
 @click.option("--by", default=None, help="Who validates (default: the proposer).")
-@ontology_dir_option
-@mabos_options
+@ontology_options
 def validate(out: Session, *, uid: str, by: str | None) -> None:
     report = out.run("ontology_validate_proposal", {"uid": uid, "agent_id": by}, ValidationReport)
     out.emit(report, render.done(f"{uid} validated") if report.valid else render.note(f"{uid} invalid"),
@@ -115,8 +112,7 @@ def validate(out: Session, *, uid: str, by: str | None) -> None:
 ))  # fmt: skip
 @click.argument("uid", metavar="PROPOSAL_ID")
 @click.option("--approved-by", required=True, help="The approving agent.")
-@ontology_dir_option
-@mabos_options
+@ontology_options
 def merge(out: Session, *, uid: str, approved_by: str) -> None:
     merged = out.run("ontology_merge_approved", {"uid": uid, "agent_id": approved_by}, OntologyProposal)
     out.emit(merged, render.done(f"{uid} merged into {merged.domain}: {merged.domain}:{merged.node_id}"))
@@ -129,8 +125,7 @@ def merge(out: Session, *, uid: str, approved_by: str) -> None:
 @click.argument("uid", metavar="PROPOSAL_ID")
 @click.option("--reason", required=True)
 @click.option("--by", default=None, help="Who rejects (default: the proposer).")
-@ontology_dir_option
-@mabos_options
+@ontology_options
 def reject(out: Session, *, uid: str, reason: str, by: str | None) -> None:
     args = {"uid": uid, "reason": reason, "agent_id": by}
     rejected = out.run("ontology_reject_proposal", args, OntologyProposal)
@@ -142,8 +137,7 @@ def reject(out: Session, *, uid: str, reason: str, by: str | None) -> None:
     "mabos ontology diff O-01J...",
 ))  # fmt: skip
 @click.argument("uid", metavar="PROPOSAL_ID")
-@ontology_dir_option
-@mabos_options
+@ontology_options
 def diff(out: Session, *, uid: str) -> None:
     found = out.run("ontology_diff", {"uid": uid}, ProposalDiff)
     if out.as_json:
@@ -160,8 +154,7 @@ def diff(out: Session, *, uid: str) -> None:
 ))  # fmt: skip
 @click.option("--template", required=True)
 @click.option("--domain", required=True)
-@ontology_dir_option
-@mabos_options
+@ontology_options
 def scaffold(out: Session, *, template: str, domain: str) -> None:
     created = out.run("ontology_scaffold_domain", {"template": template, "domain": domain}, ScaffoldResult)
     out.emit(created, render.done(f"created {created.path}"))
@@ -173,8 +166,7 @@ def scaffold(out: Session, *, template: str, domain: str) -> None:
     "mabos ontology to-typeql --out ontology.tql",
 ))  # fmt: skip
 @click.option("--out", "out_path", default=None, help="File to write, or '-' for standard output.")
-@ontology_dir_option
-@mabos_options
+@ontology_options
 def to_typeql_(out: Session, *, out_path: str | None) -> None:
     schema = out.run("ontology_to_typeql", {}, TypeQLResult)
     if out_path == "-":
@@ -195,8 +187,7 @@ def to_typeql_(out: Session, *, out_path: str | None) -> None:
     "Run SHACL and OWL-RL over every file of the active ontology set; exit 1 if any fails.",
     "mabos ontology check --json",
 ))  # fmt: skip
-@ontology_dir_option
-@mabos_options
+@ontology_options
 def check(out: Session) -> None:
     result = out.run("ontology_check", {}, OntologyCheck)
     rows = [(r.file, r.domain, "yes" if r.ok else "NO", "; ".join(c.message for c in r.checks if not c.ok))

@@ -7,7 +7,7 @@ import click
 from cli import render
 from cli.commands.sync_nightly import nightly
 from cli.commands.sync_workspace import export_workspace, import_workspace
-from cli.common import Session, example, mabos_options, typedb_option
+from cli.common import Session, example, typedb_options
 from cli.progress import progress
 from cli.tools.typedb import PushResult
 
@@ -24,8 +24,7 @@ def sync() -> None:
     "mabos sync push --batch 500 --json",
 ))  # fmt: skip
 @click.option("--batch", type=click.IntRange(1, 10_000), default=500, show_default=True, help="Events per transaction.")
-@typedb_option
-@mabos_options
+@typedb_options
 def push(out: Session, *, batch: int) -> None:
     ws = out.workspace()
     with progress("pushing", ws.store.outbox.counts()["pending"]) as update:

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from cli import render
-from cli.common import Session, example, mabos_options, typedb_option
+from cli.common import Session, example, typedb_options
 from cli.tools.typedb import SchemaSyncReport, TypeDBAnswers, TypeDBStatus
 
 
@@ -22,8 +22,7 @@ def typedb() -> None:
     "outbox backlog and the last schema sync. Never fails for an unreachable server (it says so).",
     "mabos typedb status --json",
 ))  # fmt: skip
-@typedb_option
-@mabos_options
+@typedb_options
 def status_(out: Session) -> None:
     found = out.run("typedb_status", {}, TypeDBStatus)
     report = found.model_dump(mode="json", exclude_unset=True)
@@ -41,8 +40,7 @@ def status_(out: Session) -> None:
     "mabos typedb sync-schema --typedb localhost:1729",
 ))  # fmt: skip
 @click.option("--if-changed", is_flag=True, help="Skip when the schema text equals the last one synced.")
-@typedb_option
-@mabos_options
+@typedb_options
 def sync_schema_(out: Session, *, if_changed: bool) -> None:
     report = out.run("typedb_sync_schema", {"if_changed": if_changed}, SchemaSyncReport)
     verb = "defined" if report.defined else "unchanged, not redefined"
@@ -60,8 +58,7 @@ def sync_schema_(out: Session, *, if_changed: bool) -> None:
 @click.option(
     "--limit", type=click.IntRange(1, 100_000), default=100, show_default=True, help="At most this many answers."
 )
-@typedb_option
-@mabos_options
+@typedb_options
 def query(out: Session, *, query: str, write: bool, limit: int) -> None:
     arguments = {"query": query, "write": write, "limit": limit}
     result = out.run("typedb_query", arguments, TypeDBAnswers)
