@@ -20,6 +20,7 @@ from kg.workspace import ONTOLOGY_DIR
 
 #: Where ``to-typeql`` writes by default, inside the workspace.
 TYPEQL_OUT = Path("schema") / "typedb" / "ontology.tql"
+proposal_argument = click.argument("uid", metavar="PROPOSAL_ID")
 
 
 def _proposal_line(p: OntologyProposal) -> tuple[Any, ...]:
@@ -94,7 +95,7 @@ def list_(out: Session, *, status: str | None, domain: str | None) -> None:
     "valid, 1 when not (the checks are printed either way).",
     "mabos ontology validate O-01J... --json",
 ))  # fmt: skip
-@click.argument("uid", metavar="PROPOSAL_ID")
+@proposal_argument
 @click.option("--by", default=None, help="Who validates (default: the proposer).")
 @ontology_options
 def validate(out: Session, *, uid: str, by: str | None) -> None:
@@ -110,7 +111,7 @@ def validate(out: Session, *, uid: str, by: str | None) -> None:
     "file re-checked after the write and restored byte for byte if anything breaks). A merge happens once.",
     "mabos ontology merge O-01J... --approved-by knowledge-agent --json",
 ))  # fmt: skip
-@click.argument("uid", metavar="PROPOSAL_ID")
+@proposal_argument
 @click.option("--approved-by", required=True, help="The approving agent.")
 @ontology_options
 def merge(out: Session, *, uid: str, approved_by: str) -> None:
@@ -122,7 +123,7 @@ def merge(out: Session, *, uid: str, approved_by: str) -> None:
     "Reject a proposal, recording who, when and why.",
     "mabos ontology reject O-01J... --reason 'duplicate of biz:Shipment' --by knowledge-agent",
 ))  # fmt: skip
-@click.argument("uid", metavar="PROPOSAL_ID")
+@proposal_argument
 @click.option("--reason", required=True)
 @click.option("--by", default=None, help="Who rejects (default: the proposer).")
 @ontology_options
@@ -136,7 +137,7 @@ def reject(out: Session, *, uid: str, reason: str, by: str | None) -> None:
     "What merging a proposal would change in its domain file (a unified diff; nothing is written).",
     "mabos ontology diff O-01J...",
 ))  # fmt: skip
-@click.argument("uid", metavar="PROPOSAL_ID")
+@proposal_argument
 @ontology_options
 def diff(out: Session, *, uid: str) -> None:
     found = out.run("ontology_diff", {"uid": uid}, ProposalDiff)
@@ -178,9 +179,8 @@ def to_typeql_(out: Session, *, out_path: str | None) -> None:
     folder = out.ontology_dir or out.workspace().path / ONTOLOGY_DIR
     summary = {"path": str(target), "files": [str(folder / name) for name in schema.files], "counts": schema.counts,
                "notes": schema.notes}  # fmt: skip
-    lines: list[Any] = [render.done(f"wrote {target}: " + ", ".join(f"{v} {k}" for k, v in schema.counts.items()))]
-    lines += [render.note(n.message) for n in schema.notes[:20]]
-    out.emit(summary, *lines)
+    wrote = render.done(f"wrote {target}: " + ", ".join(f"{v} {k}" for k, v in schema.counts.items()))
+    out.emit(summary, wrote, *(render.note(n.message) for n in schema.notes[:20]))
 
 
 @ontology.command("check", help=example(
