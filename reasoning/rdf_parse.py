@@ -2,8 +2,9 @@
 
 :func:`parse_documents` reads every document before it returns, so a malformed one is refused (an
 :class:`~kg.errors.InputError` naming it) before anything is stored. It returns compact ``(subject, predicate,
-object, object_kind)`` tuples, duplicates merged, which :mod:`reasoning.fact_import` turns into fact dicts a batch
-at a time. The mapping (docs/facts-bulk.md, "RDF term mapping") is the one the rdflib parser gave before:
+object, datatype or "@" language)`` tuples (:data:`Key`), duplicates merged, which :mod:`reasoning.fact_import`
+turns into fact dicts as the store takes them. The mapping (docs/facts-bulk.md, "RDF term mapping") is the one the
+rdflib parser gave before:
 
 * IRIs through :func:`reasoning.owl.iri_to_term` with the core prefixes (each distinct IRI mapped once);
 * blank nodes ``_:<label>`` with pyoxigraph's random labels (``rename_blank_nodes``), so two documents, or two
