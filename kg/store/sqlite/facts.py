@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
-from operator import itemgetter
-from typing import Any, NamedTuple
+from typing import Any
 
 from kg.errors import InputError, NotFoundError
-from kg.ids import new_ids
 from kg.models import (
     AssertOutcome,
     AssertStatus,
@@ -18,11 +15,11 @@ from kg.models import (
     FactInput,
     FactQuery,
     LiveTriple,
-    ObjectKind,
     format_ts,
 )
 from kg.ports.facts import PreparedFacts
 from kg.store.sqlite.db import Database, in_clause
+from kg.store.sqlite.facts_prepare import Prepared, full_row, json_reads_doubles_exactly, prepare_rows
 from kg.store.sqlite.facts_sql import (
     CHANGED_EVENT,
     COLUMNS,
@@ -30,8 +27,6 @@ from kg.store.sqlite.facts_sql import (
     INDEX_CREATED,
     INSERT_LINEAGE,
     INSERT_NEW,
-    PREPARED_FIELDS,
-    ROW_FIELDS,
     UPSERT,
     as_of_source,
     exact_doubles,
@@ -43,38 +38,6 @@ from kg.store.sqlite.facts_sql import (
 
 # Re-exported: the memory adapter builds its payloads with the same exact-double writer.
 __all__ = ["SqliteFactStore", "exact_doubles", "json_real", "pattern_clause", "register_json_real"]
-
-_KIND_TEXT: dict[ObjectKind | None, str] = {kind: kind.value for kind in ObjectKind}
-_new_outcome = tuple.__new__
-_CONFIDENCE = PREPARED_FIELDS.index("confidence")
-
-
-# Doubles whose decimal text SQLite's own reader (sqlite3AtoF, used by CAST) rounds to a neighbour of the
-# double; a JSON reader that returns all of them exactly reads numbers with the C library's correctly rounded
-# strtod, and prepared batches travel as JSON. Otherwise rows are bound one by one (executemany).
-_JSON_PROBE = (0.707056753354459, 0.940030237150629, 0.610096720368348, 0.30000000000000004, 5e-324)
-
-
-def json_reads_doubles_exactly(conn: sqlite3.Connection) -> bool:
-    """Whether ``json_each`` on ``conn`` gives back every probe double exactly."""
-    try:
-        got = [r[0] for r in conn.execute("SELECT value FROM json_each(?)", (json.dumps(_JSON_PROBE),))]
-    except sqlite3.Error:  # no JSON functions in this SQLite
-        return False
-    return got == list(_JSON_PROBE) and all(type(v) is float for v in got)
-
-
-class _Prepared(NamedTuple):
-    rows: list[tuple[Any, ...]]  # PREPARED_FIELDS
-    json: str | None  # the fields that vary of each row, as one JSON array, when SQLite reads it exactly
-    in_json: tuple[int, ...]  # which fields (PREPARED_FIELDS positions) the JSON rows hold
-    constants: tuple[Any, ...]  # the value of each other field, one for the whole batch
-    agents: set[str]
-
-
-def _full(row: tuple[Any, ...], now: str, asserted_by: str) -> tuple[Any, ...]:
-    """A prepared row as the parameters of INSERT_FIELDS (created_at, updated_at, updated_by bound in)."""
-    return (*row[:11], now, now, asserted_by, *row[11:])
 
 
 class SqliteFactStore:
@@ -92,27 +55,9 @@ class SqliteFactStore:
         return self.assert_prepared(self.prepare(facts, asserted_by=asserted_by))
 
     def prepare(self, facts: Sequence[FactInput], *, asserted_by: str) -> PreparedFacts:
-        """Row tuples with fresh uids (one id reservation for the batch) and, when SQLite reads JSON numbers
-        exactly, the batch as one JSON array for :data:`INSERT_NEW_JSON`. CPU only: no statement, no lock."""
-        rows = self._rows(facts)
-        agents = {fact.agent_id for fact in facts}
-        if not rows or not self._json_exact:
-            return PreparedFacts(facts, asserted_by, _Prepared(rows, None, (), (), agents))
-        in_json, constants = list(ROW_FIELDS), []
-        for i in range(len(PREPARED_FIELDS)):
-            if i in ROW_FIELDS:
-                continue
-            column = [row[i] for row in rows]
-            first = column[0]
-            # a confidence only when it is 1.0 throughout (== would take -0.0 for 0.0)
-            if column.count(first) == len(column) and (i != _CONFIDENCE or first == 1.0):
-                constants.append(first)
-            else:
-                in_json.append(i)
-        in_json.sort()
-        pick = itemgetter(*in_json)
-        payload = json.dumps(list(map(pick, rows)), ensure_ascii=False, allow_nan=False)
-        return PreparedFacts(facts, asserted_by, _Prepared(rows, payload, tuple(in_json), tuple(constants), agents))
+        """Rows with fresh uids, outcomes and lineage rows, and the batch as JSON
+        (:mod:`kg.store.sqlite.facts_prepare`). CPU only: no statement, no lock."""
+        return PreparedFacts(facts, asserted_by, prepare_rows(facts, as_json=self._json_exact))
 
     def assert_prepared(self, prepared: PreparedFacts) -> list[AssertOutcome]:
         """Write a prepared batch in one transaction.
@@ -122,7 +67,7 @@ class SqliteFactStore:
         path in their original order, after the creation events.
         """
         batch = prepared.payload
-        if not isinstance(batch, _Prepared):
+        if not isinstance(batch, Prepared):
             raise InputError("prepared", "was not prepared by this store")
         facts, rows, asserted_by = prepared.facts, batch.rows, prepared.asserted_by
         with self.db.write() as conn:
@@ -133,28 +78,21 @@ class SqliteFactStore:
                 sql = insert_from_json(batch.in_json)
                 count = conn.execute(sql, (batch.json, now, asserted_by, *batch.constants)).rowcount
             else:
-                count = conn.executemany(INSERT_NEW, [_full(row, now, asserted_by) for row in rows]).rowcount
+                count = conn.executemany(INSERT_NEW, [full_row(row, now, asserted_by) for row in rows]).rowcount
             if count == len(rows):  # the bulk-load case: every row new
-                inserted = None
-            else:
-                inserted = {r[0] for r in conn.execute("SELECT uid FROM facts WHERE seq > ?", (last_seq,))}
-            conn.executemany(
-                INSERT_LINEAGE,
-                [(row[0], parent, n) for fact, row in zip(facts, rows, strict=True)
-                 if fact.derived_from and (inserted is None or row[0] in inserted)
-                 for n, parent in enumerate(fact.derived_from)],
-            )  # fmt: skip
+                conn.executemany(INSERT_LINEAGE, batch.lineage)
+                conn.execute(CREATED_EVENTS, (asserted_by, now, last_seq))
+                conn.execute(INDEX_CREATED, (last_seq,))
+                return batch.created
+            inserted = {r[0] for r in conn.execute("SELECT uid FROM facts WHERE seq > ?", (last_seq,))}
+            conn.executemany(INSERT_LINEAGE, [link for link in batch.lineage if link[0] in inserted])
             conn.execute(CREATED_EVENTS, (asserted_by, now, last_seq))
             created = AssertStatus.CREATED
-            outcomes: list[AssertOutcome] = (
-                [_new_outcome(AssertOutcome, (row[0], created)) for row in rows]
-                if inserted is None
-                else [
-                    AssertOutcome(row[0], created) if row[0] in inserted
-                    else self._upsert_one(conn, fact, _full(row, now, asserted_by), asserted_by, now)
-                    for fact, row in zip(facts, rows, strict=True)
-                ]
-            )  # fmt: skip
+            outcomes = [
+                AssertOutcome(row[0], created) if row[0] in inserted
+                else self._upsert_one(conn, fact, full_row(row, now, asserted_by), asserted_by, now)
+                for fact, row in zip(facts, rows, strict=True)
+            ]  # fmt: skip
             conn.execute(INDEX_CREATED, (last_seq,))
             return outcomes
 
@@ -171,23 +109,6 @@ class SqliteFactStore:
         missing = [a for a in wanted if a not in found]
         if missing:
             raise NotFoundError(f"agent_id: no agent {missing[0]!r}")
-
-    @staticmethod
-    def _rows(facts: Sequence[FactInput]) -> list[tuple[Any, ...]]:
-        """The prepared row of each fact (:data:`PREPARED_FIELDS`), with fresh uids."""
-        for fact in facts:
-            if fact.object_kind is None or fact.scope is None:  # FactInput fills both; model_construct may not
-                raise InputError("fact", "object_kind and scope must be set")
-        kinds = _KIND_TEXT
-        return [
-            (
-                uid, f.agent_id, f.scope, f.subject, f.predicate, f.object, kinds[f.object_kind], f.confidence,
-                f.source, None if f.valid_from is None else format_ts(f.valid_from),
-                None if f.valid_until is None else format_ts(f.valid_until), f.rule_id,
-                1 if f.rule_id or f.derived_from else 0,
-            )
-            for uid, f in zip(new_ids("fact", len(facts)), facts, strict=True)
-        ]  # fmt: skip
 
     def _upsert_one(
         self, conn: sqlite3.Connection, fact: FactInput, row: tuple[Any, ...], asserted_by: str, now: str

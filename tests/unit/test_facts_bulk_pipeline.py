@@ -1,0 +1,175 @@
+"""Bulk writes as one JSON statement per batch, and the next batch screened in a helper thread (issue 22).
+
+The JSON path must store exactly what binding each row stored (the same store, the ``_json_exact`` switch off
+is the old path): text with quotes, backslashes, control characters and characters outside the BMP, every
+double, columns that vary or not within a batch, validity times, rule ids and lineage. The pipeline must keep
+the outcome of one batch after the other: a bad batch after written ones, a write inside an outer transaction
+(the helper thread never touches the store), and no thread left behind.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import kg
+from kg.clock import FixedClock
+from kg.errors import InputError
+from kg.store.sqlite.facts_prepare import json_reads_doubles_exactly
+from kg.workspace import Workspace
+from tests.budget import examples
+
+STORED = (
+    "agent_id, scope, subject, predicate, object, object_kind, confidence, source, valid_from, valid_until, "
+    "created_at, updated_at, updated_by, retracted_at, rule_id, derived"
+)
+
+
+def stored(ws: Workspace) -> list[tuple[Any, ...]]:
+    """Every fact row (uids aside: they are fresh in each store), with each double's exact bits, in seq order."""
+    rows = ws.store.db.read(f"SELECT {STORED} FROM facts ORDER BY seq")
+    return [tuple(v.hex() if isinstance(v, float) else v for v in row) for row in rows]
+
+
+def events(ws: Workspace) -> list[tuple[Any, ...]]:
+    """The outbox events (payloads as the view expands them), uids aside."""
+    out = []
+    for e in ws.store.outbox.pending(after_seq=0, limit=100_000):
+        payload = {k: v for k, v in e.payload.items() if k not in ("uid", "derived_from")}
+        out.append((e.op, e.scope, sorted(payload.items(), key=str)))
+    return out
+
+
+def pair(tmp_path: Path) -> tuple[Workspace, Workspace]:
+    """Two fresh stores on one fixed clock: the JSON path and the row-binding path."""
+    clock = FixedClock(datetime(2026, 11, 26, 12, tzinfo=UTC))
+    fast, slow = (kg.init_workspace(tmp_path / name, clock=clock) for name in ("json", "rows"))
+    slow.store.facts._json_exact = False
+    for ws in (fast, slow):
+        ws.agents.add("a")
+    return fast, slow
+
+
+TEXT = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=1, max_size=12
+).filter(str.strip)
+DOUBLE = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
+ITEM = st.fixed_dictionaries(
+    {"subject": TEXT, "predicate": st.sampled_from(["p", "q", 'say "hi"', "back\\slash"]), "object": TEXT},
+    optional={
+        "confidence": DOUBLE,
+        "source": st.sampled_from(["", "loader", "é\n\t", "\U0001f600"]),
+        "object_kind": st.sampled_from(["entity", "literal"]),
+        "scope": st.sampled_from(["agent:a", "global"]),
+    },
+)
+
+
+@settings(max_examples=examples(24), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(items=st.lists(ITEM, min_size=1, max_size=30), batch=st.integers(1, 12))
+def test_the_json_path_stores_what_binding_rows_stored(tmp_path_factory: Any, items: list[dict[str, Any]],
+                                                       batch: int) -> None:  # fmt: skip
+    fast, slow = pair(tmp_path_factory.mktemp("pair"))
+    try:
+        results = [ws.facts.assert_many("a", items, batch_size=batch) for ws in (fast, slow)]
+        assert results[0].model_dump(exclude={"uids"}) == results[1].model_dump(exclude={"uids"})
+        assert stored(fast) == stored(slow)
+        assert events(fast) == events(slow)
+        scopes = ["agent:a", "global"]
+        found = [[f.subject for f in ws.store.facts.search(items[0]["subject"], scopes=scopes)] for ws in (fast, slow)]
+        assert found[0] == found[1]
+    finally:
+        fast.close()
+        slow.close()
+
+
+def test_every_column_kind_and_double_goes_through_json_exactly(tmp_path: Path) -> None:
+    rng = random.Random(22)
+    doubles = [rng.random() for _ in range(300)] + [0.0, -0.0, 1.0, 5e-324, math.nextafter(1.0, 0.0), 0.1 + 0.2]
+    items: list[dict[str, Any]] = [
+        {"subject": f's{i} "q" \\ \x01\U0001f600', "predicate": "p", "object": f"o{i}\n", "confidence": d}
+        for i, d in enumerate(doubles)
+    ]
+    items += [  # varying validity, rule ids, lineage and kinds in one batch
+        {"subject": "t", "predicate": "p", "object": "1", "valid_from": "2026-01-01T00:00:00Z"},
+        {"subject": "t", "predicate": "p", "object": "2", "valid_until": "2027-01-01T00:00:00Z",
+         "object_kind": "literal"},
+        {"subject": "t", "predicate": "p", "object": "3", "rule_id": "R-01JABCDEFGHJKMNPQRSTVWXYZ0"},
+    ]  # fmt: skip
+    fast, slow = pair(tmp_path)
+    try:
+        parents = fast.facts.assert_many("a", items[:2], keep_uids=True).uids
+        assert slow.facts.assert_many("a", items[:2], keep_uids=True).created == 2
+        items.append({"subject": "t", "predicate": "p", "object": "4", "derived_from": parents})
+        # the same parent uids in the other store: its own facts carry other uids, lineage rows are not checked
+        for ws in (fast, slow):
+            ws.facts.assert_many("a", items[2:], batch_size=100)
+        assert stored(fast) == stored(slow)
+        got = [float.fromhex(r[6]) for r in stored(fast)[2 : 2 + len(doubles) - 2]]
+        assert got == doubles[2:]  # bit for bit (-0.0 included)
+        child = fast.facts.query("a", subject="t", object="4")[0]
+        assert child.derived_from == parents
+    finally:
+        fast.close()
+        slow.close()
+
+
+def test_a_batch_of_equal_but_distinct_doubles_keeps_each_one(tmp_path: Path) -> None:
+    # 0.0 == -0.0, so the batch "shares" one confidence; SQLite stores -0.0 as 0.0 on either path anyway
+    batch = [{"subject": f"z{i}", "predicate": "p", "object": "o", "confidence": c} for i, c in enumerate([0.0, -0.0])]
+    fast, slow = pair(tmp_path)
+    try:
+        for ws in (fast, slow):
+            ws.facts.assert_many("a", batch)
+        assert [r[6] for r in stored(fast)] == [(0.0).hex(), (0.0).hex()]
+        assert stored(fast) == stored(slow)
+    finally:
+        fast.close()
+        slow.close()
+
+
+def test_this_sqlite_reads_json_doubles_exactly(workspace: Workspace) -> None:
+    # where it did not, batches would be bound row by row (the other path of the tests above)
+    assert json_reads_doubles_exactly(workspace.store.db.conn)
+    assert workspace.store.facts._json_exact
+
+
+def items(n: int, start: int = 0) -> list[dict[str, Any]]:
+    return [{"subject": f"item-{i}", "predicate": "p", "object": str(i)} for i in range(start, start + n)]
+
+
+def test_a_bad_batch_after_written_ones_is_not_written_and_is_named(workspace: Workspace) -> None:
+    workspace.agents.add("a")
+    batch = [*items(25), {"subject": "x", "predicate": "p", "object": "y", "confidence": 2}, *items(20, 25)]
+
+    with pytest.raises(InputError) as err:
+        workspace.facts.assert_many("a", batch, batch_size=10)
+
+    assert err.value.field == "facts[25].confidence"
+    assert len(workspace.facts.query("a", limit=1000)) == 20  # batches 0-9 and 10-19; not 20-29 nor later
+    assert threading.active_count() == 1 or not any(
+        t.name.startswith("mabos-facts-screen") for t in threading.enumerate()
+    )
+
+
+def test_many_batches_inside_an_outer_transaction_do_not_wait_on_themselves(workspace: Workspace) -> None:
+    workspace.agents.add("a")
+    with workspace.store.transactions.transaction():  # as extraction writes facts with its other records
+        result = workspace.facts.assert_many("a", items(50), batch_size=7)
+    assert result.created == 50
+    assert len(workspace.facts.query("a", limit=1000)) == 50
+
+
+def test_no_helper_thread_outlives_the_call(workspace: Workspace) -> None:
+    workspace.agents.add("a")
+    workspace.facts.assert_many("a", items(30), batch_size=4)
+    workspace.facts.assert_many("a", items(30), batch_size=4)  # all unchanged: the per-row path
+    assert not [t for t in threading.enumerate() if t.name.startswith("mabos-facts-screen")]
