@@ -1,22 +1,32 @@
-"""Entity- and date-aware boosts: what a query names that a similarity score cannot see.
+"""Entity-, date- and time-aware boosts: what a query names that a similarity score cannot see.
 
 A question names people ("When did Caroline go biking?") and sometimes dates ("What did Tim do in the week
 before 16 November 2023?"). Neither helps BM25 or the embedding much: a name used in half of a
 conversation's turns has an IDF of about 0 (and is left out of the BM25 query), and a date in the question
 is not in the turn's text at all - it is the item's ``created_at``. So the item's bonus is::
 
-    bonus  = entity_boost  if the item's content has one of the query's names (capitalised words that are
-                           not stopwords, possessive 's removed, matched as whole words, case-sensitive)
+    bonus  = entity_boost  if the item's subject - its first word, e.g. the speaker of "Caroline: ..." -
+                           is one of the query's names (capitalised words that are not stopwords or month
+                           names, possessive 's removed, case-sensitive); entity_boost * mention_share if the
+                           item only mentions one (as a whole word) elsewhere
            + date_boost    if the item was created inside a date range the query names: "16 November 2023"
                            (the 8 days before it to the day after: "the week before ..."), "November 2023"
-                           (that month, 3 days either side) or "2023-11-16"
+                           (that month, 3 days either side), "2023-11-16", or a month without a year ("in
+                           June": the last June that began before the recall's ``now``, 3 days either side)
+           + time_boost    if the query asks when ("When did ...", "What date ...", "How long ago ...") and
+                           the item places something in time ("yesterday", "last Friday", "two weeks ago",
+                           "next month", a month's name): the answer to a "when" is the item's date read
+                           with what it says ("yesterday" on 8 May), so such an item is likelier the answer
+                           than one that only mentions the same event
 
 and the importance blend becomes ``min(1, 0.7 * (fused + bonus) + 0.3 * importance)``
 (:func:`kg.recall.fusion.rank`).
 
-Both boosts are 0.2 by default (``RecallSettings``), calibrated on LoCoMo's dev conversations together with
-the decay strength (docs/recall-scoring.md). A candidate must have been found by BM25 or by vector to be
-boosted: a boost never brings in an item that neither branch found.
+Defaults (``RecallSettings``): entity and date boost 0.2, calibrated on LoCoMo's dev conversations together
+with the decay strength; ``mention_share`` 0.5 and ``time_boost`` 0.15, chosen on the dev conversations and
+checked on LoCoMo's three other conversations (docs/recall-scoring.md, "Subjects, months and when-questions").
+A candidate must have been found by BM25 or by vector to be boosted: a boost never brings in an item that
+neither branch found.
 """
 
 from __future__ import annotations
@@ -79,23 +89,75 @@ def without_dates(text: str) -> str:
     return text
 
 
-def bonuses(text: str, items: Mapping[str, MemoryItem], *, entity_boost: float,
-            date_boost: float) -> dict[str, float]:  # fmt: skip
-    """uid -> what the query's names and dates add to the item's fused score (only non-zero ones)."""
+#: A question that asks when something happened, or how long ago.
+_ASKS_WHEN = re.compile(r"^\W*(?:when|(?:what|which) (?:date|day|year|month|time)|how long ago)\b", re.IGNORECASE)
+_MONTH_NAMES = "|".join(m.capitalize() for m in _MONTHS)  # capitalised only: "may" the verb is not May
+_WEEKDAY = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_UNIT = rf"week|weekend|month|year|night|summer|winter|spring|fall|autumn|{_WEEKDAY}"
+#: Words that place an event in time relative to when it was said (or name its month).
+TIME_WORDS = re.compile(
+    rf"\b(?:yesterday|tomorrow|today|tonight|(?:last|next|this|past|coming)\s+(?:{_UNIT})|"
+    rf"(?:\d+|a|an|one|two|three|four|five|six|few|couple of)\s+(?:day|week|month|year)s?\s+ago|ago|"
+    rf"on\s+(?:{_WEEKDAY})|(?-i:{_MONTH_NAMES}))\b", re.IGNORECASE)  # fmt: skip
+_BARE_MONTH = re.compile(rf"\b(?:in|during|since|by)\s+({_MONTH})\b(?!,?\s+\d)", re.IGNORECASE)
+
+
+def asks_when(text: str) -> bool:
+    """Whether ``text`` asks when (or how long ago) something happened."""
+    return _ASKS_WHEN.search(text) is not None
+
+
+def bare_months(text: str, now: datetime) -> list[tuple[datetime, datetime]]:
+    """The months the query names without a year ("in June"): for each, the last such month that began at or
+    before ``now`` (UTC), 3 days either side."""
+    now = to_utc(now)
+    ranges = []
+    for month in _BARE_MONTH.findall(text):
+        number = _MONTHS[month.lower()]
+        start = datetime(now.year if number <= now.month else now.year - 1, number, 1, tzinfo=UTC)
+        end = (start + timedelta(days=32)).replace(day=1)
+        ranges.append((start - timedelta(days=MONTH_MARGIN), end + timedelta(days=MONTH_MARGIN)))
+    return ranges
+
+
+def subject(content: str) -> str:
+    """The item's first word without a trailing ``:`` or ``,`` or possessive ``'s`` (a turn's speaker)."""
+    head = content.split(maxsplit=1)
+    return head[0].rstrip(":,").removesuffix("'s") if head else ""
+
+
+def bonuses(text: str, items: Mapping[str, MemoryItem], *, entity_boost: float, date_boost: float,
+            mention_share: float = 1.0, time_boost: float = 0.0,
+            now: datetime | None = None) -> dict[str, float]:  # fmt: skip
+    """uid -> what the query's names, dates and "when" add to the item's fused score (only non-zero ones).
+
+    ``now`` (the recall's time) places a month named without a year; without it such a month adds nothing.
+    """
     names = query_entities(text) if entity_boost > 0 else []
     ranges = query_dates(text) if date_boost > 0 else []
-    if not names and not ranges:
+    if date_boost > 0 and not ranges and now is not None:
+        ranges = bare_months(text, now)
+    when = time_boost > 0 and asks_when(text)
+    if not names and not ranges and not when:
         return {}
     pattern = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in names) + r")\b") if names else None
     found: dict[str, float] = {}
     for uid, item in items.items():
-        bonus = entity_boost if pattern is not None and pattern.search(item.content) else 0.0
+        bonus = 0.0
+        if pattern is not None:
+            if subject(item.content) in names:
+                bonus = entity_boost
+            elif pattern.search(item.content):
+                bonus = entity_boost * mention_share
         created = to_utc(item.created_at)
         if any(start <= created <= end for start, end in ranges):
             bonus += date_boost
+        if when and TIME_WORDS.search(item.content):
+            bonus += time_boost
         if bonus:
             found[uid] = bonus
     return found
 
 
-__all__ = ["bonuses", "query_dates", "query_entities", "without_dates"]
+__all__ = ["TIME_WORDS", "asks_when", "bare_months", "bonuses", "query_dates", "query_entities", "subject",
+           "without_dates"]  # fmt: skip

@@ -81,10 +81,15 @@ class RecallSettings(Model):
     #: Lexical-only recall returns nothing when no candidate holds this share of the query's words
     #: (kg.recall.lexical; calibrated on LoCoMo, docs/recall-scoring.md); 0 keeps every keyword match.
     lexical_min_coverage: float = Field(default=0.34, ge=0.0, le=1.0)
-    #: Added to the fused score of an item that names a person the query names (kg.recall.boosts).
+    #: Added to the fused score of an item whose subject (first word: a turn's speaker) is a name the query
+    #: names (kg.recall.boosts); ``mention_share`` of it when the item only mentions the name elsewhere.
     entity_boost: float = Field(default=0.2, ge=0.0, le=1.0)
+    mention_share: float = Field(default=0.5, ge=0.0, le=1.0)
     #: Added to the fused score of an item created within a date range the query names.
     date_boost: float = Field(default=0.2, ge=0.0, le=1.0)
+    #: Added to the fused score of an item that places an event in time ("yesterday", "last Friday") when
+    #: the query asks when; 0.15 and mention_share 0.5 chosen on LoCoMo (docs/recall-scoring.md).
+    time_boost: float = Field(default=0.15, ge=0.0, le=1.0)
     #: Hybrid recall searches BM25 again with words of the first fusion's best ``feedback_docs`` items
     #: (kg.recall.feedback), the ``feedback_terms`` heaviest, their scores added at ``feedback_weight``.
     #: Off (0) by default: +0.004 recall@10 on LoCoMo for about twice the recall time at 100,000 items
@@ -177,8 +182,7 @@ class RecallEngine:
         ranked = rank(
             bm25 if lexical else [], vector, items, now=now, limit=limit, fusion=fusion,
             settings=self.settings.fusion, decay=self.settings.decay, mmr=mmr, vectors=vectors, min_score=min_score,
-            coverage=covered, decays=decays, bonus=bonuses(text, items, entity_boost=self.settings.entity_boost,
-                                            date_boost=self.settings.date_boost),
+            coverage=covered, decays=decays, bonus=self._bonuses(text, items, now),
         )  # fmt: skip
         if backlog and used != "bm25":
             notes.append(f"{backlog} items are not in the vector index yet (found by BM25 only); "
@@ -191,7 +195,7 @@ class RecallEngine:
         """BM25 merged with a second search for the words of the first fusion's best items (adds the items
         only the second search found to ``items``)."""
         s = self.settings
-        bonus = bonuses(text, items, entity_boost=s.entity_boost, date_boost=s.date_boost)
+        bonus = self._bonuses(text, items, now)
         first = rank(bm25, vector, items, now=now, limit=s.feedback_docs, fusion=fusion, settings=s.fusion,
                      decay=s.decay, bonus=bonus, decays=decays)  # fmt: skip
         terms = expansion_terms(text, [items[r.uid].content for r in first], limit=s.feedback_terms)
@@ -201,6 +205,12 @@ class RecallEngine:
         for item, _ in extra:
             items.setdefault(item.uid, item)
         return merge_bm25(bm25, [(item.uid, score) for item, score in extra], s.feedback_weight)
+
+    def _bonuses(self, text: str, items: dict[str, MemoryItem], now: datetime) -> dict[str, float]:
+        """What the query's names, dates and "when" add to each item (kg.recall.boosts)."""
+        s = self.settings
+        return bonuses(text, items, entity_boost=s.entity_boost, date_boost=s.date_boost,
+                       mention_share=s.mention_share, time_boost=s.time_boost, now=now)  # fmt: skip
 
     def _lexical(self, text: str, query: MemoryQuery, cand: int) -> list[tuple[MemoryItem, float]]:
         terms = " ".join(query_terms(text))

@@ -1,4 +1,4 @@
-"""Entity- and date-aware boosts (kg.recall.boosts) and the decay strength, alone and through a real recall.
+"""Entity-, date- and time-aware boosts (kg.recall.boosts) and the decay strength, alone and through a real recall.
 
 The recall test runs the real engine over SQLite FTS5 with the embedder off (``MABOS_EMBEDDER=none``): the
 boosts act on fused scores whichever branch found the items.
@@ -12,7 +12,7 @@ import pytest
 
 import kg
 from kg.clock import FixedClock
-from kg.recall.boosts import bonuses, query_dates, query_entities
+from kg.recall.boosts import asks_when, bare_months, bonuses, query_dates, query_entities, subject
 from kg.recall.decay import ChunkMeta, DecaySettings, decay_boost
 
 NOW = datetime(2024, 6, 1, tzinfo=UTC)
@@ -50,6 +50,76 @@ def test_bonuses_add_the_entity_and_the_date_boost():
     found = bonuses("What did Caroline do on 8 May 2023?", items, entity_boost=0.2, date_boost=0.3)  # type: ignore[arg-type]
     assert found == {"both": pytest.approx(0.5), "name": 0.2, "date": 0.3}
     assert bonuses("What did Caroline do on 8 May 2023?", items, entity_boost=0, date_boost=0) == {}  # type: ignore[arg-type]
+
+
+class Item:
+    def __init__(self, content: str, created_at: datetime = NOW) -> None:
+        self.content, self.created_at = content, created_at
+
+
+def test_a_named_subject_gets_the_whole_entity_boost_a_mention_its_share():
+    assert subject("Caroline: I went") == "Caroline" and subject("Caroline's dog barked") == "Caroline"
+    assert subject("Met Caroline, at last") == "Met" and subject("") == ""
+    items = {
+        "speaker": Item("Caroline: I joined a mentorship program"),
+        "possessive": Item("Caroline's program starts in May"),
+        "mention": Item("Melanie: way to go, Caroline!"),
+        "other": Item("Melanie: I painted a sunset"),
+    }
+    found = bonuses("What did Caroline join?", items, entity_boost=0.2, date_boost=0.0, mention_share=0.5)  # type: ignore[arg-type]
+    assert found == {"speaker": 0.2, "possessive": 0.2, "mention": pytest.approx(0.1)}
+    everywhere = bonuses("What did Caroline join?", items, entity_boost=0.2, date_boost=0.0, mention_share=1.0)  # type: ignore[arg-type]
+    assert everywhere == {"speaker": 0.2, "possessive": 0.2, "mention": 0.2}
+
+
+def test_a_when_question_lifts_items_that_place_an_event_in_time():
+    assert asks_when("When did Jon get mentored?") and asks_when("what date was the party?")
+    assert asks_when("How long ago did Maria move?")
+    assert not asks_when("What did Jon do when he lost his job?") and not asks_when("How long is the trip?")
+    items = {
+        "yesterday": Item("Jon: I got mentored by a business owner yesterday!"),
+        "last": Item("Jon: here is a pic from last Friday"),
+        "ago": Item("Jon: we moved two weeks ago"),
+        "month": Item("Jon: the studio opens in June"),
+        "verb": Item("Gina: you may want a mentor"),  # "may" the verb names no month
+        "none": Item("Gina: mentors are great"),
+    }
+    found = bonuses("When did Jon get mentored?", items, entity_boost=0.0, date_boost=0.0, time_boost=0.15)  # type: ignore[arg-type]
+    assert found == dict.fromkeys(("yesterday", "last", "ago", "month"), 0.15)
+    assert bonuses("Who mentored Jon?", items, entity_boost=0.0, date_boost=0.0, time_boost=0.15) == {}  # type: ignore[arg-type]
+
+
+def test_a_month_without_a_year_is_the_last_one_before_now():
+    june_2023 = (datetime(2023, 5, 29, tzinfo=UTC), datetime(2023, 7, 4, tzinfo=UTC))
+    assert bare_months("When did Melanie go camping in June?", datetime(2023, 10, 1, tzinfo=UTC)) == [june_2023]
+    assert bare_months("camping in June", datetime(2024, 3, 1, tzinfo=UTC)) == [june_2023]  # not June 2024 yet
+    assert bare_months("camping in June", datetime(2023, 6, 10, tzinfo=UTC)) == [june_2023]  # this month
+    assert bare_months("camping in June 2022", datetime(2023, 10, 1, tzinfo=UTC)) == []  # a year: query_dates
+    items = {
+        "june": Item("camping", datetime(2023, 6, 20, tzinfo=UTC)),
+        "may": Item("camping", datetime(2023, 5, 2, tzinfo=UTC)),
+    }
+    question = "When did we go camping in June?"
+    assert bonuses(question, items, entity_boost=0, date_boost=0.2, now=datetime(2023, 10, 1, tzinfo=UTC)) == {
+        "june": 0.2
+    }  # type: ignore[arg-type]
+    assert bonuses(question, items, entity_boost=0, date_boost=0.2) == {}  # type: ignore[arg-type]  # no now, no month
+
+
+def test_a_when_question_ranks_the_item_that_says_when_first(tmp_path, monkeypatch):
+    monkeypatch.setenv("MABOS_EMBEDDER", "none")
+    clock = FixedClock(datetime(2023, 5, 8, 12, tzinfo=UTC))
+    with kg.init_workspace(tmp_path / "w", clock=clock) as ws:
+        ws.agents.add("a")
+        dated = ws.memory.store_item("a", "Jon: I got mentored by a business owner yesterday", store="long_term").item
+        clock.set(datetime(2023, 5, 9, 12, tzinfo=UTC))
+        plain = ws.memory.store_item("a", "Jon: a business owner mentored me, it was inspiring", store="long_term").item
+        asked = ws.memory.recall("a", "When did Jon get mentored by a business owner?", explain=True)
+        assert asked.hits[0].item.uid == dated.uid
+        assert asked.hits[0].explain.bonus == pytest.approx(0.2 + 0.15)  # Jon is its subject; "yesterday"
+        other = ws.memory.recall("a", "Who was Jon mentored by, a business owner?", explain=True)
+        assert other.hits[0].item.uid == plain.uid  # equal matches without "when": the newer first
+        assert [h.explain.bonus for h in other.hits] == [0.2, 0.2]
 
 
 def test_a_date_named_in_the_query_lifts_the_item_of_that_day(tmp_path, monkeypatch):
