@@ -91,14 +91,43 @@ def without_dates(text: str) -> str:
 
 #: A question that asks when something happened, or how long ago.
 _ASKS_WHEN = re.compile(r"^\W*(?:when|(?:what|which) (?:date|day|year|month|time)|how long ago)\b", re.IGNORECASE)
-_MONTH_NAMES = "|".join(m.capitalize() for m in _MONTHS)  # capitalised only: "may" the verb is not May
 _WEEKDAY = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 _UNIT = rf"week|weekend|month|year|night|summer|winter|spring|fall|autumn|{_WEEKDAY}"
-#: Words that place an event in time relative to when it was said (or name its month).
+_MONTH_NAMES = tuple(m.capitalize() for m in _MONTHS)
+#: Words that place an event in time relative to when it was said, or name its month (capitalised only: "may"
+#: the verb is not May).
 TIME_WORDS = re.compile(
-    rf"\b(?:yesterday|tomorrow|today|tonight|(?:last|next|this|past|coming)\s+(?:{_UNIT})|"
-    rf"(?:\d+|a|an|one|two|three|four|five|six|few|couple of)\s+(?:day|week|month|year)s?\s+ago|ago|"
-    rf"on\s+(?:{_WEEKDAY})|(?-i:{_MONTH_NAMES}))\b", re.IGNORECASE)  # fmt: skip
+    rf"\b(?:yesterday|today|tomorrow|tonight|ago|(?:last|next|this|past|coming)\s+(?:{_UNIT})|on\s+(?:{_WEEKDAY}))\b"
+    rf"|\b(?-i:{'|'.join(_MONTH_NAMES)})\b",
+    re.IGNORECASE,
+)
+#: Every match of TIME_WORDS contains one of these (lower-cased) or a month name: a cheap test first.
+_TIME_PARTS = (
+    "day",
+    "week",
+    "month",
+    "year",
+    "night",
+    "summer",
+    "winter",
+    "spring",
+    "fall",
+    "autumn",
+    "tomorrow",
+    "ago",
+)
+
+
+def places_in_time(content: str) -> bool:
+    """Whether ``content`` places an event in time (:data:`TIME_WORDS`: ``yesterday``, ``two weeks ago``,
+    ``last Friday``, ``next month``, ``on Saturday``, ``in June`` ...). Substring tests first, the regular
+    expression only for the items that pass them (it costs ~10x more)."""
+    lower = content.lower()
+    if not any(part in lower for part in _TIME_PARTS) and not any(m in content for m in _MONTH_NAMES):
+        return False
+    return TIME_WORDS.search(content) is not None
+
+
 _BARE_MONTH = re.compile(rf"\b(?:in|during|since|by)\s+({_MONTH})\b(?!,?\s+\d)", re.IGNORECASE)
 
 
@@ -152,12 +181,21 @@ def bonuses(text: str, items: Mapping[str, MemoryItem], *, entity_boost: float, 
         created = to_utc(item.created_at)
         if any(start <= created <= end for start, end in ranges):
             bonus += date_boost
-        if when and TIME_WORDS.search(item.content):
+        if when and places_in_time(item.content):
             bonus += time_boost
         if bonus:
             found[uid] = bonus
     return found
 
 
-__all__ = ["TIME_WORDS", "asks_when", "bare_months", "bonuses", "query_dates", "query_entities", "subject",
-           "without_dates"]  # fmt: skip
+__all__ = [
+    "TIME_WORDS",
+    "asks_when",
+    "bare_months",
+    "bonuses",
+    "places_in_time",
+    "query_dates",
+    "query_entities",
+    "subject",
+    "without_dates",
+]

@@ -12,7 +12,7 @@ import pytest
 
 import kg
 from kg.clock import FixedClock
-from kg.recall.boosts import asks_when, bare_months, bonuses, query_dates, query_entities, subject
+from kg.recall.boosts import asks_when, bare_months, bonuses, places_in_time, query_dates, query_entities, subject
 from kg.recall.decay import ChunkMeta, DecaySettings, decay_boost
 
 NOW = datetime(2024, 6, 1, tzinfo=UTC)
@@ -73,6 +73,8 @@ def test_a_named_subject_gets_the_whole_entity_boost_a_mention_its_share():
 
 
 def test_a_when_question_lifts_items_that_place_an_event_in_time():
+    assert places_in_time("see you on Saturday") and places_in_time("in May, we") and places_in_time("today!")
+    assert not places_in_time("in Chicago") and not places_in_time("Maybe later") and not places_in_time("last of them")
     assert asks_when("When did Jon get mentored?") and asks_when("what date was the party?")
     assert asks_when("How long ago did Maria move?")
     assert not asks_when("What did Jon do when he lost his job?") and not asks_when("How long is the trip?")
