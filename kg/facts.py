@@ -13,10 +13,10 @@ from typing import Any, NamedTuple, cast
 from pydantic import Field
 
 from kg.errors import InputError, NotFoundError
-from kg.facts_fast import agent_ok, fast_fact, gc_paused
+from kg.facts_fast import agent_ok, fast_row, gc_paused
 from kg.models import AssertOutcome, AssertStatus, Fact, FactInput, FactQuery, Model, parse
 from kg.ports import GraphStore
-from kg.ports.facts import PreparedFacts
+from kg.ports.facts import FactRow, PreparedFacts
 from kg.scopes import ScopePolicy
 
 DEFAULT_BATCH = 5_000
@@ -48,7 +48,7 @@ class BulkResult(Model):
 
 
 class _Screened(NamedTuple):
-    inputs: list[FactInput | None]
+    inputs: list[FactInput | FactRow | None]
     prepared: PreparedFacts | None
 
 
@@ -136,16 +136,18 @@ class FactService:
     def _screen(self, agent_id: str, batch: list[Any], writable: frozenset[str], fast: bool) -> _Screened:
         """The items the fast path accepts into writable scopes (None for the rest) and, when that is every
         item, the store's prepared batch. CPU only (safe in the helper thread): no store access, no error."""
-        inputs: list[FactInput | None] = []
+        inputs: list[FactInput | FactRow | None] = []
         for item in batch:
+            fact: FactInput | FactRow | None
             if fast and type(item) is dict:
-                fact = fast_fact(agent_id, item)
+                fact = fast_row(agent_id, item)  # the model's values without a model instance (~6 µs less)
             else:
                 fact = item if type(item) is FactInput and item.agent_id == agent_id else None
             inputs.append(fact if fact is not None and fact.scope in writable else None)
         if None in inputs:
             return _Screened(inputs, None)
-        return _Screened(inputs, self.store.facts.prepare(cast(list[FactInput], inputs), asserted_by=agent_id))
+        ready = cast(list[FactInput | FactRow], inputs)
+        return _Screened(inputs, self.store.facts.prepare(ready, asserted_by=agent_id))
 
     def _ready(self, agent_id: str, batch: list[Any], offset: int, screened: _Screened) -> PreparedFacts:
         """The batch validated whole (the model path for what the screen left, with its errors) and prepared."""

@@ -6,7 +6,7 @@ import builtins
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from kg.models import (
     AssertOutcome,
@@ -14,7 +14,31 @@ from kg.models import (
     FactInput,
     FactQuery,
     LiveTriple,
+    ObjectKind,
 )
+
+
+class FactRow(NamedTuple):
+    """A validated fact to assert, as a tuple: what :class:`FactInput` holds after validation (same field names),
+    without building a model. Only :func:`kg.facts_fast.fast_row` makes them, from items it proved the model
+    accepts; bulk writes take them where they take a ``FactInput``."""
+
+    agent_id: str
+    subject: str
+    predicate: str
+    object: str
+    object_kind: ObjectKind
+    scope: str
+    confidence: float
+    source: str
+    valid_from: datetime | None
+    valid_until: datetime | None
+    derived_from: list[str]
+    rule_id: str | None
+
+    def to_input(self) -> FactInput:
+        """The same fact as the model (validated again: for stores that need the model)."""
+        return FactInput.model_validate(self._asdict())
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,7 +48,7 @@ class PreparedFacts:
     ``payload`` is the adapter's own (its row tuples, say); only the adapter that prepared it may write it.
     """
 
-    facts: Sequence[FactInput]
+    facts: Sequence[FactInput | FactRow]
     asserted_by: str
     payload: Any = None
 
@@ -36,7 +60,7 @@ class FactStore(Protocol):
         """Upsert facts in one transaction: an identical live (scope, s, p, o) is updated."""
         ...
 
-    def prepare(self, facts: Sequence[FactInput], *, asserted_by: str) -> PreparedFacts:
+    def prepare(self, facts: Sequence[FactInput | FactRow], *, asserted_by: str) -> PreparedFacts:
         """The CPU-only part of :meth:`assert_many` (no I/O, no lock; safe in another thread): row building.
 
         ``assert_prepared(prepare(facts, asserted_by=a))`` is ``assert_many(facts, asserted_by=a)``; a bulk

@@ -23,6 +23,8 @@ from hypothesis import strategies as st
 import kg
 from kg.clock import FixedClock
 from kg.errors import InputError
+from kg.facts_fast import fast_fact, fast_row
+from kg.models import FactInput
 from kg.store.sqlite.facts_prepare import json_reads_doubles_exactly
 from kg.workspace import Workspace
 from tests.budget import examples
@@ -173,3 +175,22 @@ def test_no_helper_thread_outlives_the_call(workspace: Workspace) -> None:
     workspace.facts.assert_many("a", items(30), batch_size=4)
     workspace.facts.assert_many("a", items(30), batch_size=4)  # all unchanged: the per-row path
     assert not [t for t in threading.enumerate() if t.name.startswith("mabos-facts-screen")]
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        {"subject": "acme", "predicate": "p", "object": "Berlin"},
+        {"subject": "acme", "predicate": "p", "object": "42 %", "confidence": 0.25, "source": "", "scope": "global"},
+        {"subject": "a", "predicate": "p", "object": "b", "object_kind": "literal", "rule_id": None,
+         "derived_from": ["F-01JABCDEFGHJKMNPQRSTVWXYZ0"]},
+    ],
+)  # fmt: skip
+def test_a_fact_row_holds_the_models_values(item: dict[str, Any]) -> None:
+    # bulk batches carry FactRow tuples, not models; fast_fact (checked against the model by the hypothesis test
+    # in test_facts_bulk_fast.py) is built from the same row
+    row = fast_row("a", item)
+    model = FactInput.model_validate({"agent_id": "a", **item})
+    assert row is not None
+    assert row._asdict() == model.model_dump()
+    assert row.to_input() == model == fast_fact("a", item)

@@ -17,7 +17,7 @@ from kg.models import (
     LiveTriple,
     format_ts,
 )
-from kg.ports.facts import PreparedFacts
+from kg.ports.facts import FactRow, PreparedFacts
 from kg.store.sqlite.db import Database, in_clause
 from kg.store.sqlite.facts_prepare import Prepared, full_row, json_reads_doubles_exactly, prepare_rows
 from kg.store.sqlite.facts_sql import (
@@ -54,7 +54,7 @@ class SqliteFactStore:
         """Upsert ``facts`` in one transaction (with their outbox events): :meth:`prepare`, then write."""
         return self.assert_prepared(self.prepare(facts, asserted_by=asserted_by))
 
-    def prepare(self, facts: Sequence[FactInput], *, asserted_by: str) -> PreparedFacts:
+    def prepare(self, facts: Sequence[FactInput | FactRow], *, asserted_by: str) -> PreparedFacts:
         """Rows with fresh uids, outcomes and lineage rows, and the batch as JSON
         (:mod:`kg.store.sqlite.facts_prepare`). CPU only: no statement, no lock."""
         return PreparedFacts(facts, asserted_by, prepare_rows(facts, as_json=self._json_exact))
@@ -111,7 +111,7 @@ class SqliteFactStore:
             raise NotFoundError(f"agent_id: no agent {missing[0]!r}")
 
     def _upsert_one(
-        self, conn: sqlite3.Connection, fact: FactInput, row: tuple[Any, ...], asserted_by: str, now: str
+        self, conn: sqlite3.Connection, fact: FactInput | FactRow, row: tuple[Any, ...], asserted_by: str, now: str
     ) -> AssertOutcome:
         updated = conn.execute(UPSERT, row).fetchone()
         status = AssertStatus.UPDATED if updated is not None else AssertStatus.UNCHANGED

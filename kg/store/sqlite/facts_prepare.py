@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 from kg.errors import InputError
 from kg.ids import new_ids
 from kg.models import AssertOutcome, AssertStatus, FactInput, ObjectKind, format_ts
+from kg.ports.facts import FactRow
 from kg.store.sqlite.facts_sql import PREPARED_FIELDS, ROW_FIELDS
 
 _KIND_TEXT: dict[ObjectKind | None, str] = {kind: kind.value for kind in ObjectKind}
@@ -55,7 +56,7 @@ def full_row(row: tuple[Any, ...], now: str, asserted_by: str) -> tuple[Any, ...
     return (*row[:11], now, now, asserted_by, *row[11:])
 
 
-def prepare_rows(facts: Sequence[FactInput], *, as_json: bool) -> Prepared:
+def prepare_rows(facts: Sequence[FactInput | FactRow], *, as_json: bool) -> Prepared:
     """The prepared batch of ``facts`` (JSON only when ``as_json``: SQLite reads its numbers exactly)."""
     rows = _rows(facts)
     created = AssertStatus.CREATED
@@ -81,7 +82,7 @@ def prepare_rows(facts: Sequence[FactInput], *, as_json: bool) -> Prepared:
     return Prepared(rows, payload, tuple(in_json), tuple(constants), agents, outcomes, lineage)
 
 
-def _rows(facts: Sequence[FactInput]) -> list[tuple[Any, ...]]:
+def _rows(facts: Sequence[FactInput | FactRow]) -> list[tuple[Any, ...]]:
     """The prepared row of each fact (:data:`PREPARED_FIELDS`), with fresh uids (one id reservation)."""
     for fact in facts:
         if fact.object_kind is None or fact.scope is None:  # FactInput fills both; model_construct may not

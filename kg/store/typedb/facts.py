@@ -24,7 +24,7 @@ from typing import Any
 from kg.clock import Clock
 from kg.errors import BackendError, InputError, NotFoundError
 from kg.models import AssertOutcome, Fact, FactInput, FactQuery, LiveTriple, to_utc
-from kg.ports.facts import PreparedFacts
+from kg.ports.facts import FactRow, PreparedFacts
 from kg.store.typedb.client import TypeDBClient
 from kg.store.typedb.fact_queries import (
     BATCH,
@@ -65,13 +65,14 @@ class TypeDBFactStore:
 
     # ------------------------------------------------------------------ writes
 
-    def prepare(self, facts: Sequence[FactInput], *, asserted_by: str) -> PreparedFacts:
+    def prepare(self, facts: Sequence[FactInput | FactRow], *, asserted_by: str) -> PreparedFacts:
         """Nothing to build ahead here: the plan needs the live facts, read in the write transaction."""
         return PreparedFacts(facts, asserted_by)
 
     def assert_prepared(self, prepared: PreparedFacts) -> list[AssertOutcome]:
         """:meth:`assert_many` of a batch from :meth:`prepare`."""
-        return self.assert_many(prepared.facts, asserted_by=prepared.asserted_by)
+        facts = [f if isinstance(f, FactInput) else f.to_input() for f in prepared.facts]
+        return self.assert_many(facts, asserted_by=prepared.asserted_by)
 
     def assert_many(self, facts: Sequence[FactInput], *, asserted_by: str) -> list[AssertOutcome]:
         """Upsert ``facts`` in one write transaction, with the same outcomes as the embedded store.
