@@ -15,6 +15,9 @@ Each size runs in its own process (so its peak memory is its own) on a fresh wor
    *without embedding* - query texts whose vectors are already in the embedding cache (a second recall
    of the same text); *with embedding* - new texts, embedded on one thread by the real model.
 
+``--query-prefix TEXT`` starts every query text with TEXT: ``--query-prefix "When did"`` makes every query a
+when-question, so the time boost (kg.recall.boosts) tests every candidate's text.
+
 ``--peer-setting KEY=JSON`` (repeatable) overrides engine settings (``RecallSettings`` fields) for a peer
 configuration measured in the same process, on the same store and query texts, alternating query by query
 with the defaults (who goes first alternates too): ``peer_p50_ms_without_embedding`` and
@@ -123,7 +126,7 @@ def timed_queries(ws: Workspace, texts: list[str],
     return with_embedding, without, peer_without
 
 
-def one(n: int, queries: int, seed: int, peer: dict[str, Any] | None = None) -> dict[str, Any]:
+def one(n: int, queries: int, seed: int, peer: dict[str, Any] | None = None, prefix: str = "") -> dict[str, Any]:
     rng = random.Random(seed)
     words = vocabulary(rng)
     weights = list(itertools.accumulate(1 / (rank + 1) for rank in range(len(words))))  # Zipf
@@ -159,14 +162,14 @@ def one(n: int, queries: int, seed: int, peer: dict[str, Any] | None = None) -> 
         index_s = time.perf_counter() - began
         del index
 
-        texts = [sentence(rng, words, weights, 2, 5) for _ in range(queries)]
+        texts = [" ".join((prefix, sentence(rng, words, weights, 2, 5))).strip() for _ in range(queries)]
         with_embedding, without, peer_without = timed_queries(ws, texts, peer)
         db_bytes = ws.store.stats()["size_bytes"]
         kind = ws.vectors.status()["kind"]
         ws.close()
     ms = lambda values, q: round(percentile(values, q) * 1000, 2)  # noqa: E731
     return {
-        "n": n, "queries": queries, "index_kind": kind,
+        "n": n, "queries": queries, "query_prefix": prefix, "index_kind": kind,
         "ingest_items_per_s": round(n / ingest_s, 1), "index_build_s": round(index_s, 1),
         "embed_items_per_s": round(embed_rate, 1),
         "p50_ms_without_embedding": ms(without, 0.5), "p95_ms_without_embedding": ms(without, 0.95),
@@ -183,16 +186,17 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--peer-setting", action="append", default=[], metavar="KEY=JSON",
                         help="a RecallSettings field of the peer configuration measured alongside")  # fmt: skip
+    parser.add_argument("--query-prefix", default="", help='start every query with this, e.g. "When did"')
     parser.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)  # one size, in this process
     args = parser.parse_args()
     peer = {key: json.loads(value) for key, _, value in (p.partition("=") for p in args.peer_setting)}
     if args.one is not None:
-        print(json.dumps(one(args.one, args.queries, args.seed, peer or None)))
+        print(json.dumps(one(args.one, args.queries, args.seed, peer or None, args.query_prefix)))
         return
     results = []
     for n in (int(x) for x in args.n.split(",")):
         argv = [sys.executable, __file__, "--one", str(n), "--queries", str(args.queries), "--seed", str(args.seed),
-                *(f"--peer-setting={p}" for p in args.peer_setting)]  # fmt: skip
+                f"--query-prefix={args.query_prefix}", *(f"--peer-setting={p}" for p in args.peer_setting)]  # fmt: skip
         proc = subprocess.run(argv, capture_output=True, text=True, check=False)  # noqa: S603 - this script, our ints
         if proc.returncode != 0:
             sys.stderr.write(proc.stderr)
