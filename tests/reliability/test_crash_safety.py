@@ -17,13 +17,14 @@ random moment (mostly while it writes, sometimes while it starts up), then reope
 * the vector index (when an embedder runs) is usable again or rebuilt automatically, and then holds exactly
   the store's memory items (``mabos index status`` agrees).
 
-The workspace is reused across kills, so the state accumulates. The default run kills 20 times with
+The workspace is reused across kills, so the state accumulates. The default run kills 10 times with
 ``MABOS_EMBEDDER=none`` (BM25 only: loading the sentence-transformers model takes ~8 s per process, which
-20 restarts cannot afford); the slow run (``pytest -m slow``, or ``MABOS_SLOW=1``) kills 200 times
-(``MABOS_CRASH_KILLS`` overrides) and runs every 10th writer with the real embedder, so kills also land in
-the model load and in vector-index saves. Every :data:`INJECT_EVERY`-th writer also kills itself now and then
-right after a memory commit (before the daily-log append) or right after an atomic write made its temp file
-(before the rename): the two moments a random kill rarely hits (``MABOS_CRASH_INJECT`` in ``crash_writer.py``).
+restarts cannot afford; each kill costs ~1.3 s of the suite's 4-minute budget); the slow run (``pytest -m
+slow``, or ``MABOS_SLOW=1``) kills 200 times (``MABOS_CRASH_KILLS`` overrides) and runs every 10th writer with
+the real embedder, so kills also land in the model load and in vector-index saves. Every
+:data:`INJECT_EVERY`-th writer also kills itself now and then right after a memory commit (before the daily-log
+append) or right after an atomic write made its temp file (before the rename): the two moments a random kill
+rarely hits (``MABOS_CRASH_INJECT`` in ``crash_writer.py``).
 ``MABOS_CRASH_REPORT=<file>`` writes the figures as JSON.
 """
 
@@ -61,7 +62,7 @@ from kg.workspace import DB_FILE, ENV_EMBEDDER, STATE_DIR, Workspace, init_works
 WRITER = Path(__file__).with_name("crash_writer.py")
 AGENT = "crash-agent"
 #: Kills of the default run and of the slow run.
-DEFAULT_KILLS = 20
+DEFAULT_KILLS = 10
 SLOW_KILLS = 200
 #: In the slow run, every Nth writer runs with the real embedder (when it can be loaded).
 EMBEDDER_EVERY = 10
@@ -479,7 +480,7 @@ def _embedder_loads() -> bool:
 
 
 def test_crash_loop_loses_no_acknowledged_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """20 SIGKILLs at random moments (BM25 only): every acknowledged write survives, the files stay whole."""
+    """10 SIGKILLs at random moments (BM25 only): every acknowledged write survives, the files stay whole."""
     monkeypatch.setenv(ENV_EMBEDDER, "none")
     figures = run_crash_loop(tmp_path, DEFAULT_KILLS, seed=20240501)
     assert figures.problems == []
