@@ -583,11 +583,19 @@ def _sweep(w: World, tally: Tally, *, victim: str = B, mark: str = MARK, full: b
     covered = {name for name, _ in reads + writes}
     assert covered == set(tools.REGISTRY), f"tools without a probe: {sorted(set(tools.REGISTRY) - covered)}"
     ws = kg.open_workspace(w.path)
-    try:
+    with contextlib.ExitStack() as stack:
+        stack.callback(ws.close)
         before = private_rows(w.path, victim)
         api = tools.ToolContext(workspace_obj=ws)
         bound = ToolServer(tools.ToolContext(workspace_obj=ws, agent=A))
         unbound = ToolServer(tools.ToolContext(workspace_obj=ws))
+        # one worker pool for both servers: a worker takes the acting agent with each call (the bound server's agent,
+        # or None with agent_id in the arguments), so the calls run exactly as on two pools, and the embedding model
+        # loads in one worker process instead of two (~3 s each); the calls are sequential, so the pool's per-agent
+        # limits never come into play
+        unbound.pool.close()
+        unbound.pool = bound.pool
+        stack.callback(bound.close)
         for n, phase in enumerate((reads, writes, reads)):
             for name, args in phase:
                 output, error = run_registry(api, name, {"agent_id": A, **args})
@@ -600,8 +608,6 @@ def _sweep(w: World, tally: Tally, *, victim: str = B, mark: str = MARK, full: b
             for (name, args), (output, error) in zip(phase, run_mcp(unbound, as_a), strict=True):
                 tally.record("mcp-unbound", name, output, args, private, error=error, mark=mark)
         assert private_rows(w.path, victim) == before, "a probe changed the victim's private records"
-    finally:
-        ws.close()
 
 
 def test_no_tool_leaks_private_data_on_any_surface(world: World) -> None:
@@ -746,7 +752,11 @@ def test_recall_fallbacks_keep_agents_apart(world: World, tmp_path: Path) -> Non
                                            "--json"], env={"HF_HUB_OFFLINE": "1"})  # fmt: skip
         TALLY.record("fallback-corrupt", "cli", cli_out.stdout + cli_out.stderr, {"q": query}, world.private_uids,
                      error=cli_out.exit_code != 0)  # fmt: skip
-    mcp = run_mcp(ToolServer(tools.ToolContext(path=copy, agent=A)), [("memory_recall", {"query": q}) for q in queries])
+    server = ToolServer(tools.ToolContext(path=copy, agent=A))
+    try:
+        mcp = run_mcp(server, [("memory_recall", {"query": q}) for q in queries])
+    finally:
+        server.close()
     for query, (output, error) in zip(queries, mcp, strict=True):
         TALLY.record("fallback-corrupt", "mcp", output, {"query": query}, world.private_uids, error=error)
     own = tools.call("memory_recall", workspace=copy, agent_id=B, query="launch codes blue lamp")
