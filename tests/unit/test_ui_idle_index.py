@@ -73,6 +73,7 @@ def test_the_idle_console_builds_the_missing_index_and_recall_leaves_bm25(embedd
     assert _vectors(ws)["state"] == "missing"
     app = create_app(ws.path, agent="a", index_when_idle=0.2)
     app.state.indexer.batch = 4  # a progress report every 4 items: the polls see the pass on its way
+    app.state.indexer.poll = 0.02  # look at the idle state often (0.5 s by default): a pass starts soon after 0.2 s
     seen: list[dict[str, Any]] = []
     with TestClient(app, base_url="http://127.0.0.1") as client:
         before = _recall(client, "a")
@@ -100,6 +101,7 @@ def test_a_request_during_the_build_is_answered_first_and_the_build_loses_nothin
     app = create_app(ws.path, agent="a", index_when_idle=0.2)
     indexer: IdleIndexer = app.state.indexer
     indexer.pass_items, indexer.batch = 40, 8  # checkpoints and reports small enough to land a request mid-pass
+    indexer.poll = 0.02  # the next pass starts soon after 0.2 idle seconds (polls every 0.5 s by default)
     seen: list[dict[str, Any]] = []
     with TestClient(app, base_url="http://127.0.0.1") as client:
         _poll(client, lambda s: s["state"] == "indexing" and (s["done"] or 0) > 0, seen)
