@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
+import multiprocessing.forkserver
 import os
 import shutil
 import sqlite3
@@ -124,6 +126,32 @@ def typedb_address() -> Iterator[str]:
     )
     with container:
         yield f"{container.get_container_host_ip()}:{container.get_exposed_port(1729)}"
+
+
+# ------------------------------------------------------------------------------------------ server children
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _forkserver() -> None:
+    """Start this test process's forkserver now, preloading what the servers' children preload (the MCP workers'
+    modules, and the idle indexer's with the embedding stack of a workspace that embeds locally).
+
+    A process has one forkserver and the first child it starts decides the preload (cli/child_process.py): without
+    this, a test file that happens to start an MCP pool first leaves every later idle-index pass and embedding
+    worker of the process importing torch again (~5 s each, more than the rest of those tests). The children run the
+    same code either way; only what is already imported when they start differs. The forkserver imports in the
+    background while the tests run."""
+    from cli.idle_index import _EMBEDDING_PRELOAD  # noqa: PLC0415 - private: kept in step with the servers
+    from cli.idle_index import _PRELOAD as INDEX_PRELOAD  # noqa: PLC0415
+    from cli.tools.mcp_workers import _PRELOAD as WORKER_PRELOAD  # noqa: PLC0415
+
+    # the embedder sets these before it imports the Hugging Face libraries (they read them once); tests are offline
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    multiprocessing.get_context("forkserver").set_forkserver_preload(
+        [*WORKER_PRELOAD, *INDEX_PRELOAD, *_EMBEDDING_PRELOAD]
+    )
+    multiprocessing.forkserver.ensure_running()
 
 
 # ------------------------------------------------------------------------------------------ conversations
