@@ -22,11 +22,14 @@ field and the rule, before the handler runs.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
+import typing
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar, get_type_hints
 
@@ -106,7 +109,31 @@ class ToolInput(BaseModel):
                     raise ValueError(
                         f"{name}: must be valid Unicode text; it holds the lone surrogate U+{ord(bad):04X}"
                     )
+            # pydantic reads a number given for a date as seconds since 1970 (``since: 0`` became 1970-01-01);
+            # the schema says ISO 8601 text, so a number is the wrong type, as it is for every other text field.
+            for key, kind in _time_fields(cls).items():
+                value = data.get(key)
+                if isinstance(value, int | float) and not isinstance(value, bool):
+                    raise ValueError(f"{key}: must be an ISO 8601 {kind} as text, not a number")
         return data
+
+
+@functools.cache
+def _time_fields(model: type[BaseModel]) -> dict[str, str]:
+    """The fields of ``model`` that hold a date or a date-time, and which of the two."""
+    found: dict[str, str] = {}
+    for name, info in model.model_fields.items():
+        kinds = _types_in(info.annotation)
+        if datetime in kinds:
+            found[name] = "date-time"
+        elif date in kinds:
+            found[name] = "date"
+    return found
+
+
+def _types_in(annotation: Any) -> set[Any]:
+    """Every type named in ``annotation``, through unions, ``Annotated`` and containers."""
+    return {annotation, *(inner for arg in typing.get_args(annotation) for inner in _types_in(arg))}
 
 
 def token_count(most: int, description: str) -> Any:

@@ -75,3 +75,24 @@ def test_a_handler_not_annotated_with_models_is_refused_and_not_registered(regis
             return args.text
 
     assert "test_untyped_input" not in REGISTRY and "test_untyped_output" not in REGISTRY
+
+
+def _date_fields() -> list[tuple[str, str]]:
+    """(tool, field) for every date or date-time input field of every registered tool."""
+    import cli.tools  # noqa: F401, PLC0415  (registers every tool)
+
+    return sorted(
+        (name, field)
+        for name, spec in REGISTRY.items()
+        for field, prop in spec.input_schema().get("properties", {}).items()
+        if any(option.get("format") in {"date", "date-time"} for option in [prop, *prop.get("anyOf", [])])
+    )
+
+
+@pytest.mark.parametrize(("name", "field"), _date_fields())
+def test_a_number_for_a_date_is_refused_naming_the_field(ws, name: str, field: str) -> None:
+    # pydantic alone reads 0 as 1970-01-01 (found by the tool fuzz: memory_build_hierarchy took since=0).
+    from tests.unit.tool_calls import refused_unchanged  # noqa: PLC0415
+
+    error = refused_unchanged(ws, name, {"agent_id": "a", field: 0})
+    assert error.field == field and "not a number" in str(error)
