@@ -16,7 +16,34 @@ import sys
 from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
+from pathlib import Path
 from typing import Any
+
+#: What a server's forkserver imports once, for both kinds of child: the MCP workers' tool modules and the idle
+#: indexer's workspace. A process has one forkserver and the first child it starts decides its preload, so the MCP
+#: pool and the idle indexer of one ``mabos serve`` ask for the same list, whichever starts first.
+SERVER_PRELOAD = ("cli.tools", "cli.tools.mcp_calls", "kg.workspace")
+#: Seconds to import (more than an index pass of a few hundred items takes): preloaded too when the workspace embeds
+#: with the local model, so neither a worker's first recall nor an index pass pays them again.
+EMBEDDING_PRELOAD = ("torch", "transformers", "sentence_transformers")
+
+
+def server_preload(path: Path) -> list[str]:
+    """What the forkserver of a server on the workspace at ``path`` imports: :data:`SERVER_PRELOAD`, and
+    :data:`EMBEDDING_PRELOAD` when the workspace embeds locally."""
+    from kg.errors import MabosError  # noqa: PLC0415 - the server's own imports; not for every command
+    from kg.workspace import ENV_EMBEDDER, read_config  # noqa: PLC0415
+
+    try:
+        kind = os.environ.get(ENV_EMBEDDER) or read_config(path).recall.embedder
+    except MabosError:  # the child reports the workspace's problem
+        return list(SERVER_PRELOAD)
+    if kind != "local":
+        return list(SERVER_PRELOAD)
+    # as the embedder sets them before it imports the Hugging Face libraries, which read them once
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    return [*SERVER_PRELOAD, *EMBEDDING_PRELOAD]
 
 
 def start(target: Callable[..., None], *args: Any, name: str, preload: Sequence[str]) -> tuple[BaseProcess, Connection]:

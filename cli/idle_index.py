@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -33,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 import anyio
 import click
 
-from kg.errors import InputError, MabosError
+from kg.errors import InputError
 
 if TYPE_CHECKING:  # multiprocessing loads when a pass starts, not with every CLI command that has the options
     from multiprocessing.connection import Connection
@@ -46,11 +45,6 @@ DEFAULT_IDLE = 30.0
 PASS_ITEMS = 200
 _POLL = 0.5
 _RECHECK = 60.0  # seconds between backlog checks once it was found empty and no request came since
-_PRELOAD = ["kg.workspace"]
-#: Seconds to import (more than a pass of a few hundred items takes): the forkserver imports them once when the
-#: workspace embeds with the local model, so a pass, and the pass that resumes a stopped one, does not pay them again.
-#: Only the process's first child decides what its forkserver preloads (cli/child_process.py).
-_EMBEDDING_PRELOAD = ["torch", "transformers", "sentence_transformers"]
 
 #: ``waiting``: for an idle moment (or a re-check); ``indexing``: a pass runs; ``paused``: a request stopped the last
 #: pass (the next idle period resumes it); ``up to date``: nothing to index; ``unavailable``: no embedder;
@@ -175,7 +169,7 @@ class IdleIndexer:
         from cli import child_process  # noqa: PLC0415 - see the TYPE_CHECKING block
 
         path = str(self.path.resolve())
-        preload = await anyio.to_thread.run_sync(_preload, self.path)
+        preload = await anyio.to_thread.run_sync(child_process.server_preload, self.path)
         process, ours = await anyio.to_thread.run_sync(lambda: child_process.start(
             _index_pass, path, self.pass_items, self.batch, name="mabos-idle-index", preload=preload))  # fmt: skip
         self._process, self._stopped = process, False
@@ -235,22 +229,6 @@ class IdleIndexer:
         process = self._process
         if process is not None and process.exitcode is None:
             process.kill()
-
-
-def _preload(path: Path) -> list[str]:
-    """What the forkserver imports: the workspace, and the embedding stack when the workspace embeds locally."""
-    from kg.workspace import ENV_EMBEDDER, read_config  # noqa: PLC0415 - the forkserver's preload; not for every command
-
-    try:
-        kind = os.environ.get(ENV_EMBEDDER) or read_config(path).recall.embedder
-    except MabosError:  # the pass reports the workspace's problem
-        return _PRELOAD
-    if kind != "local":
-        return _PRELOAD
-    # as the embedder sets them before it imports the Hugging Face libraries, which read them once
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    return [*_PRELOAD, *_EMBEDDING_PRELOAD]
 
 
 def idle_seconds(seconds: float, off: bool) -> float:

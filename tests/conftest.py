@@ -133,24 +133,21 @@ def typedb_address() -> Iterator[str]:
 
 @pytest.fixture(scope="session", autouse=True)
 def _forkserver() -> None:
-    """Start this test process's forkserver now, preloading what the servers' children preload (the MCP workers'
-    modules, and the idle indexer's with the embedding stack of a workspace that embeds locally).
+    """Start this test process's forkserver now, preloading what a server's children preload on a workspace that
+    embeds locally (``cli.child_process.server_preload``: the MCP workers' and the idle indexer's modules and the
+    embedding stack).
 
     A process has one forkserver and the first child it starts decides the preload (cli/child_process.py): without
     this, a test file that happens to start an MCP pool first leaves every later idle-index pass and embedding
     worker of the process importing torch again (~5 s each, more than the rest of those tests). The children run the
     same code either way; only what is already imported when they start differs. The forkserver imports in the
     background while the tests run."""
-    from cli.idle_index import _EMBEDDING_PRELOAD  # noqa: PLC0415 - private: kept in step with the servers
-    from cli.idle_index import _PRELOAD as INDEX_PRELOAD  # noqa: PLC0415
-    from cli.tools.mcp_workers import _PRELOAD as WORKER_PRELOAD  # noqa: PLC0415
+    from cli.child_process import EMBEDDING_PRELOAD, SERVER_PRELOAD  # noqa: PLC0415
 
     # the embedder sets these before it imports the Hugging Face libraries (they read them once); tests are offline
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    multiprocessing.get_context("forkserver").set_forkserver_preload(
-        [*WORKER_PRELOAD, *INDEX_PRELOAD, *_EMBEDDING_PRELOAD]
-    )
+    multiprocessing.get_context("forkserver").set_forkserver_preload([*SERVER_PRELOAD, *EMBEDDING_PRELOAD])
     multiprocessing.forkserver.ensure_running()
 
 

@@ -41,7 +41,6 @@ logger = logging.getLogger(__name__)
 DEFAULT_WORKERS = 2
 DEFAULT_DEADLINE = 60.0
 _START_TIMEOUT = 120.0  # seconds for a new worker to open the workspace (a cold start imports the whole stack)
-_PRELOAD = ["cli.tools", "cli.tools.mcp_calls"]
 
 
 @dataclass(frozen=True)
@@ -140,7 +139,7 @@ class WorkerPool:
 
     def _spawn(self) -> _Worker:
         process, ours = child_process.start(_serve, str(self.path.resolve()), name="mabos-mcp-worker",
-                                            preload=_PRELOAD)  # fmt: skip
+                                            preload=child_process.server_preload(self.path))  # fmt: skip
         try:
             if not ours.poll(_START_TIMEOUT):
                 raise WorkerError(f"a worker did not open the workspace within {_START_TIMEOUT:g} s")
