@@ -31,9 +31,11 @@ _JSON_PROBE = (0.707056753354459, 0.940030237150629, 0.610096720368348, 0.300000
 
 
 def json_reads_doubles_exactly(conn: sqlite3.Connection) -> bool:
-    """Whether ``json_each`` on ``conn`` gives back every probe double exactly."""
+    """Whether ``conn`` reads every probe double back exactly the way a batch is read (``json_each`` and
+    ``->>``, SQLite 3.38 and later)."""
+    probe = json.dumps([[value] for value in _JSON_PROBE])
     try:
-        got = [r[0] for r in conn.execute("SELECT value FROM json_each(?)", (json.dumps(_JSON_PROBE),))]
+        got = [r[0] for r in conn.execute("SELECT value ->> 0 FROM json_each(?)", (probe,))]
     except sqlite3.Error:  # no JSON functions in this SQLite
         return False
     return got == list(_JSON_PROBE) and all(type(v) is float for v in got)
