@@ -29,8 +29,9 @@ from kg.errors import InputError
 from kg.facts_fast import gc_paused
 from reasoning.owl import CORE_PREFIXES, NAMESPACE, iri_to_term
 
-RdfFormat = Literal["turtle", "nt", "json-ld", "xml"]
-#: File suffix -> format (``.owl`` and ``.rdf`` files are RDF/XML, as LUBM's are).
+RdfFormat = Literal["turtle", "nt", "json-ld", "xml", "nquads", "trig"]
+#: File suffix -> format (``.owl`` and ``.rdf`` files are RDF/XML, as LUBM's are). N-Quads and TriG carry named
+#: graphs: their triples are imported, the graph names dropped (as for JSON-LD's named graphs).
 SUFFIX_FORMATS: dict[str, RdfFormat] = {
     ".ttl": "turtle",
     ".nt": "nt",
@@ -39,12 +40,16 @@ SUFFIX_FORMATS: dict[str, RdfFormat] = {
     ".owl": "xml",
     ".rdf": "xml",
     ".xml": "xml",
+    ".nq": "nquads",
+    ".trig": "trig",
 }
 PARSERS: dict[str, ox.RdfFormat] = {
     "turtle": ox.RdfFormat.TURTLE,
     "nt": ox.RdfFormat.N_TRIPLES,
     "json-ld": ox.RdfFormat.JSON_LD,
     "xml": ox.RdfFormat.RDF_XML,
+    "nquads": ox.RdfFormat.N_QUADS,
+    "trig": ox.RdfFormat.TRIG,
 }
 MAX_DOCUMENT = 100_000_000
 XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
@@ -59,7 +64,9 @@ class RdfDocument(BaseModel):
     """One RDF document to import."""
 
     name: str = Field(max_length=1_024, description="Where it came from (a file name), for error messages.")
-    format: RdfFormat = Field(description="turtle, nt, json-ld or xml (RDF/XML: .owl and .rdf files).")
+    format: RdfFormat = Field(
+        description="turtle, nt, json-ld, xml (RDF/XML: .owl and .rdf files), nquads or trig (graph names are dropped)."
+    )
     content: str = Field(max_length=MAX_DOCUMENT, description="The document text (at most 100,000,000 characters).")
     base_iri: str | None = Field(
         None,

@@ -187,8 +187,9 @@ def explain(out: Session, *, agent: str, fact_id: str, depth: int) -> None:
 @fact.command("import")
 @agent_option
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["turtle", "nt", "json-ld", "xml"]), default=None,
-              help="The RDF syntax (default: from each file's suffix: .ttl .nt .jsonld .owl/.rdf/.xml).")  # fmt: skip
+@click.option("--format", "fmt", type=click.Choice(["turtle", "nt", "json-ld", "xml", "nquads", "trig"]),
+              default=None, help="The RDF syntax (default: from each file's suffix: .ttl .nt .jsonld .owl/.rdf/.xml "
+              ".nq .trig; named graphs' triples are imported, their names dropped).")  # fmt: skip
 @scope_option
 @mabos_options
 def import_(out: Session, *, agent: str, files: tuple[Path, ...], fmt: str | None, scope: str | None) -> None:
@@ -207,7 +208,9 @@ def import_(out: Session, *, agent: str, files: tuple[Path, ...], fmt: str | Non
     for index, path in enumerate(files):
         syntax = fmt or SUFFIX_FORMATS.get(path.suffix.lower())
         if syntax is None:
-            raise InputError(f"files[{index}]", f"{path.name}: unknown suffix; give --format turtle|nt|json-ld|xml")
+            raise InputError(
+                f"files[{index}]", f"{path.name}: unknown suffix; give --format turtle|nt|json-ld|xml|nquads|trig"
+            )
         content = path.read_text(encoding="utf-8")
         documents.append(RdfDocument(name=path.name, format=syntax, content=content, base_iri=path.resolve().as_uri()))
     with reporting("importing", PROGRESS):

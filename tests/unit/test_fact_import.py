@@ -136,3 +136,59 @@ def test_a_bad_triple_is_numbered_across_batches_and_earlier_batches_stay(
         import_documents(ws, "a", [_doc("\n".join(lines), "nt")])
     assert refused.value.field == "facts[4].subject"
     assert len(ws.facts.query("a", limit=100)) == 4  # the two batches before it were committed
+
+
+TRIG = """
+@prefix ex: <http://example.org/> .
+ex:acme a ex:Company .
+ex:g1 { ex:acme ex:revenue 50000 . ex:acme ex:label "Acme Corp"@en . }
+ex:g2 { ex:acme a ex:Company . }
+"""
+EX, RDF_TYPE = "http://example.org/", "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
+NQUADS = f"""
+<{EX}acme> {RDF_TYPE} <{EX}Company> .
+<{EX}acme> <{EX}revenue> "50000"^^<http://www.w3.org/2001/XMLSchema#integer> <{EX}g1> .
+<{EX}acme> <{EX}label> "Acme Corp"@en <{EX}g1> .
+<{EX}acme> {RDF_TYPE} <{EX}Company> <{EX}g2> .
+"""
+SAME_AS_TURTLE = """
+@prefix ex: <http://example.org/> .
+ex:acme a ex:Company ; ex:revenue 50000 ; ex:label "Acme Corp"@en .
+"""
+
+
+def _facts(ws: Any, agent: str) -> set[tuple[str, str, str, str]]:
+    return {(f.subject, f.predicate, f.object, f.object_kind.value) for f in ws.facts.query(agent, limit=100)}
+
+
+@pytest.mark.parametrize(("fmt", "text"), [("trig", TRIG), ("nquads", NQUADS)])
+def test_named_graph_formats_import_their_triples_without_the_graph_names(ws: Any, fmt: str, text: str) -> None:
+    """TriG and N-Quads give the facts the same triples give in Turtle: graph names are dropped, a triple
+    repeated in two graphs is one fact."""
+    ws.agents.add("t")
+    reference = import_documents(ws, "t", [_doc(SAME_AS_TURTLE)])
+    report = import_documents(ws, "a", [_doc(text, fmt)])
+    assert (report.triples, report.created) == (reference.triples, reference.created) == (3, 3)
+    assert _facts(ws, "a") == _facts(ws, "t")
+    assert not any("g1" in part or "g2" in part for fact in _facts(ws, "a") for part in fact)
+    with pytest.raises(InputError) as bad:
+        import_documents(ws, "a", [_doc(text.replace(" .", "", 1), fmt)])
+    assert bad.value.field == "documents[0]" and f"is not valid {fmt}" in bad.value.rule
+    assert len(_facts(ws, "a")) == 3  # the refused document changed nothing
+
+
+def test_the_cli_reads_nq_and_trig_by_their_suffix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MABOS_WORKSPACE", str(tmp_path / "ws"))
+    monkeypatch.setenv("MABOS_EMBEDDER", "none")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["init"]).exit_code == 0
+    assert runner.invoke(cli, ["agent", "add", "reader"]).exit_code == 0
+    (tmp_path / "data.trig").write_text(TRIG)
+    (tmp_path / "data.nq").write_text(NQUADS)
+    result = runner.invoke(cli, ["fact", "import", "--agent", "reader", str(tmp_path / "data.trig"),
+                                 str(tmp_path / "data.nq"), "--json"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["created"] == 3  # the two files hold the same three triples
+    forced = runner.invoke(cli, ["fact", "import", "--agent", "reader", "--format", "nquads",
+                                 str(tmp_path / "data.trig")])  # fmt: skip
+    assert forced.exit_code == 1 and "data.trig is not valid nquads" in forced.output
