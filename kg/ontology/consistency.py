@@ -20,13 +20,14 @@ as owlrl's messages (probes are named ``urn:mabos:probe:<node>``), plus any ill-
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 import owlrl
 from rdflib import OWL, RDF, RDFS, SH, XSD, BNode, Graph, Literal, URIRef
 from rdflib.term import Node
 
 from kg.ontology.files import compact
+from kg.ontology.memo import Memo, as_graph, blank_labels, graph_digest, mentions
 
 #: Axioms followed *into* a reached node as well as out of it.
 INCOMING = frozenset({
@@ -48,8 +49,12 @@ CONSTRAINT_TYPES = frozenset({
 _VOCABULARY = tuple(str(ns) for ns in (RDF, RDFS, OWL, XSD))
 _ERROR = URIRef("http://www.daml.org/2002/03/agents/agent-ont#error")  # where owlrl writes inconsistencies
 PROBE = "urn:mabos:probe:"
+#: OWL 2 RL messages by digest of the closed graph; SHACL violations by digests of (data, shapes).
+_CLOSURES: Memo[tuple[str, ...]] = Memo("owl_rl")
+_VIOLATIONS: Memo[tuple[tuple[Node, Node | None, Node | None], ...]] = Memo("shacl")
 
 Sources = Graph | Sequence[Graph]
+Triple = tuple[Node, Node, Node]
 
 
 def _graphs(graphs: Sources) -> list[Graph]:
@@ -62,8 +67,13 @@ def _expandable(node: Node) -> bool:
 
 def module(graphs: Sources, seeds: Iterable[Node]) -> Graph:
     """The triples of ``graphs`` (read as one) that can affect the seeds' members (see the module docstring)."""
+    return as_graph(module_triples(graphs, seeds))
+
+
+def module_triples(graphs: Sources, seeds: Iterable[Node]) -> set[Triple]:
+    """:func:`module` as a set of triples (no graph is built: checks whose result is remembered need none)."""
     sources = _graphs(graphs)
-    out = Graph(bind_namespaces="none")
+    out: set[Triple] = set()
     todo = [s for s in seeds if _expandable(s)]
     seen = set(todo)
     while todo:
@@ -110,9 +120,9 @@ def constrained(graphs: Sources, seeds: Iterable[Node]) -> set[Node]:
     return {s for s in seeds if s in reach}
 
 
-def probes(graph: Graph, nodes: Iterable[Node]) -> list[tuple[Node, Node, Node]]:
+def probes(graph: Graph | Collection[Triple], nodes: Iterable[Node]) -> list[Triple]:
     """One member per class, one assertion per property (named ``urn:mabos:probe:<node>``)."""
-    triples: list[tuple[Node, Node, Node]] = []
+    triples: list[Triple] = []
     for node in nodes:
         name = URIRef(PROBE + str(node))
         if (node, RDF.type, OWL.Class) in graph:
@@ -124,14 +134,13 @@ def probes(graph: Graph, nodes: Iterable[Node]) -> list[tuple[Node, Node, Node]]
     return triples
 
 
-def _without_annotations(graph: Graph) -> Graph:
-    """``graph`` less the literal-valued triples of predicates no OWL 2 RL rule reads."""
-    data = {p for p in graph.subjects(RDF.type, OWL.DatatypeProperty)}
-    kept = Graph(bind_namespaces="none")
-    for s, p, o in graph:
-        if not isinstance(o, Literal) or p in data or (str(p).startswith(_VOCABULARY) and p not in _ANNOTATIONS):
-            kept.add((s, p, o))
-    return kept
+def _without_annotations(triples: set[Triple]) -> set[Triple]:
+    """``triples`` less the literal-valued triples of predicates no OWL 2 RL rule reads."""
+    data = {s for s, p, o in triples if p == RDF.type and o == OWL.DatatypeProperty}
+    return {
+        (s, p, o) for s, p, o in triples
+        if not isinstance(o, Literal) or p in data or (str(p).startswith(_VOCABULARY) and p not in _ANNOTATIONS)
+    }  # fmt: skip
 
 
 _ANNOTATIONS = frozenset({RDFS.label, RDFS.comment, RDFS.seeAlso, RDFS.isDefinedBy, OWL.versionInfo})
@@ -140,40 +149,69 @@ _ANNOTATIONS = frozenset({RDFS.label, RDFS.comment, RDFS.seeAlso, RDFS.isDefined
 def owl_rl_problems(graphs: Sources, nodes: Iterable[Node]) -> list[str]:
     """Inconsistencies OWL 2 RL finds among ``nodes`` with their probes, and ill-typed literals (sorted)."""
     nodes = list(nodes)
-    scope = module(graphs, nodes)
+    scope = module_triples(graphs, nodes)
     problems = {f"ill-typed literal {o!r} on {s}" for s, _, o in scope if isinstance(o, Literal) and o.ill_typed}
     relevant = constrained(graphs, nodes)
     if relevant:
-        closed = _without_annotations(module(graphs, relevant))
-        for triple in probes(closed, sorted(relevant, key=str)):
-            closed.add(triple)
-        owlrl.DeductiveClosure(owlrl.OWLRL_Semantics).expand(closed)
-        problems.update(" ".join(str(o).split()) for o in closed.objects(None, _ERROR))
+        closed = _without_annotations(module_triples(graphs, relevant))
+        closed.update(probes(closed, sorted(relevant, key=str)))
+        problems.update(_inconsistencies(closed))
     return sorted(problems)
 
 
+def _inconsistencies(triples: set[Triple]) -> tuple[str, ...]:
+    """owlrl's inconsistency messages once ``triples`` are closed (remembered by digest: :mod:`kg.ontology.memo`)."""
+    key = graph_digest(triples)
+    found = _CLOSURES.get(key)
+    if found is None:
+        closed = as_graph(triples)
+        owlrl.DeductiveClosure(owlrl.OWLRL_Semantics).expand(closed)
+        found = tuple(sorted({" ".join(str(o).split()) for o in closed.objects(None, _ERROR)}))
+        if not mentions(found, blank_labels(triples)):
+            _CLOSURES.put(key, found)
+    return found
+
+
 def shacl_problems(
-    data: Graph, shapes: Graph, focus: Iterable[Node] | None = None, prefixes: Mapping[str, str] | None = None
+    data: Graph | Collection[Triple],
+    shapes: Graph,
+    focus: Iterable[Node] | None = None,
+    prefixes: Mapping[str, str] | None = None,
 ) -> list[str]:
-    """SHACL violations of ``data`` (only those whose focus node is in ``focus`` when given), sorted.
+    """SHACL violations of ``data`` (a graph or its triples; only those whose focus node is in ``focus`` when
+    given), sorted.
 
     Each reads ``<focus node> <path>: <message>`` with IRIs compacted by ``prefixes``.
     """
-    import pyshacl  # noqa: PLC0415 - pyshacl pulls rdflib's SPARQL parser: loaded on first use, not at CLI start
-
-    _, report, _ = pyshacl.validate(data, shacl_graph=shapes, inference="none", allow_infos=True,
-                                    allow_warnings=True)  # fmt: skip
     wanted = None if focus is None else set(focus)
     found = set()
-    for result in report.subjects(RDF.type, SH.ValidationResult):
-        node = report.value(result, SH.focusNode)
-        if (wanted is not None and node not in wanted) or report.value(result, SH.resultSeverity) != SH.Violation:
+    for node, path, message in _violations(data, shapes):
+        if wanted is not None and node not in wanted:
             continue
-        path = report.value(result, SH.resultPath)
-        message = report.value(result, SH.resultMessage)
         where = _name(node, prefixes) + (f" {_name(path, prefixes)}" if path is not None else "")
         found.add(f"{where}: {message}" if message is not None else where)
     return sorted(found)
+
+
+def _violations(data: Graph | Collection[Triple], shapes: Graph) -> tuple[tuple[Node, Node | None, Node | None], ...]:
+    """(focus node, path, message) of every SHACL violation, remembered by the digests of data and shapes."""
+    key = (graph_digest(data), graph_digest(shapes))
+    found = _VIOLATIONS.get(key)
+    if found is not None:
+        return found
+    import pyshacl  # noqa: PLC0415 - pyshacl pulls rdflib's SPARQL parser: loaded on first use, not at CLI start
+
+    own = Graph(bind_namespaces="none")  # pyshacl adds RDFS/OWL axioms to its shapes graph: not to the caller's
+    own += shapes
+    _, report, _ = pyshacl.validate(as_graph(data), shacl_graph=own, inference="none", allow_infos=True,
+                                    allow_warnings=True)  # fmt: skip
+    results = [r for r in report.subjects(RDF.type, SH.ValidationResult)
+               if report.value(r, SH.resultSeverity) == SH.Violation]  # fmt: skip
+    found = tuple(tuple(report.value(r, p) for p in (SH.focusNode, SH.resultPath, SH.resultMessage)) for r in results)
+    named = [term for row in found for term in row if term is not None]
+    if not any(isinstance(term, BNode) for term in named) and not mentions(map(str, named), blank_labels(data, shapes)):
+        _VIOLATIONS.put(key, found)
+    return found
 
 
 def _name(node: Node | None, prefixes: Mapping[str, str] | None) -> str:
@@ -187,6 +225,7 @@ __all__ = [
     "PROBE",
     "constrained",
     "module",
+    "module_triples",
     "owl_rl_problems",
     "probes",
     "shacl_problems",

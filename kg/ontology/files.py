@@ -20,7 +20,7 @@ import re
 import sys
 import warnings
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,7 @@ except ImportError:  # pragma: no cover - Windows
 
 from kg.errors import WorkspaceError
 from kg.memory.files import atomic_write, directory_lock
+from kg.ontology.memo import Memo
 
 #: Every mabos ontology IRI starts with this.
 IRI_BASE = "https://w3id.org/mabos/"
@@ -49,6 +50,9 @@ NODE_KINDS: dict[URIRef, str] = {
 }
 SBVR_DEFINITION = URIRef(MABOS + "sbvr_definition")
 SBVR_SYNONYMS = URIRef(MABOS + "sbvr_synonyms")
+
+#: Triples the process-wide memos of parsed files and of union graphs each hold at most (about 3 kB a triple).
+SHARED_TRIPLES = 20_000
 
 _ABSOLUTE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
@@ -190,10 +194,7 @@ class ActiveSet:
     @cached_property
     def graph(self) -> Graph:
         """The union of every file's triples."""
-        union = Graph(bind_namespaces="none")
-        for domain in self.files.values():
-            union += domain.graph
-        return union
+        return _union(self.files.values())
 
     @cached_property
     def prefixes(self) -> dict[str, str]:
@@ -231,8 +232,41 @@ class ActiveSet:
         return next((d for d in self.files.values() if iri in d.subjects), None)
 
 
+_PARSED: Memo[DomainFile] = Memo("parsed ontology files", SHARED_TRIPLES, weight=lambda d: len(d.graph) + 1)
+_UNIONS: Memo[tuple[tuple[Graph, ...], Graph]] = Memo("ontology unions", SHARED_TRIPLES, weight=lambda v: len(v[1]) + 1)
+
+
+def _read_shared(path: Path, raw: bytes, digest: str) -> DomainFile:
+    """:func:`read_domain_file`, or the file parsed earlier in this process from the same bytes (any path)."""
+    shared = _PARSED.get(digest)
+    if shared is None:
+        shared = read_domain_file(path, raw)
+        _PARSED.put(digest, shared)
+    return shared if shared.path == path else replace(shared, path=path)
+
+
+def _union(files: Iterable[DomainFile]) -> Graph:
+    """The union of the files' graphs, shared while the same parsed graphs are unioned again."""
+    files = list(files)
+    graphs = tuple(domain.graph for domain in files)
+    key = tuple(domain.digest for domain in files)
+    found = _UNIONS.get(key)
+    if found is not None and all(a is b for a, b in zip(found[0], graphs, strict=True)):
+        return found[1]
+    union = Graph(bind_namespaces="none")
+    for graph in graphs:
+        union += graph
+    _UNIONS.put(key, (graphs, union))
+    return union
+
+
 class OntologyFiles:
-    """Loads active sets, keeping parsed files by content hash for the life of the instance."""
+    """Loads active sets, keeping parsed files by content hash for the life of the instance.
+
+    Files (and the union of an active set) are also shared by content hash with every other instance of the
+    process (:mod:`kg.ontology.memo`): a tool call opens a new service, and unchanged files are not parsed again.
+    Their graphs and JSON are read, never written.
+    """
 
     def __init__(self) -> None:
         self._parsed: dict[tuple[str, str], DomainFile] = {}
@@ -247,7 +281,7 @@ class OntologyFiles:
             raw = path.read_bytes()
             key = (str(path), hashlib.sha256(raw).hexdigest())
             if key not in self._parsed:
-                self._parsed[key] = read_domain_file(path, raw)
+                self._parsed[key] = _read_shared(path, raw, key[1])
             files[path.stem] = self._parsed[key]
             keys.append(key)
         self._parsed = {key: self._parsed[key] for key in keys}  # older versions are not needed again

@@ -17,7 +17,7 @@ from pydantic import Field
 from rdflib import OWL, RDF, XSD, Graph, URIRef
 
 from kg.models import Model, OntologyProposal, ValidationCheck, format_ts
-from kg.ontology.consistency import module, owl_rl_problems, shacl_problems
+from kg.ontology.consistency import module_triples, owl_rl_problems, shacl_problems
 from kg.ontology.files import IRI_BASE, MABOS, ActiveSet, DomainFile, compact, insert_node
 from kg.ontology.validate import ProposedNode, build_node, domain_file
 
@@ -99,7 +99,7 @@ def file_checks(active: ActiveSet, name: str, shapes: Graph) -> FileCheck:
         checks = [_check("parses", [domain.error], "")]
         return FileCheck(file=str(domain.path), domain=name, ok=False, checks=checks)
     subjects = set(domain.graph.subjects())
-    data = module(active.graph, subjects)
+    data = module_triples(active.graph, subjects)
     shacl = shacl_problems(data, shapes, focus=subjects, prefixes=active.prefixes)
     owl = owl_rl_problems(active.graph, domain.subjects)
     checks = [

@@ -31,7 +31,7 @@ from rdflib import OWL, RDF, RDFS, XSD, Graph, Literal, URIRef
 
 from kg.errors import InputError
 from kg.models import OntologyProposal, ProposalNodeType, ValidationCheck
-from kg.ontology.consistency import module, owl_rl_problems, shacl_problems
+from kg.ontology.consistency import module_triples, owl_rl_problems, shacl_problems
 from kg.ontology.files import (
     MABOS,
     SBVR_DEFINITION,
@@ -197,7 +197,7 @@ def _jsonld(ctx: _Context) -> ValidationCheck:
 
 
 def _shacl(ctx: _Context) -> ValidationCheck:
-    data = module([ctx.active.graph, ctx.graph], [ctx.node.iri])
+    data = module_triples([ctx.active.graph, ctx.graph], [ctx.node.iri])
     problems = shacl_problems(data, ctx.shapes, focus=[ctx.node.iri], prefixes=ctx.active.prefixes)
     return _check("shacl", problems, "conforms to the SHACL shapes")
 
