@@ -27,7 +27,7 @@ from rdflib import OWL, RDF, RDFS, SH, XSD, BNode, Graph, Literal, URIRef
 from rdflib.term import Node
 
 from kg.ontology.files import compact
-from kg.ontology.memo import Memo, as_graph, blank_labels, graph_digest, mentions
+from kg.ontology.memo import Memo, as_graph, graph_digest
 
 #: Axioms followed *into* a reached node as well as out of it.
 INCOMING = frozenset({
@@ -167,8 +167,7 @@ def _inconsistencies(triples: set[Triple]) -> tuple[str, ...]:
         closed = as_graph(triples)
         owlrl.DeductiveClosure(owlrl.OWLRL_Semantics).expand(closed)
         found = tuple(sorted({" ".join(str(o).split()) for o in closed.objects(None, _ERROR)}))
-        if not mentions(found, blank_labels(triples)):
-            _CLOSURES.put(key, found)
+        _CLOSURES.put(key, found)
     return found
 
 
@@ -208,9 +207,7 @@ def _violations(data: Graph | Collection[Triple], shapes: Graph) -> tuple[tuple[
     results = [r for r in report.subjects(RDF.type, SH.ValidationResult)
                if report.value(r, SH.resultSeverity) == SH.Violation]  # fmt: skip
     found = tuple(tuple(report.value(r, p) for p in (SH.focusNode, SH.resultPath, SH.resultMessage)) for r in results)
-    named = [term for row in found for term in row if term is not None]
-    if not any(isinstance(term, BNode) for term in named) and not mentions(map(str, named), blank_labels(data, shapes)):
-        _VIOLATIONS.put(key, found)
+    _VIOLATIONS.put(key, found)
     return found
 
 

@@ -54,6 +54,7 @@ SBVR_SYNONYMS = URIRef(MABOS + "sbvr_synonyms")
 #: Triples the process-wide memos of parsed files and of union graphs each hold at most (about 3 kB a triple).
 SHARED_TRIPLES = 20_000
 
+_SHAPES: Memo[Graph] = Memo("shapes", SHARED_TRIPLES, weight=lambda graph: len(graph) + 1)
 _ABSOLUTE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
@@ -98,10 +99,19 @@ def parse_jsonld(text: str) -> Graph:
 
 
 def read_shapes(directory: Path) -> Graph:
-    """Every ``*.ttl`` file of a shapes directory as one graph."""
-    graph = Graph()
-    for path in sorted(directory.glob("*.ttl")):
-        graph.parse(path, format="turtle")
+    """Every ``*.ttl`` file of a shapes directory as one graph.
+
+    The graph is shared with every caller that reads the same files (path and bytes) in this process, so the
+    checks keyed on it find their remembered results (:mod:`kg.ontology.memo`): read it, never change it.
+    """
+    files = [(path, path.read_bytes()) for path in sorted(directory.glob("*.ttl"))]
+    key = tuple((str(path), hashlib.sha256(raw).hexdigest()) for path, raw in files)
+    graph = _SHAPES.get(key)
+    if graph is None:
+        graph = Graph()
+        for path, raw in files:
+            graph.parse(data=raw, format="turtle", publicID=path.absolute().as_uri())
+        _SHAPES.put(key, graph)
     return graph
 
 

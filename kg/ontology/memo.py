@@ -6,12 +6,14 @@ session) re-checks the same unchanged files on every ``ontology_check`` or propo
 :mod:`kg.ontology.consistency` remembers the results here:
 
 * the key is :func:`graph_digest` of each input graph: SHA-256 over its sorted triples, every term written
-  with its kind, lexical form, datatype and language, blank nodes first relabelled canonically
-  (:func:`rdflib.compare.to_canonical_graph`) so that the same file parsed twice gives the same key;
-* a result that mentions a blank node of its inputs (its label is random per parse) is not stored: it is
-  only valid for that one parse, so the next check computes it again;
-* a change to any triple changes the key; nothing is ever invalidated by time, and each memo keeps only the
-  most recently used :data:`SIZE` results (values are short tuples, never graphs).
+  with its kind, lexical form, datatype and language, blank nodes with their labels. Equal keys mean equal
+  triples, so a remembered result is exactly what the check would compute again;
+* blank-node labels are random per parse, so :mod:`kg.ontology.files` shares parsed files (and shapes) by the
+  SHA-256 of their bytes across the process: an unchanged file keeps its labels, and its key. Canonical
+  relabelling (:func:`rdflib.compare.to_canonical_graph`) would avoid that but takes seconds on ontologies
+  with many similar restrictions, longer than the checks it would save;
+* a change to any triple changes the key; nothing expires with time, and each memo keeps only the most
+  recently used results up to its size (check results are short tuples, never graphs).
 
 :func:`clear` empties every memo and :func:`uncached` turns them off for a block (tests compare both ways).
 """
@@ -27,7 +29,6 @@ from contextlib import contextmanager
 from typing import Any, Generic, TypeVar
 
 from rdflib import BNode, Graph, Literal
-from rdflib.compare import to_canonical_graph
 from rdflib.term import Node
 
 V = TypeVar("V")
@@ -116,11 +117,6 @@ def _term(term: Node) -> tuple[str, ...]:
     return ("b" if isinstance(term, BNode) else "u", str(term))
 
 
-def blank_labels(*graphs: Iterable[Triple]) -> frozenset[str]:
-    """The labels of the blank nodes of ``graphs`` (graphs or sets of triples)."""
-    return frozenset(str(term) for graph in graphs for triple in graph for term in triple if isinstance(term, BNode))
-
-
 def as_graph(triples: Graph | Iterable[Triple]) -> Graph:
     """``triples`` as an rdflib graph (a graph is returned as it is)."""
     if isinstance(triples, Graph):
@@ -130,18 +126,10 @@ def as_graph(triples: Graph | Iterable[Triple]) -> Graph:
     return graph
 
 
-def graph_digest(graph: Graph | Iterable[Triple]) -> str:
-    """SHA-256 of a graph's triples, the same for every parse of the same content (see the module docstring)."""
-    triples = graph if isinstance(graph, Graph) else list(graph)
-    if blank_labels(triples):
-        triples = to_canonical_graph(as_graph(triples))
-    rows = sorted((_term(s), _term(p), _term(o)) for s, p, o in triples)
+def graph_digest(graph: Iterable[Triple]) -> str:
+    """SHA-256 of the triples of a graph (or of a set of triples), blank nodes by label."""
+    rows = sorted((_term(s), _term(p), _term(o)) for s, p, o in graph)
     return hashlib.sha256(json.dumps(rows, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
-def mentions(texts: Iterable[str], labels: frozenset[str]) -> bool:
-    """Whether any text contains any of the blank-node ``labels`` (such a result is not stored)."""
-    return bool(labels) and any(label in text for text in texts for label in labels)
-
-
-__all__ = ["SIZE", "Memo", "as_graph", "blank_labels", "clear", "graph_digest", "mentions", "uncached"]
+__all__ = ["SIZE", "Memo", "as_graph", "clear", "graph_digest", "uncached"]
