@@ -103,12 +103,18 @@ def test_refusals_change_nothing(ws: Any) -> None:
     assert ws.facts.query("a") == []
 
 
-def test_the_cli_imports_files_and_reports_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _reader_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    """A CLI runner on a fresh workspace with the agent ``reader``."""
     monkeypatch.setenv("MABOS_WORKSPACE", str(tmp_path / "ws"))
     monkeypatch.setenv("MABOS_EMBEDDER", "none")
     runner = CliRunner()
     assert runner.invoke(cli, ["init"]).exit_code == 0
     assert runner.invoke(cli, ["agent", "add", "reader"]).exit_code == 0
+    return runner
+
+
+def test_the_cli_imports_files_and_reports_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    runner = _reader_cli(tmp_path, monkeypatch)
     (tmp_path / "acme.ttl").write_text(TTL)
     (tmp_path / "data.owl").write_text(
         '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:ex="http://ex.org/">'
@@ -178,11 +184,7 @@ def test_named_graph_formats_import_their_triples_without_the_graph_names(ws: An
 
 
 def test_the_cli_reads_nq_and_trig_by_their_suffix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MABOS_WORKSPACE", str(tmp_path / "ws"))
-    monkeypatch.setenv("MABOS_EMBEDDER", "none")
-    runner = CliRunner()
-    assert runner.invoke(cli, ["init"]).exit_code == 0
-    assert runner.invoke(cli, ["agent", "add", "reader"]).exit_code == 0
+    runner = _reader_cli(tmp_path, monkeypatch)
     (tmp_path / "data.trig").write_text(TRIG)
     (tmp_path / "data.nq").write_text(NQUADS)
     result = runner.invoke(cli, ["fact", "import", "--agent", "reader", str(tmp_path / "data.trig"),
