@@ -37,7 +37,6 @@ from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import Field
-from scipy.stats import beta as beta_dist
 
 from kg.models import MAX_LIST, MemoryQuery, Model
 from reasoning.router.methods.base import MethodContext, MethodOutcome, MissingInputs, computed
@@ -115,6 +114,8 @@ def posteriors(
     wins = Counter(o.method for o in outcomes if o.success)
     losses = Counter(o.method for o in outcomes if not o.success)
     names = sorted({*wins, *losses, *extra})
+    from scipy.stats import beta as beta_dist  # noqa: PLC0415 - scipy.stats takes ~1 s to import: only when used
+
     rows: list[dict[str, Any]] = []
     for name in names:
         a, b = prior.alpha + wins[name], prior.beta + losses[name]

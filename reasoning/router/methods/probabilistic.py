@@ -27,7 +27,6 @@ from collections import Counter, defaultdict
 from typing import Annotated, Any
 
 from pydantic import Field
-from scipy.stats import entropy
 
 from kg.errors import InputError, NotFoundError
 from kg.models import Model, Unit
@@ -176,6 +175,8 @@ def _check_sum(values: dict[str, float], path: str) -> None:
 
 
 def _bits(probabilities: list[float]) -> float:
+    from scipy.stats import entropy  # noqa: PLC0415 - scipy.stats takes ~1 s to import: only when used
+
     return float(entropy(probabilities, base=2)) if any(probabilities) else 0.0
 
 
