@@ -29,6 +29,7 @@ from kg.ports.memory import IndexQueue, MemoryStore, MemoryWrite, MemoryWriteRes
 from kg.ports.ontology import ProposalStore
 from kg.ports.outbox import OutboxStore
 from kg.ports.reasoning import CaseStore, RuleStore
+from kg.ports.replay import ReplayApplier, SituationKey, UnknownAggregateError
 from kg.ports.store import Capabilities, GraphStore
 from kg.ports.tokens import TokenRecord, TokenStore
 
@@ -62,8 +63,10 @@ __all__ = [
     "PathSearch",
     "ProposalStore",
     "RelationStore",
+    "ReplayApplier",
     "RuleStore",
     "ScopeStore",
+    "SituationKey",
     "StoreLimits",
     "Summarizer",
     "SummaryStore",
@@ -72,5 +75,6 @@ __all__ = [
     "TokenRecord",
     "TokenStore",
     "Transactions",
+    "UnknownAggregateError",
     "VectorIndex",
 ]

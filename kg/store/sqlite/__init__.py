@@ -19,6 +19,7 @@ from kg.store.sqlite.memory import SqliteMemoryStore
 from kg.store.sqlite.ontology import SqliteProposalStore
 from kg.store.sqlite.outbox import SqliteOutboxStore
 from kg.store.sqlite.reasoning import SqliteCaseStore, SqliteRuleStore
+from kg.store.sqlite.replay import SqliteReplayApplier
 from kg.store.sqlite.tokens import SqliteTokenStore
 from kg.store.sqlite.transactions import SqliteTransactions
 
@@ -50,6 +51,7 @@ class SqliteGraphStore:
         self.conversations = SqliteConversationStore(self.db)
         self.summaries = SqliteSummaryStore(self.db)
         self.tokens = SqliteTokenStore(self.db)  # local credentials (kg/tokens.py): SQLite only, never synced
+        self.replay = SqliteReplayApplier(self.db)  # another store's outbox applied as is (sync.replay)
 
     def stats(self) -> dict[str, Any]:
         """Counts of every aggregate, outbox state and file facts."""
