@@ -281,6 +281,13 @@ def _copy_fresh(source: Path, target: Path) -> None:
         conn.close()
 
 
+@pytest.fixture(scope="session")
+def copy_workspace() -> Callable[[Path, Path], None]:
+    """``copy_workspace(source, target)``: copy a closed workspace a module built once (a per-process template) to
+    ``target`` for one test, with its own store id, as the ``workspace`` fixture copies the fresh one."""
+    return _copy_fresh
+
+
 @pytest.fixture
 def workspace(tmp_path: Path, clock: FixedClock, fresh_template: Path) -> Iterator[Workspace]:
     """A fresh workspace at ``tmp_path/ws``; its clock (``workspace.clock``) is the ``clock`` fixture."""

@@ -73,19 +73,29 @@ def mabos(tmp_path: Path) -> Mabos:
     return Mabos(CliRunner(), tmp_path / "ws")
 
 
+def make_ready(path: Path) -> None:
+    """Create the workspace at ``path`` with the agents sales-agent and finance-agent."""
+    with kg.init_workspace(path) as ws:
+        ws.agents.add(SALES, name="Sales", role="seller")
+        ws.agents.add(FINANCE, name="Finance")
+
+
 @pytest.fixture
 def ready(mabos: Mabos) -> Mabos:
     """A workspace with the agents sales-agent and finance-agent."""
-    with kg.init_workspace(mabos.workspace) as ws:
-        ws.agents.add(SALES, name="Sales", role="seller")
-        ws.agents.add(FINANCE, name="Finance")
+    make_ready(mabos.workspace)
     return mabos
 
 
 @pytest.fixture
 def populated(ready: Mabos) -> dict[str, str]:
     """Facts (one derived) and a small BDI graph; returns their uids by name."""
-    with kg.open_workspace(ready.workspace) as ws:
+    return populate(ready.workspace)
+
+
+def populate(path: Path) -> dict[str, str]:
+    """Fill the ready workspace at ``path`` (see :func:`populated`); returns the uids by name."""
+    with kg.open_workspace(path) as ws:
         revenue, _ = ws.facts.assert_fact(SALES, "acme", "hasRevenue", "$50000", confidence=0.9)
         industry, _ = ws.facts.assert_fact(SALES, "acme", "hasIndustry", "saas")
         derived, _ = ws.facts.assert_fact(
