@@ -6,6 +6,8 @@ Every test runs against a real workspace (embedded SQLite) under ``tmp_path``; n
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,17 +82,41 @@ def make_ready(path: Path) -> None:
         ws.agents.add(FINANCE, name="Finance")
 
 
+Template = Callable[[str], tuple[Path, dict[str, str]]]
+
+
+@pytest.fixture(scope="session")
+def cli_template(tmp_path_factory: pytest.TempPathFactory) -> Template:
+    """``cli_template("ready" | "populated")``: that workspace (and its uids by name), built once per test process
+    and environment (``MABOS_EMBEDDER``); ``ready`` and ``populated`` copy it for each test (several times cheaper
+    than building it again; every test still gets its own copy to write to)."""
+    built: dict[tuple[str, str], tuple[Path, dict[str, str]]] = {}
+
+    def template(kind: str) -> tuple[Path, dict[str, str]]:
+        key = (kind, os.environ.get("MABOS_EMBEDDER", ""))
+        if key not in built:
+            path = tmp_path_factory.mktemp(f"cli-{kind}") / "ws"
+            make_ready(path)
+            built[key] = (path, populate(path) if kind == "populated" else {})
+        return built[key]
+
+    return template
+
+
 @pytest.fixture
-def ready(mabos: Mabos) -> Mabos:
+def ready(mabos: Mabos, cli_template: Template, copy_workspace: Callable[[Path, Path], None]) -> Mabos:
     """A workspace with the agents sales-agent and finance-agent."""
-    make_ready(mabos.workspace)
+    copy_workspace(cli_template("ready")[0], mabos.workspace)
     return mabos
 
 
 @pytest.fixture
-def populated(ready: Mabos) -> dict[str, str]:
+def populated(ready: Mabos, cli_template: Template, copy_workspace: Callable[[Path, Path], None]) -> dict[str, str]:
     """Facts (one derived) and a small BDI graph; returns their uids by name."""
-    return populate(ready.workspace)
+    source, uids = cli_template("populated")
+    shutil.rmtree(ready.workspace)
+    copy_workspace(source, ready.workspace)
+    return uids
 
 
 def populate(path: Path) -> dict[str, str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -167,32 +166,6 @@ def test_every_leaf_is_in_the_docs(leaves: list[tuple[str, click.Command]]) -> N
 
 def test_the_json_table_covers_every_leaf(leaves: list[tuple[str, click.Command]]) -> None:
     assert sorted(RUNS) == sorted(name for name, _ in leaves)
-
-
-@pytest.fixture(scope="module")
-def populated_template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
-    """The ``populated`` workspace of tests/cli/conftest.py, built once for this module's ~100 command runs."""
-    from conftest import make_ready, populate  # noqa: PLC0415 - tests/cli/conftest.py (no package to import from)
-
-    path = tmp_path_factory.mktemp("populated") / "ws"
-    make_ready(path)
-    return path, populate(path)
-
-
-@pytest.fixture
-def populated(
-    populated_template: tuple[Path, dict[str, str]], mabos: Mabos, copy_workspace: Callable[[Path, Path], None]
-) -> dict[str, str]:
-    """Each test's own copy of the populated workspace (every command here may write to it)."""
-    source, uids = populated_template
-    copy_workspace(source, mabos.workspace)
-    return uids
-
-
-@pytest.fixture
-def ready(mabos: Mabos, populated: dict[str, str]) -> Mabos:
-    """The runner on this test's copy of the populated workspace."""
-    return mabos
 
 
 @pytest.mark.parametrize("name", sorted(RUNS))
