@@ -23,11 +23,11 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any, Generic, TypeVar
 
+from cachetools import LRUCache
 from rdflib import BNode, Graph, Literal
 from rdflib.term import Node
 
@@ -41,7 +41,8 @@ _memos: list[Memo[Any]] = []
 
 
 class Memo(Generic[V]):
-    """A bounded, thread-safe least-recently-used map from a key to a result nobody mutates.
+    """A bounded, thread-safe least-recently-used map from a key to a result nobody mutates (cachetools'
+    ``LRUCache`` under a lock, with hit counts and the process-wide off switch).
 
     ``size`` bounds the sum of ``weight(value)`` (one per result by default; parsed graphs weigh their triples).
     """
@@ -49,11 +50,9 @@ class Memo(Generic[V]):
     def __init__(self, name: str, size: int = SIZE, weight: Callable[[V], int] = lambda _: 1) -> None:
         self.name = name
         self.size = size
-        self.weight = weight
         self.hits = 0
         self.misses = 0
-        self._items: OrderedDict[Hashable, tuple[V, int]] = OrderedDict()
-        self._total = 0
+        self._items: LRUCache[Hashable, V] = LRUCache(maxsize=size, getsizeof=weight)
         self._lock = threading.Lock()
         _memos.append(self)
 
@@ -62,27 +61,19 @@ class Memo(Generic[V]):
         if not _state["enabled"]:
             return None
         with self._lock:
-            item = self._items.get(key)
-            if item is None:
+            value = self._items.get(key)
+            if value is None:
                 self.misses += 1
-                return None
-            self._items.move_to_end(key)
-            self.hits += 1
-            return item[0]
+            else:
+                self.hits += 1
+            return value
 
     def put(self, key: Hashable, value: V) -> None:
-        """Remember ``value`` (a no-op while memos are off)."""
+        """Remember ``value`` (a no-op while memos are off, or for a value heavier than the whole memo)."""
         if not _state["enabled"]:
             return
-        weight = self.weight(value)
-        if weight > self.size:
-            return
-        with self._lock:
-            old = self._items.pop(key, None)
-            self._total += weight - (old[1] if old else 0)
-            self._items[key] = (value, weight)
-            while self._total > self.size:
-                self._total -= self._items.popitem(last=False)[1][1]
+        with self._lock, suppress(ValueError):  # cachetools refuses a value larger than maxsize
+            self._items[key] = value
 
     def __len__(self) -> int:
         return len(self._items)
@@ -91,7 +82,7 @@ class Memo(Generic[V]):
         """Forget every result and reset the counters."""
         with self._lock:
             self._items.clear()
-            self._total = self.hits = self.misses = 0
+            self.hits = self.misses = 0
 
 
 def clear() -> None:
