@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import pyoxigraph as ox
 
 import kg
+from kg.facts_fast import fast_row
 from reasoning.fact_import import IMPORT_BATCH, SUFFIX_FORMATS, RdfDocument, import_documents, rows_to_facts
 from reasoning.rdf_parse import parse_documents
 
@@ -75,8 +76,6 @@ def write_floor(ws: kg.Workspace, facts: list[dict[str, Any]], batch: int) -> tu
     """The write transactions alone: every batch validated and prepared first (untimed), then only the store's
     ``assert_prepared`` calls timed (insert, FTS, outbox events, commit). What ``assert_many`` would reach if
     validation and row building cost nothing: the ceiling of this schema and these statements."""
-    from kg.facts_fast import fast_row  # noqa: PLC0415 - the bench's only use of the fast path
-
     store = ws.store.facts
     prepared = []
     for start in range(0, len(facts), batch):

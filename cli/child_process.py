@@ -38,9 +38,15 @@ def server_preload(path: Path) -> list[str]:
         kind = os.environ.get(ENV_EMBEDDER) or read_config(path).recall.embedder
     except MabosError:  # the child reports the workspace's problem
         return list(SERVER_PRELOAD)
-    if kind != "local":
+    return preload_for(kind)
+
+
+def preload_for(embedder: str) -> list[str]:
+    """The preload of :func:`server_preload` for a workspace whose embedder is ``embedder``. For ``local`` it also
+    makes the Hugging Face libraries offline in this process (and so in the forkserver), as the embedder does
+    before it imports them: they read the setting once, at import."""
+    if embedder != "local":
         return list(SERVER_PRELOAD)
-    # as the embedder sets them before it imports the Hugging Face libraries, which read them once
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     return [*SERVER_PRELOAD, *EMBEDDING_PRELOAD]

@@ -142,12 +142,9 @@ def _forkserver() -> None:
     worker of the process importing torch again (~5 s each, more than the rest of those tests). The children run the
     same code either way; only what is already imported when they start differs. The forkserver imports in the
     background while the tests run."""
-    from cli.child_process import EMBEDDING_PRELOAD, SERVER_PRELOAD  # noqa: PLC0415
+    from cli.child_process import preload_for  # noqa: PLC0415
 
-    # the embedder sets these before it imports the Hugging Face libraries (they read them once); tests are offline
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    multiprocessing.get_context("forkserver").set_forkserver_preload([*SERVER_PRELOAD, *EMBEDDING_PRELOAD])
+    multiprocessing.get_context("forkserver").set_forkserver_preload(preload_for("local"))
     multiprocessing.forkserver.ensure_running()
 
 
