@@ -118,6 +118,7 @@ def duplicates(store: SqliteGraphStore) -> list[str]:
         sql = f"SELECT COUNT(*) FROM (SELECT 1 FROM {table} GROUP BY {columns} HAVING COUNT(*) > 1)"
         if n := store.db.read(sql)[0][0]:
             found.append(f"{table} ({columns}): {n} duplicated")
+    store.facts.catch_up_search()  # facts_fts is brought up to date by searches (migration 11), as a search would
     for fts in FTS:  # external-content indexes: an entry applied twice (or lost) fails the check
         try:
             with store.db.write() as conn:

@@ -5,6 +5,10 @@ before migration 10: into the ``outbox`` table, every one with the fact's whole 
 still uses for a changed fact, pointed at the old table). Then the workspace is opened normally (migration 10
 runs) and must answer every query as it did, hand out the old pending events unchanged, take new facts (with
 compact events) and replay old and new events into a fresh store that ends equal to the source.
+
+Writers before migration 11 filled the full-text index themselves: the old workspace indexes its facts the same
+way (every row once), so migration 11 must start its mark above them (indexing them again would fail the FTS
+integrity check below, and search would list facts twice).
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ def write_old_workspace(path: Path, clock: FixedClock, monkeypatch: pytest.Monke
         old_events = facts_sql.CHANGED_EVENT.replace("INSERT INTO outbox_log", "INSERT INTO outbox")
         patch.setattr(facts_module, "CREATED_EVENTS", old_events.replace("f.uid = ?", "f.seq > ? ORDER BY f.seq"))
         patch.setattr(facts_module, "CHANGED_EVENT", old_events)
+        patch.setattr(facts_module.SqliteFactStore, "catch_up_search", lambda self: 0)  # no mark before 11
         with kg.init_workspace(path, clock=clock) as ws:
             assert ws.store.db.schema_version() == OLD
             assert ws.store.db.read("SELECT type FROM sqlite_master WHERE name = 'outbox'")[0][0] == "table"
@@ -64,6 +69,7 @@ def write_old_workspace(path: Path, clock: FixedClock, monkeypatch: pytest.Monke
             ws.facts.retract("a", subject="acme", predicate="hasCustomer")
             with ws.store.db.write() as conn:  # the first events went out already
                 conn.execute("UPDATE outbox SET acked_at = ? WHERE seq <= 5", (ws.store.db.now(),))
+                conn.execute(facts_sql.INDEX_PENDING, (0,))  # what the writers before migration 11 did, once each
             return {
                 "queries": [[f.model_dump() for f in ws.facts.query("a", **q)] for q in QUERIES],
                 "as_of": [f.model_dump() for f in ws.facts.query("a", subject="acme", as_of=clock.now()
@@ -72,6 +78,12 @@ def write_old_workspace(path: Path, clock: FixedClock, monkeypatch: pytest.Monke
                 "pending": [e.model_dump() for e in ws.store.outbox.pending(limit=1000)],
                 "raw": ws.store.db.read("SELECT seq, payload FROM outbox ORDER BY seq"),
             }  # fmt: skip
+
+
+def fts_integrity(ws: Workspace) -> None:
+    """FTS5's own check that facts_fts holds every indexed fact exactly once (raises otherwise)."""
+    with ws.store.db.write() as conn:
+        conn.execute("INSERT INTO facts_fts(facts_fts, rank) VALUES ('integrity-check', 1)")
 
 
 def replicated(ws: Workspace) -> dict[str, list[str]]:
@@ -101,7 +113,9 @@ def test_an_old_workspace_migrates_and_keeps_its_facts_queries_and_events(
         assert [[f.model_dump() for f in ws.facts.query("a", **q)] for q in QUERIES] == before["queries"]
         as_of = ws.facts.query("a", subject="acme", as_of=clock.now() - timedelta(seconds=1, microseconds=1))
         assert [f.model_dump() for f in as_of] == before["as_of"]
+        assert ws.store.facts.search_pending() == 0
         assert [f.uid for f in ws.store.facts.search("acme", scopes=["agent:a"])] == before["search"]
+        fts_integrity(ws)
         # the old events, pending or not, read exactly as they were written
         assert [e.model_dump() for e in ws.store.outbox.pending(limit=1000)] == before["pending"]
         assert [tuple(r) for r in db.read("SELECT seq, payload FROM outbox ORDER BY seq")] == [
@@ -135,3 +149,6 @@ def test_an_old_workspace_migrates_and_keeps_its_facts_queries_and_events(
             assert [f.uid for f in target.store.facts.search("acme", scopes=["agent:a"])] == [
                 f.uid for f in ws.store.facts.search("acme", scopes=["agent:a"])
             ]
+            assert len({f.uid for f in ws.store.facts.search("hasSite", scopes=["agent:a"])}) == 5
+            fts_integrity(ws)
+            fts_integrity(target)

@@ -276,7 +276,10 @@ class Database:
                 yield self.conn
             except BaseException:
                 self._depth = 0
-                self.conn.execute("ROLLBACK")
+                # SQLite has rolled back by itself after an interrupt, a full disk or an I/O error: a second
+                # ROLLBACK would fail and hide that error behind "no transaction is active"
+                if self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
                 raise
             self._depth = 0
             try:

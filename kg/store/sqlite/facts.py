@@ -24,9 +24,11 @@ from kg.store.sqlite.facts_sql import (
     CHANGED_EVENT,
     COLUMNS,
     CREATED_EVENTS,
-    INDEX_CREATED,
+    INDEX_PENDING,
     INSERT_LINEAGE,
     INSERT_NEW,
+    MOVE_MARK,
+    SEARCH_PENDING,
     UPSERT,
     as_of_source,
     exact_doubles,
@@ -82,7 +84,6 @@ class SqliteFactStore:
             if count == len(rows):  # the bulk-load case: every row new
                 conn.executemany(INSERT_LINEAGE, batch.lineage)
                 conn.execute(CREATED_EVENTS, (asserted_by, now, last_seq))
-                conn.execute(INDEX_CREATED, (last_seq,))
                 return batch.created
             inserted = {r[0] for r in conn.execute("SELECT uid FROM facts WHERE seq > ?", (last_seq,))}
             conn.executemany(INSERT_LINEAGE, [link for link in batch.lineage if link[0] in inserted])
@@ -93,7 +94,6 @@ class SqliteFactStore:
                 else self._upsert_one(conn, fact, full_row(row, now, asserted_by), asserted_by, now)
                 for fact, row in zip(facts, rows, strict=True)
             ]  # fmt: skip
-            conn.execute(INDEX_CREATED, (last_seq,))
             return outcomes
 
     @staticmethod
@@ -292,10 +292,12 @@ class SqliteFactStore:
         return {fact.uid: fact for fact in self._to_facts(rows)}
 
     def search(self, text: str, *, scopes: Sequence[str], limit: int = 20) -> list[Fact]:
-        """FTS5 search over subject, predicate and object of live facts, best first."""
+        """FTS5 search over subject, predicate and object of live facts, best first (the index caught up first:
+        every fact committed before the call is searchable)."""
         terms = [t for t in text.replace('"', " ").split() if t]
         if not terms:
             return []
+        self.catch_up_search()
         match = " ".join(f'"{t}"' for t in terms)
         where, params = self._scope_clause(scopes, "f.scope")
         rows = self.db.read(
@@ -305,6 +307,27 @@ class SqliteFactStore:
             [match, *params, limit],
         )
         return self._to_facts(rows)
+
+    def search_pending(self) -> int:
+        """How many facts wait to be added to the full-text index (0 when it is up to date)."""
+        mark, top = self.db.read(SEARCH_PENDING)[0]
+        return max(0, int(top) - int(mark))
+
+    def catch_up_search(self) -> int:
+        """Add every fact not yet in the full-text index to it, in one write transaction with the index's mark
+        (a crash keeps both or neither); return how many rows were indexed. Writers do not index (migration 11):
+        a bulk load pays for tokenizing once, at the first search after it, in one statement. Cheap when there
+        is nothing to do: one read, no write lock."""
+        mark, top = self.db.read(SEARCH_PENDING)[0]
+        if top <= mark:
+            return 0
+        with self.db.write() as conn:
+            mark, top = conn.execute(SEARCH_PENDING).fetchone()  # again under the lock: another may have done it
+            if top <= mark:
+                return 0
+            indexed = conn.execute(INDEX_PENDING, (mark,)).rowcount
+            conn.execute(MOVE_MARK, (top,))
+        return int(indexed)
 
     def _to_facts(self, rows: list[sqlite3.Row]) -> list[Fact]:
         if not rows:

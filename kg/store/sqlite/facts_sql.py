@@ -2,7 +2,9 @@
 
 Migration 10 (docs/decisions/2026-11-26-facts-bulk-schema.md) shapes what is here: the unique live-triple index
 leads with the subject, (subject, predicate) is indexed only for retracted rows, and a fact created without
-lineage gets a compact outbox event (payload ``''``, expanded by the ``outbox`` view).
+lineage gets a compact outbox event (payload ``''``, expanded by the ``outbox`` view). Migration 11
+(docs/decisions/2026-11-26-fact-search-catch-up.md): writers no longer fill the full-text index; a search brings
+it up to date first (``SEARCH_PENDING``, ``INDEX_PENDING``, ``MOVE_MARK``).
 """
 
 from __future__ import annotations
@@ -134,11 +136,18 @@ CREATED_EVENTS = _EVENTS.format(
 )
 #: The event of one changed fact (parameters: asserted_by, now, uid): its JSON as it is now.
 CHANGED_EVENT = _EVENTS.format(payload=_FACT_PAYLOAD, where="f.uid = ?")
-#: Full-text index the rows a batch created (rows are never re-texted after insert).
-INDEX_CREATED = (
+#: The full-text index's mark and the highest fact seq: when they differ, facts wait to be indexed (migration 11).
+SEARCH_PENDING = (
+    "SELECT (SELECT seq FROM search_marks WHERE name = 'facts_fts'), (SELECT COALESCE(MAX(seq), 0) FROM facts)"
+)
+#: Index every fact above the mark (parameter: the mark). Text never changes after insert, facts are never
+#: deleted and seq grows with each insert, so these are exactly the facts not indexed yet.
+INDEX_PENDING = (
     "INSERT INTO facts_fts(rowid, subject, predicate, object) SELECT seq, subject, predicate, object "
     "FROM facts WHERE seq > ?"
 )
+#: Move the mark to a seq (parameter) once everything up to it is indexed, in the same transaction.
+MOVE_MARK = "UPDATE search_marks SET seq = ? WHERE name = 'facts_fts'"
 
 
 def pattern_clause(column: str, pattern: str) -> tuple[str, str] | None:

@@ -129,14 +129,7 @@ def _fact(conn: sqlite3.Connection, e: OutboxEvent) -> bool:
         )
     parents = list(p.get("derived_from") or [])
     row = {**p, "derived": int(bool(p.get("rule_id") or parents))}
-    new = conn.execute("SELECT 1 FROM facts WHERE uid = ?", (p["uid"],)).fetchone() is None
-    changed = _changed(conn, _FACT_SQL, row)
-    if new:  # the fact adapter fills the full-text index itself (no trigger): so does the replay
-        conn.execute(
-            "INSERT INTO facts_fts(rowid, subject, predicate, object) "
-            "SELECT seq, subject, predicate, object FROM facts WHERE uid = ?",
-            (p["uid"],),
-        )
+    changed = _changed(conn, _FACT_SQL, row)  # the full-text index catches up at the next search (migration 11)
     return _lineage(conn, p["uid"], parents) > 0 or changed
 
 
