@@ -58,6 +58,7 @@ from kg.workspace import Workspace
 from reasoning.cases import CaseService
 from reasoning.service import Reasoner, RuleService
 from sync.replay import EmbeddedTarget, push
+from tests.fts import check_fts
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -121,8 +122,7 @@ def duplicates(store: SqliteGraphStore) -> list[str]:
     store.facts.catch_up_search()  # facts_fts is brought up to date by searches (migration 11), as a search would
     for fts in FTS:  # external-content indexes: an entry applied twice (or lost) fails the check
         try:
-            with store.db.write() as conn:
-                conn.execute(f"INSERT INTO {fts}({fts}, rank) VALUES ('integrity-check', 1)")
+            check_fts(store.db, fts)
         except Exception as exc:  # sqlite3.DatabaseError: the index and its table disagree
             found.append(f"{fts}: {exc}")
     return found

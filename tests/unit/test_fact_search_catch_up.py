@@ -24,6 +24,7 @@ import kg
 from kg.errors import InputError
 from kg.facts_fast import HANDOFF_INTERVAL, quick_handoff
 from kg.workspace import Workspace
+from tests.fts import check_fts
 
 
 @pytest.fixture(autouse=True)
@@ -41,12 +42,6 @@ def indexed(ws: Workspace) -> int:
     return int(ws.store.db.read("SELECT COUNT(*) FROM facts_fts_docsize")[0][0])
 
 
-def check_index(ws: Workspace) -> None:
-    """FTS5's check that facts_fts and facts agree: every fact indexed, none twice (raises otherwise)."""
-    with ws.store.db.write() as conn:
-        conn.execute("INSERT INTO facts_fts(facts_fts, rank) VALUES ('integrity-check', 1)")
-
-
 @pytest.fixture
 def ws(tmp_path: Path) -> Any:
     with kg.init_workspace(tmp_path / "ws") as workspace:
@@ -58,15 +53,15 @@ def test_writers_do_not_index_and_the_first_search_finds_every_fact(ws: Workspac
     ws.facts.assert_many("a", facts(2500), batch_size=1000)
     assert indexed(ws) == 0 and ws.store.facts.search_pending() == 2500
     with pytest.raises(sqlite3.DatabaseError):  # the index lags its table until a search: the check says so
-        check_index(ws)
+        check_fts(ws.store.db)
     found = ws.store.facts.search("widget", scopes=["agent:a"], limit=5000)
     assert len({f.uid for f in found}) == len(found) == 2500
     assert ws.store.facts.search_pending() == 0 and indexed(ws) == 2500
-    check_index(ws)
+    check_fts(ws.store.db)
     ws.facts.assert_fact("a", "gadget", "madeOf", "widget steel")  # a single assert: also found next time
     assert len(ws.store.facts.search("widget", scopes=["agent:a"], limit=5000)) == 2501
     assert [f.subject for f in ws.store.facts.search("steel", scopes=["agent:a"])] == ["gadget"]
-    check_index(ws)
+    check_fts(ws.store.db)
 
 
 def test_a_search_finds_what_another_connection_committed(ws: Workspace) -> None:
@@ -75,7 +70,7 @@ def test_a_search_finds_what_another_connection_committed(ws: Workspace) -> None
     with kg.open_workspace(ws.path) as other:  # a second process would use its own connection like this
         other.facts.assert_many("a", facts(30, "sprocket", start=10))
     assert len(ws.store.facts.search("sprocket", scopes=["agent:a"], limit=50)) == 30
-    check_index(ws)
+    check_fts(ws.store.db)
 
 
 def test_a_failed_catch_up_changes_neither_the_index_nor_its_mark(ws: Workspace) -> None:
@@ -89,7 +84,7 @@ def test_a_failed_catch_up_changes_neither_the_index_nor_its_mark(ws: Workspace)
         conn.set_progress_handler(None, 0)
     assert indexed(ws) == 0 and ws.store.facts.search_pending() == 3000
     assert len(ws.store.facts.search("widget", scopes=["agent:a"], limit=5000)) == 3000
-    check_index(ws)
+    check_fts(ws.store.db)
 
 
 def test_a_catch_up_already_done_by_another_connection_does_nothing(
@@ -103,7 +98,7 @@ def test_a_catch_up_already_done_by_another_connection_does_nothing(
     assert ws.store.facts.catch_up_search() == 0  # re-read under the write lock: nothing left
     monkeypatch.undo()
     assert indexed(ws) == 40
-    check_index(ws)
+    check_fts(ws.store.db)
 
 
 def test_retracted_facts_stay_out_of_results_after_catch_up(ws: Workspace) -> None:
@@ -112,7 +107,7 @@ def test_retracted_facts_stay_out_of_results_after_catch_up(ws: Workspace) -> No
     assert sorted(f.subject for f in ws.store.facts.search("widget", scopes=["agent:a"])) == [
         "item0", "item1", "item3", "item4"
     ]  # fmt: skip
-    check_index(ws)
+    check_fts(ws.store.db)
 
 
 def test_quick_handoff_restores_the_interval_even_when_blocks_overlap() -> None:

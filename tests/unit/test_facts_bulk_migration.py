@@ -27,6 +27,7 @@ from kg.store.sqlite import facts as facts_module
 from kg.store.sqlite import facts_sql
 from kg.workspace import Workspace
 from sync.replay import EmbeddedTarget, push
+from tests.fts import check_fts
 
 OLD = 9
 QUERIES: list[dict[str, Any]] = [
@@ -80,12 +81,6 @@ def write_old_workspace(path: Path, clock: FixedClock, monkeypatch: pytest.Monke
             }  # fmt: skip
 
 
-def fts_integrity(ws: Workspace) -> None:
-    """FTS5's own check that facts_fts holds every indexed fact exactly once (raises otherwise)."""
-    with ws.store.db.write() as conn:
-        conn.execute("INSERT INTO facts_fts(facts_fts, rank) VALUES ('integrity-check', 1)")
-
-
 def replicated(ws: Workspace) -> dict[str, list[str]]:
     """The replicated fact tables as sorted rows, without local row ids."""
     dump = {}
@@ -115,7 +110,7 @@ def test_an_old_workspace_migrates_and_keeps_its_facts_queries_and_events(
         assert [f.model_dump() for f in as_of] == before["as_of"]
         assert ws.store.facts.search_pending() == 0
         assert [f.uid for f in ws.store.facts.search("acme", scopes=["agent:a"])] == before["search"]
-        fts_integrity(ws)
+        check_fts(ws.store.db)
         # the old events, pending or not, read exactly as they were written
         assert [e.model_dump() for e in ws.store.outbox.pending(limit=1000)] == before["pending"]
         assert [tuple(r) for r in db.read("SELECT seq, payload FROM outbox ORDER BY seq")] == [
@@ -150,5 +145,5 @@ def test_an_old_workspace_migrates_and_keeps_its_facts_queries_and_events(
                 f.uid for f in ws.store.facts.search("acme", scopes=["agent:a"])
             ]
             assert len({f.uid for f in ws.store.facts.search("hasSite", scopes=["agent:a"])}) == 5
-            fts_integrity(ws)
-            fts_integrity(target)
+            check_fts(ws.store.db)
+            check_fts(target.store.db)
