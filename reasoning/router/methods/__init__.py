@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import importlib
 
+import pkgutil
+
 from reasoning.router.methods.base import Engine
+from reasoning.router.methods.docs import MethodDoc
 
 #: The category modules, in catalogue order.
 CATEGORY_MODULES = ("formal", "probabilistic", "causal", "experience", "social", "meta")
@@ -35,4 +38,21 @@ def engines() -> dict[str, Engine]:
     return dict(_CACHE)
 
 
-__all__ = ["CATEGORY_MODULES", "engines"]
+def method_docs() -> dict[str, MethodDoc]:
+    """Every method's :class:`MethodDoc`, from the ``DOCS`` tables of all modules of this package."""
+    found: dict[str, MethodDoc] = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        table = getattr(module, "DOCS", None)
+        if table is None:
+            continue
+        if not isinstance(table, dict):
+            raise RuntimeError(f"reasoning.router.methods.{info.name}.DOCS must be a dict[str, MethodDoc]")
+        for method, doc in table.items():
+            if method in found and found[method] is not doc:
+                raise RuntimeError(f"DOCS of {method!r} defined twice")
+            found[method] = doc
+    return found
+
+
+__all__ = ["CATEGORY_MODULES", "MethodDoc", "engines", "method_docs"]

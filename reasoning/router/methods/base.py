@@ -56,6 +56,13 @@ class MethodOutcome(Model):
     trace: list[str] = Field(default_factory=list, description="The steps taken, in order.")
     used: list[str] = Field(default_factory=list, description="Uids of the records the method read.")
     notes: list[str] = Field(default_factory=list)
+    partial: bool = Field(default=False, description="True when the method worked on a cut, sampled or incomplete "
+                                                     "input (a bound was hit); the notes say which, and the "
+                                                     "confidence is then at most 0.8.")  # fmt: skip
+
+
+#: The highest confidence a partial result may report (a cut, sampled or incomplete input).
+PARTIAL_CONFIDENCE_CAP = 0.8
 
 
 class MissingInputs(Exception):
@@ -173,10 +180,28 @@ def computed(
     trace: Sequence[str] = (),
     used: Sequence[str] = (),
     notes: Sequence[str] = (),
+    partial: str | None = None,
 ) -> MethodOutcome:
-    """A computed result (``used`` is de-duplicated, order kept)."""
-    return MethodOutcome(method=method, kind="computed", conclusion=conclusion, confidence=clamp(confidence),
-                         value=value, trace=list(trace), used=list(dict.fromkeys(used)), notes=list(notes))  # fmt: skip
+    """A computed result (``used`` is de-duplicated, order kept).
+
+    ``partial`` is one sentence saying which bound cut the input (or what was sampled or unknown): the outcome is
+    then marked ``partial``, the sentence is added to ``notes`` and to the trace, and the confidence is capped at
+    :data:`PARTIAL_CONFIDENCE_CAP`. Every engine that works on a cut or sampled input must pass it.
+    """
+    outcome = MethodOutcome(method=method, kind="computed", conclusion=conclusion, confidence=clamp(confidence),
+                            value=value, trace=list(trace), used=list(dict.fromkeys(used)),
+                            notes=list(notes))  # fmt: skip
+    return mark_partial(outcome, partial) if partial else outcome
+
+
+def mark_partial(outcome: MethodOutcome, why: str) -> MethodOutcome:
+    """``outcome`` marked as computed on a cut, sampled or incomplete input (see :func:`computed`)."""
+    return outcome.model_copy(update={
+        "partial": True,
+        "confidence": min(outcome.confidence, PARTIAL_CONFIDENCE_CAP),
+        "notes": [*outcome.notes, why] if why not in outcome.notes else outcome.notes,
+        "trace": [*outcome.trace, f"partial: {why}"],
+    })  # fmt: skip
 
 
 def llm_prompt(method: str, prompt: str, inputs: Any = None, notes: Sequence[str] = ()) -> MethodOutcome:
@@ -199,10 +224,12 @@ __all__ = [
     "MethodContext",
     "MethodOutcome",
     "MissingInputs",
+    "PARTIAL_CONFIDENCE_CAP",
     "clamp",
     "computed",
     "fail",
     "llm",
     "llm_prompt",
+    "mark_partial",
     "validate",
 ]
