@@ -9,7 +9,6 @@ as such (never silently skipped).
 from __future__ import annotations
 
 import importlib
-
 import pkgutil
 
 from reasoning.router.methods.base import Engine

@@ -219,12 +219,12 @@ def llm(method: str, model: str, conclusion: str, confidence: float, *, rational
 
 
 __all__ = [
+    "PARTIAL_CONFIDENCE_CAP",
     "Engine",
     "Kind",
     "MethodContext",
     "MethodOutcome",
     "MissingInputs",
-    "PARTIAL_CONFIDENCE_CAP",
     "clamp",
     "computed",
     "fail",
