@@ -115,7 +115,8 @@ def belief_subject(content: str) -> str:
 
 
 def _belief_member(node: BDINode) -> ConflictMember:
-    return ConflictMember(uid=node.uid, text=node.content, score=node.certainty, scope=node.scope)
+    return ConflictMember(uid=node.uid, text=node.content, score=node.certainty, scope=node.scope,
+                          agent_id=node.agent_id)  # fmt: skip
 
 
 class BeliefConflictIndex:
@@ -213,7 +214,8 @@ def _overlapping_disagreements(facts: list[Fact]) -> tuple[list[Fact], int]:
 
 def _fact_member(fact: Fact) -> ConflictMember:
     return ConflictMember(uid=fact.uid, text=fact.object, score=fact.confidence, scope=fact.scope,
-                          valid_from=fact.valid_from, valid_until=fact.valid_until)  # fmt: skip
+                          agent_id=fact.agent_id, valid_from=fact.valid_from,
+                          valid_until=fact.valid_until)  # fmt: skip
 
 
 def detect_fact_conflicts(

@@ -93,7 +93,9 @@ def run_cycle(
     now = to_utc(clock.now())
     ws.scopes.require_agent(agent_id)
     agent = ws.agents.get(agent_id)
-    beliefs = ws.bdi.list(agent_id, NodeKind.BELIEF, owner=agent_id, status="active", limit=MAX_RECORDS)
+    # Every active belief the agent may read (its own, global, its shared scopes), as `graph query belief-conflicts`
+    # sees them: a conflict with another agent's belief in a shared project scope is the agent's concern too.
+    beliefs = ws.bdi.list(agent_id, NodeKind.BELIEF, status="active", limit=MAX_RECORDS)
     index, chunks = _index_beliefs(beliefs)
     predicates = DEFAULT_FUNCTIONAL_PREDICATES if functional_predicates is None else functional_predicates
     facts = functional_facts(ws, agent_id, predicates, min_fact_confidence)

@@ -35,6 +35,7 @@ class ConflictMember(CamelModel):
     text: str = Field(description="The belief's content, or the fact's object.")
     score: float | None = Field(description="The belief's certainty, or the fact's confidence.")
     scope: str
+    agent_id: str | None = Field(default=None, description="Whose record it is (the belief's or fact's owner).")
     valid_from: UtcDatetime | None = None
     valid_until: UtcDatetime | None = None
 

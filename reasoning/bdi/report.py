@@ -34,9 +34,10 @@ def _validity(member: ConflictMember) -> str:
 
 def _member_line(conflict: Conflict, member: ConflictMember) -> str:
     score = "-" if member.score is None else f"{member.score:.2f}"
+    where = f"scope {member.scope}" + (f", {member.agent_id}'s" if member.agent_id else "")
     if conflict.kind == "belief":
-        return f"- {member.uid} (certainty {score}, scope {member.scope}): {_one_line(member.text)}"
-    return f"- {member.uid} (confidence {score}, {_validity(member)}, scope {member.scope}): {_one_line(member.text)}"
+        return f"- {member.uid} (certainty {score}, {where}): {_one_line(member.text)}"
+    return f"- {member.uid} (confidence {score}, {_validity(member)}, {where}): {_one_line(member.text)}"
 
 
 def _section(number: int, conflict: Conflict) -> list[str]:

@@ -167,8 +167,8 @@ def test_belief_conflict_is_detected_and_reported(workspace: Workspace) -> None:
     assert text.startswith("# BDI conflict report — 2024-05-01\n")
     assert "> 1 conflict(s) in 1 group(s) detected for agent a" in text
     assert '## Conflict 1: beliefs about "acme"' in text
-    assert f"- {growing.uid} (certainty 0.80, scope agent:a): Acme is growing fast" in text
-    assert f"- {shrinking.uid} (certainty 0.90, scope agent:a): Acme is shrinking" in text
+    assert f"- {growing.uid} (certainty 0.80, scope agent:a, a's): Acme is growing fast" in text
+    assert f"- {shrinking.uid} (certainty 0.90, scope agent:a, a's): Acme is shrinking" in text
     assert not list(path.parent.glob(".*.tmp"))  # written through atomic_write: no temp file left
 
 
@@ -194,11 +194,38 @@ def test_same_statement_twice_is_no_conflict_and_pairs_are_counted(workspace: Wo
     assert len(result.details.conflicts[0].members) == 3
 
 
-def test_beliefs_of_other_agents_are_not_mixed_in(workspace: Workspace) -> None:
+def test_beliefs_the_agent_cannot_read_are_not_mixed_in(workspace: Workspace) -> None:
     a, b = _agent(workspace, "a"), _agent(workspace, "b")
     workspace.bdi.add("belief", a, "Acme is growing", certainty=0.9)
-    workspace.bdi.add("belief", b, "Acme is shrinking", certainty=0.9, scope="global")
+    workspace.bdi.add("belief", b, "Acme is shrinking", certainty=0.9)  # scope agent:b: a cannot read it
     assert run_cycle(workspace, a).conflicts_detected == 0
+
+
+def test_conflicts_with_readable_beliefs_of_other_agents_name_the_owner(workspace: Workspace) -> None:
+    """Issue 35.5: `graph query belief-conflicts` saw alice against bob in a shared project scope while the cycle
+    looked only at the agent's own beliefs and reported 0."""
+    alice, bob = _agent(workspace, "alice"), _agent(workspace, "bob")
+    for agent in (alice, bob):
+        workspace.scopes.grant(agent, "project:apollo", granted_by="admin")
+    hers = workspace.bdi.add("belief", alice, "Apollo launch is on track", certainty=0.9, scope="project:apollo")
+    his = workspace.bdi.add("belief", bob, "Apollo launch is delayed", certainty=0.8, scope="agent:bob")
+    for agent in (bob, alice):
+        result = run_cycle(workspace, agent)
+        # bob reads both; alice cannot read bob's private belief, so she sees no conflict.
+        expected = 1 if agent == bob else 0
+        assert result.conflicts_detected == expected, agent
+    result = run_cycle(workspace, bob)
+    [conflict] = result.details.conflicts
+    owners = {m.uid: m.agent_id for m in conflict.members}
+    assert owners == {hers.uid: "alice", his.uid: "bob"}
+    text = Path(str(result.details.report_path)).read_text(encoding="utf-8")
+    assert f"- {hers.uid} (certainty 0.90, scope project:apollo, alice's): Apollo launch is on track" in text
+    # The CLI's JSON says whose belief each member is, as the graph query does.
+    runner = CliRunner()
+    out = runner.invoke(cli, ["--workspace", str(workspace.path), "bdi", "cycle", "--agent", "bob", "--json"])
+    assert out.exit_code == 0, out.output
+    members = json.loads(out.output)["details"]["conflicts"][0]["members"]
+    assert {m["agentId"] for m in members} == {"alice", "bob"}
 
 
 def test_fact_conflict_with_overlapping_validity(workspace: Workspace) -> None:
@@ -214,8 +241,8 @@ def test_fact_conflict_with_overlapping_validity(workspace: Workspace) -> None:
     text = Path(str(result.details.report_path)).read_text(encoding="utf-8")
     assert "## Conflict 1: acme hasCEO" in text
     assert (f"- {alice.uid} (confidence 0.90, valid [2020-01-01T00:00:00.000000Z, 2024-01-01T00:00:00.000000Z), "
-            "scope agent:a): alice") in text  # fmt: skip
-    assert f"- {bob.uid} (confidence 0.80, valid [2023-06-01T00:00:00.000000Z, open), scope agent:a): bob" in text
+            "scope agent:a, a's): alice") in text  # fmt: skip
+    assert f"- {bob.uid} (confidence 0.80, valid [2023-06-01T00:00:00.000000Z, open), scope agent:a, a's): bob" in text
 
 
 def test_facts_without_conflict(workspace: Workspace) -> None:
