@@ -54,6 +54,11 @@ class FactCandidate(Model):
     object_is_entity: bool = True
     confidence: Unit = 0.8
     valid_from: UtcDatetime | None = None
+    #: When the fact stopped holding, as the text says ("I left Shell in May"); None: still holds.
+    valid_until: UtcDatetime | None = None
+    #: The statement only ends the fact ("I no longer work at Philips"): it closes the current one at
+    #: ``valid_until`` (or records it closed when none is stored) and asserts nothing new.
+    ends: bool = False
     sources: list[RecordId] = Field(min_length=1, max_length=1_000)
 
 
