@@ -199,6 +199,16 @@ def status_table(status: dict[str, Any]) -> Table:
     return key_values("Workspace status", pairs)
 
 
+def ladder_table(found: Any) -> Table:
+    """The degradation ladder (:class:`sync.ladder.Ladder`): one row a part."""
+    parts = [("typedb", found.typedb), ("store", found.store), ("vector index", found.vector_index),
+             ("files", found.files)]  # fmt: skip
+    rows = [(name, part.rung, part.reason, part.serves) for name, part in parts]
+    result = table("Degradation ladder", ["part", "rung", "why", "what answers"], rows)
+    result.caption = f"recall answers from: {found.recall}"
+    return result
+
+
 # ------------------------------------------------------------------------------------- graph queries
 
 

@@ -8,8 +8,9 @@ import click
 from rich.text import Text
 
 from cli import render
-from cli.common import Session, mabos_options
+from cli.common import Session, mabos_options, typedb_options
 from cli.demo import DEFAULT_DEMO_PATH, build_demo
+from kg.errors import BackendUnavailableError, CorruptStoreError
 from kg.workspace import CONFIG_FILE, init_workspace
 
 
@@ -41,19 +42,32 @@ def init(out: Session, name: str | None) -> None:
 
 
 @click.command("status")
-@mabos_options
+@typedb_options
 def status(out: Session) -> None:
-    """Show counts of the workspace's records.
+    """Show counts of the workspace's records and the rung each part stands on.
 
-    Agents, grants, facts, BDI nodes, relations, memory items and outbox events.
+    Agents, grants, facts, BDI nodes, relations, memory items and outbox events; then the degradation
+    ladder: TypeDB (up, down, off), the embedded store, the vector index and the Markdown files, each with
+    the reason and what answers in its place (docs/degradation.md). When the database cannot be opened, the
+    ladder still shows (the Markdown files answer recall) and the exit code is 3.
 
     Example:
 
     \b
       mabos status --workspace ./my-workspace --json
     """
-    counts = out.workspace().status()
-    out.emit(counts, render.status_table(counts))
+    # Lazy: only this command needs the TypeDB status code behind the ladder.
+    from sync.ladder import ladder, ladder_without_store  # noqa: PLC0415
+
+    try:
+        ws = out.workspace()
+    except (CorruptStoreError, BackendUnavailableError) as exc:
+        found = ladder_without_store(out.path, str(exc))
+        out.emit({"workspace": str(out.path), "ladder": found}, render.ladder_table(found))
+        raise click.exceptions.Exit(BackendUnavailableError.exit_code) from None
+    counts = ws.status()
+    counts["ladder"] = ladder(ws, override=out.typedb)
+    out.emit(counts, render.status_table(counts), render.ladder_table(counts["ladder"]))
 
 
 @click.command("demo")
