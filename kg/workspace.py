@@ -16,7 +16,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, model_validator
 
 from kg.agents import AgentService
 from kg.bdi import BDIService
@@ -99,6 +99,38 @@ class ConversationConfig(Model):
     llm_api_key_env: str | None = None
 
 
+class LLMConfig(Model):
+    """The optional LLM (``[llm]`` in ``mabos.toml``; docs/extraction.md): an OpenAI-compatible endpoint
+    ``base_url`` (``.../v1``: OpenAI, vLLM, Ollama, llama.cpp's server ...), its ``model``, ``api_key_env`` (the
+    NAME of the variable holding the bearer token), ``timeout`` seconds per request (CPU models answer in tens of
+    seconds) and ``attempts`` per extraction window. ``[conversation]``'s ``llm_url``, ``llm_model`` and
+    ``llm_api_key_env`` say the same; a key set in both places must agree."""
+
+    base_url: str | None = None
+    model: str | None = None
+    api_key_env: str | None = None
+    timeout: float = Field(default=120.0, gt=0, le=3600)
+    attempts: int = Field(default=2, ge=1, le=10)
+
+
+def _merge_llm(data: Any) -> Any:
+    """``[llm]`` base_url/model/api_key_env fill ``[conversation]``'s llm_url/llm_model/llm_api_key_env (one
+    place the chat model is read from); a value given in both places must be the same."""
+    if not isinstance(data, dict) or not isinstance(data.get("llm"), dict):
+        return data
+    llm, conversation = data["llm"], data.get("conversation", {})
+    if not isinstance(conversation, dict):
+        return data
+    merged = dict(conversation)
+    for key, old in (("base_url", "llm_url"), ("model", "llm_model"), ("api_key_env", "llm_api_key_env")):
+        if llm.get(key) is None:
+            continue
+        if merged.get(old) is not None and merged[old] != llm[key]:
+            raise ValueError(f"llm.{key}: differs from conversation.{old}; set it in one place")
+        merged[old] = llm[key]
+    return {**data, "conversation": merged}
+
+
 class ReasoningConfig(Model):
     """Bounds of every forward closure (``[reasoning]`` in ``mabos.toml``; unset: the defaults of
     ``reasoning.service.DEFAULT_LIMITS``). ``max_derived``: facts one call may derive; ``max_join``: candidate
@@ -131,8 +163,15 @@ class WorkspaceConfig(Model):
     typedb: TypeDBConfig = Field(default_factory=TypeDBConfig)
     recall: RecallConfig = Field(default_factory=RecallConfig)
     conversation: ConversationConfig = Field(default_factory=ConversationConfig)
+    llm: LLMConfig = Field(default_factory=LLMConfig)
     extraction: ExtractionConfig = Field(default_factory=ExtractionConfig)
     reasoning: ReasoningConfig = Field(default_factory=ReasoningConfig)
+
+    @model_validator(mode="before")
+    @classmethod
+    def merge_llm_keys(cls, data: Any) -> Any:
+        """``[llm]`` and ``[conversation]`` name the same chat model (:func:`_merge_llm`)."""
+        return _merge_llm(data)
 
 
 ENV_EMBEDDER = "MABOS_EMBEDDER"
@@ -240,7 +279,7 @@ class Workspace:
     def conversations(self) -> ConversationService:
         """Conversation memory (built on first use: the LLM, when configured, is checked then)."""
         c = self.config.conversation
-        chat = chat_model_from_config(c.llm_url, c.llm_model, c.llm_api_key_env)
+        chat = chat_model_from_config(c.llm_url, c.llm_model, c.llm_api_key_env, timeout=self.config.llm.timeout)
         summarizer = make_summarizer(chat)  # extractive by BM25 salience: offline and fast (no model load)
         fallback = ExtractiveSummarizer() if chat is not None else None
         return ConversationService(self.store, self.scopes, self.clock, summarizer=summarizer, fallback=fallback,

@@ -12,7 +12,7 @@ an error message.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kg.errors import BackendUnavailableError, InputError
@@ -36,7 +36,8 @@ class OpenAIChatModel:
         url: the server's base URL (``http://127.0.0.1:8080/v1``) or its ``.../chat/completions`` endpoint.
         model: the model name sent with each request (and recorded on what the model writes).
         api_key_env: the name of an environment variable holding a bearer token (read per request).
-        timeout: seconds for connecting and for each read.
+        timeout: seconds for connecting and for each read (a server that does not stream sends its answer when
+            it is complete, so in practice the longest a request may take; CPU models want minutes: ``[llm] timeout``).
 
     Raises:
         InputError: a URL that is not http(s), an empty model name or a non-positive timeout.
@@ -64,26 +65,32 @@ class OpenAIChatModel:
         """The model name sent to the server."""
         return self._model
 
-    def complete(self, messages: Sequence[ChatMessage], *, max_tokens: int, temperature: float = 0.0) -> str:
+    def complete(self, messages: Sequence[ChatMessage], *, max_tokens: int, temperature: float = 0.0,
+                 response_format: Mapping[str, Any] | None = None) -> str:  # fmt: skip
         """The assistant's reply text (possibly empty) to ``messages``.
 
         Args:
             messages: the conversation to continue, usually a system and a user message.
             max_tokens: the most tokens the server may generate.
             temperature: sampling temperature, 0 (the default) for the most repeatable answers.
+            response_format: sent as the request's ``response_format`` (``{"type": "json_schema", ...}`` or
+                ``{"type": "json_object"}``) when given; a server that does not accept it answers an error status
+                (:class:`~kg.recall.openai_http.HTTPStatusError`).
 
         Raises:
             InputError: no messages, an unknown role, ``max_tokens`` below 1 or ``temperature`` outside 0-2.
             BackendUnavailableError: the server cannot be reached or answered something unusable.
         """
         _check_request(messages, max_tokens, temperature)
-        body = {
+        body: dict[str, Any] = {
             "model": self._model,
             "messages": [{"role": m.role, "content": m.content} for m in messages],
             "max_tokens": max_tokens,
             "temperature": temperature,
             "stream": False,
         }
+        if response_format is not None:
+            body["response_format"] = dict(response_format)
         return self._parse(self._post(json.dumps(body).encode()))
 
     def _post(self, body: bytes) -> bytes:

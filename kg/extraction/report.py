@@ -47,6 +47,7 @@ class WindowReport(Model):
     facts_asserted: list[str] = Field(default_factory=list)
     facts_invalidated: list[Invalidation] = Field(default_factory=list)
     entities: list[EntityMatch] = Field(default_factory=list)
+    facts_refused: list[str] = Field(default_factory=list)
     error: str | None = None
 
 
@@ -81,6 +82,7 @@ class ExtractionReport(Model):
             "items_written": sum(len(w.written) for w in self.windows) + len(self.summaries),
             "facts_asserted": sum(len(w.facts_asserted) for w in self.windows),
             "facts_invalidated": sum(len(w.facts_invalidated) for w in self.windows),
+            "facts_refused": sum(len(w.facts_refused) for w in self.windows),
             "failures": [
                 f"{w.conversation_uid} {w.from_seq}-{w.to_seq}: {w.error}" for w in self.windows if w.status == "failed"
             ],
@@ -96,12 +98,16 @@ class ExtractionReport(Model):
                  f"- candidates: {t['candidates']}",
                  f"- decisions: {', '.join(f'{k} {v}' for k, v in t['decisions'].items()) or 'none'}",  # type: ignore[attr-defined]
                  f"- memory items written: {t['items_written']} (session summaries: {len(self.summaries)})",
-                 f"- facts asserted: {t['facts_asserted']}, facts invalidated: {t['facts_invalidated']}"]  # fmt: skip
+                 f"- facts asserted: {t['facts_asserted']}, facts invalidated: {t['facts_invalidated']}, "
+                 f"facts refused: {t['facts_refused']}"]  # fmt: skip
         invalidated = [i for w in self.windows for i in w.facts_invalidated]
         if invalidated:
             lines += ["", "## Facts invalidated", ""]
             lines += [f"- `{i.subject} {i.predicate} {i.object}` valid until {i.valid_until} (now {i.by_object})"
                       for i in invalidated]  # fmt: skip
+        refused = [f"{w.from_seq}-{w.to_seq}: {r}" for w in self.windows for r in w.facts_refused]
+        if refused:
+            lines += ["", "## Facts refused by the sanity checks", ""] + [f"- {r}" for r in refused[:100]]
         failures = t["failures"]
         if failures:
             lines += ["", "## Failures (left for the next run)", ""]

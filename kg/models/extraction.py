@@ -67,6 +67,8 @@ class WindowExtraction(Model):
 
     memories: list[ExtractedMemory] = Field(default_factory=list)
     facts: list[FactCandidate] = Field(default_factory=list)
+    #: Facts the sanity checks refused (:mod:`kg.extraction.sanity`), one line each: terms and reason.
+    refused: list[str] = Field(default_factory=list)
     method: str = "deterministic"
     model: str | None = None
 

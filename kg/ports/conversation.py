@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol, Required, TypedDict, Unpack
+from typing import Any, Protocol, Required, TypedDict, Unpack
 
 from kg.models.conversation import Conversation, Message, MessageInput, MessageQuery, Summary
 
@@ -120,8 +120,10 @@ class ChatModel(Protocol):
         """The model name (recorded on what it writes)."""
         ...
 
-    def complete(self, messages: Sequence[ChatMessage], *, max_tokens: int, temperature: float = 0.0) -> str:
-        """The assistant's reply text; :class:`~kg.errors.BackendUnavailableError` when the endpoint fails."""
+    def complete(self, messages: Sequence[ChatMessage], *, max_tokens: int, temperature: float = 0.0,
+                 response_format: Mapping[str, Any] | None = None) -> str:  # fmt: skip
+        """The assistant's reply text; :class:`~kg.errors.BackendUnavailableError` when the endpoint fails.
+        ``response_format`` asks for structured output (OpenAI's ``json_schema`` or ``json_object``)."""
         ...
 
 

@@ -17,12 +17,22 @@ from kg.errors import BackendUnavailableError
 _BODY_EXCERPT = 200
 
 
+class HTTPStatusError(BackendUnavailableError):
+    """The server answered an error status (``status``): a caller may change its request (an unsupported
+    ``response_format`` is answered 400 or 422) rather than give up."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
 def post_json(url: str, body: bytes, *, api_key_env: str | None, timeout: float, label: str) -> bytes:
     """The raw response body of a POST of ``body`` (JSON) to ``url``; ``label`` starts every error message.
 
     Raises:
-        BackendUnavailableError: ``api_key_env`` is set but the variable is not, the server cannot be
-            reached, or it answered an error status.
+        BackendUnavailableError: ``api_key_env`` is set but the variable is not, or the server cannot be
+            reached or did not answer within ``timeout`` seconds (connecting, and each read).
+        HTTPStatusError: it answered an error status (a :class:`~kg.errors.BackendUnavailableError`).
     """
     key = None
     if api_key_env:
@@ -39,8 +49,8 @@ def post_json(url: str, body: bytes, *, api_key_env: str | None, timeout: float,
             return raw
     except urllib.error.HTTPError as exc:
         excerpt = _excerpt(exc, key)
-        raise BackendUnavailableError(
-            f"{label}: {url} answered HTTP {exc.code} {exc.reason}" + (f": {excerpt}" if excerpt else "")
+        raise HTTPStatusError(
+            f"{label}: {url} answered HTTP {exc.code} {exc.reason}" + (f": {excerpt}" if excerpt else ""), exc.code
         ) from exc
     except (urllib.error.URLError, TimeoutError, OSError) as exc:
         reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
