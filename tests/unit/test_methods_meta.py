@@ -197,7 +197,9 @@ def test_meta_cognitive_sorts_goals_into_known_uncertain_and_unknown(targets: Me
     rows = {r["goal"]: r for r in result.value["items"]}
     assert rows["globex isTarget true"]["confidence"] == pytest.approx(0.45)
     assert rows["globex isTarget true"]["weak_support"] == ["(globex, hasIndustry, saas) confidence 0.5"]
-    assert set(result.used) == {f.uid for f in ws.facts.query("a", predicate="hasIndustry")}
+    rule_uids = {r.uid for r in RuleService(ws.store, ws.scopes, ws.clock).list("a")}
+    # the facts and the rule the proofs rest on
+    assert set(result.used) == {f.uid for f in ws.facts.query("a", predicate="hasIndustry")} | rule_uids
     assert result.confidence == pytest.approx(1 / 3)
     with pytest.raises(InputError, match=r"^inputs\.meta-cognitive\.goals\[1\]: must be 'SUBJECT PREDICATE OBJECT'"):
         run("meta-cognitive", {"goals": ["acme isTarget true", "acme isTarget"]}, targets)

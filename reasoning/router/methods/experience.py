@@ -32,14 +32,19 @@ from pydantic import Field, model_validator
 
 from kg.models import MAX_LIST, MemoryQuery, Model, Unit
 from reasoning.router.methods.base import Engine, MethodContext, MethodOutcome, MissingInputs, computed
+from reasoning.router.methods.docs import MethodDoc
 from reasoning.router.methods.fields import input_error, parse_inputs
+from reasoning.router.methods.mining import affordable_length
+from reasoning.router.methods.recognition import DOCS as RECOGNITION_DOCS
 from reasoning.router.methods.recognition import ENGINES as RECOGNITION
 from reasoning.rules import parse_number
 
 SATISFICING = "satisficing"
+_CUT = "\x00cut"  # key of the attributes whose facts were cut at MAX_GRAPH_RECORDS
 PATTERNS = "pattern-recognition"
 MAX_TRANSACTIONS = 100_000
 MAX_GRAPH_RECORDS = 20_000
+MAX_ITEMSET_WORK = 2_000_000  # itemset occurrences Apriori may count (see .mining)
 
 _Name = Annotated[str, Field(min_length=1, max_length=256)]
 _Number = Annotated[float, Field(allow_inf_nan=False)]
@@ -114,12 +119,16 @@ def options_from_facts(ctx: MethodContext, s: SatisficingInput) -> tuple[list[Op
     first: dict[str, tuple[Any, str]] = {}
     uids: dict[str, list[str]] = defaultdict(list)
     for attr in s.aspirations:
-        for f in ctx.facts(predicate=attr, limit=MAX_GRAPH_RECORDS):
+        read = ctx.facts(predicate=attr, limit=MAX_GRAPH_RECORDS)
+        if len(read) >= MAX_GRAPH_RECORDS:
+            uids[_CUT].append(attr)
+        for f in read:
             number = parse_number(f.object)
             attributes[f.subject][attr] = f.object if number is None else number
             uids[f.subject].append(f.uid)
             first[f.subject] = min(first.get(f.subject, (f.created_at, f.uid)), (f.created_at, f.uid))
     names = [n for n in s.subjects if n in attributes] if s.subjects else sorted(first, key=lambda n: first[n])
+    names = [n for n in names if n != _CUT]
     return [Option(name=n[:256], attributes=attributes[n]) for n in names], uids
 
 
@@ -138,16 +147,20 @@ def satisficing(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
         s = s.model_copy(update={"options": options})
         origin = "the subjects of the visible facts on the aspirations' attributes, first asserted first"
     value = satisfice(s)
-    used = [uid for c in value["checked"] for uid in uids.get(c["name"], [])]
+    used = [uid for c in value["checked"] for uid in uids.get(c["name"], []) if c["name"] != _CUT]
+    cut = None
+    if uids.get(_CUT):
+        cut = (f"read the first {MAX_GRAPH_RECORDS} facts of {', '.join(uids[_CUT])} only (MAX_GRAPH_RECORDS): an "
+               "earlier acceptable option may have been left out")  # fmt: skip
     trace = [f"options from {origin}"]
     trace += [f"{c['name']}: " + ("meets every aspiration: stop" if c["acceptable"] else "; ".join(c["failed"]))
               for c in value["checked"]]  # fmt: skip
     if value["choice"] is None:
         note = "lower an aspiration level or look for more options"
         return computed(SATISFICING, f"no option meets every aspiration ({value['total']} checked)", 1.0, value,
-                        trace=trace, used=used, notes=[note])  # fmt: skip
+                        trace=trace, used=used, notes=[note], partial=cut)  # fmt: skip
     text = f"choose {value['choice']} (option {value['considered']} of {value['total']} considered)"
-    return computed(SATISFICING, text, 1.0, value, trace=trace, used=used)
+    return computed(SATISFICING, text, 1.0, value, trace=trace, used=used, partial=cut)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -187,16 +200,18 @@ def _from_graph(ctx: MethodContext, source: str) -> tuple[list[tuple[str, ...]],
                 uids[item].append(m.uid)
         count = len(items)
     if count >= MAX_GRAPH_RECORDS:
-        notes.append(f"read the first {MAX_GRAPH_RECORDS} {source} only")
+        notes.append(f"read the first {MAX_GRAPH_RECORDS} {source} only (MAX_GRAPH_RECORDS)")
     return [tuple(sorted(b)) for _, b in sorted(baskets.items())], uids, notes
 
 
 def mine(transactions: list[tuple[str, ...]], p: PatternInput) -> dict[str, Any]:
-    """Frequent itemsets (support ≥ max(min_support, 2 transactions)) and association rules."""
+    """Frequent itemsets (support ≥ max(min_support, 2 transactions)) and association rules; ``length`` is the
+    itemset length searched (lower than ``max_length`` when the work bound cut it)."""
     n = len(transactions)
     support = max(p.min_support, 2 / n) if n >= 2 else 1.0
+    length = affordable_length(transactions, p.max_length, MAX_ITEMSET_WORK)
     itemsets, rules = apriori(transactions, min_support=support, min_confidence=p.min_confidence,
-                              max_length=p.max_length)  # fmt: skip
+                              max_length=length)  # fmt: skip
     found = [(items, count) for size in itemsets.values() for items, count in size.items()]
     found.sort(key=lambda pair: (-pair[1], -len(pair[0]), pair[0]))
     patterns = [{"items": list(items), "count": count, "support": round(count / n, 6)}
@@ -207,7 +222,7 @@ def mine(transactions: list[tuple[str, ...]], p: PatternInput) -> dict[str, Any]
     shown = [{"if": list(r.lhs), "then": list(r.rhs), "confidence": round(r.confidence, 6),
               "support": round(r.support, 6), "lift": round(r.lift, 6)} for r in ordered[: p.top]]  # fmt: skip
     return {"transactions": n, "min_support": round(support, 6), "patterns": patterns, "frequent_items": frequent,
-            "rules": shown}  # fmt: skip
+            "rules": shown, "length": length}  # fmt: skip
 
 
 def pattern_recognition(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
@@ -243,9 +258,54 @@ def pattern_recognition(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOut
         confidence = top["support"]
     else:
         text, confidence = "no pattern reaches the support threshold", 0.0
-    return computed(PATTERNS, text, confidence, value, trace=trace, used=used, notes=notes)
+    cuts = [n for n in notes if n.startswith("read the first")]
+    if value["length"] < p.max_length:
+        cuts.append(f"itemsets searched up to length {value['length']}, not {p.max_length}: longer ones would count "
+                    f"more than {MAX_ITEMSET_WORK} itemset occurrences (MAX_ITEMSET_WORK)")  # fmt: skip
+    return computed(PATTERNS, text, confidence, value, trace=trace, used=used,
+                    notes=[n for n in notes if n not in cuts], partial="; ".join(cuts) or None)  # fmt: skip
 
 
 ENGINES: dict[str, Engine] = {SATISFICING: satisficing, PATTERNS: pattern_recognition, **RECOGNITION}
 
-__all__ = ["ENGINES", "PatternInput", "SatisficingInput", "mine", "satisfice"]
+DOCS = {
+    SATISFICING: MethodDoc(
+        confidence="1.0: whether an option meets the aspiration levels is exact; the choice is the first acceptable "
+        "option, not the best one (that is what satisficing means). At most 0.8 when the options read "
+        "from the graph were cut (partial).",
+        bound=f"At most {MAX_LIST} options and 1,000 aspirations given, linear in options x aspirations; from the "
+        f"graph at most {MAX_GRAPH_RECORDS} facts per attribute (MAX_GRAPH_RECORDS; more: partial).",
+        inputs=SatisficingInput,
+        example={
+            "options": [
+                {"name": "A", "attributes": {"price": 180, "rating": 4.5}},
+                {"name": "B", "attributes": {"price": 120, "rating": 4.1}},
+            ],
+            "aspirations": {"price": {"max": 150}, "rating": {"min": 4}},
+        },
+        graph="without options: every subject with a visible fact whose predicate is an aspiration's attribute",
+    ),
+    PATTERNS: MethodDoc(
+        confidence="The confidence of the strongest association rule (P(then | if) over the transactions), else "
+        "the support of the most frequent pattern; 0 when nothing reaches the thresholds.",
+        bound=f"At most {MAX_TRANSACTIONS} transactions given, or {MAX_GRAPH_RECORDS} facts or memories read "
+        f"(MAX_GRAPH_RECORDS; more: partial). Apriori counts itemsets up to max_length; past "
+        f"{MAX_ITEMSET_WORK} itemset occurrences (MAX_ITEMSET_WORK) the length is lowered until they fit, "
+        "and the result is marked partial.",
+        inputs=PatternInput,
+        example={
+            "transactions": [
+                ["bread", "milk"],
+                ["bread", "butter", "milk"],
+                ["bread", "butter"],
+                ["milk", "butter", "bread"],
+            ],
+            "min_support": 0.5,
+        },
+        graph="without transactions: one per subject of the visible facts (predicate=object items), or one per "
+        "visible memory item (source: memories)",
+    ),
+    **RECOGNITION_DOCS,
+}
+
+__all__ = ["DOCS", "ENGINES", "PatternInput", "SatisficingInput", "mine", "satisfice"]

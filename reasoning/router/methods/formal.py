@@ -19,69 +19,124 @@ Analogical and modal are in :mod:`.structure`, deontic and temporal in :mod:`.no
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from typing import Annotated, Any
 
 from efficient_apriori import apriori
+from pydantic import Field
 
-from kg.models import agent_scope
+from kg.models import Model, Rule, agent_scope
 from reasoning.bounds import DEFAULT_LIMITS
 from reasoning.router.methods.base import Engine, MethodContext, MethodOutcome, MissingInputs, computed, fail
+from reasoning.router.methods.closure import MAX_PROOF_NODES, close, decide
 from reasoning.router.methods.counterfactual import knowledge, triple
+from reasoning.router.methods.docs import MethodDoc
+from reasoning.router.methods.fields import parse_inputs
+from reasoning.router.methods.mining import affordable_length
+from reasoning.router.methods.modal import modal
 from reasoning.router.methods.norms_time import deontic, temporal
-from reasoning.router.methods.structure import analogical, modal
+from reasoning.router.methods.structure import analogical
 from reasoning.rules.abduction import abduce
-from reasoning.rules.backward import prove
-from reasoning.rules.forward import forward_chain
-from reasoning.rules.results import ProofNode, Triple
+from reasoning.rules.results import Triple
 from reasoning.service import RuleService
 
-MAX_DEPTH = 8
+MAX_FACTS = 100_000  # facts given in the inputs or read from the graph
+MAX_RULES = 1_000
+MAX_ITEMSET_WORK = 2_000_000  # itemset occurrences Apriori may count: sum over transactions of C(size, k), k <= 3
+MAX_ITEMSET_LENGTH = 3
 
 
-def _walk(node: ProofNode, used: list[str]) -> None:
-    if node.uid:
-        used.append(node.uid)
-    if node.rule_id:
-        used.append(node.rule_id)
-    for child in node.children:
-        _walk(child, used)
+_Fact = Annotated[str, Field(min_length=5, max_length=2_048)] | Annotated[list[str], Field(min_length=3, max_length=3)]
+
+
+class RulesInput(Model):
+    """Facts (``"S P O"``) and inference rules (rule objects as ``mabos rule add`` takes them); without both, the
+    agent's asserted facts and enabled inference rules."""
+
+    facts: list[_Fact] | None = Field(default=None, max_length=MAX_FACTS)
+    rules: list[dict[str, Any]] | None = Field(default=None, max_length=MAX_RULES)
+
+
+class DeductiveInput(RulesInput):
+    """``inputs.deductive``: a goal ``"S P O"`` (``?x`` terms are variables); without it, the closure."""
+
+    goal: _Fact | None = None
+
+
+class AbductiveInput(RulesInput):
+    """``inputs.abductive``: the observation to explain."""
+
+    observation: _Fact
+
+
+class InductiveInput(RulesInput):
+    """``inputs.inductive``: association-rule thresholds, and whether to store the rules (disabled) for review."""
+
+    min_support: Annotated[float, Field(gt=0, le=1)] = 0.2
+    min_confidence: Annotated[float, Field(gt=0, le=1)] = 0.8
+    max_rules: Annotated[int, Field(gt=0, le=1000)] = 20
+    propose: bool = False
+
+
+def _knowledge(ctx: MethodContext, method: str, inputs: dict[str, Any], *, need_rules: bool) -> tuple[
+        list[Triple], list[Rule], bool]:  # fmt: skip
+    """Facts and rules (inputs, else the agent's graph), refused past the bounds; MissingInputs when empty."""
+    models: dict[str, type[RulesInput]] = {"deductive": DeductiveInput, "abductive": AbductiveInput,
+                                           "inductive": InductiveInput}  # fmt: skip
+    model = models[method]
+    parse_inputs(model, inputs, method)
+    if isinstance(inputs.get("facts"), list) and len(inputs["facts"]) > MAX_FACTS:
+        raise fail(method, "facts", f"at most {MAX_FACTS} facts (MAX_FACTS), got {len(inputs['facts'])}")
+    if isinstance(inputs.get("rules"), list) and len(inputs["rules"]) > MAX_RULES:
+        raise fail(method, "rules", f"at most {MAX_RULES} rules (MAX_RULES), got {len(inputs['rules'])}")
+    base, rules, records = knowledge(ctx, method, inputs)
+    if not base and not rules:
+        raise MissingInputs(method, f"no facts and no rules to reason from: give inputs.{method}.facts and rules, "
+                                    "or assert facts and add inference rules")  # fmt: skip
+    if need_rules and not rules:
+        raise MissingInputs(method, f"no inference rules: nothing follows from {len(base)} facts alone; give "
+                                    f"inputs.{method}.rules or add inference rules")  # fmt: skip
+    if len(base) > MAX_FACTS or len(rules) > MAX_RULES:
+        raise fail(method, "facts", f"the graph holds more than {MAX_FACTS} facts or {MAX_RULES} rules (MAX_FACTS, "
+                   "MAX_RULES): give the relevant facts and rules in the inputs")  # fmt: skip
+    return base, rules, records
 
 
 def deductive(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
-    """Engine of ``deductive``."""
-    base, rules, records = knowledge(ctx, "deductive", inputs)
+    """Engine of ``deductive``: the goal decided on the bounded forward closure, or the closure itself."""
+    base, rules, records = _knowledge(ctx, "deductive", inputs, need_rules="goal" not in inputs)
+    every = [t.uid for t in base if t.uid] + ([r.uid for r in rules] if records else [])
     if "goal" not in inputs:
-        result = forward_chain(base, rules, max_iterations=100, limits=DEFAULT_LIMITS)
-        derived = [" ".join(d.triple.key) for d in result.derived]
-        every = [t.uid for t in base if t.uid] + ([r.uid for r in rules] if records else [])
-        return computed("deductive", f"{len(derived)} fact(s) follow from {len(base)} facts and {len(rules)} rules",
-                        1.0, {"derived": derived[:500], "iterations": result.iterations, "fixpoint": result.fixpoint},
-                        trace=["forward chaining to a fixpoint", *derived[:20]], used=every)  # fmt: skip
+        found = close(base, rules)
+        derived = [" ".join(k) for k in found.derived]
+        cut = found.note()
+        how = "forward chaining to a fixpoint" if cut is None else "forward chaining, cut before the fixpoint"
+        text = f"{len(derived)} fact(s) follow from {len(base)} facts and {len(rules)} rules"
+        return computed("deductive", text + ("" if cut is None else " (at least: the closure was cut)"), 1.0,
+                        {"derived": derived[:500], "iterations": found.result.iterations, "fixpoint": cut is None},
+                        trace=[how, *derived[:20]], used=every, partial=cut)  # fmt: skip
     goal = triple(inputs["goal"], "deductive", "goal")
-    proof = prove(goal, base, rules, max_depth=MAX_DEPTH)
     text = " ".join(goal)
-    used: list[str] = []
-    if proof.proved:
-        best = max(proof.proofs, key=lambda p: p.confidence)
-        _walk(best, used)
-        if not records:
-            used = []
-        return computed("deductive", f"{text}: proved", best.confidence,
-                        {"proved": True, "gaps": [], "proof": best.to_dict()},
-                        trace=[f"backward chaining from {text}", f"{len(proof.proofs)} proof(s); best confidence "
-                               f"{best.confidence:g}"], used=used)  # fmt: skip
-    gaps = [str(g) for g in proof.gaps]
-    return computed("deductive", f"{text}: not proved", 1.0, {"proved": False, "gaps": gaps, "proof": None},
-                    trace=[f"backward chaining from {text}", f"knowledge gaps: {'; '.join(gaps) or 'none'}"],
-                    notes=["closed world: what the facts and rules do not give is not proved"])  # fmt: skip
+    found_goal = decide(goal, base, rules)
+    value = {"status": found_goal["status"], "proved": found_goal["status"] == "proved",
+             "answers": found_goal["answers"], "gaps": found_goal["gaps"], "proof": found_goal["proof"]}  # fmt: skip
+    trace = [f"forward closure of {len(base)} facts under {len(rules)} rules: {found_goal['derived']} derived"]
+    if value["proved"]:
+        trace.append(f"{text} is in the closure; proof rebuilt from the derivations")
+        return computed("deductive", f"{text}: proved", found_goal["confidence"], value, trace=trace,
+                        used=found_goal["uses"] if records else [])  # fmt: skip
+    trace.append(f"{text} is not in the closure; missing: {'; '.join(value['gaps'][:5])}")
+    return computed("deductive", f"{text}: unknown (not provable from the facts and rules; missing "
+                    f"{'; '.join(value['gaps'][:3])})", 0.0, value, trace=trace,
+                    notes=["not provable is not false: the goal holds or not in ways the facts and rules do not say"],
+                    partial=found_goal["partial"])  # fmt: skip
 
 
 def abductive(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     """Engine of ``abductive``."""
     if "observation" not in inputs:
         raise MissingInputs("abductive", "give inputs.abductive.observation ('S P O')")
+    base, rules, records = _knowledge(ctx, "abductive", inputs, need_rules=True)
     observation = triple(inputs["observation"], "abductive", "observation")
-    base, rules, records = knowledge(ctx, "abductive", inputs)
     found = abduce(observation, base, rules)
     rows = [{"rule": h.rule_id, "name": h.name, "score": h.score, "bindings": h.bindings,
              "supported": [" ".join(t.key) for t in h.supported], "missing": [str(p) for p in h.missing]}
@@ -89,8 +144,8 @@ def abductive(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     used = [x for h in found[:20] for x in (h.rule_id, *(t.uid for t in h.supported if t.uid))] if records else []
     text = " ".join(observation)
     if not found:
-        return computed("abductive", f"no rule explains {text}", 1.0, {"hypotheses": []},
-                        trace=["no rule concludes the observation"])  # fmt: skip
+        return computed("abductive", f"no rule explains {text}", 0.0, {"hypotheses": []},
+                        trace=[f"none of the {len(rules)} rule(s) concludes the observation"])  # fmt: skip
     best = found[0]
     missing = "; ".join(str(p) for p in best.missing) or "nothing: its premise holds"
     return computed("abductive", f"best explanation of {text}: rule {best.name} (missing {missing})", best.score,
@@ -116,7 +171,7 @@ def _condition(item: str) -> dict[str, str]:
 
 def inductive(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     """Engine of ``inductive``: association rules over the facts, per subject."""
-    base, _, records = knowledge(ctx, "inductive", inputs)
+    base, _, records = _knowledge(ctx, "inductive", inputs, need_rules=False)
     settings = {"min_support": 0.2, "min_confidence": 0.8, "max_rules": 20}
     for key, default in settings.items():
         value = inputs.get(key, default)
@@ -127,8 +182,13 @@ def inductive(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     transactions, uids = _transactions(base)
     if len(transactions) < 2:
         raise MissingInputs("inductive", "needs facts about at least two subjects")
+    length = affordable_length(transactions, MAX_ITEMSET_LENGTH, MAX_ITEMSET_WORK)
+    cut = None
+    if length < MAX_ITEMSET_LENGTH:
+        cut = (f"itemsets searched up to length {length}, not {MAX_ITEMSET_LENGTH}: longer ones would count more than "
+               f"{MAX_ITEMSET_WORK} itemset occurrences (MAX_ITEMSET_WORK)")  # fmt: skip
     _, mined = apriori(transactions, min_support=settings["min_support"], min_confidence=settings["min_confidence"],
-                       max_length=3)  # fmt: skip
+                       max_length=length)  # fmt: skip
     kept = sorted((r for r in mined if len(r.rhs) == 1), key=lambda r: (-r.confidence, -r.support, r.lhs, r.rhs))
     kept = kept[: int(settings["max_rules"])]
     rows = [{"if": list(r.lhs), "then": r.rhs[0], "support": r.support, "confidence": r.confidence, "lift": r.lift,
@@ -147,16 +207,85 @@ def inductive(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
         notes.append(f"stored {len(stored)} rule(s) disabled in {agent_scope(ctx.agent_id)} for review")
     value = {"rules": rows, "subjects": len(transactions), "settings": settings}
     if not rows:
-        return computed("inductive", "no generalisation reaches the support and confidence thresholds", 1.0, value,
+        return computed("inductive", "no generalisation reaches the support and confidence thresholds", 0.0, value,
                         trace=[f"{len(transactions)} subjects as transactions", "Apriori found no rule"],
-                        used=used, notes=notes)  # fmt: skip
+                        used=used, notes=notes, partial=cut)  # fmt: skip
     top = rows[0]
     return computed("inductive", f"{' and '.join(top['if'])} => {top['then']} (support {top['support']:.2f}, "
                     f"confidence {top['confidence']:.2f})", top["confidence"], value,
                     trace=[f"{len(transactions)} subjects as transactions of predicate=object items",
                            f"Apriori: {len(rows)} rule(s) with support >= {settings['min_support']} and confidence "
-                           f">= {settings['min_confidence']}"], used=used, notes=notes)  # fmt: skip
+                           f">= {settings['min_confidence']}"], used=used, notes=notes, partial=cut)  # fmt: skip
 
+
+_RULE = {
+    "name": "mortal",
+    "conditions": [{"subject": "?x", "predicate": "is", "object": "man"}],
+    "conclusion": {"subject": "?x", "predicate": "is", "object": "mortal"},
+}
+_CLOSURE_BOUND = (f"Facts and rules: at most {MAX_FACTS} facts and {MAX_RULES} rules (MAX_FACTS, MAX_RULES; more: a "
+                  f"one-line error). The forward closure runs at most {DEFAULT_LIMITS.max_derived} derived facts and "
+                  f"{DEFAULT_LIMITS.max_join} examined candidates (reasoning.bounds.DEFAULT_LIMITS; the workspace's "
+                  "[reasoning] section may lower them)")  # fmt: skip
+
+DOCS = {
+    "deductive": MethodDoc(
+        confidence="With a goal: the certainty of the goal, the confidence of its best derivation (the least fact "
+        "confidence along it times the rules' certainty factors); 0 when the goal is unknown (not "
+        "provable from the facts and rules: that is unknown, not false). Without a goal: 1.0 for a "
+        "complete closure (what follows, follows), at most 0.8 when a bound cut it.",
+        bound=f"{_CLOSURE_BOUND}; the goal is decided on that closure, not by backward search (which grows "
+        f"exponentially with depth). A cut closure: the derived facts hold but more may follow, and an "
+        f"unproved goal is marked partial. Proof trees are rebuilt with at most {MAX_PROOF_NODES} nodes.",
+        inputs=DeductiveInput,
+        example={"facts": ["socrates is man"], "rules": [_RULE], "goal": "socrates is mortal"},
+        graph="the agent's asserted facts and enabled inference rules (readable scopes); no rules and no goal, or "
+        "no facts and no rules: not computed (a template is returned)",
+    ),
+    "inductive": MethodDoc(
+        confidence="The confidence of the strongest association rule found: the share of subjects with its "
+        "conditions that also have its conclusion (P(then | if) in the facts); 0 when none reaches the "
+        "thresholds. An induced rule is a generalisation, not a proof.",
+        bound=f"At most {MAX_FACTS} facts (MAX_FACTS). Apriori counts itemsets up to length {MAX_ITEMSET_LENGTH}; when "
+        f"the transactions hold more than {MAX_ITEMSET_WORK} itemset occurrences (MAX_ITEMSET_WORK) the length "
+        "is lowered until they fit, and the result is marked partial.",
+        inputs=InductiveInput,
+        example={
+            "facts": [
+                "acme hasIndustry saas",
+                "acme billing monthly",
+                "globex hasIndustry saas",
+                "globex billing monthly",
+                "initech hasIndustry pharma",
+            ],
+            "min_support": 0.4,
+        },
+        graph="the agent's asserted facts, one transaction of predicate=object items per subject",
+    ),
+    "abductive": MethodDoc(
+        confidence="The best hypothesis's score: the share of its rule's conditions that the facts already "
+        "satisfy (1 when only the observation's own cause is missing, lower when more must be assumed); "
+        "0 when no rule concludes the observation.",
+        bound=f"{_CLOSURE_BOUND.split('. The', maxsplit=1)[0]}. Every rule concluding the observation is matched "
+        "once against the facts (linear in rules x facts); the 20 best hypotheses are returned.",
+        inputs=AbductiveInput,
+        example={
+            "facts": ["sprinkler is on"],
+            "observation": "grass is wet",
+            "rules": [
+                {
+                    "name": "sprinkler",
+                    "conditions": [
+                        {"subject": "?x", "predicate": "exposedTo", "object": "sprinkler"},
+                        {"subject": "sprinkler", "predicate": "is", "object": "on"},
+                    ],
+                    "conclusion": {"subject": "?x", "predicate": "is", "object": "wet"},
+                }
+            ],
+        },
+        graph="the agent's asserted facts and enabled inference rules; no rules: not computed",
+    ),
+}
 
 ENGINES: dict[str, Engine] = {
     "deductive": deductive,
@@ -168,4 +297,14 @@ ENGINES: dict[str, Engine] = {
     "temporal": temporal,
 }
 
-__all__ = ["ENGINES", "abductive", "deductive", "inductive", "knowledge"]
+__all__ = [
+    "DOCS",
+    "ENGINES",
+    "AbductiveInput",
+    "DeductiveInput",
+    "InductiveInput",
+    "abductive",
+    "deductive",
+    "inductive",
+    "knowledge",
+]

@@ -32,7 +32,7 @@ for equal bargaining power (Nash 1950).
 from __future__ import annotations
 
 import warnings
-from itertools import product
+from itertools import islice, product
 from typing import Annotated, Any, Literal
 
 import nashpy
@@ -46,6 +46,7 @@ GAME = "game-theory"
 NEGOTIATION = "negotiation"
 MAX_ACTIONS = 5  # a degenerate 5x5 game takes about 1.5 s; 6x6 several seconds
 TOLERANCE = 1e-9
+MAX_PAIRS = 1_000  # buyer-seller pairs listed by negotiation
 
 _Name = Annotated[str, Field(min_length=1, max_length=256)]
 _Number = Annotated[float, Field(allow_inf_nan=False)]
@@ -217,13 +218,15 @@ def bargain(data: Any) -> tuple[dict[str, Any], list[str]]:
     n = parse_inputs(Negotiation, data, NEGOTIATION)
     buyers = {k: p for k, p in n.parties.items() if p.side == "buy"}
     sellers = {k: p for k, p in n.parties.items() if p.side == "sell"}
+    every = ((b, bp, s, sp) for b, bp in buyers.items() for s, sp in sellers.items())
     pairs = [{"buyer": b, "seller": s, "zopa": [sp.reservation, bp.reservation] if sp.reservation <= bp.reservation
-              else None} for b, bp in buyers.items() for s, sp in sellers.items()]  # fmt: skip
+              else None} for b, bp, s, sp in islice(every, MAX_PAIRS)]  # fmt: skip
     buyer = max(buyers, key=lambda k: buyers[k].reservation)  # max/min keep the first of equals
     seller = min(sellers, key=lambda k: sellers[k].reservation)
     rb, rs = buyers[buyer].reservation, sellers[seller].reservation
     trace = [f"most room: buyer {buyer} (reservation {rb:g}) and seller {seller} (reservation {rs:g})"]
-    value: dict[str, Any] = {"buyer": buyer, "seller": seller, "pairs": pairs}
+    value: dict[str, Any] = {"buyer": buyer, "seller": seller, "pairs": pairs,
+                             "pair_count": len(buyers) * len(sellers)}  # fmt: skip
     if rs > rb:
         trace.append(f"the seller needs at least {rs:g}, the buyer pays at most {rb:g}: no agreement is possible")
         return value | {"zopa": None, "nash_bargaining": None, "surplus": 0.0, "shares": None}, trace

@@ -36,12 +36,16 @@ from kg.models import MAX_LIST, Model, Unit
 from reasoning.router.methods.base import Engine, MethodContext, MethodOutcome, MissingInputs, computed
 from reasoning.router.methods.calibration import METHOD as CALIBRATION
 from reasoning.router.methods.calibration import calibration
+from reasoning.router.methods.closure import MAX_PROOF_NODES, close, gaps, matches, proof, walk
+from reasoning.router.methods.counterfactual import knowledge
+from reasoning.router.methods.docs import MethodDoc
 from reasoning.router.methods.fields import parse_inputs
 from reasoning.router.methods.learning import LEARNING, REFLECTION, learning_to_reason, reflection
 from reasoning.router.methods.recognition import triple_of
 from reasoning.rules import ProofNode
 
 METACOGNITIVE, STRATEGY = "meta-cognitive", "strategy-selection"
+MAX_GOALS = 100
 
 _Triple = Annotated[str, Field(min_length=5, max_length=2_048)]
 
@@ -54,10 +58,13 @@ _Triple = Annotated[str, Field(min_length=5, max_length=2_048)]
 class MetaInput(Model):
     """Inputs of ``meta-cognitive``."""
 
-    goals: list[_Triple] | None = Field(default=None, min_length=1, max_length=100)
+    goals: list[_Triple] | None = Field(default=None, min_length=1, max_length=MAX_GOALS)
     goal: _Triple | None = None
     threshold: Unit = 0.7
-    max_depth: int = Field(default=5, ge=1, le=10)
+    max_depth: int = Field(default=5, ge=1, le=10, description="kept for compatibility: goals are decided on "
+                                                                 "the bounded forward closure")  # fmt: skip
+    facts: list[_Triple] | None = Field(default=None, max_length=100_000)
+    rules: list[dict[str, Any]] | None = Field(default=None, max_length=1_000)
 
 
 def _leaves(node: ProofNode) -> list[ProofNode]:
@@ -66,26 +73,39 @@ def _leaves(node: ProofNode) -> list[ProofNode]:
     return [leaf for child in node.children for leaf in _leaves(child)]
 
 
-def _assess_goals(ctx: MethodContext, goals: list[str], data: MetaInput) -> tuple[list[dict[str, Any]], list[str]]:
-    reasoner = ctx.reasoner()
+def _assess_goals(ctx: MethodContext, goals: list[str], data: MetaInput,
+                  inputs: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str], str | None]:  # fmt: skip
+    """Each goal decided on one bounded forward closure: known / uncertain / unknown, the uids read, and a
+    sentence when the closure was cut (unknown goals may then be derivable past the bound)."""
+    base, rules, records = knowledge(ctx, METACOGNITIVE, {k: v for k, v in inputs.items() if k in ("facts", "rules")})
+    if not base and not rules:
+        raise MissingInputs(METACOGNITIVE, "no facts and no rules to assess the goals against: give "
+                                           "inputs.meta-cognitive.facts and rules, or assert facts")  # fmt: skip
+    limits = ctx.reasoner().limits if records else None
+    found = close(base, rules, limits)
     rows: list[dict[str, Any]] = []
     used: list[str] = []
     for index, text in enumerate(goals):
         goal = triple_of(text, METACOGNITIVE, ["goals", index])
-        proof = reasoner.backward(ctx.agent_id, *goal, max_depth=data.max_depth)
-        if not proof.proved:
-            rows.append({"goal": text, "status": "unknown", "gaps": [str(g) for g in proof.gaps], "confidence": None})
+        keys = matches(goal, found)
+        if not keys:
+            rows.append({"goal": text, "status": "unknown", "gaps": gaps(goal, found, rules), "confidence": None})
             continue
-        best = max(proof.proofs, key=lambda n: n.confidence)
-        leaves = [leaf for node in proof.proofs for leaf in _leaves(node)]
-        used += [leaf.uid for leaf in leaves if leaf.uid]
+        best = proof(keys[0], found, rules)
+        leaves = _leaves(best)
+        used += [u for u in walk(best) if records]
         weak = sorted({f"({', '.join(leaf.triple)}) confidence {leaf.confidence:.3g}" for leaf in leaves
                        if leaf.confidence < data.threshold})  # fmt: skip
         status = "known" if best.confidence >= data.threshold and not weak else "uncertain"
         rows.append({"goal": text, "status": status, "confidence": round(best.confidence, 9),
-                     "answers": [" ".join(n.triple) for n in proof.proofs], "weak_support": weak,
+                     "answers": [" ".join(k) for k in keys], "weak_support": weak,
                      "proof": best.to_dict()})  # fmt: skip
-    return rows, used
+    cut = found.note()
+    if cut and any(r["status"] == "unknown" for r in rows):
+        cut = f"unknown goals may follow past the bound: {cut}"
+    else:
+        cut = None
+    return rows, used, cut
 
 
 def _assess_problem(ctx: MethodContext, threshold: float) -> tuple[list[dict[str, Any]], list[str]]:
@@ -111,9 +131,10 @@ def meta_cognitive(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     """What is known, uncertain and unknown about the problem, from the agent's facts and rules."""
     data = parse_inputs(MetaInput, inputs, METACOGNITIVE)
     goals = [*(data.goals or []), *([data.goal] if data.goal else [])]
+    cut = None
     if goals:
-        rows, used = _assess_goals(ctx, goals, data)
-        origin = f"backward chaining on {len(goals)} goal(s)"
+        rows, used, cut = _assess_goals(ctx, goals, data, inputs)
+        origin = f"{len(goals)} goal(s) decided on the forward closure of the facts and rules"
     elif ctx.problem.strip() and ctx.workspace is not None:
         rows, used = _assess_problem(ctx, data.threshold)
         origin = "the problem text, answered by facts, forward and backward chaining and abduction"
@@ -128,7 +149,7 @@ def meta_cognitive(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     text += f" of {len(rows)}" + (f"; gaps: {'; '.join(gaps[:3])}" if gaps else "")
     value = {**groups, "gaps": gaps, "items": rows, "threshold": data.threshold}
     return computed(METACOGNITIVE, text, len(groups["known"]) / len(rows) if rows else 0.0, value, trace=trace,
-                    used=used)  # fmt: skip
+                    used=used, partial=cut)  # fmt: skip
 
 
 # ----------------------------------------------------------------------------------------------
@@ -198,6 +219,48 @@ def strategy_selection(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutc
     return computed(STRATEGY, text, best["score"], value, trace=trace, notes=notes)
 
 
+DOCS = {
+    METACOGNITIVE: MethodDoc(
+        confidence="The share of the goals that are known (proved with confidence at or above the threshold, "
+        "resting on no weaker fact); uncertain and unknown goals lower it. An unknown goal is not "
+        "false: nothing known proves it.",
+        bound=f"At most {MAX_GOALS} goals, decided on one forward closure under the workspace's [reasoning] bounds "
+        "(reasoning.bounds.DEFAULT_LIMITS without a workspace); a cut closure with unknown goals is marked "
+        f"partial. Proof trees hold at most {MAX_PROOF_NODES} nodes.",
+        inputs=MetaInput,
+        example={
+            "goals": ["socrates is mortal", "plato is mortal"],
+            "facts": ["socrates is man"],
+            "rules": [
+                {
+                    "name": "mortal",
+                    "conditions": [{"subject": "?x", "predicate": "is", "object": "man"}],
+                    "conclusion": {"subject": "?x", "predicate": "is", "object": "mortal"},
+                }
+            ],
+        },
+        graph="the agent's asserted facts and enabled inference rules; without goals, the problem text answered "
+        "from the graph (knowledge_explain)",
+    ),
+    STRATEGY: MethodDoc(
+        confidence="The router's score of the best method: the weighted share of the problem's classification that "
+        "its ideal profile matches (0.2 uncertainty, 0.2 complexity, 0.3 domain, 0.15 data, 0.15 stakes).",
+        bound="Constant: every method of the catalogue is scored once on five dimensions.",
+        inputs=StrategyInput,
+        example={
+            "problem_classification": {
+                "uncertainty": "high",
+                "complexity": "moderate",
+                "domain": "social",
+                "data_availability": "sparse",
+                "stakes": "high",
+            },
+            "top": 3,
+        },
+        graph="nothing (the problem text when no classification is given)",
+    ),
+}
+
 ENGINES: dict[str, Engine] = {
     METACOGNITIVE: meta_cognitive,
     STRATEGY: strategy_selection,
@@ -206,4 +269,4 @@ ENGINES: dict[str, Engine] = {
     CALIBRATION: calibration,
 }
 
-__all__ = ["ENGINES", "MetaInput", "StrategyInput", "meta_cognitive", "strategy_selection"]
+__all__ = ["DOCS", "ENGINES", "MetaInput", "StrategyInput", "meta_cognitive", "strategy_selection"]

@@ -30,8 +30,12 @@ from pydantic import Field
 from kg.models import Model
 from reasoning.router.methods.base import MethodContext, MethodOutcome, MissingInputs, computed, fail, validate
 from reasoning.router.methods.counterfactual import triple
+from reasoning.router.methods.docs import MethodDoc
 
 _Text = Annotated[str, Field(min_length=1, max_length=1024)]
+MAX_INTERVALS = 10_000  # given, or read from the graph (the first by the store's order)
+MAX_PAIRED = 200  # intervals whose pairwise relations are listed: 19,900 pairs
+MAX_NORMS = 10_000
 
 
 class Norm(Model):
@@ -47,7 +51,7 @@ class Norm(Model):
 class DeonticInput(Model):
     """``deontic`` inputs with explicit norms."""
 
-    norms: list[Norm] = Field(min_length=1, max_length=10_000)
+    norms: list[Norm] = Field(min_length=1, max_length=MAX_NORMS)
     facts: list[_Text] = Field(default_factory=list, max_length=100_000)
     actions: list[_Text] = Field(default_factory=list, max_length=10_000)
 
@@ -200,41 +204,54 @@ def _time(value: Any, path: str) -> float:
     raise fail("temporal", path, "must be a number or an ISO date/time (null for an open end)")
 
 
-def _intervals(ctx: MethodContext, inputs: dict[str, Any]) -> tuple[dict[str, tuple[float, float]], list[str]]:
-    """The intervals of the inputs, else of the agent's facts with a validity interval (and their uids)."""
+def _intervals(ctx: MethodContext, inputs: dict[str, Any]) -> tuple[dict[str, tuple[float, float]], list[str],
+                                                                  str | None]:  # fmt: skip
+    """The intervals of the inputs, else of the agent's facts with a validity interval (their uids, and a sentence
+    when the graph held more facts than were read)."""
     used: list[str] = []
+    cut = None
     raw = inputs.get("intervals")
     intervals: dict[str, tuple[float, float]] = {}
     if raw is not None:
         if not isinstance(raw, dict):
             raise fail("temporal", "intervals", "must map names to [start, end]")
+        if len(raw) > MAX_INTERVALS:
+            raise fail("temporal", "intervals", f"at most {MAX_INTERVALS} intervals (MAX_INTERVALS), got {len(raw)}")
         for name, pair in raw.items():
             if not isinstance(pair, list) or len(pair) != 2 or pair[0] is None:
                 raise fail("temporal", f"intervals.{name}", "must be [start, end] (end null when open)")
             intervals[name] = (_time(pair[0], f"intervals.{name}.0"), _time(pair[1], f"intervals.{name}.1"))
     else:
         criteria = {k: inputs[k] for k in ("subject", "predicate") if isinstance(inputs.get(k), str)}
-        for fact in ctx.facts(**criteria):
+        read = ctx.facts(**criteria, limit=MAX_INTERVALS)
+        if len(read) >= MAX_INTERVALS:
+            cut = f"read the first {MAX_INTERVALS} facts of the graph only (MAX_INTERVALS)"
+        for fact in read:
             if fact.valid_from is not None or fact.valid_until is not None:
                 start = fact.valid_from.timestamp() if fact.valid_from else -math.inf
                 end = fact.valid_until.timestamp() if fact.valid_until else math.inf
                 intervals[f"{fact.subject} {fact.predicate} {fact.object}"] = (start, end)
                 used.append(fact.uid)
-    return intervals, used
+    return intervals, used, cut
 
 
 def temporal(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     """Engine of ``temporal``."""
-    intervals, used = _intervals(ctx, inputs)
+    intervals, used, cut = _intervals(ctx, inputs)
     if not intervals:
         raise MissingInputs("temporal", "give inputs.temporal.intervals (or facts with valid_from/valid_until)")
     for name, (start, end) in intervals.items():
         if not start < end:
             raise fail("temporal", f"intervals.{name}", "must start before it ends")
-    names = sorted(intervals)[:200]
+    names = sorted(intervals)[:MAX_PAIRED]
     relations = [{"a": a, "b": b, "relation": allen(intervals[a], intervals[b])} for a, b in combinations(names, 2)]
-    value: dict[str, Any] = {"relations": relations}
+    value: dict[str, Any] = {"relations": relations, "intervals": len(intervals), "paired": len(names)}
     conclusion = f"{len(relations)} interval relation(s) among {len(names)} intervals"
+    if len(intervals) > len(names):
+        cut = (f"{cut + '; ' if cut else ''}relations computed among the first {MAX_PAIRED} of {len(intervals)} "
+               "intervals by name (MAX_PAIRED); "
+               "give a pair, or fewer intervals, for the others")  # fmt: skip
+        conclusion += f" (of {len(intervals)}: cut at {MAX_PAIRED})"
     pair = inputs.get("pair")
     if pair is not None:
         if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) and p in intervals
@@ -247,8 +264,65 @@ def temporal(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
         holding = sorted(n for n, (s, e) in intervals.items() if s <= t < e)
         value["holding_at"] = holding
         conclusion += f"; as of {inputs['as_of']}: {', '.join(holding) or 'nothing'} hold(s)"
-    return computed("temporal", conclusion[:1000], 1.0, value, used=used,
-                    trace=[f"{len(intervals)} intervals", "Allen relation of every pair (Allen 1983)"])  # fmt: skip
+    every = "every pair" if cut is None else f"every pair of the first {len(names)} by name"
+    return computed("temporal", conclusion[:1000], 1.0, value, used=used, partial=cut,
+                    trace=[f"{len(intervals)} intervals", f"Allen relation of {every} (Allen 1983)"])  # fmt: skip
 
 
-__all__ = ["allen", "deontic", "modality_of", "temporal"]
+class TemporalInput(Model):
+    """``inputs.temporal`` (for the template; the engine reads the same keys)."""
+
+    intervals: dict[_Text, list[float | str | None]] | None = Field(default=None, max_length=MAX_INTERVALS)
+    pair: list[_Text] | None = Field(default=None, min_length=2, max_length=2)
+    as_of: float | str | None = None
+    subject: _Text | None = None
+    predicate: _Text | None = None
+
+
+DOCS = {
+    "deontic": MethodDoc(
+        confidence="The share of actions whose deontic status is settled: 1 minus the share of actions caught in a "
+        "conflict that neither priority nor specificity resolves.",
+        bound=f"At most {MAX_NORMS} norms of at most 100 conditions each and 100,000 facts (input limits); the "
+        "work is linear in norms x conditions (each condition is a set lookup). From policy rules: the "
+        "workspace's rule evaluation bounds apply.",
+        inputs=DeonticInput,
+        example={
+            "norms": [
+                {
+                    "id": "erasure",
+                    "modality": "obligation",
+                    "action": "erase data",
+                    "when": ["customer requests erasure"],
+                },
+                {
+                    "id": "retention",
+                    "modality": "prohibition",
+                    "action": "erase data",
+                    "when": ["invoice withinRetention yes"],
+                    "priority": 1,
+                },
+            ],
+            "facts": ["customer requests erasure", "invoice withinRetention yes"],
+        },
+        graph="without norms: the agent's policy rules firing on its facts; without facts: the agent's facts",
+    ),
+    "temporal": MethodDoc(
+        confidence="1.0: Allen's relation of two intervals and what holds at a time are exact given the endpoints; at "
+        "most 0.8 when the pairwise table was cut (partial).",
+        bound=f"At most {MAX_INTERVALS} intervals (given: a one-line error past it; from the graph: the first "
+        f"{MAX_INTERVALS} facts). Pairwise relations are listed among the first {MAX_PAIRED} intervals by name "
+        "(MAX_PAIRED; more: the result is marked partial and says how many were left out); a named pair and "
+        "as_of use every interval.",
+        inputs=TemporalInput,
+        example={
+            "intervals": {"design": ["2026-01-01", "2026-02-01"], "build": ["2026-02-01", "2026-04-01"]},
+            "pair": ["design", "build"],
+            "as_of": "2026-02-15",
+        },
+        graph="the agent's facts with a validity interval (valid_from / valid_until), optionally of one subject "
+        "or predicate",
+    ),
+}
+
+__all__ = ["DOCS", "allen", "deontic", "modality_of", "temporal"]

@@ -30,11 +30,23 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from kg.models import HierarchyLevel, Model, Unit
+from kg.models import MAX_LIST, HierarchyLevel, Model, Unit
 from reasoning.router.methods import argumentation, social_choice
 from reasoning.router.methods.base import Engine, MethodContext, MethodOutcome, MissingInputs, computed
+from reasoning.router.methods.docs import MethodDoc
 from reasoning.router.methods.fields import parse_inputs
-from reasoning.router.methods.games import GAME, NEGOTIATION, bargain, equilibria, game_conclusion
+from reasoning.router.methods.games import (
+    GAME,
+    MAX_ACTIONS,
+    MAX_PAIRS,
+    NEGOTIATION,
+    Game,
+    Negotiation,
+    bargain,
+    equilibria,
+    game_conclusion,
+)
+from reasoning.router.methods.voting import MAX_KEMENY
 from reasoning.rules import parse_number
 
 STAKEHOLDER = "stakeholder"
@@ -55,8 +67,9 @@ def game_theory(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     """Pure and mixed Nash equilibria of a two-player normal-form game."""
     _require(inputs, GAME, "payoffs", "players, actions and a payoff matrix")
     value, trace, notes = equilibria(inputs)
+    failed = next((n for n in notes if n.startswith("vertex enumeration failed")), None)
     return computed(GAME, game_conclusion(value), 1.0 if value["equilibria"] else 0.0, value, trace=trace,
-                    notes=notes)  # fmt: skip
+                    notes=[n for n in notes if n != failed], partial=failed)  # fmt: skip
 
 
 def parties_from_facts(ctx: MethodContext) -> tuple[dict[str, dict[str, Any]], list[str]]:
@@ -100,8 +113,12 @@ def social_choice_engine(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOu
     trace = [f"{value['voters']} voter(s), rule {value['rule']}"]
     trace += [f"round {i + 1}: {r['counts']}" + (f", eliminate {r['eliminated']}" if "eliminated" in r else "")
               for i, r in enumerate(value.get("rounds", []))]  # fmt: skip
-    return computed(social_choice.METHOD, social_choice.conclusion(value), 1.0 if value["winner"] else 0.5, value,
-                    trace=trace)  # fmt: skip
+    if value["winner"] is not None or value.get("elected"):
+        confidence = 1.0
+    else:
+        shared = value.get("tied") or value.get("smith_set") or value.get("scores") or [None]
+        confidence = 1 / len(shared)
+    return computed(social_choice.METHOD, social_choice.conclusion(value), confidence, value, trace=trace)
 
 
 def argumentation_engine(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
@@ -118,7 +135,7 @@ def argumentation_engine(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOu
     value, trace = argumentation.extensions(inputs)
     if used:
         trace.insert(0, f"{len(used)} attack(s) from the visible '{ATTACKS_PREDICATE}' facts")
-    confidence = 1.0 if len(value["extensions"]) == 1 else 0.5 if value["extensions"] else 0.0
+    confidence = 1 / len(value["extensions"]) if value["extensions"] else 0.0
     return computed(argumentation.METHOD, argumentation.conclusion(value), confidence, value, trace=trace, used=used)
 
 
@@ -198,6 +215,79 @@ def stakeholder(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
                     trace=trace, used=used, notes=notes)  # fmt: skip
 
 
+DOCS = {
+    GAME: MethodDoc(
+        confidence="1.0 when the equilibria listed are all of them (a nondegenerate game) or all extreme points of "
+        "the equilibrium sets (a degenerate one, said in the notes); at most 0.8 when vertex enumeration "
+        "failed on a degenerate game (partial); 0 when no equilibrium was found.",
+        bound=f"Two players with at most {MAX_ACTIONS} actions each (MAX_ACTIONS; more: a one-line error): support "
+        "enumeration grows as 4^actions, a degenerate 5x5 game takes about 1.5 s.",
+        inputs=Game,
+        example={
+            "players": ["row", "col"],
+            "actions": [["quiet", "fink"], ["quiet", "fink"]],
+            "payoffs": [[[2, 2], [0, 3]], [[3, 0], [1, 1]]],
+        },
+        graph="nothing: a payoff matrix has no natural form in the graph",
+    ),
+    NEGOTIATION: MethodDoc(
+        confidence="1.0: the zone of possible agreement and the Nash bargaining price follow exactly from the "
+        "reservation prices and bargaining powers given (how good those are is the caller's).",
+        bound="At most 1,000 parties; the best buyer and seller are found in one pass, and the pairs listed are "
+        f"at most {MAX_PAIRS} (the rest are counted, not listed).",
+        inputs=Negotiation,
+        example={
+            "parties": {"alice": {"side": "buy", "reservation": 120}, "bob": {"side": "sell", "reservation": 100}}
+        },
+        graph="the visible facts 'X negotiationSide buy|sell' and 'X reservationPrice <number>'",
+    ),
+    social_choice.METHOD: MethodDoc(
+        confidence="1.0 when the rule names a single winner (or fills every STV seat): the count is exact; with a "
+        "tie, 1 / the number of tied candidates (the chance a fair lot picks any one of them); with a "
+        "Condorcet cycle, 1 / the size of the Smith set.",
+        bound=f"At most {social_choice.MAX_CANDIDATES} candidates and {MAX_LIST} distinct ballots (input limits). The "
+        "pairwise matrix costs ballots x candidates² (vectorised), Schulze candidates³, runoffs ballots x "
+        f"candidates; Kemeny is exact for at most {MAX_KEMENY} candidates (MAX_KEMENY, 2^n x n² steps; more: a "
+        "one-line error naming candidates).",
+        inputs=social_choice.Election,
+        example={
+            "rule": "schulze",
+            "candidates": ["a", "b", "c"],
+            "ballots": [
+                {"ranking": ["a", "b", "c"], "count": 4},
+                {"ranking": ["b", "c", "a"], "count": 3},
+                {"ranking": ["c", "a", "b"], "count": 2},
+            ],
+        },
+        graph="nothing: ballots have no natural form in the graph",
+    ),
+    argumentation.METHOD: MethodDoc(
+        confidence="1 / the number of extensions: 1.0 when the semantics gives one extension (the grounded one "
+        "always), lower when several compete; 0 when none exists (stable semantics).",
+        bound=f"At most 1,000 arguments and {argumentation.MAX_ATTACKS} attacks; grounded is polynomial "
+        "(arguments x attacks). Preferred and stable enumerate labellings: at most "
+        f"{argumentation.MAX_ARGUMENTS} "
+        f"arguments and {argumentation.MAX_LABELLINGS} labellings (MAX_ARGUMENTS, MAX_LABELLINGS; more: a "
+        "one-line error suggesting grounded).",
+        inputs=argumentation.Framework,
+        example={"arguments": ["a", "b", "c"], "attacks": [["a", "b"], ["b", "c"]], "semantics": "preferred"},
+        graph="the visible facts 'X attacks Y'",
+    ),
+    STAKEHOLDER: MethodDoc(
+        confidence="1.0 when power and interest are given (the grid placement is then exact); 0.6 when they are "
+        "derived from the agents' open goals (a heuristic, said in the notes).",
+        bound="At most 10,000 stakeholders given, or 100,000 visible goals read; linear in either.",
+        inputs=StakeholderInput,
+        example={
+            "stakeholders": [
+                {"name": "cfo", "power": 0.9, "interest": 0.3},
+                {"name": "users", "power": 0.2, "interest": 0.9},
+            ]
+        },
+        graph="without stakeholders: the agents behind the visible open goals (optionally on a topic)",
+    ),
+}
+
 ENGINES: dict[str, Engine] = {
     GAME: game_theory,
     NEGOTIATION: negotiation,
@@ -206,4 +296,4 @@ ENGINES: dict[str, Engine] = {
     STAKEHOLDER: stakeholder,
 }
 
-__all__ = ["ENGINES", "quadrant", "stakeholder"]
+__all__ = ["DOCS", "ENGINES", "quadrant", "stakeholder"]

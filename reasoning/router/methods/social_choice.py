@@ -1,9 +1,10 @@
-"""Social choice: who wins an election under plurality, Borda, Condorcet, approval or instant runoff.
+"""Social choice: who wins an election under plurality, Borda, Condorcet, Copeland, Schulze, Kemeny, approval,
+instant runoff or the single transferable vote.
 
 Inputs (``inputs.social-choice``)::
 
-    {"rule": "plurality" | "borda" | "condorcet" | "approval" | "irv",
-     "candidates": ["a", "b", "c"],
+    {"rule": "plurality" | "borda" | "condorcet" | "copeland" | "schulze" | "kemeny" | "approval" | "irv" | "stv",
+     "candidates": ["a", "b", "c"], "seats": 1,                   # seats: stv only
      "ballots": [{"ranking": ["b", "a", "c"], "count": 3},        # ranked rules
                  {"approved": ["a", "c"], "count": 2}]}           # approval
 
@@ -15,10 +16,16 @@ one and tie among themselves). ``count`` (default 1) is how many voters cast tha
   candidates get 0.
 - condorcet: pairwise majorities; the winner beats every other candidate. Without one, the majority
   graph is searched for a cycle (``cycle: true``, its members in ``smith_set``); scores are pairwise wins.
+- copeland: 1 point per pairwise win and 1/2 per pairwise tie (Copeland 1951).
+- schulze: strongest paths through the pairwise defeats (Schulze 2011); ``strengths`` holds them.
+- kemeny: the ranking agreeing with the most pairwise preferences (Kemeny 1959), exact by dynamic programming
+  over subsets, so at most :data:`~.voting.MAX_KEMENY` candidates; ``ranking`` and its ``agreement``.
 - approval: one point per approving ballot (ballots must be ``{"approved": [...]}``).
 - irv: rounds of first choices among the remaining candidates; a majority of the ballots still in play
   wins, else the candidate with the fewest is eliminated (a tie for fewest eliminates the one listed
   last in ``candidates``: deterministic, and stated in the trace).
+- stv: ``seats`` winners with the Droop quota (floor(votes / (seats + 1)) + 1); an elected candidate's surplus
+  passes on at the fraction surplus / votes of each of its ballots (Gregory); else the fewest are eliminated.
 
 A tie for first gives ``winner: null`` and the tied candidates in ``tied``.
 """
@@ -32,13 +39,14 @@ import networkx as nx
 from pydantic import Field, model_validator
 
 from kg.models import MAX_LIST, Model
-from reasoning.router.methods.fields import parse_inputs
+from reasoning.router.methods.fields import input_error, parse_inputs
+from reasoning.router.methods.voting import MAX_KEMENY, copeland, kemeny, pairwise_matrix, runoff, schulze
 
 METHOD = "social-choice"
 MAX_CANDIDATES = 200
 
 _Name = Annotated[str, Field(min_length=1, max_length=256)]
-Rule = Literal["plurality", "borda", "condorcet", "approval", "irv"]
+Rule = Literal["plurality", "borda", "condorcet", "copeland", "schulze", "kemeny", "approval", "irv", "stv"]
 
 
 class Ballot(Model):
@@ -61,6 +69,7 @@ class Election(Model):
     rule: Rule
     candidates: list[_Name] = Field(min_length=1, max_length=MAX_CANDIDATES)
     ballots: list[Ballot] = Field(min_length=1, max_length=MAX_LIST)
+    seats: int = Field(default=1, ge=1, le=MAX_CANDIDATES)
 
     @model_validator(mode="after")
     def _consistent(self) -> Election:
@@ -114,19 +123,14 @@ def approval(e: Election) -> dict[str, float]:
     return scores
 
 
-def pairwise(e: Election) -> dict[str, dict[str, int]]:
+def _ranked(e: Election) -> list[tuple[list[str], float]]:
+    return [(b.ranking or [], float(b.count)) for b in e.ballots]
+
+
+def pairwise(e: Election) -> dict[str, dict[str, float]]:
     """``d[x][y]``: how many voters rank x above y (a listed candidate is above every left-out one)."""
-    d = {x: dict.fromkeys((y for y in e.candidates if y != x), 0) for x in e.candidates}
-    for b in e.ballots:
-        ranking = b.ranking or []
-        listed = set(ranking)
-        for i, x in enumerate(ranking):
-            for y in ranking[i + 1 :]:
-                d[x][y] += b.count
-            for y in e.candidates:
-                if y not in listed:
-                    d[x][y] += b.count
-    return d
+    d = pairwise_matrix(e.candidates, _ranked(e))
+    return {x: {y: float(d[i, j]) for j, y in enumerate(e.candidates) if j != i} for i, x in enumerate(e.candidates)}
 
 
 def condorcet(e: Election) -> dict[str, Any]:
@@ -152,30 +156,44 @@ def condorcet(e: Election) -> dict[str, Any]:
 
 def irv(e: Election) -> dict[str, Any]:
     """Instant runoff: eliminate the weakest until someone holds a majority of the ballots in play."""
-    remaining = list(e.candidates)
-    rounds: list[dict[str, Any]] = []
-    while True:
-        counts = dict.fromkeys(remaining, 0.0)
-        for b in e.ballots:
-            first = next((c for c in b.ranking or [] if c in counts), None)
-            if first is not None:
-                counts[first] += b.count
-        in_play = sum(counts.values())
-        leader = _top(counts)
-        step: dict[str, Any] = {"counts": counts}
-        rounds.append(step)
-        if len(remaining) == 1 or (in_play > 0 and len(leader) == 1 and counts[leader[0]] * 2 > in_play):
-            return {"winner": leader[0] if len(leader) == 1 else None, "tied": leader if len(leader) > 1 else [],
-                    "scores": rounds[0]["counts"], "rounds": rounds}  # fmt: skip
-        fewest = min(counts.values())
-        weakest = [c for c in remaining if counts[c] == fewest]
-        if len(weakest) == len(remaining):  # everyone tied: no one can be eliminated fairly
-            return {"winner": None, "tied": weakest, "scores": rounds[0]["counts"], "rounds": rounds}
-        out = weakest[-1]
-        step["eliminated"] = out
-        if len(weakest) > 1:
-            step["tie_break"] = f"{', '.join(weakest)} tied for fewest; {out} is listed last in candidates"
-        remaining.remove(out)
+    found = runoff(e.candidates, _ranked(e), 1, majority=True)
+    leader = found["elected"]
+    return {"winner": leader[0] if leader else None, "tied": found["tied"], "scores": found["rounds"][0]["counts"],
+            "rounds": found["rounds"]}  # fmt: skip
+
+
+def ranked_rule(e: Election) -> dict[str, Any]:
+    """Copeland, Schulze, Kemeny or STV."""
+    names = e.candidates
+    if e.rule == "stv":
+        found = runoff(names, _ranked(e), e.seats, majority=False)
+        elected = found["elected"]
+        return {"winner": elected[0] if e.seats == 1 and elected else None, "elected": elected, "tied": [],
+                "quota": found["quota"], "seats": e.seats, "scores": found["rounds"][0]["counts"],
+                "rounds": found["rounds"]}  # fmt: skip
+    d = pairwise_matrix(names, _ranked(e))
+    if e.rule == "kemeny":
+        if len(names) > MAX_KEMENY:
+            raise input_error(METHOD, ["candidates"], f"kemeny is computed exactly for at most {MAX_KEMENY} "
+                              f"candidates (MAX_KEMENY), got {len(names)}; use schulze or copeland")  # fmt: skip
+        best = kemeny(names, d)
+        tops = best["optimal_tops"]
+        return {"winner": tops[0] if len(tops) == 1 else None, "tied": tops if len(tops) > 1 else [],
+                "ranking": best["ranking"], "agreement": best["score"], "scores": {c: float(len(names) - i) for i, c
+                in enumerate(best["ranking"])}}  # fmt: skip
+    if e.rule == "schulze":
+        winners, strengths = schulze(names, d)
+        order = sorted(names, key=lambda c: -sum(strengths[c][y] > strengths[y][c] for y in names if y != c))
+        return {
+            "winner": winners[0] if len(winners) == 1 else None,
+            "tied": winners if len(winners) > 1 else [],
+            "strengths": strengths,
+            "ranking": order,
+            "scores": {c: float(sum(strengths[c][y] > strengths[y][c] for y in names if y != c)) for c in names},
+        }
+    scores = copeland(names, d)
+    tied = _top(scores)
+    return {"winner": tied[0] if len(tied) == 1 else None, "tied": tied if len(tied) > 1 else [], "scores": scores}
 
 
 def decide(data: Any) -> dict[str, Any]:
@@ -191,6 +209,8 @@ def decide(data: Any) -> dict[str, Any]:
         value |= condorcet(e)
     elif e.rule == "irv":
         value |= irv(e)
+    elif e.rule in ("copeland", "schulze", "kemeny", "stv"):
+        value |= ranked_rule(e)
     else:
         scores = {"plurality": plurality, "borda": borda, "approval": approval}[e.rule](e)
         tied = _top(scores)
@@ -202,6 +222,8 @@ def decide(data: Any) -> dict[str, Any]:
 
 def conclusion(value: dict[str, Any]) -> str:
     """One line for the election's result."""
+    if value.get("elected") and value.get("seats", 1) > 1:
+        return f"elected under stv ({value['seats']} seats): {', '.join(value['elected'])}"
     if value["winner"] is not None:
         return f"{value['winner']} wins under {value['rule']}"
     if value.get("cycle"):
@@ -209,4 +231,5 @@ def conclusion(value: dict[str, Any]) -> str:
     return f"no single winner under {value['rule']}: tie between {', '.join(value.get('tied') or []) or 'all'}"
 
 
-__all__ = ["METHOD", "Ballot", "Election", "borda", "conclusion", "condorcet", "decide", "irv", "pairwise"]
+__all__ = ["METHOD", "Ballot", "Election", "borda", "conclusion", "condorcet", "decide", "irv", "pairwise",
+           "ranked_rule"]  # fmt: skip
