@@ -124,6 +124,12 @@ class MethodScore(Model):
     score: float
     matched: list[str] = Field(description="The dimensions whose ideal value equals the classification's.")
     rank: int = Field(description="1 = best; ties are broken by catalogue order (see tie_break).")
+    profile: float = Field(0.0, description="The seed's profile score for the classification (0..1).")
+    cue: float = Field(0.0, description="The structural cues' score (see reasoning.router.cues).")
+    cues: list[str] = Field(default_factory=list, description="The names of the structural cues that matched.")
+    semantic: float | None = Field(
+        None, description="Cosine similarity to the method's worked problems (None: the embedder was off)."
+    )
 
 
 class Position(Model):
@@ -166,6 +172,18 @@ class RouterResult(Model):
     narration: dict[str, str] = Field(default_factory=dict, description="method -> explanation by the chat model.")
     stored: list[dict[str, Any]] = Field(default_factory=list, description="Records written on request.")
     notes: list[str] = Field(default_factory=list)
+    router: Literal["explicit", "classification", "text", "llm"] = Field(
+        "explicit",
+        description="Which path chose the methods: explicit ids, the seed's scoring of a given "
+        "classification (text signals only break ties), the problem text (cues, semantic similarity and the "
+        "inferred classification's profile score), or the configured chat model.",
+    )
+    why: dict[str, str] = Field(default_factory=dict, description="method -> why it was chosen.")
+    templates: dict[str, Any] = Field(
+        default_factory=dict,
+        description="method -> a ready-to-fill inputs object "
+        "for each method that computed nothing (rerun with --inputs).",
+    )
 
 
 __all__ = [

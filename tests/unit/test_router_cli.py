@@ -46,7 +46,9 @@ def test_reason_run_auto_and_multi(tool_ws: Workspace) -> None:
     code, out, err = mabos(tool_ws, "reason", "--agent", "a", "--domain", "social", "--json", "Who wins the vote?")
     assert code == 0, err
     auto = json.loads(out)
-    assert auto["mode"] == "auto" and auto["methods"] == ["game-theory"] and auto["tie_break"].startswith("5 methods")
+    # the seed's score ties the 5 social methods at 0.3; the text ("who wins") breaks the tie
+    assert auto["mode"] == "auto" and auto["methods"] == ["social-choice"] and auto["tie_break"].startswith("5 methods")
+    assert auto["router"] == "classification" and "by the problem text" in auto["tie_break"]
     code, out, err = mabos(tool_ws, "reason", "--agent", "a", "--methods", "bayesian,causal", "--json")
     assert code == 0, err
     assert json.loads(out)["fusion"]["pending"] == ["bayesian", "causal"]
