@@ -71,7 +71,8 @@ def test_unidentifiable_with_a_latent_confounder() -> None:
     assert one("causal", {"edges": edges, "treatment": "X", "outcome": "Y"}).value["adjustment_set"] == ["U"]
     hidden = one("causal", {"edges": edges, "treatment": "X", "outcome": "Y", "latent": ["U"]})
     assert hidden.value["adjustment_set"] is None
-    assert hidden.conclusion == "the effect of X on Y is not identifiable by back-door adjustment"
+    assert hidden.conclusion == "the effect of X on Y is not identifiable from observations (a hedge: X, Y)"
+    assert hidden.value["identification"] == {"identifiable": False, "hedge": [["X", "Y"], ["Y"]]}
     with pytest.raises(InputError, match="not a node"):
         one("causal", {"edges": edges, "treatment": "X", "outcome": "W"})
     with pytest.raises(InputError) as err:
@@ -155,10 +156,27 @@ def test_root_cause_ranks_the_root_that_explains_every_symptom() -> None:
              ["api errors", "login fails"], ["bad deploy", "checkout fails"]]  # fmt: skip
     result = one("root-cause", {"edges": edges, "symptoms": ["checkout fails", "login fails"]})
     assert [c["cause"] for c in result.value["candidates"]] == ["disk full", "api errors", "db down", "bad deploy"]
-    assert result.confidence == 1.0
+    assert result.confidence == 0.5  # nothing was checked: an unchecked cause counts evidence 0.5
+    # issue 31: a cause checked and found fine (evidence 0) is ruled out, never the answer
+    fine = one("root-cause", {"edges": edges, "symptoms": ["checkout fails", "login fails"],
+                              "evidence": {"disk full": 0}})  # fmt: skip
+    assert fine.value["ruled_out"] == ["disk full"]
+    assert "disk full" not in [c["cause"] for c in fine.value["candidates"]]
+    assert fine.value["candidates"][0]["cause"] == "api errors"
+    # issue 31: an unchecked root cannot beat a cause with evidence 0.8, and nothing unconfirmed is 1.0
+    strong = one("root-cause", {"edges": edges, "symptoms": ["checkout fails", "login fails"],
+                                "evidence": {"db down": 0.8}})  # fmt: skip
+    assert strong.value["candidates"][0]["cause"] == "db down" and strong.confidence == pytest.approx(0.8)
     weak = one("root-cause", {"edges": edges, "symptoms": ["checkout fails", "login fails"],
                               "evidence": {"disk full": 0.2}})  # fmt: skip
-    assert weak.value["candidates"][0]["cause"] == "disk full" and weak.confidence == pytest.approx(0.2)
+    # api errors and db down tie at 0.5 (the shorter distance breaks it): 0.5 / 2
+    assert weak.value["candidates"][0]["cause"] == "api errors" and weak.confidence == pytest.approx(0.25)
+    sure = one("root-cause", {"edges": edges, "symptoms": ["checkout fails", "login fails"],
+                              "evidence": {"disk full": 1.0}})  # fmt: skip
+    assert sure.value["candidates"][0]["cause"] == "disk full" and sure.confidence == 1.0
+    nothing = one("root-cause", {"edges": edges, "symptoms": ["login fails"],
+                                 "evidence": {"disk full": 0, "db down": 0, "api errors": 0}})  # fmt: skip
+    assert nothing.confidence == 0.0 and nothing.conclusion == "no candidate cause explains the symptoms"
 
 
 def test_root_cause_reads_causal_and_status_facts(ws: Workspace) -> None:

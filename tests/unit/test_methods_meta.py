@@ -54,7 +54,25 @@ def test_brier_score_and_bins_by_hand() -> None:
     # Murphy (1973): one forecast per bin, so reliability - resolution + uncertainty is the Brier score exactly.
     assert value["reliability"] - value["resolution"] + value["uncertainty"] == pytest.approx(0.225)
     assert value["bias"] == pytest.approx(0.65 - 0.5)
-    assert result.conclusion.endswith("overconfident") and result.confidence == pytest.approx(4 / 30)
+    assert "miscalibrated: too high on average, overconfident" in result.conclusion
+    assert result.confidence == pytest.approx(1 - 1 / 2)  # 1 - 1/sqrt(4)
+
+
+def test_calibration_verdict_reads_reliability_and_resolution_not_only_bias() -> None:
+    # issue 31: saying .9 and .1, right 60% of the time. Mean bias 0 (mean p .5 = base rate .5), but Murphy's
+    # reliability = (.9 - .6)^2 = .09 and resolution = (.6 - .5)^2 = .01 of uncertainty .25 (by hand).
+    predictions = ([{"p": 0.9, "outcome": True}] * 30 + [{"p": 0.9, "outcome": False}] * 20
+                   + [{"p": 0.1, "outcome": False}] * 30 + [{"p": 0.1, "outcome": True}] * 20)  # fmt: skip
+    result = run("calibration", {"predictions": predictions})
+    assert result.value["bias"] == pytest.approx(0.0, abs=1e-12)
+    assert result.value["reliability"] == pytest.approx(0.09) and result.value["resolution"] == pytest.approx(0.01)
+    assert "about right" not in result.conclusion
+    assert "miscalibrated: overconfident" in result.conclusion and "little resolution" in result.conclusion
+    assert result.confidence == pytest.approx(0.9) and result.confidence < 1.0
+    good = ([{"p": 0.8, "outcome": True}] * 8 + [{"p": 0.8, "outcome": False}] * 2
+            + [{"p": 0.2, "outcome": False}] * 8 + [{"p": 0.2, "outcome": True}] * 2)  # fmt: skip
+    sharp = run("calibration", {"predictions": good})
+    assert "well calibrated; good resolution" in sharp.conclusion
 
 
 def test_calibration_inputs_are_checked() -> None:

@@ -153,7 +153,12 @@ def test_expected_utility_and_its_alias() -> None:
                {"name": "B", "outcomes": [{"probability": 1.0, "utility": 4}]}]  # fmt: skip
     result = reason(CTX, method="expected_utility", inputs={"eu": {"options": options}}).results[0]
     assert result.method == "expected-utility" and result.conclusion == "choose A (expected utility 5)"
-    assert result.confidence == 1.0
+    # issue 31: confidence is the margin over the runner-up relative to the stake: 0.5 + 0.5 * (5 - 4) / 10
+    assert result.confidence == pytest.approx(0.55)
+    noise = [{"name": "A", "outcomes": [{"probability": 1.0, "utility": 100}]},
+             {"name": "B", "outcomes": [{"probability": 1.0, "utility": 99.99}]}]  # fmt: skip
+    close = one("expected-utility", {"options": noise})
+    assert close.conclusion.startswith("choose A") and close.confidence < 0.51
 
 
 def test_entropy_and_mutual_information_match_cover_and_thomas() -> None:

@@ -18,7 +18,18 @@ resolved by a visible fact ``(<belief uid>, outcome, true|false)`` gives (certai
 stored reasoning result (a case written by ``reason --store case``, whose action starts with
 ``Reasoning (``) gives (its recorded confidence, the case's success).
 
-The method's confidence in its verdict grows with the number of predictions: min(1, N / 30).
+The verdict reads both parts of Murphy's decomposition, not the mean bias alone:
+
+- calibration (reliability, lower is better): "well calibrated" up to :data:`RELIABLE`, "roughly calibrated" up to
+  :data:`FAIR`, else "miscalibrated"; with the direction: too high / too low on average (``bias``), and
+  overconfident (forecasts further from the base rate than what happened: ``extremeness`` > 0) or underconfident;
+- resolution (how far the outcomes of the bins differ from the base rate), as a share of the uncertainty:
+  "good" from :data:`GOOD_RESOLUTION`, "little" below :data:`LOW_RESOLUTION`; and the Brier skill score
+  1 - Brier / uncertainty (0: no better than always forecasting the base rate).
+
+A forecaster saying .9 and .1 and right 60% of the time is miscalibrated and overconfident with little resolution,
+although its mean bias is 0. The confidence in the verdict is a sampling precision, 1 - 1/√N for N predictions
+(0.82 at 30, 0.9 at 100; never 1).
 """
 
 from __future__ import annotations
@@ -30,12 +41,18 @@ from pydantic import Field
 
 from kg.models import MAX_LIST, Model, Unit
 from reasoning.router.methods.base import MethodContext, MethodOutcome, MissingInputs, computed
+from reasoning.router.methods.docs import MethodDoc
 from reasoning.router.methods.fields import parse_inputs
 
 METHOD = "calibration"
 OUTCOME_PREDICATE = "outcome"
 RUN_PREFIX = "Reasoning ("
-FULL_CONFIDENCE_AT = 30
+#: Reliability (mean squared forecast-frequency gap) at most RELIABLE: well calibrated; at most FAIR: roughly.
+RELIABLE, FAIR = 0.01, 0.03
+#: Resolution as a share of the uncertainty: at least GOOD_RESOLUTION is good, below LOW_RESOLUTION is little.
+GOOD_RESOLUTION, LOW_RESOLUTION = 0.3, 0.1
+#: Mean bias beyond which forecasts are too high or too low on average.
+BIAS = 0.05
 
 
 class Prediction(Model):
@@ -61,7 +78,7 @@ def score(predictions: list[Prediction], bins: int) -> dict[str, Any]:
     groups: list[list[Prediction]] = [[] for _ in range(bins)]
     for x in predictions:
         groups[min(int(x.p * bins + 1e-9), bins - 1)].append(x)  # 1e-9: 0.57 * 100 is 56.99999999999999
-    rows, ece, rel, res = [], 0.0, 0.0, 0.0
+    rows, ece, rel, res, extreme = [], 0.0, 0.0, 0.0, 0.0
     for k, group in enumerate(groups):
         row: dict[str, Any] = {"low": round(k / bins, 12), "high": round((k + 1) / bins, 12), "count": len(group),
                                "mean_p": None, "observed": None}  # fmt: skip
@@ -72,11 +89,30 @@ def score(predictions: list[Prediction], bins: int) -> dict[str, Any]:
             ece += len(group) / n * abs(mean_p - observed)
             rel += len(group) * (mean_p - observed) ** 2 / n
             res += len(group) * (observed - base) ** 2 / n
+            extreme += len(group) * (mean_p - base) * (mean_p - observed) / n
         rows.append(row)
     mean_p = math.fsum(x.p for x in predictions) / n
     return {"n": n, "brier": round(brier, 12), "base_rate": round(base, 12), "bias": round(mean_p - base, 12),
             "ece": round(ece, 12), "reliability": round(rel, 12), "resolution": round(res, 12),
-            "uncertainty": round(base * (1 - base), 12), "bins": rows}  # fmt: skip
+            "uncertainty": round(base * (1 - base), 12), "extremeness": round(extreme, 12),
+            "skill": round(1 - brier / (base * (1 - base)), 12) if 0 < base < 1 else None, "bins": rows}  # fmt: skip
+
+
+def verdict(value: dict[str, Any]) -> str:
+    """The calibration and resolution verdict of a :func:`score` (see the module docstring)."""
+    rel, bias, extreme = value["reliability"], value["bias"], value["extremeness"]
+    if rel <= RELIABLE:
+        calibrated = "well calibrated"
+    else:
+        leans = ["too high on average" if bias > BIAS else "too low on average" if bias < -BIAS else ""]
+        leans.append("overconfident (forecasts more extreme than the outcomes)" if extreme > 0 else
+                     "underconfident (forecasts too timid)" if extreme < 0 else "")  # fmt: skip
+        calibrated = (
+            ("roughly calibrated" if rel <= FAIR else "miscalibrated") + ": " + ", ".join(x for x in leans if x)
+        )
+    share = value["resolution"] / value["uncertainty"] if value["uncertainty"] > 0 else 0.0
+    resolved = "good" if share >= GOOD_RESOLUTION else "some" if share >= LOW_RESOLUTION else "little"
+    return f"{calibrated.rstrip(': ')}; {resolved} resolution ({share:.0%} of the uncertainty)"
 
 
 def from_graph(ctx: MethodContext) -> tuple[list[Prediction], list[str]]:
@@ -113,14 +149,27 @@ def calibration(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
             raise MissingInputs(METHOD, "give inputs.calibration.predictions (no resolved beliefs or stored "
                                         "reasoning results with an outcome are visible)")  # fmt: skip
     value = score(predictions, data.bins)
-    bias = value["bias"]
-    lean = "overconfident" if bias > 0.05 else "underconfident" if bias < -0.05 else "about right on average"
-    text = f"Brier score {value['brier']:.4g} over {value['n']} prediction(s), ECE {value['ece']:.3g}; {lean}"
+    text = f"Brier score {value['brier']:.4g} over {value['n']} prediction(s), ECE {value['ece']:.3g}; {verdict(value)}"
     trace = [f"{value['n']} prediction(s) from {origin}",
              f"Brier = mean (p - outcome)^2 = {value['brier']:.6g}; base rate {value['base_rate']:.4g}",
              f"{data.bins} bins: ECE {value['ece']:.4g}; reliability {value['reliability']:.4g}, resolution "
-             f"{value['resolution']:.4g}, uncertainty {value['uncertainty']:.4g}"]  # fmt: skip
-    return computed(METHOD, text, min(1.0, value["n"] / FULL_CONFIDENCE_AT), value, trace=trace, used=used)
+             f"{value['resolution']:.4g}, uncertainty {value['uncertainty']:.4g}; bias {value['bias']:.4g}, "
+             f"extremeness {value['extremeness']:.4g}"]  # fmt: skip
+    return computed(METHOD, text, 1.0 - 1.0 / math.sqrt(value["n"]), value, trace=trace, used=used)
 
 
-__all__ = ["METHOD", "CalibrationInput", "Prediction", "calibration", "from_graph", "score"]
+DOCS = {
+    METHOD: MethodDoc(
+        confidence=("Sampling precision of the verdict: 1 - 1/√N for N predictions (0.5 at 4, 0.9 at 100; never "
+                    "1.0)."),
+        bound=(f"At most {MAX_LIST * 10:,} predictions and 100 bins (linear work); from the graph, the beliefs, "
+               "outcome facts and cases the agent can read (each list capped by its reader)."),
+        inputs=CalibrationInput,
+        example={"predictions": [{"p": 0.9, "outcome": True}, {"p": 0.8, "outcome": False},
+                                 {"p": 0.3, "outcome": False}, {"p": 0.6, "outcome": True}], "bins": 10},
+        graph=("Beliefs with certainty resolved by a fact '<belief uid> outcome true|false', and stored reasoning "
+               "results (cases whose action starts with 'Reasoning (') with their recorded confidence and success."),
+    ),
+}  # fmt: skip
+
+__all__ = ["DOCS", "METHOD", "CalibrationInput", "Prediction", "calibration", "from_graph", "score", "verdict"]

@@ -1,16 +1,13 @@
 """Engines of the causal methods: causal, counterfactual, interventional, root-cause, systems-thinking.
 
-- causal: ``{"edges": [[cause, effect], ..] (else the agent's causes/leadsTo/affects/influences/dependsOn
-  facts), "treatment": X, "outcome": Y, "latent": [unobserved nodes], "data": [{X: .., Y: .., Z: ..,
-  "count": n}, ..] (optional), "outcome_value": true}`` -> ``value.adjustment_set`` (minimal back-door set, or
-  null when none exists), ``value.backdoor_paths``, and with data ``value.effect`` = P(Y | do(X = x)) per value of X;
-- interventional: ``{"network": <bayesian network>, "do": {X: bool}, "query": Y, "evidence": {..}}`` ->
+- causal: see :mod:`.causal_effect` (back-door, front-door and the general ID algorithm, and the estimate);
+- counterfactual: see :mod:`.counterfactual` (rules) and :mod:`.scm` (probabilistic structural causal models);
+- root-cause: see :mod:`.root_cause`;
+- interventional: ``{"network": <bayesian network>, "do": {X: value}, "query": Y, "evidence": {..}}`` ->
   ``value.probability`` = P(Y | do(X), evidence) by graph surgery, and ``value.observational`` =
-  P(Y | X, evidence) for comparison (their gap is the confounding bias);
-- counterfactual: see :mod:`.counterfactual`;
-- root-cause: ``{"edges": [[cause, effect], ..] (else causal facts), "symptoms": [..] (else subjects of
-  ``status failing|down|degraded`` facts), "evidence": {node: 0..1}}`` -> candidates ranked by coverage
-  (share of symptoms they reach), then being a root (no cause of their own), then evidence, then distance;
+  P(Y | X, evidence) for comparison (their gap is the confounding bias). A Boolean network (``nodes``) is
+  enumerated (at most ``MAX_NODES`` nodes); a discrete one (``variables``, :mod:`.discrete`) is queried by
+  variable elimination, and ``query_value`` names the value asked about (default: the first);
 - systems-thinking: ``{"links": [[from, to, "+"|"-"], ..]}`` (else ``increases``/``decreases`` facts) ->
   every feedback loop with its polarity (reinforcing when the number of ``-`` links is even, else
   balancing; Sterman, Business Dynamics, 2000, ch. 5) and leverage points (nodes on the most loops).
@@ -19,67 +16,29 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import networkx as nx
 from pydantic import Field
 
 from kg.models import Model
 from reasoning.router.methods.base import Engine, MethodContext, MethodOutcome, MissingInputs, computed, fail, validate
-from reasoning.router.methods.bayes_net import BayesNetwork, check_network, probability
-from reasoning.router.methods.causal_graph import adjust, backdoor_paths, backdoor_set, graph_from
+from reasoning.router.methods.bayes_net import MAX_NODES, BayesNetwork, check_network, probability
+from reasoning.router.methods.causal_effect import causal
 from reasoning.router.methods.counterfactual import counterfactual
+from reasoning.router.methods.discrete import DiscreteNetwork, compile_network, query
+from reasoning.router.methods.docs import MethodDoc
+from reasoning.router.methods.factors import MAX_FACTOR_CELLS, MAX_WORK_CELLS, Budget
+from reasoning.router.methods.root_cause import root_cause
 
 _Name = Annotated[str, Field(min_length=1, max_length=256)]
-MAX_LOOPS = 1000
-
-
-def causal(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
-    """Engine of ``causal``: back-door identification, and the adjusted effect when data are given."""
-    x, y = inputs.get("treatment"), inputs.get("outcome")
-    if not x or not y:
-        raise MissingInputs("causal", "give inputs.causal.treatment and outcome (and edges, or causal facts)")
-    if not isinstance(x, str) or not isinstance(y, str):
-        raise fail("causal", "treatment", "treatment and outcome must be node names")
-    graph, used = graph_from(ctx, "causal", inputs)
-    if graph.number_of_nodes() == 0:
-        raise MissingInputs("causal", "give inputs.causal.edges (or causes/dependsOn facts)")
-    for name, field in ((x, "treatment"), (y, "outcome")):
-        if name not in graph:
-            raise fail("causal", field, f"{name!r} is not a node of the causal graph")
-    if not nx.is_directed_acyclic_graph(graph):
-        raise fail("causal", "edges", "the causal graph has a cycle (it must be a DAG)")
-    latent = inputs.get("latent", [])
-    if not isinstance(latent, list) or not all(isinstance(n, str) for n in latent):
-        raise fail("causal", "latent", "must be a list of node names (unobserved variables)")
-    paths = backdoor_paths(graph, x, y)
-    z = backdoor_set(graph, x, y, latent)
-    value: dict[str, Any] = {"treatment": x, "outcome": y, "backdoor_paths": paths,
-                             "adjustment_set": None if z is None else sorted(z)}  # fmt: skip
-    trace = [f"causal graph: {graph.number_of_nodes()} nodes, {graph.number_of_edges()} edges",
-             f"{len(paths)} back-door path(s) from {x} to {y}"]  # fmt: skip
-    notes = ["valid only if the causal graph is right (no unmeasured confounder missing from it)"]
-    if z is None:
-        return computed("causal", f"the effect of {x} on {y} is not identifiable by back-door adjustment", 1.0,
-                        value, trace=trace, used=used, notes=notes)  # fmt: skip
-    label = "{" + ", ".join(sorted(z)) + "}"
-    trace.append(f"minimal back-door set {label} (blocks every back-door path, no descendant of {x})")
-    conclusion = f"adjust for {label} to identify the effect of {x} on {y}"
-    if "data" in inputs:
-        rows = inputs["data"]
-        if not isinstance(rows, list):
-            raise fail("causal", "data", "must be a list of observations")
-        effect = adjust(rows, x, y, sorted(z), "causal", outcome_value=inputs.get("outcome_value", True))
-        value["effect"] = effect
-        trace.append("P(Y | do(X = x)) = sum over z of P(Y | x, z) P(z)")
-        best = max(effect, key=lambda k: effect[k])
-        shown = ", ".join(f"do({x}={k}): {v:.4f}" for k, v in effect.items())
-        conclusion = f"{x} = {best} gives the most {y} ({shown}; adjusted for {label})"
-    return computed("causal", conclusion, 1.0, value, trace=trace, used=used, notes=notes)
+_Value = Annotated[str, Field(min_length=1, max_length=64)]
+#: Feedback loops listed, their length, and signed links read.
+MAX_LOOPS, MAX_LOOP_LENGTH, MAX_LINKS = 1000, 12, 20_000
 
 
 class InterventionInput(Model):
-    """``interventional`` inputs."""
+    """``interventional`` inputs over a Boolean network."""
 
     network: BayesNetwork
     do: dict[_Name, bool] = Field(min_length=1)
@@ -87,10 +46,52 @@ class InterventionInput(Model):
     evidence: dict[_Name, bool] = Field(default_factory=dict)
 
 
+class DiscreteInterventionInput(Model):
+    """``interventional`` inputs over a discrete network (multi-valued variables)."""
+
+    network: DiscreteNetwork
+    do: dict[_Name, _Value] = Field(min_length=1)
+    query: _Name
+    query_value: _Value | None = None
+    evidence: dict[_Name, _Value] = Field(default_factory=dict)
+
+
+def _discrete(inputs: dict[str, Any]) -> MethodOutcome:
+    data = validate(DiscreteInterventionInput, inputs, "interventional")
+    net = compile_network(data.network, "interventional")
+    for field, given in (("do", data.do), ("evidence", data.evidence), ("query", {data.query: None})):
+        for name, val in given.items():
+            if name not in net.domains:
+                raise fail("interventional", field, f"unknown variable {name!r}")
+            if val is not None and val not in net.domains[name]:
+                raise fail("interventional", f"{field}.{name}", f"{val!r} is not a value of {name}")
+    wanted = data.query_value or net.domains[data.query][0]
+    if wanted not in net.domains[data.query]:
+        raise fail("interventional", "query_value", f"{wanted!r} is not a value of {data.query}")
+    budget = Budget("interventional", "network")
+    done = query(net, [data.query], data.evidence, budget, do=data.do)
+    seen = query(net, [data.query], {**data.evidence, **data.do}, budget)
+    if done is None:
+        raise fail("interventional", "evidence", "has probability 0 after the intervention")
+    index = net.domains[data.query].index(wanted)
+    p = float(done.table[index])
+    observed = None if seen is None else float(seen.table[index])
+    act = ", ".join(f"{k} = {v}" for k, v in data.do.items())
+    value = {"probability": p, "observational": observed, "distribution": dict(zip(net.domains[data.query],
+             done.table.tolist(), strict=True)), "confounding_gap": None if observed is None else observed - p,
+             "do": data.do, "query": data.query, "query_value": wanted}  # fmt: skip
+    trace = [f"cut the arrows into {', '.join(data.do)} and fixed do({act})", "variable elimination over "
+             f"{len(net.order)} variables", f"P({data.query} = {wanted} | do({act})) = {p:.4f}"]  # fmt: skip
+    return computed("interventional", f"P({data.query} = {wanted} | do({act})) = {p:.4f}", max(p, 1 - p), value,
+                    trace=trace)  # fmt: skip
+
+
 def interventional(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     """Engine of ``interventional``: P(query | do(..)) by truncated factorisation."""
     if "network" not in inputs:
         raise MissingInputs("interventional", "give inputs.interventional.network, do and query")
+    if isinstance(inputs["network"], dict) and "variables" in inputs["network"]:
+        return _discrete(inputs)
     data = validate(InterventionInput, inputs, "interventional")
     order = check_network(data.network, "interventional")
     for name in [data.query, *data.do, *data.evidence]:
@@ -110,62 +111,20 @@ def interventional(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
                     trace=trace)  # fmt: skip
 
 
-def root_cause(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
-    """Engine of ``root-cause``."""
-    graph, used = graph_from(ctx, "root-cause", inputs)
-    symptoms = inputs.get("symptoms")
-    if symptoms is None:
-        statuses = ("failing", "down", "degraded")
-        failing = [f for status in statuses for f in ctx.facts(predicate="status", object=status)]
-        symptoms = sorted({f.subject for f in failing})
-        used += [f.uid for f in failing]
-    if not isinstance(symptoms, list) or not all(isinstance(s, str) for s in symptoms):
-        raise fail("root-cause", "symptoms", "must be a list of node names")
-    if not symptoms or graph.number_of_nodes() == 0:
-        raise MissingInputs("root-cause", "give inputs.root-cause.edges and symptoms (or causal and status facts)")
-    missing = [s for s in symptoms if s not in graph]
-    if missing:
-        raise fail("root-cause", "symptoms", f"{missing[0]!r} is not a node of the causal graph")
-    evidence = inputs.get("evidence", {})
-    if not isinstance(evidence, dict) or not all(isinstance(v, int | float) and 0 <= v <= 1 for v in evidence.values()):
-        raise fail("root-cause", "evidence", "must map nodes to numbers from 0 to 1")
-    rows = []
-    for node in graph:
-        reached = [s for s in symptoms if s != node and nx.has_path(graph, node, s)]
-        if not reached:
-            continue
-        distance = sum(nx.shortest_path_length(graph, node, s) for s in reached) / len(reached)
-        rows.append({"cause": node, "coverage": len(reached) / len(symptoms), "explains": reached,
-                     "root": graph.in_degree(node) == 0, "evidence": float(evidence.get(node, 1.0)),
-                     "mean_distance": distance})  # fmt: skip
-    if not rows:
-        return computed("root-cause", "no candidate cause reaches the symptoms", 0.0, {"candidates": []},
-                        trace=["no node has a causal path to a symptom"], used=used)  # fmt: skip
-    rows.sort(key=lambda r: (-r["coverage"], not r["root"], -r["evidence"], r["mean_distance"], r["cause"]))
-    top = rows[0]
-    tied = [r for r in rows if (r["coverage"], r["root"], r["evidence"]) == (top["coverage"], top["root"],
-                                                                              top["evidence"])]  # fmt: skip
-    confidence = top["coverage"] * top["evidence"] / len(tied)
-    trace = [
-        f"{len(rows)} candidate cause(s) reach the {len(symptoms)} symptom(s)",
-        "ranked by coverage, root, evidence, mean distance",
-    ]
-    trace += [
-        f"{r['cause']}: covers {r['coverage']:.2f}, root {r['root']}, evidence {r['evidence']:.2f}" for r in rows[:5]
-    ]
-    return computed("root-cause", f"most likely root cause: {top['cause']} (explains {len(top['explains'])} of "
-                    f"{len(symptoms)} symptoms)", confidence, {"candidates": rows, "symptoms": symptoms},
-                    trace=trace, used=used)  # fmt: skip
+class SystemsInput(Model):
+    """Inputs of ``systems-thinking`` (the signed links of a causal loop diagram)."""
+
+    links: list[tuple[_Name, _Name, Literal["+", "-"]]] = Field(max_length=MAX_LINKS)
 
 
 def _links(ctx: MethodContext, inputs: dict[str, Any]) -> tuple[list[tuple[str, str, str]], list[str]]:
     raw = inputs.get("links")
     if raw is None:
-        facts = [*ctx.facts(predicate="increases"), *ctx.facts(predicate="decreases")]
+        facts = [*ctx.facts(predicate="increases"), *ctx.facts(predicate="decreases")][:MAX_LINKS]
         signed = [(f.subject, f.object, "+" if f.predicate == "increases" else "-") for f in facts]
         return signed, [f.uid for f in facts]
-    if not isinstance(raw, list):
-        raise fail("systems-thinking", "links", "must be a list of [from, to, '+'|'-']")
+    if not isinstance(raw, list) or len(raw) > MAX_LINKS:
+        raise fail("systems-thinking", "links", f"must be a list of at most {MAX_LINKS:,} [from, to, '+'|'-']")
     links = []
     for i, link in enumerate(raw):
         if not (isinstance(link, list | tuple) and len(link) == 3 and link[2] in ("+", "-")
@@ -186,7 +145,7 @@ def systems_thinking(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcom
             raise fail("systems-thinking", "links", f"{source} -> {target} is given as both + and -")
         graph.add_edge(source, target, sign=sign)
     loops: list[dict[str, Any]] = []
-    for cycle in nx.simple_cycles(graph, length_bound=12):
+    for cycle in nx.simple_cycles(graph, length_bound=MAX_LOOP_LENGTH):
         signs = [graph[a][b]["sign"] for a, b in zip(cycle, [*cycle[1:], cycle[0]], strict=True)]
         negatives = signs.count("-")
         loops.append({"nodes": cycle, "negative_links": negatives,
@@ -210,8 +169,44 @@ def systems_thinking(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcom
         f"{graph.number_of_nodes()} variables, {graph.number_of_edges()} signed links",
         *(f"{'R' if lp['polarity'] == 'reinforcing' else 'B'}: {' -> '.join(lp['nodes'])}" for lp in loops[:10]),
     ]
-    notes = [f"stopped after {MAX_LOOPS} loops"] if len(loops) >= MAX_LOOPS else []
-    return computed("systems-thinking", conclusion, 1.0, value, trace=trace, used=used, notes=notes)
+    cut = f"listed the first {MAX_LOOPS} feedback loops only (there are more)" if len(loops) >= MAX_LOOPS else None
+    widest = max((len(c) for c in nx.strongly_connected_components(graph)), default=0)
+    if cut is None and widest > MAX_LOOP_LENGTH:
+        cut = (f"loops longer than {MAX_LOOP_LENGTH} links were not searched (a strongly connected part has {widest} "
+               "variables)")  # fmt: skip
+    value["complete"] = cut is None
+    return computed("systems-thinking", conclusion, 1.0, value, trace=trace, used=used, partial=cut)
+
+
+DOCS = {
+    "interventional": MethodDoc(
+        confidence=("max(p, 1 - p) for p = P(query | do(..), evidence), exact over the given network: how sure the "
+                    "network is of the query's value under the intervention."),
+        bound=(f"A Boolean network (nodes) is enumerated: at most {MAX_NODES} nodes (2^{MAX_NODES} joint rows); a "
+               f"discrete network (variables) is queried by variable elimination: tables of at most "
+               f"{MAX_FACTOR_CELLS:,} cells, {MAX_WORK_CELLS:,} cells in all; past a bound a one-line error names "
+               "inputs.interventional.network."),
+        inputs=InterventionInput,
+        example={"network": {"nodes": {
+            "Large": {"parents": [], "cpt": {"": 0.49}},
+            "TreatA": {"parents": ["Large"], "cpt": {"T": 0.7668, "F": 0.2437}},
+            "Recovery": {"parents": ["TreatA", "Large"], "cpt": {"T,T": 0.73, "T,F": 0.93, "F,T": 0.69,
+                                                                 "F,F": 0.87}}}},
+            "do": {"TreatA": True}, "query": "Recovery"},
+        extra={"discrete_inputs": "DiscreteInterventionInput: network.variables, do {X: value}, query, query_value"},
+    ),
+    "systems-thinking": MethodDoc(
+        confidence=("1.0: the loops and their polarity are read off the given diagram exactly; a result whose "
+                    "search was cut is marked partial (at most 0.8)."),
+        bound=(f"At most {MAX_LINKS:,} links; loops of at most {MAX_LOOP_LENGTH} links, the first {MAX_LOOPS:,} "
+               "found; a cut search (more loops, or a strongly connected part larger than the loop length) is "
+               "marked partial."),
+        inputs=SystemsInput,
+        example={"links": [["births", "population", "+"], ["population", "births", "+"],
+                           ["population", "deaths", "+"], ["deaths", "population", "-"]]},
+        graph="Without links: increases (+) and decreases (-) facts, subject -> object.",
+    ),
+}  # fmt: skip
 
 
 ENGINES: dict[str, Engine] = {
@@ -222,4 +217,4 @@ ENGINES: dict[str, Engine] = {
     "systems-thinking": systems_thinking,
 }
 
-__all__ = ["ENGINES", "causal", "interventional", "root_cause", "systems_thinking"]
+__all__ = ["DOCS", "ENGINES", "SystemsInput", "causal", "interventional", "root_cause", "systems_thinking"]

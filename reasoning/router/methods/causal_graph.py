@@ -46,23 +46,47 @@ def graph_from(ctx: MethodContext, method: str, inputs: dict[str, Any]) -> tuple
     return graph, used
 
 
-def backdoor_paths(graph: nx.DiGraph[Any], x: str, y: str, limit: int = 50) -> list[list[str]]:
-    """Paths between x and y (ignoring direction) whose first edge points into x."""
-    paths = []
-    for path in nx.all_simple_paths(graph.to_undirected(as_view=True), x, y, cutoff=12):
-        if graph.has_edge(path[1], x):
-            paths.append(list(path))
-            if len(paths) >= limit:
-                break
-    return paths
+def backdoor_paths(graph: nx.DiGraph[Any], x: str, y: str, limit: int = 50,
+                   max_steps: int = 20_000) -> tuple[list[list[str]], bool]:  # fmt: skip
+    """Simple paths between x and y (ignoring direction) whose first edge points into x, at most ``limit`` of them
+    and at most ``max_steps`` search steps (a complete DAG has factorially many); and whether the list is complete.
+
+    Depth-first from each parent of x, never through x again, each path at most 12 edges long.
+    """
+    undirected = graph.to_undirected(as_view=True)
+    paths: list[list[str]] = []
+    steps = 0
+    for parent in sorted(graph.predecessors(x)):
+        stack: list[tuple[list[str], list[str]]] = [([x, parent], sorted(undirected[parent]))]
+        while stack:
+            path, todo = stack[-1]
+            if path[-1] == y:
+                paths.append(list(path))
+                stack.pop()
+                if len(paths) >= limit:
+                    return paths, False
+                continue
+            if not todo or len(path) > 12:
+                stack.pop()
+                continue
+            steps += 1
+            if steps > max_steps:
+                return paths, False
+            node = todo.pop()
+            if node not in path:
+                stack.append(([*path, node], sorted(undirected[node])))
+    return paths, True
 
 
-def backdoor_set(graph: nx.DiGraph[Any], x: str, y: str, latent: Sequence[str] = ()) -> set[str] | None:
+def backdoor_set(graph: nx.DiGraph[Any], x: str | Sequence[str], y: str | Sequence[str],
+                 latent: Sequence[str] = ()) -> set[str] | None:  # fmt: skip
     """A minimal back-door adjustment set (of observed nodes) for the effect of x on y, or None if none exists."""
+    xs, ys = ({x} if isinstance(x, str) else set(x)), ({y} if isinstance(y, str) else set(y))
     cut = graph.copy()
-    cut.remove_edges_from(list(graph.out_edges(x)))
-    allowed = set(graph) - nx.descendants(graph, x) - {x, y} - set(latent)
-    found = nx.find_minimal_d_separator(cut, x, y, restricted=allowed)
+    cut.remove_edges_from([e for n in xs for e in list(graph.out_edges(n))])
+    below = set().union(*(nx.descendants(graph, n) for n in xs))
+    allowed = set(graph) - below - xs - ys - set(latent)
+    found = nx.find_minimal_d_separator(cut, xs, ys, restricted=allowed)
     return None if found is None else set(found)
 
 

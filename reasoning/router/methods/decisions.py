@@ -5,14 +5,20 @@ Table ``{"acts": [..], "states": [..], "payoffs": [[..] per act], "probabilities
 "risk_attitude": "neutral|averse|seeking", "risk_coefficient": r, "hurwicz_alpha": a}``:
 
 - expected monetary value EMV(a) = Σ_s p_s·x(a, s) (needs probabilities);
-- expected utility with exponential utility u(x) = (1 - e^{-r·x/R}) / r (R = the largest |payoff|, so r is
-  scale-free; r > 0 averse, r < 0 seeking, neutral = EMV) and its certainty equivalent;
+- expected utility with exponential utility u(x) = (1 - e^{-r·x/R}) / r (R = ``risk_tolerance`` when given, else
+  the largest |payoff| of the acts no other act dominates, so r is scale-free and adding a dominated act never
+  changes the choice; r > 0 averse, r < 0 seeking, neutral = EMV) and its certainty equivalent;
 - maximax, maximin (Wald), minimax regret (Savage), Hurwicz (a·max + (1-a)·min), Laplace (equal weights).
 
 The choice is by expected utility when probabilities are given, else by minimax regret. Tree
 ``{"tree": node}`` with nodes ``{"decision": name, "options": {label: node}}``, ``{"chance": name,
 "branches": [{"p": .., "node": node}]}`` or ``{"payoff": x}`` is rolled back (chance: expectation, decision:
-best option).
+best option). Trees nest at most :data:`MAX_DEPTH` levels and hold at most :data:`MAX_TREE_NODES` nodes.
+
+Confidence (:func:`margin_confidence`): 1/k when k acts tie for best; otherwise 0.5 + 0.5·min(1, margin / stake),
+the margin of the choice over the best other (undominated) act relative to the largest |payoff| at stake, times
+the share of the classical criteria that agree with the choice (tables). Options within noise of each other
+(100 against 99.99) get about 0.5, never 1.
 """
 
 from __future__ import annotations
@@ -25,8 +31,11 @@ from pydantic import Field, model_validator
 
 from kg.models import Model, Unit
 from reasoning.router.methods.base import MethodContext, MethodOutcome, MissingInputs, computed, fail, validate
+from reasoning.router.methods.docs import MethodDoc
 
 METHOD = "decision-theory"
+#: Nesting levels and nodes of one decision tree.
+MAX_DEPTH, MAX_TREE_NODES = 50, 10_000
 _Label = Annotated[str, Field(min_length=1, max_length=256)]
 _Number = Annotated[float, Field(allow_inf_nan=False)]
 
@@ -41,6 +50,7 @@ class DecisionTable(Model):
     risk_attitude: Literal["neutral", "averse", "seeking"] = "neutral"
     risk_coefficient: float = Field(1.0, gt=0, le=50)
     hurwicz_alpha: Unit = 0.5
+    risk_tolerance: float | None = Field(None, gt=0, le=1e15, allow_inf_nan=False)
 
     @model_validator(mode="after")
     def _shape(self) -> DecisionTable:
@@ -71,6 +81,29 @@ def _inverse(u: float, attitude: str, r: float, scale: float) -> float:
     return float(-scale * math.log(1.0 - k * u) / k)
 
 
+def margin_confidence(values: list[float], stake: float, *, lower_better: bool = False) -> float:
+    """1/k when k values tie for best; else 0.5 + 0.5·min(1, (best - runner-up) / stake)."""
+    ranked = sorted(values, reverse=not lower_better)
+    if len(ranked) < 2:
+        return 1.0
+    tied = sum(1 for v in ranked if v == ranked[0])
+    if tied > 1:
+        return 1.0 / tied
+    margin = abs(ranked[0] - ranked[1])
+    return 0.5 + 0.5 * min(1.0, margin / stake) if stake > 0 else 0.5
+
+
+def undominated(x: np.ndarray) -> list[int]:
+    """Rows of ``x`` that no other row dominates (at least as good in every state, better in one; of equal rows
+    the first is kept)."""
+    keep = []
+    for i in range(len(x)):
+        beaten = any(np.all(x[j] >= x[i]) and (np.any(x[j] > x[i]) or j < i) for j in range(len(x)) if j != i)
+        if not beaten:
+            keep.append(i)
+    return keep
+
+
 def table(data: DecisionTable) -> dict[str, Any]:
     """Every criterion's values and choice for a decision table."""
     x = np.array(data.payoffs, dtype=float)
@@ -96,7 +129,7 @@ def table(data: DecisionTable) -> dict[str, Any]:
         p = np.array(data.probabilities)
         emv = x @ p
         crit["expected_value"] = {"values": dict(zip(acts, emv.tolist(), strict=True)), "choice": pick(emv)}
-        scale = float(np.abs(x).max()) or 1.0
+        scale = data.risk_tolerance or float(np.abs(x[undominated(x)]).max()) or 1.0
         eu = _utility(x, data.risk_attitude, data.risk_coefficient, scale) @ p
         ce = [_inverse(float(u), data.risk_attitude, data.risk_coefficient, scale) for u in eu]
         crit["expected_utility"] = {"risk_attitude": data.risk_attitude, "values": dict(zip(acts, eu.tolist(),
@@ -105,17 +138,38 @@ def table(data: DecisionTable) -> dict[str, Any]:
         crit["evpi"] = {"value": float(x.max(axis=0) @ p - emv.max())}
         chosen_by = "expected_utility"
     return {"criteria": crit, "chosen_by": chosen_by, "choice": crit[chosen_by]["choice"],
-            "regret": regret.tolist()}  # fmt: skip
+            "regret": regret.tolist(), "undominated": [acts[i] for i in undominated(x)]}  # fmt: skip
+
+
+def tree_size(node: Any, method: str) -> int:
+    """Nodes of a decision tree (counted without recursion).
+
+    Raises:
+        InputError: naming ``tree``: deeper than :data:`MAX_DEPTH` levels or more than :data:`MAX_TREE_NODES` nodes.
+    """
+    count, stack = 0, [(node, 1)]
+    while stack:
+        item, level = stack.pop()
+        count += 1
+        if level > MAX_DEPTH:
+            raise fail(method, "tree", f"nests deeper than {MAX_DEPTH} levels")
+        if count > MAX_TREE_NODES:
+            raise fail(method, "tree", f"has more than {MAX_TREE_NODES:,} nodes")
+        if isinstance(item, dict):
+            children = list(item["options"].values()) if isinstance(item.get("options"), dict) else []
+            branches = item.get("branches")
+            children += [b.get("node") for b in branches if isinstance(b, dict)] if isinstance(branches, list) else []
+            stack.extend((child, level + 1) for child in children)
+    return count
 
 
 def rollback(node: Any, method: str, path: str = "tree", depth: int = 0) -> tuple[float, list[str]]:
-    """The value of a decision-tree node and the best policy (``decision: option`` lines).
+    """The value of a decision-tree node and the best policy (``decision: option`` lines); call
+    :func:`tree_size` first (it bounds the depth and size this recursion meets).
 
     Raises:
-        InputError: a node of no known kind, branch probabilities not summing to 1, or a tree too deep.
+        InputError: a node of no known kind, or branch probabilities not summing to 1.
     """
-    if depth > 50:
-        raise fail(method, path, "the tree is deeper than 50 levels")
     if not isinstance(node, dict):
         raise fail(method, path, "must be an object (decision, chance or payoff node)")
     if "payoff" in node:
@@ -148,12 +202,30 @@ def rollback(node: Any, method: str, path: str = "tree", depth: int = 0) -> tupl
     raise fail(method, path, "must have payoff, chance (with branches) or decision (with options)")
 
 
+def _payoffs(node: Any) -> list[float]:
+    found, stack = [], [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if "payoff" in item:
+                found.append(float(item["payoff"]))
+            stack.extend(item["options"].values() if isinstance(item.get("options"), dict) else [])
+            stack.extend(b.get("node") for b in item.get("branches") or [] if isinstance(b, dict))
+    return found or [0.0]
+
+
 def decision_theory(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     """Engine of ``decision-theory``: a decision table or a decision tree."""
     if "tree" in inputs:
-        value, policy = rollback(inputs["tree"], METHOD)
-        return computed(METHOD, f"{policy[0] if policy else 'no decision'} (expected value {value:g})", 1.0,
-                        {"expected_value": value, "policy": policy},
+        tree = inputs["tree"]
+        nodes = tree_size(tree, METHOD)
+        value, policy = rollback(tree, METHOD)
+        confidence = 1.0
+        if isinstance(tree, dict) and isinstance(tree.get("options"), dict):
+            first = [rollback(sub, METHOD)[0] for sub in tree["options"].values()]
+            confidence = margin_confidence(first, max(abs(v) for v in _payoffs(tree)) or 1.0)
+        return computed(METHOD, f"{policy[0] if policy else 'no decision'} (expected value {value:g})", confidence,
+                        {"expected_value": value, "policy": policy, "nodes": nodes},
                         trace=["rolled the tree back: chance nodes by expectation, decision nodes by the best option",
                                *policy])  # fmt: skip
     if "acts" not in inputs:
@@ -162,10 +234,42 @@ def decision_theory(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome
     result = table(data)
     choices = {name: c["choice"] for name, c in result["criteria"].items() if "choice" in c}
     agree = sum(1 for c in choices.values() if c == result["choice"]) / len(choices)
+    x = np.array(data.payoffs, dtype=float)
+    keep = undominated(x)
+    chosen = result["criteria"][result["chosen_by"]]["values"]
+    values = [chosen[data.acts[i]] for i in keep]
+    stake = float(np.abs(x[keep]).max())
+    agree *= margin_confidence(values, stake, lower_better=result["chosen_by"] == "minimax_regret")
     trace = [f"{name}: {c}" for name, c in choices.items()]
     notes = [] if data.probabilities is not None else ["no state probabilities: chose by minimax regret"]
     return computed(METHOD, f"choose {result['choice']} (by {result['chosen_by'].replace('_', ' ')})", agree, result,
                     trace=trace, notes=notes)  # fmt: skip
 
 
-__all__ = ["DecisionTable", "decision_theory", "rollback", "table"]
+DOCS = {
+    METHOD: MethodDoc(
+        confidence=("Table: the share of the classical criteria (maximax, maximin, minimax regret, Hurwicz, Laplace, "
+                    "expected value and utility) that agree with the choice, times 1/k for k tied acts or 0.5 + 0.5 x "
+                    "min(1, margin / stake) (the choice's lead over the best other undominated act relative to the "
+                    "largest |payoff| at stake). Tree: the same margin at the first decision."),
+        bound=(f"Tables of at most 200 acts x 200 states; trees at most {MAX_DEPTH} levels deep and "
+               f"{MAX_TREE_NODES:,} nodes (else a one-line error naming inputs.decision-theory.tree)."),
+        inputs=DecisionTable,
+        example={"acts": ["large plant", "small plant", "do nothing"], "states": ["good market", "poor market"],
+                 "payoffs": [[200000, -180000], [100000, -20000], [0, 0]], "probabilities": [0.5, 0.5]},
+        extra={"tree_inputs": "tree: {decision, options} | {chance, branches: [{p, node}]} | {payoff}"},
+    ),
+}  # fmt: skip
+
+__all__ = [
+    "DOCS",
+    "MAX_DEPTH",
+    "MAX_TREE_NODES",
+    "DecisionTable",
+    "decision_theory",
+    "margin_confidence",
+    "rollback",
+    "table",
+    "tree_size",
+    "undominated",
+]

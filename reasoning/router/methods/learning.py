@@ -40,10 +40,13 @@ from pydantic import Field
 
 from kg.models import MAX_LIST, MemoryQuery, Model
 from reasoning.router.methods.base import MethodContext, MethodOutcome, MissingInputs, computed
-from reasoning.router.methods.fields import parse_inputs
+from reasoning.router.methods.docs import MethodDoc
+from reasoning.router.methods.fields import input_error, parse_inputs
 
 LEARNING, REFLECTION = "learning-to-reason", "reflection"
 DRAWS = 20_000
+#: Distinct methods one learning run compares (DRAWS x methods joint draws); cases and intentions reflection reads.
+MAX_METHODS, MAX_RECORDS = 100, 10_000
 RUN = re.compile(r"^Reasoning \(([a-z][a-z0-9-]*), (?:computed|llm|llm_prompt)\)")
 RUN_TAG = "reasoning"
 OUTCOME_TAGS = {"outcome:success": True, "outcome:failure": False}
@@ -144,6 +147,9 @@ def learning_to_reason(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutc
     extra = [_canonical(m) for m in data.methods]
     if not outcomes and not extra:
         raise MissingInputs(LEARNING, "give inputs.learning-to-reason.outcomes (no stored run outcomes are visible)")
+    distinct = len({o.method for o in outcomes} | set(extra))
+    if distinct > MAX_METHODS:
+        raise input_error(LEARNING, ["outcomes"], f"name {distinct} distinct methods (at most {MAX_METHODS})")
     rows = posteriors(outcomes, data.prior, extra, ctx.rng())
     top = rows[0]
     trace = [f"{len(outcomes)} outcome(s) from {origin}; prior Beta({data.prior.alpha:g}, {data.prior.beta:g})"]
@@ -152,7 +158,7 @@ def learning_to_reason(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutc
     text = (f"prefer {top['method']}: posterior success rate {top['mean']:.3g} "
             f"(95% interval {top['interval'][0]:.2g}-{top['interval'][1]:.2g})")  # fmt: skip
     value = {"methods": rows, "best": top["method"], "prior": data.prior.model_dump(), "outcomes": len(outcomes)}
-    return computed(LEARNING, text, top["p_best"], value, trace=trace, used=used,
+    return computed(LEARNING, text, min(top["p_best"], 1 - 1 / DRAWS), value, trace=trace, used=used,
                     notes=[f"P(best) from {DRAWS} draws seeded with {ctx.seed}"])  # fmt: skip
 
 
@@ -180,18 +186,32 @@ def compare(item: Item) -> dict[str, Any]:
     """Whether the expectation was met, and the gap for numbers."""
     row: dict[str, Any] = {"name": item.name, "expected": item.expected, "actual": item.actual}
     if isinstance(item.expected, bool) or isinstance(item.actual, bool):
-        return row | {"met": bool(item.expected) == bool(item.actual), "gap": None, "relative_gap": None}
+        met = bool(item.expected) == bool(item.actual)
+        return row | {"met": met, "gap": None, "relative_gap": None, "shortfall": None}
     gap = item.actual - item.expected
     met = gap >= 0 if item.better == "higher" else gap <= 0
     relative = round(gap / abs(item.expected), 9) if item.expected else None
-    return row | {"met": met, "gap": round(gap, 9), "relative_gap": relative, "better": item.better}
+    # the size of a miss relative to the larger of target and outcome, 0..1: defined for a target of 0 too
+    # (defects 0 -> 5 is a shortfall of 1.0, revenue 100 -> 80 one of 0.2)
+    scale = max(abs(item.expected), abs(item.actual))
+    shortfall = 0.0 if met or scale == 0 else round(abs(gap) / scale, 9)
+    return row | {
+        "met": met,
+        "gap": round(gap, 9),
+        "relative_gap": relative,
+        "shortfall": shortfall,
+        "better": item.better,
+    }
 
 
-def graph_items(ctx: MethodContext) -> tuple[list[tuple[Item, str, str]], list[str]]:
-    """(item, source kind, uid) from the visible cases and intentions, and the lessons of failed cases."""
+def graph_items(ctx: MethodContext) -> tuple[list[tuple[Item, str, str]], list[str], bool]:
+    """(item, source kind, uid) from the visible cases and intentions, the lessons of failed cases, and whether
+    either list was cut at :data:`MAX_RECORDS`."""
     found: list[tuple[Item, str, str]] = []
     lessons: list[str] = []
-    for case in ctx.cases():
+    cases = ctx.cases(limit=MAX_RECORDS)
+    intentions = ctx.nodes("intention", limit=MAX_RECORDS)
+    for case in cases:
         label = (case.solution.actions[0] if case.solution.actions else case.situation.context or case.uid)[:200]
         found.append((Item(name=f"{label}: success", expected=True, actual=case.outcome.success), "case", case.uid))
         metrics = case.outcome.metrics
@@ -204,13 +224,13 @@ def graph_items(ctx: MethodContext) -> tuple[list[tuple[Item, str, str]], list[s
         if not case.outcome.success:
             lessons += case.outcome.lessons
     now = ctx.workspace.clock.now() if ctx.workspace is not None else None
-    for node in ctx.nodes("intention", limit=100_000):
+    for node in intentions:
         overdue = node.deadline is not None and now is not None and node.deadline < now
         if node.status in ("completed", "dropped") or (node.status in ("active", "suspended") and overdue):
             actual = node.status == "completed"
             label = f"{node.content[:200]}: " + ("overdue" if node.status not in ("completed", "dropped") else "done")
             found.append((Item(name=label, expected=True, actual=actual), "intention", node.uid))
-    return found, list(dict.fromkeys(lessons))
+    return found, list(dict.fromkeys(lessons)), MAX_RECORDS in (len(cases), len(intentions))
 
 
 def reflection(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
@@ -220,8 +240,10 @@ def reflection(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     if data.items is not None:
         rows = [compare(item) for item in data.items]
         used: list[str] = []
+        cut = None
     else:
-        found, lessons = graph_items(ctx)
+        found, lessons, cut_off = graph_items(ctx)
+        cut = f"read the first {MAX_RECORDS:,} cases and intentions only (MAX_RECORDS)" if cut_off else None
         if not found:
             raise MissingInputs(REFLECTION, "give inputs.reflection.items (no cases or finished or overdue "
                                             "intentions are visible)")  # fmt: skip
@@ -229,8 +251,8 @@ def reflection(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
         used = [uid for _, _, uid in found]
     met = sum(1 for r in rows if r["met"])
     misses = [r for r in rows if not r["met"]]
-    numeric = [r for r in misses if r["relative_gap"] is not None]
-    worst = max(numeric, key=lambda r: abs(r["relative_gap"])) if numeric else (misses[0] if misses else None)
+    numeric = [r for r in misses if r["shortfall"] is not None]
+    worst = max(numeric, key=lambda r: r["shortfall"]) if numeric else (misses[0] if misses else None)
     text = f"{met} of {len(rows)} expectation(s) met ({met / len(rows):.0%})"
     if worst is not None:
         text += f"; largest shortfall: {worst['name']}"
@@ -238,7 +260,44 @@ def reflection(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
              for r in rows[:50]]  # fmt: skip
     value = {"items": rows, "met": met, "missed": len(misses), "rate": round(met / len(rows), 9),
              "largest_shortfall": worst, "lessons": lessons}  # fmt: skip
-    return computed(REFLECTION, text, 1.0, value, trace=trace, used=used)
+    return computed(REFLECTION, text, 1.0, value, trace=trace, used=used, partial=cut)
 
 
-__all__ = ["LEARNING", "REFLECTION", "Item", "Outcome", "compare", "learning_to_reason", "posteriors", "reflection"]
+DOCS = {
+    LEARNING: MethodDoc(
+        confidence=(f"P(best): the probability that the preferred method has the highest success rate under the Beta "
+                    f"posteriors, estimated from {DRAWS:,} seeded joint draws (so at most 1 - 1/{DRAWS:,})."),
+        bound=(f"At most {MAX_LIST * 10:,} outcomes and {MAX_METHODS} distinct methods ({DRAWS:,} draws per "
+               "method); stored runs from the cases and memory items the agent can read."),
+        inputs=LearningInput,
+        example={"outcomes": [{"method": "bayesian", "success": True}, {"method": "bayesian", "success": True},
+                              {"method": "bayesian", "success": False}, {"method": "causal", "success": False}],
+                 "methods": ["causal"]},
+        graph=("Cases written by 'reason --store case' (action 'Reasoning (<method>, <kind>)' and their success) and "
+               "memory items tagged reasoning, <method> and outcome:success|failure."),
+    ),
+    REFLECTION: MethodDoc(
+        confidence=("1.0: an exact tally of the expectations met; marked partial (at most 0.8) when the graph "
+                    "held more cases or intentions than were read."),
+        bound=(f"At most {MAX_LIST * 10:,} items; from the graph the first {MAX_RECORDS:,} cases and "
+               f"{MAX_RECORDS:,} intentions (more: partial)."),
+        inputs=ReflectionInput,
+        example={"items": [{"name": "revenue", "expected": 100, "actual": 80},
+                           {"name": "defects", "expected": 0, "actual": 5, "better": "lower"},
+                           {"name": "on time", "expected": True, "actual": False}]},
+        graph=("Cases (expected: success; metrics expected_<m> or target_<m> against <m>) and intentions "
+               "(completed met, dropped not, active or suspended past their deadline overdue)."),
+    ),
+}  # fmt: skip
+
+__all__ = [
+    "DOCS",
+    "LEARNING",
+    "REFLECTION",
+    "Item",
+    "Outcome",
+    "compare",
+    "learning_to_reason",
+    "posteriors",
+    "reflection",
+]

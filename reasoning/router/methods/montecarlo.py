@@ -25,10 +25,13 @@ from pydantic import Field
 
 from kg.models import Model
 from reasoning.router.methods.base import MethodContext, MethodOutcome, MissingInputs, computed, fail, validate
+from reasoning.router.methods.docs import MethodDoc
 
 METHOD = "monte-carlo"
 MAX_SAMPLES = 1_000_000
 MAX_DRAWS = 5_000_000
+#: Syntax-tree levels one formula may nest; the largest Poisson mean (numpy refuses larger ones).
+MAX_DEPTH, MAX_LAM = 100, 1e15
 Z95 = 1.959963984540054
 
 _Number = Annotated[float, Field(allow_inf_nan=False)]
@@ -44,7 +47,7 @@ class Distribution(Model):
     high: _Number = 1.0
     mode: _Number | None = None
     p: Annotated[float, Field(ge=0, le=1)] = 0.5
-    lam: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 1.0
+    lam: Annotated[float, Field(ge=0, le=MAX_LAM, allow_inf_nan=False)] = 1.0
     value: _Number = 0.0
 
 
@@ -64,6 +67,16 @@ _CMP = {ast.Lt: np.less, ast.LtE: np.less_equal, ast.Gt: np.greater, ast.GtE: np
         ast.NotEq: np.not_equal}  # fmt: skip
 
 
+def depth(tree: ast.AST) -> int:
+    """How deeply the syntax tree nests (counted without recursion)."""
+    deepest, stack = 0, [(tree, 1)]
+    while stack:
+        node, level = stack.pop()
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in ast.iter_child_nodes(node))
+    return deepest
+
+
 def evaluate(formula: str, env: dict[str, np.ndarray], method: str = METHOD) -> np.ndarray:
     """The formula evaluated element-wise over ``env`` (parsed with :mod:`ast`, only the allowed nodes).
 
@@ -74,6 +87,10 @@ def evaluate(formula: str, env: dict[str, np.ndarray], method: str = METHOD) -> 
         tree = ast.parse(formula, mode="eval")
     except SyntaxError as exc:
         raise fail(method, "formula", f"is not a valid expression ({exc.msg})") from None
+    except (RecursionError, MemoryError):
+        raise fail(method, "formula", f"is nested too deeply (at most {MAX_DEPTH} levels)") from None
+    if depth(tree) > MAX_DEPTH:
+        raise fail(method, "formula", f"is nested too deeply (at most {MAX_DEPTH} levels)")
 
     def walk(node: ast.AST) -> Any:  # noqa: PLR0911 - one return per allowed kind of node
         if isinstance(node, ast.Expression):
@@ -160,7 +177,9 @@ def monte_carlo(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     value: dict[str, Any] = {"mean": mean, "sd": sd, "ci95": [mean - half, mean + half], "percentiles": pct,
                              "samples": n, "finite_samples": int(finite.size), "seed": ctx.seed}  # fmt: skip
     conclusion = f"mean {mean:.6g} (95% CI {mean - half:.6g} to {mean + half:.6g}) over {n} samples"
-    confidence = 1.0 - min(1.0, half / abs(mean)) if mean else 0.5
+    # sampling precision: 1 - the 95% half-width in units of the outcome's spread (1 - 1.96/sqrt(n)); the scale of
+    # the mean plays no part (a mean near 0 can be estimated precisely), and 100 samples never give more than 0.8
+    confidence = (1.0 - min(1.0, half / sd) if sd > 0 else 1.0) * finite.size / n
     if data.threshold is not None:
         hits = int((finite > data.threshold).sum())
         low, high = wilson(hits, int(finite.size))
@@ -174,4 +193,19 @@ def monte_carlo(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
                     notes=notes)  # fmt: skip
 
 
-__all__ = ["MonteCarloInput", "evaluate", "monte_carlo", "wilson"]
+DOCS = {
+    METHOD: MethodDoc(
+        confidence=("Sampling precision: 1 - (95% half-width of the mean / the outcome's standard deviation) = "
+                    "1 - 1.96/√n, times the share of samples that gave a finite value (0.80 at 100 samples, 0.98 at "
+                    "10,000). The scale of the mean plays no part; 1.0 only for an outcome with no spread."),
+        bound=(f"At most {MAX_SAMPLES:,} samples and {MAX_DRAWS:,} draws (samples x variables); formulas of at "
+               f"most 2,000 characters nesting at most {MAX_DEPTH} levels; Poisson means at most {MAX_LAM:g}; "
+               "past a bound a one-line error names the field."),
+        inputs=MonteCarloInput,
+        example={"variables": {"demand": {"dist": "normal", "mean": 1000, "sd": 200},
+                               "price": {"dist": "uniform", "low": 8, "high": 12}},
+                 "formula": "demand * price - 6000", "samples": 10000, "threshold": 0},
+    ),
+}  # fmt: skip
+
+__all__ = ["DOCS", "MonteCarloInput", "evaluate", "monte_carlo", "wilson"]

@@ -3,41 +3,40 @@
 bayesian (``inputs.bayesian``), one of:
 
 - ``{"network": {"nodes": {NAME: {"parents": [..], "cpt": {"": p} | {"T,F": p, ..}}}}, "evidence": {NAME: bool},
-  "query": NAME}`` -> ``value.probability`` = P(query = true | evidence), exact (:mod:`.bayes_net`);
-  confidence max(p, 1 - p): how sure the network is of the query's value;
+  "query": NAME}`` -> ``value.probability`` = P(query = true | evidence), exact by enumeration (:mod:`.bayes_net`,
+  Boolean variables, at most ``MAX_NODES`` of them); confidence max(p, 1 - p);
+- ``{"network": {"variables": {NAME: {"values": [..], "parents": [..], "cpt": {ROW: [..]}}}}, "evidence":
+  {NAME: value}, "query": NAME}`` -> ``value.distribution`` = P(query | evidence) over its values, by variable
+  elimination (:mod:`.discrete`: multi-valued variables, larger networks within its cell budget); confidence =
+  the probability of the most probable value;
 - ``{"hypotheses": [{"label", "prior", "evidence": [{"p_given_h", "p_given_not_h"}]}]}`` -> sequential updates;
 - ``{"fact": uid | "S P O", "evidence": [..]}`` -> the update of a fact of the agent's graph, prior = its
   confidence (``used`` names the fact).
 
-expected-utility: ``{"options": [{"name", "outcomes": [{"probability", "utility"}]}]}`` (confidence 1 / number
-of options tied for best). info-theory: ``{"distribution": {outcome: p}}`` -> ``value.entropy_bits``; with
-``"joint": {"x,y": p}`` also ``value.mutual_information_bits``; ``{"examples": [{..}], "target": attr}`` ->
-the information gain of asking each other attribute (ID3); ``{"distribution", "questions": {name:
-{answer: [outcomes]}}}`` -> the expected information gain of each question. From the agent's graph:
-``{"subject", "predicate"}`` -> the distribution over the objects of those facts (weighted by confidence);
-``{"target": predicate}`` without examples -> one example per subject with that predicate (its facts as
-attributes). decision-theory and monte-carlo
-live in :mod:`.decisions` and :mod:`.montecarlo`.
+expected-utility: ``{"options": [{"name", "outcomes": [{"probability", "utility"}]}]}``. info-theory, decision-theory
+and monte-carlo live in :mod:`.info_theory`, :mod:`.decisions` and :mod:`.montecarlo`.
 """
 
 from __future__ import annotations
 
-import math
-from collections import Counter, defaultdict
 from typing import Annotated, Any
 
 from pydantic import Field
 
 from kg.errors import InputError, NotFoundError
-from kg.models import Model, Unit
+from kg.models import MAX_LIST, Model
 from reasoning.router.methods.base import Engine, MethodContext, MethodOutcome, MissingInputs, computed, fail, validate
-from reasoning.router.methods.bayes_net import BayesNetwork, check_network, probability
-from reasoning.router.methods.decisions import decision_theory
+from reasoning.router.methods.bayes_net import MAX_NODES, BayesNetwork, check_network, probability
+from reasoning.router.methods.decisions import decision_theory, margin_confidence
+from reasoning.router.methods.discrete import MAX_VALUES, MAX_VARIABLES, DiscreteNetwork, compile_network, query
+from reasoning.router.methods.docs import MethodDoc
+from reasoning.router.methods.factors import MAX_FACTOR_CELLS, MAX_WORK_CELLS, Budget
+from reasoning.router.methods.info_theory import info_theory
 from reasoning.router.methods.montecarlo import monte_carlo
-from reasoning.router.updates import Evidence, bayesian_update, decide, hypothesis_from_fact
+from reasoning.router.updates import DecisionInput, Evidence, bayesian_update, decide, hypothesis_from_fact
 
-TOLERANCE = 1e-6
 _Name = Annotated[str, Field(min_length=1, max_length=64)]
+_Value = Annotated[str, Field(min_length=1, max_length=64)] | int | bool
 
 
 class NetworkQuery(Model):
@@ -46,6 +45,45 @@ class NetworkQuery(Model):
     network: BayesNetwork
     evidence: dict[_Name, bool] = Field(default_factory=dict)
     query: _Name
+
+
+class DiscreteQuery(Model):
+    """``bayesian`` over a discrete network (multi-valued variables)."""
+
+    network: DiscreteNetwork
+    evidence: dict[_Name, _Value] = Field(default_factory=dict)
+    query: _Name
+
+
+def _discrete(data: DiscreteQuery) -> MethodOutcome:
+    net = compile_network(data.network, "bayesian")
+    evidence = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in data.evidence.items()}
+    if data.query not in net.domains:
+        raise fail("bayesian", "query", f"unknown variable {data.query!r}")
+    for name, val in evidence.items():
+        if name not in net.domains:
+            raise fail("bayesian", f"evidence.{name}", f"unknown variable {name!r}")
+        if val not in net.domains[name]:
+            raise fail("bayesian", f"evidence.{name}", f"{val!r} is not a value of {name} ({net.domains[name][:10]})")
+    if data.query in evidence:
+        raise fail("bayesian", "query", "is also given as evidence")
+    budget = Budget("bayesian", "network")
+    posterior = query(net, [data.query], evidence, budget)
+    if posterior is None:
+        raise fail("bayesian", "evidence", "has probability 0 in the network: nothing to condition on")
+    prior = query(net, [data.query], {}, budget)
+    values = net.domains[data.query]
+    dist = dict(zip(values, posterior.table.tolist(), strict=True))
+    best = max(values, key=lambda v: dist[v])
+    shown = ", ".join(f"{k} = {v}" for k, v in evidence.items()) or "no evidence"
+    value = {"distribution": dist, "most_probable": best, "query": data.query, "evidence": evidence,
+             "prior": dict(zip(values, prior.table.tolist(), strict=True)) if prior else None,
+             "table_cells": budget.spent}  # fmt: skip
+    return computed("bayesian", f"{data.query} = {best} is the most probable: P({data.query} = {best} | {shown}) = "
+                    f"{dist[best]:.4f}", dist[best], value,
+                    trace=[f"checked the network: {len(net.order)} variables", "variable elimination (min-weight "
+                           f"order): {budget.spent:,} table cells", *(f"P({data.query} = {v} | {shown}) = {dist[v]:.4f}"
+                                                                      for v in values[:20])])  # fmt: skip
 
 
 def _fmt(evidence: dict[str, bool]) -> str:
@@ -99,6 +137,8 @@ def _fact(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
 def bayesian(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     """Engine of ``bayesian``."""
     if "network" in inputs:
+        if isinstance(inputs["network"], dict) and "variables" in inputs["network"]:
+            return _discrete(validate(DiscreteQuery, inputs, "bayesian"))
         return _network(validate(NetworkQuery, inputs, "bayesian"))
     if "fact" in inputs:
         return _fact(ctx, inputs)
@@ -124,136 +164,51 @@ def expected_utility(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcom
         raise fail("expected-utility", exc.field, exc.rule) from None
     best = next(o for o in result.options if o.name == result.best)
     notes = [f"tie for best: {', '.join(result.tied_best)}"] if len(result.tied_best) > 1 else []
+    top = result.ranking[:2]
+    options = DecisionInput.model_validate(inputs).options  # decide() checked them
+    stake = max(abs(o.utility) for option in options if option.name in top for o in option.outcomes)
+    confidence = margin_confidence([o.expected_utility for o in result.options], stake)
     return computed("expected-utility", f"choose {result.best} (expected utility {best.expected_utility:.6g})",
-                    1.0 / len(result.tied_best), result.model_dump(mode="json"),
+                    confidence, result.model_dump(mode="json"),
                     trace=[f"EU({o.name}) = {o.expected_utility:.6g}" for o in result.options],
                     notes=notes)  # fmt: skip
 
 
-# ---------------------------------------------------------------------------------------------- info-theory
+def _monty_hall() -> dict[str, Any]:
+    doors = ["1", "2", "3"]
+    host = {f"{car},{pick}": [0.0 if h in (car, pick) else 1.0 / len({*doors} - {car, pick}) for h in doors]
+            for car in doors for pick in doors}  # fmt: skip
+    uniform = {"": [1 / 3, 1 / 3, 1 / 3]}
+    return {"network": {"variables": {"Car": {"values": doors, "cpt": uniform},
+                                      "Pick": {"values": doors, "cpt": uniform},
+                                      "Host": {"values": doors, "parents": ["Car", "Pick"], "cpt": host}}},
+            "evidence": {"Pick": "1", "Host": "3"}, "query": "Car"}  # fmt: skip
 
 
-class InfoInput(Model):
-    """``info-theory`` inputs (see the module docstring)."""
-
-    distribution: dict[Annotated[str, Field(max_length=256)], Unit] | None = None
-    joint: dict[Annotated[str, Field(max_length=512)], Unit] | None = None
-    questions: dict[Annotated[str, Field(max_length=256)], dict[str, list[str]]] | None = None
-    examples: list[dict[str, Any]] | None = Field(None, max_length=100_000)
-    target: str | None = None
-    subject: str | None = None
-    predicate: str | None = None
-
-
-def _from_graph(ctx: MethodContext, data: InfoInput) -> tuple[InfoInput, list[str]]:
-    """Without explicit inputs: a distribution over the objects of (subject, predicate) facts, weighted by
-    confidence; or, for a target predicate, examples (one per subject having it: its predicate -> object)."""
-    if data.distribution is None and data.subject and data.predicate:
-        facts = ctx.facts(subject=data.subject, predicate=data.predicate)
-        total = math.fsum(f.confidence for f in facts)
-        if total > 0:
-            weights: dict[str, float] = defaultdict(float)
-            for fact in facts:
-                weights[fact.object] += fact.confidence / total
-            return data.model_copy(update={"distribution": dict(weights)}), [f.uid for f in facts]
-    if data.examples is None and data.target:
-        rows: dict[str, dict[str, Any]] = defaultdict(dict)
-        used = []
-        for fact in ctx.facts():
-            rows[fact.subject][fact.predicate] = fact.object
-            used.append(fact.uid)
-        examples = [row for row in rows.values() if data.target in row]
-        if any(len(row) > 1 for row in examples):  # something to ask besides the target
-            return data.model_copy(update={"examples": examples}), used
-    return data, []
-
-
-def _check_sum(values: dict[str, float], path: str) -> None:
-    total = math.fsum(values.values())
-    if not values or abs(total - 1.0) > TOLERANCE:
-        raise fail("info-theory", path, f"probabilities must sum to 1 (± 1e-6), got {total:.6g}")
-
-
-def _bits(probabilities: list[float]) -> float:
-    from scipy.stats import entropy  # noqa: PLC0415 - scipy.stats takes ~1 s to import: only when used
-
-    return float(entropy(probabilities, base=2)) if any(probabilities) else 0.0
-
-
-def _mutual(joint: dict[str, float]) -> dict[str, float]:
-    px: dict[str, float] = defaultdict(float)
-    py: dict[str, float] = defaultdict(float)
-    for key, p in joint.items():
-        parts = key.split(",")
-        if len(parts) != 2:
-            raise fail("info-theory", f"joint.{key}", "keys must read 'x,y'")
-        px[parts[0].strip()] += p
-        py[parts[1].strip()] += p
-    hx, hy, hxy = _bits(list(px.values())), _bits(list(py.values())), _bits(list(joint.values()))
-    return {"entropy_x_bits": hx, "entropy_y_bits": hy, "joint_entropy_bits": hxy,
-            "conditional_x_given_y_bits": hxy - hy, "conditional_y_given_x_bits": hxy - hx,
-            "mutual_information_bits": max(0.0, hx + hy - hxy)}  # fmt: skip
-
-
-def _gains(examples: list[dict[str, Any]], target: str) -> dict[str, float]:
-    labels = [str(e.get(target)) for e in examples]
-    base = _bits([c / len(labels) for c in Counter(labels).values()])
-    attributes = sorted({k for e in examples for k in e} - {target})
-    gains = {}
-    for attribute in attributes:
-        split: dict[str, list[str]] = defaultdict(list)
-        for example, label in zip(examples, labels, strict=True):
-            split[str(example.get(attribute))].append(label)
-        rest = sum(len(v) / len(labels) * _bits([c / len(v) for c in Counter(v).values()]) for v in split.values())
-        gains[attribute] = base - rest
-    return gains
-
-
-def info_theory(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
-    """Engine of ``info-theory``."""
-    data, used = _from_graph(ctx, validate(InfoInput, inputs, "info-theory"))
-    value: dict[str, Any] = {}
-    trace: list[str] = []
-    conclusion = ""
-    if data.examples is not None:
-        if not data.target or not data.examples:
-            raise fail("info-theory", "target", "examples need a target attribute (and at least one example)")
-        gains = _gains(data.examples, data.target)
-        if not gains:
-            raise fail("info-theory", "examples", "have no attribute besides the target")
-        best = max(gains, key=lambda k: gains[k])
-        value["information_gain_bits"] = gains
-        value["best_question"] = best
-        trace.append(f"H({data.target}) minus the expected entropy after splitting on each attribute")
-        conclusion = f"ask {best} first (information gain {gains[best]:.3f} bits)"
-    if data.distribution is not None:
-        _check_sum(data.distribution, "distribution")
-        h = _bits(list(data.distribution.values()))
-        value["entropy_bits"] = h
-        trace.append(f"H = -Σ p log2 p over {len(data.distribution)} outcomes = {h:.4f} bits")
-        conclusion = conclusion or f"entropy {h:.4f} bits"
-        if data.questions:
-            gains = {}
-            for name, answers in data.questions.items():
-                covered = [o for outcomes in answers.values() for o in outcomes]
-                if sorted(covered) != sorted(data.distribution):
-                    raise fail("info-theory", f"questions.{name}", "answers must partition the outcomes exactly")
-                mass = [math.fsum(data.distribution[o] for o in outcomes) for outcomes in answers.values()]
-                after = math.fsum(m * _bits([data.distribution[o] / m for o in outcomes])
-                                  for m, outcomes in zip(mass, answers.values(), strict=True) if m > 0)  # fmt: skip
-                gains[name] = h - after
-            best = max(gains, key=lambda k: gains[k])
-            value["information_gain_bits"], value["best_question"] = gains, best
-            conclusion = f"ask {best} (expected information gain {gains[best]:.4f} of {h:.4f} bits)"
-    if data.joint is not None:
-        _check_sum(data.joint, "joint")
-        value.update(_mutual(data.joint))
-        trace.append("I(X;Y) = H(X) + H(Y) - H(X,Y)")
-        mi = value["mutual_information_bits"]
-        conclusion = (conclusion + "; " if conclusion else "") + f"mutual information {mi:.4f} bits"
-    if not value:
-        raise MissingInputs("info-theory", "give inputs.info-theory.distribution, joint, or examples with target")
-    return computed("info-theory", conclusion, 1.0, value, trace=trace, used=used)
+DOCS = {
+    "bayesian": MethodDoc(
+        confidence=("The posterior probability of the conclusion: of the most probable value of the query "
+                    "(discrete network), max(p, 1 - p) (Boolean network), or of the most probable hypothesis."),
+        bound=(f"Boolean networks (nodes) are enumerated: at most {MAX_NODES} nodes. Discrete networks (variables) "
+               f"use variable elimination: at most {MAX_VARIABLES} variables of at most {MAX_VALUES} values, tables "
+               f"of at most {MAX_FACTOR_CELLS:,} cells and {MAX_WORK_CELLS:,} cells in all (a network too densely "
+               "connected gets a one-line error naming inputs.bayesian.network)."),
+        inputs=DiscreteQuery,
+        example=_monty_hall(),
+        graph="With fact (a uid or 'S P O') and evidence: the fact's confidence is the prior.",
+        extra={"other_inputs": "network.nodes (Boolean); hypotheses [{label, prior, evidence}]; fact + evidence"},
+    ),
+    "expected-utility": MethodDoc(
+        confidence=("1/k when k options tie for the best expected utility; otherwise 0.5 + 0.5 x min(1, margin / "
+                    "stake): the best option's lead over the runner-up relative to the largest |utility| of the "
+                    "two. Options within noise of each other (100 vs 99.99) get about 0.5."),
+        bound=f"At most {MAX_LIST:,} options of at most {MAX_LIST:,} outcomes each (linear work).",
+        inputs=DecisionInput,
+        example={"options": [{"name": "launch", "outcomes": [{"probability": 0.6, "utility": 100},
+                                                             {"probability": 0.4, "utility": -50}]},
+                             {"name": "wait", "outcomes": [{"probability": 1.0, "utility": 10}]}]},
+    ),
+}  # fmt: skip
 
 
 ENGINES: dict[str, Engine] = {
@@ -264,4 +219,4 @@ ENGINES: dict[str, Engine] = {
     "monte-carlo": monte_carlo,
 }
 
-__all__ = ["ENGINES", "bayesian", "expected_utility", "info_theory"]
+__all__ = ["DOCS", "ENGINES", "bayesian", "expected_utility", "info_theory"]
