@@ -16,16 +16,17 @@ from cli.tools.cases import cases_of
 from cli.tools.owl_rl import MAX_LISTED, OwlCommandContext, OwlRlResult
 from cli.tools.registry import run
 from kg.errors import InputError
+from kg.limits import read_text_bounded
 from reasoning.cases import StoredCase
 from reasoning.cbr import RetrievalResult
-from reasoning.router import AUTO, RouterResult, canonical, engine_kind, list_methods
+from reasoning.router import AUTO, RouterResult, canonical, docgen, engine_kind, list_methods
 
 _OWN = ("agent_id", "created_at")  # set by mabos, never read from a case file
 
 
 def _read_mapping(path: Path, field: str) -> dict[str, Any]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text_bounded(path, field)  # at most 100 MB, read in chunks (never /dev/zero to the end)
         data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, yaml.YAMLError) as exc:
         raise InputError(field, f"{path} is not readable JSON or YAML ({type(exc).__name__})") from None
@@ -212,10 +213,43 @@ def run_(out: Session, *, agent: str, problem: str, method: str | None, auto: bo
         human.append(render.note(result.fusion.summary))
     if result.tie_break:
         human.append(render.note(result.tie_break))
+    if result.router != "explicit":
+        human += [render.note(f"chosen by {result.router}: {m}: {why}") for m, why in result.why.items()]
+    for m, template in result.templates.items():
+        filling = json.dumps(template["inputs"])
+        human += [render.note(f"{m} needs inputs; missing: {'; '.join(template['missing'])} (template from "
+                              f"{template['source']})"),
+                  render.note(f"inputs to fill (save as inputs.json, then: {template['rerun']}):\n{filling}"),
+                  render.note("prompt for an LLM (--json: results[].value.fill_prompt): "
+                              + next(r.value["fill_prompt"] for r in result.results if r.method == m))]  # fmt: skip
     human += [render.note(f"{m}: {text}") for m, text in result.narration.items()]
     human += [render.done(f"stored {s['kind']} {s['uid']} in {s['scope']}") for s in result.stored]
     human += [render.note(n) for r in result.results for n in r.notes] + [render.note(n) for n in result.notes]
     out.emit(result, *human)
+
+
+@reason_group.command("docs", help=example(
+    "Regenerate the generated part of docs/reasoning-methods.md (the catalogue, its counts, and each method's "
+    "confidence meaning, work bound, inputs and example) from the catalogue and the methods' MethodDoc tables; "
+    "--check writes nothing and fails when the page is stale.",
+    "mabos reason docs --check --out docs/reasoning-methods.md",
+))  # fmt: skip
+@click.option("--out", "path", type=click.Path(dir_okay=False, path_type=Path),
+              default=Path("docs/reasoning-methods.md"), show_default=True, help="The page to update.")  # fmt: skip
+@click.option("--check", is_flag=True, help="Write nothing; fail (exit 1) when the page differs.")
+@mabos_options
+def docs_(out: Session, *, path: Path, check: bool) -> None:
+    if not path.is_file():
+        raise InputError("--out", f"{path} does not exist (the page holds the generated block's markers)")
+    current = path.read_text(encoding="utf-8")
+    text = docgen.render(current)
+    changed = text != current
+    if check and changed:
+        raise InputError("--out", f"{path} is stale: run 'mabos reason docs --out {path}'")
+    if changed and not check:
+        path.write_text(text, encoding="utf-8")
+    result = {"path": str(path), "changed": changed}
+    out.emit(result, render.done(f"{'Wrote' if changed else 'Up to date'}: {path}"))
 
 
 class MethodRow(BaseModel):

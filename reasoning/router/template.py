@@ -56,21 +56,21 @@ def build(method_id: str, given: dict[str, Any] | None, extraction: Extraction |
         return Template(method, copy.deepcopy(extraction.template), list(extraction.missing), graph, "problem text")
     if doc is not None and doc.example is not None:
         filled = {**copy.deepcopy(doc.example), **(given or {})}
-        missing = [f"{name} (the example's value is a placeholder: replace it)" for name in required_fields(doc)
-                   if not (given or {}).get(name)] or [needed]  # fmt: skip
-        return Template(method, filled, missing, graph, "docs example")
+        missing = [name for name in required_fields(doc) if not (given or {}).get(name)] or [needed]
+        return Template(method, filled, missing, graph, "the documented example: replace its values with yours")
     return Template(method, dict(given or {}), [needed], graph, "engine message (no documented example yet)")
 
 
 def fill_prompt(problem: str, template: Template) -> str:
     """A short prompt asking an LLM caller to fill ``template`` from ``problem``."""
     spec = get_method(template.method)
-    body = json.dumps(template.inputs, indent=1, sort_keys=True, default=str)
+    body = json.dumps(template.inputs, default=str)
     missing = "; ".join(template.missing)
     return (
         f"Fill the inputs of the reasoning method {spec.id!r} ({spec.description}) from the problem below. "
-        f"Missing: {missing}. Keep the JSON shape; use only numbers the problem states or you can justify, and "
-        f"say which you assumed.\n\nProblem:\n{problem.strip() or '(none)'}\n\nInputs (JSON):\n{body}\n\n"
+        f"Missing: {missing} (values shown come from {template.source}). Keep the JSON shape; use only numbers "
+        f"the problem states or you can justify, and say which you assumed.\n\n"
+        f"Problem:\n{problem.strip() or '(none)'}\n\nInputs (JSON):\n{body}\n\n"
         f"Reply with the JSON only; it is run with: mabos reason --agent <id> --method {spec.id} --inputs FILE"
     )
 

@@ -159,3 +159,35 @@ def test_infer_forward_is_bounded_and_paged_on_the_command_line(ready: Mabos) ->
     assert len(rest["derived"]) == 15 and rest["next_offset"] is None
     human = ready.ok("infer", "forward", *A, "--max-iterations", "100", "--max-derived", "40", "--limit", "25").stdout
     assert "stopped by max_derived" in human and "--offset 25" in human and "incomplete" in human
+
+
+def test_reason_auto_reads_the_question(ready: Mabos, tmp_path: Path) -> None:
+    """Issue 31: a plain question gets a method, why, and the inputs to fill, or a result computed from its numbers."""
+    facts(ready)  # two unrelated facts: nothing may be "computed" from them
+    germany = ready.json("reason", *A, "--auto", "--uncertainty", "high", "Should we enter Germany?")
+    [result] = germany["results"]
+    assert germany["router"] == "classification" and germany["methods"] == ["decision-theory"]
+    assert result["kind"] == "llm_prompt" and result["confidence"] == 0.0
+    template = germany["templates"]["decision-theory"]
+    assert set(template["missing"]) == {"acts", "states", "payoffs"} and "decision-theory" in template["inputs"]
+    path = tmp_path / "inputs.json"
+    path.write_text(json.dumps(template["inputs"]), encoding="utf-8")  # the template as given runs
+    filled = ready.json("reason", *A, "--method", "decision-theory", "--inputs", str(path))
+    assert filled["results"][0]["kind"] == "computed"
+    human = ready.ok("reason", *A, "--auto", "--uncertainty", "high", "Should we enter Germany?").stdout
+    assert "missing: acts; states; payoffs" in human and "prompt for an LLM" in human
+    spam = ready.json("reason", *A, "--auto", "A spam filter flags 90% of spam and 2% of legitimate mail; 30% of "
+                      "mail is spam. An email was flagged: what is the chance it is spam?")  # fmt: skip
+    assert spam["router"] == "text" and spam["results"][0]["kind"] == "computed"
+    assert abs(spam["results"][0]["value"]["probability"] - 0.27 / 0.284) < 1e-9
+
+
+def test_reason_docs_check_fails_on_a_stale_page(ready: Mabos, tmp_path: Path) -> None:
+    page = Path(__file__).resolve().parents[2] / "docs" / "reasoning-methods.md"
+    assert ready.ok("reason", "docs", "--check", "--out", str(page)).stdout.startswith("Up to date")
+    stale = tmp_path / "page.md"
+    stale.write_text(page.read_text(encoding="utf-8").replace("| `bayesian` |", "| `bayes` |"), encoding="utf-8")
+    refused = ready("reason", "docs", "--check", "--out", str(stale))
+    assert refused.exit_code == 1 and "is stale" in refused.stderr
+    assert ready.json("reason", "docs", "--out", str(stale))["changed"] is True
+    assert stale.read_text(encoding="utf-8") == page.read_text(encoding="utf-8")

@@ -8,6 +8,7 @@ measured by bench/router.py, never asserted on or tuned on here.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Iterator
@@ -20,6 +21,7 @@ from kg.conversation.llm import OpenAIChatModel
 from kg.recall.embedder import SentenceTransformerEmbedder
 from kg.workspace import Workspace
 from reasoning.router import SEED, WEIGHTS, MethodContext, reason, score_methods_for_problem
+from reasoning.router.docgen import render
 from reasoning.router.semantic import similarities
 from reasoning.router.textroute import route
 from tests.stubs.chat_server import ChatStub
@@ -36,8 +38,10 @@ HELDOUT = _load("router_heldout.jsonl")
 SEED_IDS = {m.id for m in SEED}
 
 
-def _top(problem: str, **kwargs: Any) -> list[str]:
-    return [s.method for s in route(problem, None, None, semantic=False, **kwargs).scores]
+@functools.cache
+def _top(problem: str) -> list[str]:
+    """The ranking by cues alone (cached: the dev set is ranked once per test process)."""
+    return [s.method for s in route(problem, None, None, semantic=False).scores]
 
 
 def test_the_sets_are_plain_english_labelled_with_seed_methods_and_disjoint() -> None:
@@ -167,3 +171,12 @@ def test_dev_set_with_the_local_embedder_always_compared() -> None:
     model = SentenceTransformerEmbedder()
     hits = [r for r in DEV if route(r["problem"], None, model, semantic=True).scores[0].method in r["accept"]]
     assert len(hits) / len(DEV) >= 0.9
+
+
+def test_the_generated_docs_block_is_current_and_a_method_without_docs_still_gets_a_template() -> None:
+    page = (Path(__file__).resolve().parents[2] / "docs" / "reasoning-methods.md").read_text(encoding="utf-8")
+    assert render(page) == page, "stale: run 'mabos reason docs'"
+    [outcome] = reason(MethodContext("a"), "Sales next quarter?", method="forecasting").results
+    template = outcome.value["template"]
+    assert template["source"].startswith("engine message") and template["missing"] == [
+        "forecasting has no engine (extension method)"]  # fmt: skip
