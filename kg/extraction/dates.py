@@ -2,9 +2,12 @@
 
 Understood: ``today``, ``tonight``, ``yesterday``, ``tomorrow``, ``last/next week|month|year|weekend``,
 ``this week|month|year``, ``last/next/on <weekday>``, ``N days|weeks|months|years ago``, ``in N days|weeks``,
-``on 8 May``, ``on May 8th``, ``8 May 2023``, ``May 2023``, ``in 2022`` and ISO dates ``2023-05-08``. A day
-and month without a year take the message's year. Anything else is not a date (:func:`find_date` returns
-None) and the message time stands.
+``on 8 May``, ``on May 8th``, ``8 May 2023``, ``May 2023``, ``in 2022`` and ISO dates ``2023-05-08``, and
+months in words: ``in/since/during/until March``, ``at the start/beginning/end of June``, ``in the middle
+of May``, ``early/mid/late April``. A day and month without a year take the message's year; a month without
+a year is the latest such month not after the message's (``in March`` said in October is this March, said in
+February last March). Anything else is not a date (:func:`find_date` returns None) and the message time
+stands.
 """
 
 from __future__ import annotations
@@ -56,7 +59,18 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     ("in_year", re.compile(r"\b(?:in|since|back in)\s+((?:19|20)\d{2})\b", re.I)),
+    (
+        "part_of_month",
+        re.compile(
+            rf"\b(?:at|by|around|towards?|in|until|since) the (start|beginning|end|middle)"
+            rf" of {_MONTH_RE}\b",
+            re.I,
+        ),
+    ),
+    ("early_month", re.compile(rf"\b(early|mid|late)[- ]{_MONTH_RE}\b", re.I)),
+    ("in_month", re.compile(rf"\b(?:in|since|during|until|till|from|back in) {_MONTH_RE}\b(?!\s*\d)", re.I)),
 ]
+_PART_DAY = {"start": 1, "beginning": 1, "early": 1, "middle": 15, "mid": 15, "late": 21}
 
 
 @dataclass(frozen=True)
@@ -133,9 +147,28 @@ def _resolve(kind: str, m: re.Match[str], now: datetime) -> FoundDate | None:  #
         word = m[1].lower()
         offset = {"yesterday": -1, "tomorrow": 1, "the day before yesterday": -2}.get(word, 0)
         return FoundDate(_midnight(now) + timedelta(days=offset), text, "day")
+    if kind in ("part_of_month", "early_month", "in_month"):
+        return _month_part(m, kind, now)
     if kind == "in_year":
         return FoundDate(_midnight(now).replace(year=int(m[1]), month=1, day=1), text, "year")
     return None
+
+
+def _month_part(m: re.Match[str], kind: str, now: datetime) -> FoundDate | None:
+    """``in March`` / ``at the end of June`` / ``mid-April``: the latest such month not after ``now``'s."""
+    name = m[1] if kind == "in_month" else m[2]
+    month = _MON[name.lower()]
+    year = now.year if month <= now.month else now.year - 1
+    first = _safe(year, month, 1, now)
+    if first is None:
+        return None
+    if kind == "in_month":
+        return FoundDate(first, m[0], "month")
+    part = m[1].lower()
+    if part == "end":
+        following = first.replace(year=year + month // 12, month=month % 12 + 1)
+        return FoundDate(following - timedelta(days=1), m[0], "day")
+    return FoundDate(first.replace(day=_PART_DAY[part]), m[0], "day")
 
 
 def _relative(which: str, unit: str, text: str, now: datetime) -> FoundDate:

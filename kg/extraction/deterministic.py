@@ -19,8 +19,12 @@ import re
 from collections.abc import Sequence
 from datetime import datetime
 
-from kg.extraction.rules import Statement, sentences, slug, statements
+from kg.extraction.changes import endings
+from kg.extraction.clauses import clauses
+from kg.extraction.coref import People
+from kg.extraction.rules import Statement, skipped, slug, statements
 from kg.models import Category, ExtractedMemory, FactCandidate, WindowExtraction
+from kg.models.base import MAX_CONTENT
 from kg.models.conversation import Message, Role
 
 #: Memories kept per window (the seed's MAX_MEMORIES_PER_EXTRACTION).
@@ -36,6 +40,19 @@ _TITLES = {"profile": "Profile", "preferences": "Preferences", "entities": "Enti
            "cases": "Case", "patterns": "Pattern"}  # fmt: skip
 _TOOLISH = re.compile(r"^\s*(?:```|\{|\[\s*\{|Traceback \(most recent call last\))")
 _FACT_CONFIDENCE = {"profile": 0.9, "entities": 0.85, "preferences": 0.8, "events": 0.75}
+#: Characters of an overview (L1) at most; the narrative (L2) gets the rest of a stored item's
+#: :data:`MAX_CONTENT` (the three levels are stored as one text).
+OVERVIEW_CHARS = 16_000
+CONTENT_CHARS = MAX_CONTENT - OVERVIEW_CHARS - 1_000
+
+
+def cut(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters at a line or word boundary, marked with "…" when cut."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    at = max(head.rfind("\n"), head.rfind(" "))
+    return (head[:at] if at > limit // 2 else head).rstrip() + "…"
 
 
 def readable(message: Message) -> bool:
@@ -48,16 +65,48 @@ def speaker_of(message: Message, default: str) -> str:
     return slug(message.name) if message.name else default
 
 
-def window_statements(window: Sequence[Message], speaker: str) -> list[tuple[Message, Statement]]:
-    """Every statement of the readable messages of ``window``, in order."""
+#: Clause modes that say nothing about the speaker (:mod:`kg.extraction.clauses`).
+SILENT = frozenset({"question", "hypothetical", "reported", "negated"})
+
+
+def clause_statement(text: str, mode: str, who: str, when: datetime) -> Statement | None:
+    """The statement of one clause said in ``mode`` (None for a silent mode or when no rule matches); the facts
+    of an ``ended`` clause become its endings."""
+    if mode == "wish":  # "I'd love to make a pottery bowl": a goal memory, never a fact
+        wished = None if skipped(text) else statements(text, who, when)
+        if wished is None or wished.kind != "goal":
+            return None
+        wished.facts, wished.phrase = [], wished.phrase.replace("plans to", "wishes to", 1)
+        return wished
+    if mode in SILENT or skipped(text):
+        return None
+    statement = statements(text, who, when)
+    ends = endings(text, who)
+    if mode == "ended" and statement is not None:
+        ends += [f for f in statement.facts if f not in ends]
+        statement.facts, statement.phrase = [], f"no longer {statement.phrase}"
+    if statement is None and ends:
+        statement = Statement("events", "event", text, text, who, when)
+    if statement is not None:
+        statement.ends = ends
+    return statement
+
+
+def window_statements(window: Sequence[Message], speaker: str,
+                      people: dict[str, People] | None = None) -> list[tuple[Message, Statement]]:  # fmt: skip
+    """Every statement of the readable messages of ``window``, in order (``people``: the persons each
+    conversation mentioned so far, by conversation uid, for pronouns)."""
+    people = {} if people is None else people
     found = []
     for message in window:
         if not readable(message):
             continue
         who = speaker_of(message, speaker)
-        for sentence in sentences(message.content):
-            statement = statements(sentence, who, message.created_at)
+        known = people.setdefault(message.conversation_uid, People())
+        for clause in clauses(message.content, message.created_at, known):
+            statement = clause_statement(clause.text, clause.mode, who, message.created_at)
             if statement is not None:
+                statement.sentence, statement.date = clause.sentence, clause.date
                 found.append((message, statement))
     return found
 
@@ -98,8 +147,10 @@ def render(category: str, group: list[tuple[Message, Statement]]) -> ExtractedMe
             said += f" ({s.date.text} = {s.date.label()})"
         narrative.append(said)
     sources = list(dict.fromkeys(m.uid for m, _ in group))
-    return ExtractedMemory(category=Category(category), abstract=abstract, overview="\n".join(lines),
-                           content=" ".join(dict.fromkeys(narrative)), sources=sources, kind=first.kind,
+    overview = cut("\n".join(lines), OVERVIEW_CHARS)
+    return ExtractedMemory(category=Category(category), abstract=abstract, overview=overview,
+                           content=cut(" ".join(dict.fromkeys(narrative)), CONTENT_CHARS), sources=sources,
+                           kind=first.kind,
                            topic=topic, observed_at=group[-1][0].created_at)  # fmt: skip
 
 
@@ -111,6 +162,11 @@ def facts_of(found: Sequence[tuple[Message, Statement]]) -> list[FactCandidate]:
         start: datetime = message.created_at
         if s.date is not None and s.date.when <= message.created_at and s.kind != "goal":
             start = s.date.when
+        for subject, predicate, obj, entity in s.ends:
+            key = (subject, "-" + predicate, obj.lower())
+            out.setdefault(key, FactCandidate(subject=subject, predicate=predicate, object=obj, object_is_entity=entity,
+                                              confidence=_FACT_CONFIDENCE.get(s.category, 0.7), valid_until=start,
+                                              ends=True, sources=[message.uid]))  # fmt: skip
         for subject, predicate, obj, entity in s.facts:
             key = (subject, predicate, obj.lower())
             if key not in out:
@@ -127,10 +183,11 @@ class DeterministicExtractor:
 
     def __init__(self, *, max_memories: int = MAX_MEMORIES) -> None:
         self.max_memories = max_memories
+        self.people: dict[str, People] = {}  # persons mentioned so far, per conversation (for pronouns)
 
     def extract(self, window: Sequence[Message], *, speaker: str) -> WindowExtraction:
         """Memory and fact candidates of ``window``."""
-        found = window_statements(window, speaker)
+        found = window_statements(window, speaker, self.people)
         groups: dict[tuple[str, ...], list[tuple[Message, Statement]]] = {}
         for message, s in found:
             groups.setdefault(_key(message, s), []).append((message, s))

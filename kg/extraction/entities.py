@@ -12,12 +12,17 @@ made (the normalised form).
 (normalised, case-insensitive: ``lives in`` -> ``livesIn``), else written in camelCase.
 
 **Functional predicates** (one current value per subject): ontology properties typed
-``owl:FunctionalProperty`` or restricted by ``owl:maxCardinality 1`` (or ``owl:maxQualifiedCardinality 1``),
-plus the default list :data:`DEFAULT_FUNCTIONAL`.
+``owl:FunctionalProperty``, annotated ``mabos:multi_valued false`` or restricted by ``owl:maxCardinality 1``
+(or ``owl:maxQualifiedCardinality 1``), plus the default list :data:`DEFAULT_FUNCTIONAL`.
+
+**Opposite predicates** (the same subject and object cannot hold both at once: ``likes``/``dislikes``):
+``owl:propertyDisjointWith`` in the ontology (either direction), plus :data:`DEFAULT_OPPOSITES`.
 """
 
 from __future__ import annotations
 
+import copy
+import functools
 import logging
 import re
 from collections.abc import Iterable, Sequence
@@ -35,6 +40,11 @@ log = logging.getLogger("mabos")
 #: Predicates with one current value per subject unless the ontology says more (docs/extraction.md).
 DEFAULT_FUNCTIONAL = frozenset({"livesIn", "worksAt", "age", "name", "occupation", "marriedTo", "hasSpouse",
                                 "hasWife", "hasHusband", "comesFrom", "bornIn", "birthday"})  # fmt: skip
+#: Predicates that cannot hold with the same subject and object at once, unless the ontology says more.
+DEFAULT_OPPOSITES: dict[str, frozenset[str]] = {"likes": frozenset({"dislikes"}),
+                                                "prefers": frozenset({"dislikes"}),
+                                                "dislikes": frozenset({"likes", "prefers"})}  # fmt: skip
+MULTI_VALUED = URIRef("https://w3id.org/mabos/core#multi_valued")
 #: Facts whose object is another name of their subject.
 ALIAS_PREDICATES = frozenset({"alias", "hasAlias", "aka", "name", "sameAs"})
 #: The least cosine similarity at which a new name is taken for an existing entity.
@@ -66,6 +76,7 @@ class Vocabulary:
     properties: dict[str, str] = field(default_factory=dict)
     functional: set[str] = field(default_factory=set)
     labels: dict[str, str] = field(default_factory=dict)
+    opposites: dict[str, set[str]] = field(default_factory=dict)
 
     @classmethod
     def from_graph(cls, graph: Graph) -> Vocabulary:
@@ -82,6 +93,7 @@ class Vocabulary:
                     vocab.properties.setdefault(normalise(str(label)), name)
                 if kind == OWL.FunctionalProperty:
                     vocab.functional.add(name)
+        vocab._read_exclusions(graph)
         for restriction in graph.subjects(RDF.type, OWL.Restriction):
             on = graph.value(restriction, OWL.onProperty)
             for limit in (OWL.maxCardinality, OWL.maxQualifiedCardinality, OWL.cardinality):
@@ -93,14 +105,28 @@ class Vocabulary:
                 vocab.labels.setdefault(normalise(str(label)), _local(str(cls_node)))
         return vocab
 
+    def _read_exclusions(self, graph: Graph) -> None:
+        """``mabos:multi_valued false`` (functional) and ``owl:propertyDisjointWith`` (opposites) of ``graph``."""
+        for prop, value in graph.subject_objects(MULTI_VALUED):
+            if isinstance(prop, URIRef) and isinstance(value, Literal) and str(value).lower() in ("false", "0"):
+                self.functional.add(_local(str(prop)))
+        for one, other in graph.subject_objects(OWL.propertyDisjointWith):
+            a, b = _local(str(one)), _local(str(other))
+            self.opposites.setdefault(a, set()).add(b)
+            self.opposites.setdefault(b, set()).add(a)
+
     @classmethod
     def from_directory(cls, directory: Path) -> Vocabulary:
-        """The vocabulary of the ontology files in ``directory`` (empty when there are none or they do not load)."""
+        """The vocabulary of the ontology files in ``directory`` (empty when there are none or they do not load);
+        read once per set of files (paths, sizes and modification times), a copy each call."""
         try:
-            return cls.from_graph(load_graph(ontology_files(directory)))
+            files = ontology_files(directory)
+            key = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files)
+            read = _read_vocabulary(key)
         except Exception as exc:  # the ontology is optional for extraction: camelCase and defaults still work
             log.warning("extraction: ontology not read (%s); default predicates only", exc)
             return cls()
+        return copy.deepcopy(read)
 
     def predicate(self, name: str) -> str:
         """The ontology property ``name`` maps to, else ``name`` in camelCase."""
@@ -109,6 +135,16 @@ class Vocabulary:
     def is_functional(self, predicate: str) -> bool:
         """Whether a subject has one current value of ``predicate``."""
         return predicate in self.functional or predicate in DEFAULT_FUNCTIONAL
+
+    def opposite(self, predicate: str) -> frozenset[str]:
+        """The predicates that cannot hold with ``predicate`` for the same subject and object."""
+        return frozenset(self.opposites.get(predicate, set())) | DEFAULT_OPPOSITES.get(predicate, frozenset())
+
+
+@functools.lru_cache(maxsize=8)
+def _read_vocabulary(files: tuple[tuple[str, int, int], ...]) -> Vocabulary:
+    """The vocabulary of ``files`` (path, modification time, size: a changed file is read again)."""
+    return Vocabulary.from_graph(load_graph([Path(f[0]) for f in files]))
 
 
 @dataclass(frozen=True)
@@ -188,5 +224,6 @@ def _unit(vectors: Sequence[Sequence[float]]) -> np.ndarray:
     return unit
 
 
-__all__ = ["ALIAS_PREDICATES", "DEFAULT_FUNCTIONAL", "SIMILARITY", "EntityResolver", "Resolution", "Vocabulary",
+__all__ = ["ALIAS_PREDICATES", "DEFAULT_FUNCTIONAL", "DEFAULT_OPPOSITES", "SIMILARITY", "EntityResolver", "Resolution",
+           "Vocabulary",
            "camel", "normalise"]  # fmt: skip

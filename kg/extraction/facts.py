@@ -1,10 +1,24 @@
-"""Fact candidates -> fact inputs: entity resolution, predicate mapping and temporal invalidation.
+"""Fact candidates -> fact inputs: entity resolution, predicate mapping and supersession by meaning.
 
-A new fact on a functional predicate (:meth:`Vocabulary.is_functional`) whose subject has a current fact
-of another value in the same scope closes that fact's ``valid_until`` at the new fact's ``valid_from``
-instead of leaving two truths. An existing fact that starts *after* the new one (an older statement read
-later) closes the new one at its start instead. A fact said again keeps its earliest ``valid_from``.
-Nothing is written here: the service writes the result in the window's transaction.
+A new statement closes an old one when they cannot both hold, at the time the text gives (the new fact's
+``valid_from``):
+
+- a **functional** predicate (:meth:`Vocabulary.is_functional`: the ontology's ``owl:FunctionalProperty``,
+  ``mabos:multi_valued false``, max cardinality 1, or the default list): the subject's current fact with
+  another value;
+- an **opposite** predicate (:meth:`Vocabulary.opposite`: ``owl:propertyDisjointWith``, or likes/dislikes):
+  the subject's current fact with the same object ("I love coffee" then "I can't stand coffee");
+- an **ending** (a candidate with ``ends``: "I left Shell in May", "I no longer work at Philips", "Mia and I
+  broke up"): the subject's current fact with that object under the predicate or its family
+  (:func:`kg.extraction.changes.family`), closed at the candidate's ``valid_until``; when none is stored, the
+  fact is recorded already closed.
+
+An existing fact that starts *after* the new one (an older statement read later) closes the new one at its
+start instead. A fact said again keeps its earliest ``valid_from``. Only facts of the window's scope are read
+and closed (a conversation's facts take the narrowest scope of its messages): a fact of a wider scope is
+never closed by a narrower conversation. Hypotheticals, questions, wishes and reported speech give no
+candidates at all (:mod:`kg.extraction.clauses`), so they never close anything. Nothing is written here: the
+service writes the result in the window's transaction.
 """
 
 from __future__ import annotations
@@ -12,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from kg.extraction.changes import family
 from kg.extraction.entities import ALIAS_PREDICATES, EntityResolver, Vocabulary, normalise
 from kg.extraction.report import EntityMatch, Invalidation, WindowReport
 from kg.facts import FactService
@@ -36,10 +51,52 @@ class FactPlanner:
              *, default_start: datetime) -> list[FactInput]:  # fmt: skip
         """The facts to assert for ``candidates`` (closings of older facts included), in order."""
         planned: list[FactInput] = []
-        for candidate in sorted(candidates, key=lambda c: c.valid_from or default_start):
+        for candidate in sorted(candidates, key=lambda c: c.valid_from or c.valid_until or default_start):
             fact = self._input(agent_id, scope, candidate, report, default_start)
-            planned = self._place(agent_id, fact, planned, report)
+            if candidate.ends:
+                planned = self._end(agent_id, fact, planned, report)
+            else:
+                planned = self._place(agent_id, fact, planned, report)
         return planned
+
+    def _end(self, agent_id: str, ending: FactInput, planned: list[FactInput],
+             report: WindowReport) -> list[FactInput]:  # fmt: skip
+        """``planned`` with the subject's current facts that ``ending`` ends closed at its ``valid_until``, or
+        the ended fact recorded closed when none is current."""
+        until = ending.valid_until
+        preds = family(ending.predicate)
+        stored = [_as_input(agent_id, f) for f in self.facts.query(agent_id, subject=_escape(ending.subject),
+                                                                    object=_escape(ending.object), scope=ending.scope,
+                                                                    limit=1000) if f.predicate in preds]  # fmt: skip
+        from_store = {id(f) for f in stored}
+        hits = [
+            p for p in planned if p.subject == ending.subject and p.object == ending.object and p.predicate in preds
+        ]
+        hits += [s for s in stored if not any(_same(s, p) for p in planned)]
+        out = list(planned)
+        closed_any = False
+        for fact in hits:
+            if fact.valid_until is not None and until is not None and fact.valid_until <= until:
+                closed_any = True  # already over by then
+                continue
+            if until is None or (fact.valid_from is not None and fact.valid_from >= until):
+                closed_any = True  # said to end before it started: the texts disagree, the record stays
+                continue
+            done = fact.model_copy(update={"valid_until": until})
+            out = [done if p is fact else p for p in out] if fact in out else [*out, done]
+            closed_any = True
+            report.facts_invalidated.append(Invalidation(
+                uid=self._uid(agent_id, fact) if id(fact) in from_store else "(this window)", subject=fact.subject,
+                predicate=fact.predicate, object=fact.object, valid_until=format_ts(until),
+                by_object="(ended)"))  # fmt: skip
+        if not closed_any and until is not None:
+            out.append(ending.model_copy(update={"valid_from": None}))
+        return out
+
+    def _uid(self, agent_id: str, fact: FactInput) -> str:
+        found = self.facts.query(agent_id, subject=_escape(fact.subject), predicate=_escape(fact.predicate),
+                                 object=_escape(fact.object), scope=fact.scope, limit=1)  # fmt: skip
+        return found[0].uid if found else "(this window)"
 
     def _resolve(self, name: str, report: WindowReport) -> str:
         found = self.resolver.resolve(name)
@@ -55,9 +112,12 @@ class FactPlanner:
         obj = self._resolve(c.object, report) if c.object_is_entity else c.object
         if predicate in ALIAS_PREDICATES and not c.object_is_entity:
             self.resolver.aliases.setdefault(normalise(c.object), subject)
+        valid_from = None if c.ends else c.valid_from or start
+        if c.valid_until is not None and valid_from is not None and c.valid_until <= valid_from:
+            valid_from = None  # ended before it was said to start: its start is unknown
         return FactInput(agent_id=agent_id, subject=subject, predicate=predicate, object=obj, scope=scope,
                          object_kind=ObjectKind.ENTITY if c.object_is_entity else ObjectKind.LITERAL,
-                         confidence=c.confidence, source=SOURCE, valid_from=c.valid_from or start,
+                         confidence=c.confidence, source=SOURCE, valid_from=valid_from, valid_until=c.valid_until,
                          derived_from=list(c.sources))  # fmt: skip
 
     def _existing(self, agent_id: str, fact: FactInput) -> list[Fact]:
@@ -71,12 +131,23 @@ class FactPlanner:
         start = new.valid_from
         if same and same[0].valid_from is not None and start is not None and same[0].valid_from < start:
             new = new.model_copy(update={"valid_from": same[0].valid_from})
-        if not self.vocabulary.is_functional(new.predicate):
+        opposite = self.vocabulary.opposite(new.predicate)
+        functional = self.vocabulary.is_functional(new.predicate)
+        if not functional and not opposite:
             return [*planned, new]
         out: list[FactInput] = []
-        rivals: list[FactInput] = [_as_input(agent_id, f) for f in stored if f.object != new.object]
+        rivals: list[FactInput] = (
+            [_as_input(agent_id, f) for f in stored if f.object != new.object] if functional else []
+        )
         rivals += [p for p in planned if (p.subject, p.predicate) == (new.subject, new.predicate)
-                   and p.object != new.object]  # fmt: skip
+                   and p.object != new.object and functional]  # fmt: skip
+        if opposite:
+            against = [f for f in self.facts.query(agent_id, subject=_escape(new.subject), object=_escape(new.object),
+                                                   scope=new.scope, limit=1000) if f.predicate in opposite]  # fmt: skip
+            stored = [*stored, *against]
+            rivals += [_as_input(agent_id, f) for f in against]
+            rivals += [p for p in planned if p.subject == new.subject and p.object == new.object
+                       and p.predicate in opposite]  # fmt: skip
         closed: dict[int, FactInput] = {}
         for rival in rivals:
             result = _close(rival, new)
@@ -86,7 +157,8 @@ class FactPlanner:
             if rival_closed is not None:
                 closed[id(rival)] = rival_closed
                 report.facts_invalidated.append(Invalidation(
-                    uid=next((f.uid for f in stored if f.object == rival.object), "(this window)"),
+                    uid=next((f.uid for f in stored if (f.predicate, f.object) == (rival.predicate, rival.object)),
+                             "(this window)"),
                     subject=rival.subject, predicate=rival.predicate, object=rival.object,
                     valid_until=format_ts(rival_closed.valid_until) if rival_closed.valid_until else "",
                     by_object=new.object))  # fmt: skip
@@ -95,6 +167,10 @@ class FactPlanner:
             out.append(closed.get(id(p), p))
         out += [c for key, c in closed.items() if key not in planned_ids]
         return [*out, new]
+
+
+def _same(a: FactInput, b: FactInput) -> bool:
+    return (a.subject, a.predicate, a.object) == (b.subject, b.predicate, b.object)
 
 
 def _as_input(agent_id: str, fact: Fact) -> FactInput:

@@ -47,8 +47,17 @@ _SPLIT = re.compile(r"(?<=[.!?])\s+|\n+|\s*(?:,\s*)?\b(?:and|but|so|while) (?=I\
 _SKIP = re.compile(r"^\s*(?:hi|hello|hey|thanks|thank you|ok|okay|sure|great|cool|bye|goodbye|good morning|"
                    r"good night|nice|wow|lol|yes|no|yeah|yep|nope)\b[\s!.,]*$|^\s*\[[^\]]*\]", re.I)  # fmt: skip
 _RECALL = re.compile(r"\b(?:do|did) you (?:remember|recall)\b|\bremind me\b|\bwhat did I (?:say|tell)\b", re.I)
-_CUT = re.compile(r"\s*(?:,\s*(?:but|because|so|and then|which)\b|\s+because\b|\s+but\b|;|\s+-\s+|[.!?]).*$", re.I)
-_PLACE = r"([A-Z][\w'&-]*(?:\s+(?:(?:de|del|da|of|upon|am|la|le)\s+)?[A-Z][\w'&-]*)*)"
+_CUT = re.compile(
+    r"\s*(?:,\s*(?:but|because|so|and then|which|I|we|it|he|she|they|though|although)\b|"
+    r"\s+(?:because|but|although|though|whereas|since then)\b|;|\s+-\s+|[.!?]).*$",
+    re.I,
+)
+#: Words a phrase does not end with ("I love tea now" -> "tea").
+_FILLER = re.compile(r"(?:\s+(?:now|anymore|any more|though|too|as well|a lot|so much|very much|these days|"
+                     r"right now|at the moment|lately|nowadays|again|then|either))+\s*$", re.I)  # fmt: skip
+_PLACE = r"([A-Z][\w'&.-]*(?:\s+(?:(?:de|del|da|of|upon|am|la|le)\s+)?(?!I\b)[A-Z][\w'&-]*)*)"
+#: Adverbs between "I" and the verb ("I now work as", "I still live in").
+_ADV = r"(?:(?:now|currently|still|also|just|recently|really|actually|finally|officially|already|even) )*"
 
 
 @dataclass
@@ -65,6 +74,8 @@ class Statement:
     topic: str = ""
     group: str = ""
     facts: list[tuple[str, str, str, bool]] = field(default_factory=list)
+    #: Facts the sentence says stopped holding (:mod:`kg.extraction.changes`).
+    ends: list[tuple[str, str, str, bool]] = field(default_factory=list)
 
 
 def normalise(text: str) -> str:
@@ -75,14 +86,19 @@ def normalise(text: str) -> str:
     return text
 
 
+def skipped(sentence: str) -> bool:
+    """Whether ``sentence`` is a question, boilerplate, metadata or under three words."""
+    return len(sentence.split()) < 3 or sentence.endswith("?") or bool(_SKIP.match(sentence) or
+                                                                       _RECALL.search(sentence))  # fmt: skip
+
+
 def sentences(text: str) -> list[str]:
     """The statement sentences of a message (questions, boilerplate and metadata left out)."""
     out = []
     for raw in _SPLIT.split(normalise(text)):
         sentence = raw.strip().strip('"').strip()
-        if len(sentence.split()) < 3 or sentence.endswith("?") or _SKIP.match(sentence) or _RECALL.search(sentence):
-            continue
-        out.append(sentence)
+        if not skipped(sentence):
+            out.append(sentence)
     return out
 
 
@@ -93,7 +109,7 @@ def slug(text: str) -> str:
 
 def clean(phrase: str, *, words: int = 12) -> str:
     """A phrase cut at its first clause break and to ``words`` words."""
-    cut = _CUT.sub("", phrase.strip()).strip(" ,;:'\"")
+    cut = _FILLER.sub("", _CUT.sub("", phrase.strip())).strip(" ,;:'\"")
     return " ".join(cut.split()[:words])
 
 
@@ -114,39 +130,91 @@ def _camel(*parts: str) -> str:
 Rule = Callable[[str, str, datetime], "Statement | None"]
 
 
-def _profile(s: str, who: str, now: datetime) -> Statement | None:  # noqa: PLR0911 - one return per rule
-    if m := re.search(r"\b(?i:my name is) ([A-Z][\w'-]+(?: [A-Z][\w'-]+)?)|\bcall me ([A-Z][\w'-]+)", s):
-        name = m[1] or m[2]
-        return Statement("profile", "identity", s, f"name is {name}", who, now, facts=[(who, "name", name, False)])
-    if m := re.search(r"\bI am (\d{1,3}) years? old\b", s):
-        return Statement("profile", "identity", s, f"is {m[1]} years old", who, now, facts=[(who, "age", m[1], False)])
-    if m := re.search(rf"\bI (?:live|am living|have been living|reside|am based) in {_PLACE}", s):
-        return Statement("profile", "identity", s, f"lives in {m[1]}", who, now, facts=[(who, "livesIn", m[1], True)])
-    if m := re.search(rf"\bI (?:am|come) (?:originally )?from {_PLACE}", s):
-        return Statement("profile", "identity", s, f"is from {m[1]}", who, now, facts=[(who, "comesFrom", m[1], True)])
-    if m := re.search(rf"\bI (?:work|am working) (?:at|for) {_PLACE}", s):
-        return Statement("profile", "identity", s, f"works at {m[1]}", who, now, facts=[(who, "worksAt", m[1], True)])
-    occupations = "|".join(OCCUPATIONS)
-    if m := re.search(rf"\bI (?:am|work as) an? ((?:[\w-]+ ){{0,3}}(?:{occupations}))\b", s, re.I):
-        job = m[1].lower()
-        return Statement("profile", "identity", s, f"is a {job}", who, now, facts=[(who, "occupation", job, False)])
-    return None
+_NAME_RE = re.compile(
+    r"\b(?i:my name is|call me|calls me|people call me|I go by|I am called) "
+    r"([A-Z][\w'-]+(?: [A-Z][\w'-]+)?)"
+)
+#: Endings and words of occupations beyond :data:`OCCUPATIONS` ("illustrator", "pilot", "data scientist").
+_JOB_END = re.compile(
+    r"(?:er|or|ist|ian|ant|ent|eer|ect|ic|nurse|chef|pilot|cook|clerk|waiter|waitress|dentist|"
+    r"surgeon|cashier|barista|paramedic|vet|coach|tutor|student|intern|freelancer|carpenter|"
+    r"plumber|mechanic|baker|farmer|soldier|officer|judge|professor|journalist|editor)$"
+)
+_NOT_JOBS = frozenset({"vegetarian", "vegan", "fan", "member", "beginner", "lover", "person", "introvert",
+                       "extrovert", "optimist", "pessimist", "perfectionist", "christian", "other", "winter",
+                       "summer", "mother", "father", "parent", "brother", "sister", "daughter", "son", "partner",
+                       "owner", "user", "customer", "dreamer", "early riser", "night owl", "regular"})  # fmt: skip
+
+
+def _job(phrase: str) -> str | None:
+    """``phrase`` ("freelance illustrator") when its last word names an occupation, else None."""
+    words = phrase.lower().split()
+    if not words or words[-1] in _NOT_JOBS or " ".join(words[-2:]) in _NOT_JOBS:
+        return None
+    last = words[-1]
+    return phrase.lower() if last in OCCUPATIONS or _JOB_END.search(last) else None
+
+
+def _profile_facts(s: str, who: str) -> list[tuple[str, str, str, bool]]:
+    """Every profile fact of a clause: name, age, home, origin, employer, occupation."""
+    facts: list[tuple[str, str, str, bool]] = []
+    if m := _NAME_RE.search(s):
+        facts.append((who, "name", m[1], False))
+    if m := re.search(r"\bI am (\d{1,3})(?:\s+years?(?:\s+old)?)?\s*(?:$|[.,!]|and\b)", s):
+        facts.append((who, "age", m[1], False))
+    if m := re.search(
+        rf"\bI {_ADV}(?:live|am living|have been living|have lived|reside|am based|am settled)"
+        rf"(?: here)? in {_PLACE}|\bbased in {_PLACE}",
+        s,
+    ):
+        facts.append((who, "livesIn", m[1] or m[2], True))
+    if m := re.search(rf"\bI {_ADV}(?:am|come) (?:originally )?from {_PLACE}", s):
+        facts.append((who, "comesFrom", m[1], True))
+    work = (
+        rf"\bI {_ADV}(?:work|am working|have worked|have been working|started working|started|joined|"
+        rf"started a (?:new )?job|got a (?:new )?job|took a (?:new )?job)(?: (?:at|for|with))? {_PLACE}"
+    )
+    employer = rf"\bI {_ADV}(?:am|work as) an? [\w -]+? (?:at|for|with) {_PLACE}"
+    if ((m := re.search(work, s)) and not re.match(r"(?:A|An|The|My|It)\b", m[1])) or (m := re.search(employer, s)):
+        facts.append((who, "worksAt", m[1], True))
+    if m := re.search(
+        rf"\bI {_ADV}(?:am|work as|am working as|started working as|became) an? "
+        r"((?:[\w-]+ ){0,3}?[\w-]+?)(?= based| from| living| at| for| with| in|,|$|\.| and)",
+        s,
+    ):
+        job = _job(m[1]) if "work as" not in m[0] and "working as" not in m[0] else clean(m[1], words=4).lower()
+        if job:
+            facts.append((who, "occupation", job, False))
+    return facts
+
+
+def _profile(s: str, who: str, now: datetime) -> Statement | None:
+    facts = _profile_facts(s, who)
+    if not facts:
+        return None
+    words = {"name": "name is", "age": "is", "livesIn": "lives in", "comesFrom": "is from", "worksAt": "works at",
+             "occupation": "is a"}  # fmt: skip
+    phrase = "; ".join(f"{words[p]} {o}{' years old' if p == 'age' else ''}" for _, p, o, _ in facts)
+    return Statement("profile", "identity", s, phrase, who, now, facts=facts)
 
 
 def _moved(s: str, who: str, now: datetime) -> Statement | None:
-    if m := re.search(rf"\bI (?:have |just |recently |finally )*(?:moved|relocated) (?:back )?to {_PLACE}", s):
+    if m := re.search(rf"\bI {_ADV}(?:have |had )?{_ADV}(?:moved|relocated) (?:back |over |here )?to {_PLACE}", s):
         return Statement("events", "event", s, f"moved to {m[1]}", who, now, facts=[(who, "livesIn", m[1], True)])
     return None
 
 
 def _relation(s: str, who: str, now: datetime) -> Statement | None:
     rel = "|".join(r.replace(" ", r"\s+") for r in RELATIVES)
-    m = re.search(rf"\bmy (?:older |younger |little |big |new |twin )?({rel})(?:,?\s+([A-Z][a-z]+),?)?\s+"
-                  r"(lives in|works at|works for|works as an?|is called|is named|moved to|studies|likes|loves|is)"
+    m = re.search(rf"\bmy (?:older |younger |little |big |new |twin |best |old )?({rel})(?:,?\s+([A-Z][a-z]+),?)?"
+                  rf"\s+{_ADV}(lives in|works at|works for|works as an?|is called|is named|moved to|studies|likes|"
+                  r"loves|enjoys|hates|is)"
                   r"\s+(.+)",
                   s, re.I)  # fmt: skip
     if m is None:
-        m2 = re.search(rf"\bI have an? (?:older |younger |little |big |new )?({rel})\s+(?:named|called)\s+"
+        m2 = re.search(rf"\bI {_ADV}(?:have|had|adopted|got|have got|rescued) an? "
+                       r"(?:older |younger |little |big |new )?"
+                       rf"({rel})\s+(?:named|called)\s+"
                        r"([A-Z][a-z]+)",
                        s, re.I)  # fmt: skip
         if m2 is None:
@@ -159,10 +227,12 @@ def _relation(s: str, who: str, now: datetime) -> Statement | None:
     relation, name, verb, rest = m[1].lower(), m[2], m[3].lower(), clean(m[4])
     if not rest:
         return None
+    if verb in ("is called", "is named") and not name:
+        name = rest.split()[0].strip(",.")  # "my girlfriend is called Nora": the entity is nora
+        rest = name
     entity = slug(name) if name else f"{who}_{slug(relation)}"
     facts = [(who, _camel("has", relation), entity, True)]
     if verb in ("is called", "is named"):
-        name = rest.split()[0].strip(",.")
         facts.append((entity, "name", name, False))
     elif verb.startswith(("lives in", "moved to", "works at", "works for")):
         place = re.match(_PLACE, rest)
@@ -171,8 +241,10 @@ def _relation(s: str, who: str, now: datetime) -> Statement | None:
         facts.append((entity, pred, obj, bool(place)))
     elif verb.startswith("works as"):
         facts.append((entity, "occupation", rest.lower(), False))
-    elif verb in ("likes", "loves"):
-        facts.append((entity, "likes", rest, False))
+    elif verb in ("likes", "loves", "enjoys", "hates"):
+        facts.append((entity, "dislikes" if verb == "hates" else "likes", rest, False))
+    elif verb == "is" and (job := re.match(r"an? ([\w -]+)$", rest)) and (occupation := _job(job[1])):
+        facts.append((entity, "occupation", occupation, False))
     elif name:
         facts.append((entity, "name", name, False))
     phrase = f"{relation}{' ' + name if name else ''} {verb} {rest}"
@@ -181,7 +253,9 @@ def _relation(s: str, who: str, now: datetime) -> Statement | None:
 
 _LIKE = {"love": "likes", "like": "likes", "enjoy": "likes", "adore": "likes", "prefer": "prefers", "hate": "dislikes",
          "dislike": "dislikes", "cannot stand": "dislikes", "do not like": "dislikes", "am into": "likes",
-         "am a fan of": "likes", "am a big fan of": "likes", "am passionate about": "likes"}  # fmt: skip
+         "am a fan of": "likes", "am a big fan of": "likes", "am passionate about": "likes", "switched to": "likes",
+         "have switched to": "likes", "do not enjoy": "dislikes", "cannot bear": "dislikes",
+         "really like": "likes"}  # fmt: skip
 
 
 def _preference(s: str, who: str, now: datetime) -> Statement | None:
@@ -192,7 +266,12 @@ def _preference(s: str, who: str, now: datetime) -> Statement | None:
             return Statement("preferences", "preference", s, f"favorite {thing} is {value}", who, now,
                              topic=topic_of(f"{thing} {value}"), facts=[fact])  # fmt: skip
     verbs = "|".join(sorted((re.escape(v) for v in _LIKE), key=len, reverse=True))
-    m = re.search(rf"\bI (?:really |absolutely |also |just |still |totally |truly )*({verbs})\s+(.+)", s, re.I)
+    m = re.search(
+        rf"\bI (?:really |absolutely |also |just |still |totally |truly |actually |now |even |kind of )*"
+        rf"({verbs})\s+(.+)",
+        s,
+        re.I,
+    )
     if m is None:
         return None
     verb, what = m[1].lower(), clean(m[2])
@@ -316,4 +395,4 @@ def statements(sentence: str, speaker: str, when: datetime) -> Statement | None:
     return found
 
 
-__all__ = ["RULES", "Statement", "clean", "normalise", "sentences", "slug", "statements", "topic_of"]
+__all__ = ["RULES", "Statement", "clean", "normalise", "sentences", "skipped", "slug", "statements", "topic_of"]

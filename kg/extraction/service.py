@@ -27,6 +27,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 
+from pydantic import ValidationError
+
 from kg.clock import Clock
 from kg.errors import InputError, NotFoundError
 from kg.extraction.deterministic import compress
@@ -162,6 +164,26 @@ class ExtractionService:
         except ExtractionFailedError as exc:
             result.status, result.error = "failed", str(exc)
             return result
+        except (ValidationError, InputError) as exc:
+            return self._unusable(conv, window, result, exc)
+        try:
+            return self._write(agent_id, conv, window, planner, found=found, result=result)
+        except (ValidationError, InputError) as exc:  # the transaction rolled back: nothing of it is written
+            return self._unusable(conv, window, result, exc)
+
+    def _unusable(self, conv: Conversation, window: Sequence[Message], result: WindowReport,
+                  exc: Exception) -> WindowReport:  # fmt: skip
+        """A window whose derived data the models refuse (issue 30): skipped, reported, and the mark moved past
+        it, so that one message never stops every later window."""
+        first = str(exc).splitlines()
+        detail = f"{type(exc).__name__}: {' '.join(line.strip() for line in first[:3])}"[:300]
+        result = result.model_copy(update={"status": "skipped", "error": f"unusable window ({detail})",
+                                           "written": [], "facts_asserted": [], "facts_invalidated": []})  # fmt: skip
+        self._advance(conv, window[-1].seq + 1)
+        return result
+
+    def _write(self, agent_id: str, conv: Conversation, window: Sequence[Message], planner: FactPlanner, *,
+               found: WindowExtraction, result: WindowReport) -> WindowReport:  # fmt: skip
         scope = narrowest_scope(m.scope for m in window)
         if scope is None:
             result.status, result.error = "skipped", "messages of different non-global scopes are never merged"

@@ -92,3 +92,41 @@ def test_configuration_turns_the_automatic_runs_on_and_off(ready: Mabos, tmp_pat
     ingest(ready, tmp_path, "three", [("2024-05-01T09:02:00Z", "I prefer green tea.")])
     ready.json("conversation", "compact", *A, "--session", "s1")
     assert ready.json("memory", "list", *A)["count"] == 2  # after_compact is off
+
+
+def _large_message_then_a_normal_session(ready: Mabos, tmp_path: Path, big: str) -> None:
+    """Issue 30: a message of more than 77,000 characters (ingest takes up to 1,000,000) plus a normal session: the
+    run ends with exit 0, what the large window derives is cut to the model's limits, the normal session is
+    extracted, and the mark moves past both (a second run reads nothing). Failed before the fix with
+    ``internal error: ValidationError: ... ExtractedMemory ... at most 65536 characters``."""
+    assert len(big) > 77_000
+    path = tmp_path / "big.jsonl"
+    path.write_text(json.dumps({"role": "user", "content": big, "created_at": "2024-05-01T09:00:00Z"}) + "\n")
+    ready.json("conversation", "ingest", *A, "--session", "big", "--file", str(path))
+    normal = tmp_path / "normal.jsonl"
+    normal.write_text(json.dumps({"role": "user", "content": "I live in Berlin. I love hiking.",
+                                  "created_at": "2024-05-02T09:00:00Z"}) + "\n")  # fmt: skip
+    ready.json("conversation", "ingest", *A, "--session", "s1", "--file", str(normal))
+    result = ready("memory", "extract", *A, "--json")
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["totals"]["failures"] == [] and report["totals"]["windows"] == 2
+    facts = ready.json("fact", "query", *A, "--subject", "user", "--predicate", "livesIn")
+    assert facts_of(facts) == ["berlin"]
+    items = ready.json("memory", "list", *A)["items"]
+    assert all(len(i["content"]) <= 65_536 for i in items)
+    assert [w["status"] for w in report["report"]["windows"]] == ["done", "done"]  # cut to the limits, not lost
+    assert ready.json("memory", "extract", *A)["totals"]["windows"] == 0  # the marks moved past both
+
+
+def test_one_large_message_never_blocks_later_windows(ready: Mabos, tmp_path: Path) -> None:
+    """Ten sentences of 8,000 characters each: the narrative (L2) would pass the 65,536-character limit."""
+    sentence = "I went to the market with " + "my good friend " * 530 + "and bought bread."
+    _large_message_then_a_normal_session(ready, tmp_path, " ".join([sentence] * 10))
+
+
+@pytest.mark.slow
+def test_one_large_message_of_many_statements_never_blocks_later_windows(ready: Mabos, tmp_path: Path) -> None:
+    """1,100 different statements in one message: the overview (L1) would pass the limit too."""
+    big = " ".join(f"I went to the market number {n} with my friends and bought fresh bread." for n in range(1100))
+    _large_message_then_a_normal_session(ready, tmp_path, big)

@@ -4,7 +4,7 @@ scopes, idempotent re-runs, temporal invalidation, entity resolution and the ses
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -13,9 +13,11 @@ from cli import tools
 from kg.conversation.tools_models import ExpandResult
 from kg.errors import NotFoundError
 from kg.extraction import extraction_service
+from kg.extraction.deterministic import DeterministicExtractor
 from kg.extraction.service import MARK, PROGRESS
 from kg.extraction.workspace import reweigh
-from kg.models.conversation import MessageQuery
+from kg.models import Category, ExtractedMemory, WindowExtraction
+from kg.models.conversation import Message, MessageQuery
 from kg.workspace import Workspace
 from sync.nightly import run_nightly
 from sync.nightly_steps import STEP_NAMES
@@ -210,3 +212,25 @@ def test_progress_reports_messages_done_of_the_total(xws: Workspace) -> None:
     finally:
         PROGRESS.reset(token)
     assert seen == [(2, 5), (4, 5), (5, 5)]
+
+
+class _RefusedWindow(DeterministicExtractor):
+    """The real extractor, except that a window with the word POISON derives a memory the model refuses (an empty
+    abstract), as an oversized one was refused in issue 30."""
+
+    def extract(self, window: Sequence[Message], *, speaker: str) -> WindowExtraction:
+        if any("POISON" in m.content for m in window):
+            ExtractedMemory(category=Category.EVENTS, abstract="", overview="x", content="x", sources=[window[0].uid])
+        return super().extract(window, speaker=speaker)
+
+
+def test_a_window_the_models_refuse_is_skipped_reported_and_passed(xws: Workspace) -> None:
+    say(xws, "POISON I live in Lima.", session="bad")
+    say(xws, "I live in Berlin.", session="good")
+    service = extraction_service(xws)
+    service.extractor = _RefusedWindow()
+    report = service.extract("a")
+    assert [w.status for w in report.windows] == ["skipped", "done"]
+    assert report.windows[0].error is not None and "ValidationError" in report.windows[0].error
+    assert [f.object for f in xws.facts.query("a", predicate="livesIn", limit=10)] == ["berlin"]
+    assert service.extract("a").totals()["windows"] == 0  # the mark moved past the refused window
