@@ -3,8 +3,9 @@
     python bench/router.py                 # cues + semantic similarity (the local embedder) and the peer
     python bench/router.py --no-embedder   # cues only (what runs when the model cannot load)
 
-Sets: ``tests/data/reasoning/router_dev.jsonl`` (tuned on) and ``router_heldout.jsonl`` (written after the cues
-were frozen and never tuned on); each problem lists the methods a careful reader would accept. A hit is a
+Sets: ``tests/data/reasoning/router_dev.jsonl`` (the cues were tuned on it), ``router_heldout.jsonl`` (written before
+the cues; its misses were seen once, nothing was tuned on it) and ``router_heldout2.jsonl`` (written after the cues
+were frozen; never tuned on). Each problem lists the methods a careful reader would accept. A hit is a
 ranked method in that list. The router runs as ``reason`` runs it (``semantic=None``: the embedder is asked
 only when the cues do not decide the first method), and ``semantic=True`` (always compared) beside it.
 
@@ -78,7 +79,8 @@ def main() -> None:
         embedder = SentenceTransformerEmbedder()
         embedder.embed(["warm up"])
         load_seconds = round(time.perf_counter() - started, 2)
-    sets = {"dev": load("router_dev.jsonl"), "heldout": load("router_heldout.jsonl")}
+    sets = {"dev": load("router_dev.jsonl"), "heldout": load("router_heldout.jsonl"),
+            "heldout2": load("router_heldout2.jsonl")}  # fmt: skip
     rankers: dict[str, Ranker] = {"router": router(embedder, None), "keyword_peer": keyword_peer}
     if embedder is not None:
         rankers["router_semantic_always"] = router(embedder, True)

@@ -60,7 +60,9 @@ class Route:
         if found.semantic is not None:
             parts.append(f"similarity to its worked problems {found.semantic:.2f}")
         if found.matched:
-            parts.append(f"profile matches {', '.join(found.matched)} (seed score {found.profile:.2f})")
+            whose = "the given" if self.path == "classification" else "the inferred"
+            parts.append(f"profile matches {whose} classification on {', '.join(found.matched)} (seed score "
+                         f"{found.profile:.2f})")  # fmt: skip
         head = f"rank {found.rank} of {len(self.scores)} by {self.path}"
         return f"{head}; {'; '.join(parts)}" if parts else f"{head}; nothing in the text points to it"
 

@@ -2,8 +2,8 @@
 inputs read from the text, templates when they are missing, and the optional LLM classifier (the local stub chat
 server stands in for a model, the one thing tests may not run).
 
-The dev set (tests/data/reasoning/router_dev.jsonl) is what the cues were tuned on; the held-out set is only
-measured by bench/router.py, never asserted on or tuned on here.
+The dev set (tests/data/reasoning/router_dev.jsonl) is what the cues were tuned on; the two held-out sets are only
+measured by bench/router.py, never asserted on or tuned on.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def _load(name: str) -> list[dict[str, Any]]:
 
 
 DEV = _load("router_dev.jsonl")
-HELDOUT = _load("router_heldout.jsonl")
+HELDOUT = _load("router_heldout.jsonl") + _load("router_heldout2.jsonl")
 SEED_IDS = {m.id for m in SEED}
 
 
@@ -45,10 +45,11 @@ def _top(problem: str) -> list[str]:
 
 
 def test_the_sets_are_plain_english_labelled_with_seed_methods_and_disjoint() -> None:
-    assert len(DEV) >= 60 and len(HELDOUT) >= 20
+    assert len(DEV) >= 60 and len(HELDOUT) >= 40
     for row in DEV + HELDOUT:
         assert row["accept"] and set(row["accept"]) <= SEED_IDS, row
     assert not {r["problem"] for r in DEV} & {r["problem"] for r in HELDOUT}
+    assert len({r["problem"] for r in HELDOUT}) == len(HELDOUT)
 
 
 def test_dev_set_top1_at_least_90_percent_on_cues_alone() -> None:
