@@ -3,7 +3,7 @@
     python bench/router.py                 # cues + semantic similarity (the local embedder) and the peer
     python bench/router.py --no-embedder   # cues only (what runs when the model cannot load)
 
-Sets: ``tests/data/reasoning/router_dev.jsonl`` (the cues were tuned on it), ``router_heldout.jsonl`` (written before
+Sets: ``tests/data/reasoning/router_dev.jsonl`` (the cues were tuned on it), ``router_heldout.jsonl`` (written after
 the cues; its misses were seen once, nothing was tuned on it) and ``router_heldout2.jsonl`` (written after the cues
 were frozen; never tuned on). Each problem lists the methods a careful reader would accept. A hit is a
 ranked method in that list. The router runs as ``reason`` runs it (``semantic=None``: the embedder is asked
