@@ -1,11 +1,12 @@
-"""Boolean Bayesian networks: validation, exact inference by enumeration, and graph surgery for do(X = x).
+"""Boolean Bayesian networks: validation, and exact inference and graph surgery for do(X = x).
 
 A network is ``{"nodes": {NAME: {"parents": [..], "cpt": {...}}}}`` where ``cpt`` gives P(NAME = true | parents)
 keyed by the parents' values in listed order, ``T``/``F`` joined by commas (``"T,F"``); a root node has
-``{"": p}``. Every combination must be present. Inference enumerates the joint distribution with numpy
-(``2^n`` rows, at most :data:`MAX_NODES` nodes)::
+``{"": p}``. Every combination must be present. A query is exact: the network is read as a discrete network with
+the values ``F`` and ``T`` and queried by variable elimination (:mod:`.discrete`), within its cell budget; at most
+:data:`MAX_NODES` nodes::
 
-    P(q | e) = Σ_{rows with q, e} Π_i P(x_i | parents_i) / Σ_{rows with e} Π_i P(x_i | parents_i)
+    P(q | e) = Σ_{hidden} Π_i P(x_i | parents_i) / Σ_{hidden, q} Π_i P(x_i | parents_i)
 
 ``do(X = x)`` replaces X's table by the constant x (Pearl's truncated factorisation), cutting X from its
 parents. pgmpy would do the same but pulls pandas, statsmodels and huggingface_hub; see
@@ -24,8 +25,11 @@ from pydantic import Field
 
 from kg.models import Model, Unit
 from reasoning.router.methods.base import fail
+from reasoning.router.methods.discrete import Compiled
+from reasoning.router.methods.discrete import query as discrete_query
+from reasoning.router.methods.factors import Budget
 
-MAX_NODES = 20
+MAX_NODES = 200
 _Name = Annotated[str, Field(min_length=1, max_length=64)]
 
 
@@ -86,40 +90,37 @@ def _table(node: BayesNode) -> np.ndarray:
     return table
 
 
-def joint(
-    network: BayesNetwork, order: list[str], do: Mapping[str, bool] | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Every assignment (rows of booleans, columns in ``order``) and its probability, with ``do`` applied."""
-    n = len(order)
-    column = {name: i for i, name in enumerate(order)}
-    rows = ((np.arange(2**n)[:, None] >> np.arange(n)[::-1]) & 1).astype(bool)
-    prob = np.ones(2**n)
+def compiled(network: BayesNetwork, order: list[str]) -> Compiled:
+    """The network as a discrete network over the values ``F`` (index 0) and ``T`` (index 1)."""
+    tables = {}
     for name in order:
-        values = rows[:, column[name]]
-        if do and name in do:
-            prob *= values == do[name]
-            continue
         node = network.nodes[name]
-        index = np.zeros(2**n, dtype=np.int64)
-        for parent in node.parents:
-            index = (index << 1) | rows[:, column[parent]]
-        p_true = _table(node)[index]
-        prob *= np.where(values, p_true, 1.0 - p_true)
-    return rows, prob
+        p_true = _table(node).reshape([2] * len(node.parents))
+        tables[name] = np.stack([1.0 - p_true, p_true], axis=-1)
+    return Compiled(domains={n: ["F", "T"] for n in order}, order=order,
+                    parents={n: list(network.nodes[n].parents) for n in order}, tables=tables)  # fmt: skip
 
 
 def probability(network: BayesNetwork, order: list[str], query: str, evidence: Mapping[str, bool],
-                do: Mapping[str, bool] | None = None) -> float | None:  # fmt: skip
-    """P(query = true | evidence) (in the mutilated network when ``do`` is given); None when P(evidence) = 0."""
-    rows, prob = joint(network, order, do)
-    column = {name: i for i, name in enumerate(order)}
-    mask = np.ones(len(prob), dtype=bool)
-    for name, value in evidence.items():
-        mask &= rows[:, column[name]] == value
-    total = float(prob[mask].sum())
-    if total <= 0.0:
-        return None
-    return float(prob[mask & rows[:, column[query]]].sum()) / total
+                do: Mapping[str, bool] | None = None, *, method: str = "bayesian") -> float | None:  # fmt: skip
+    """P(query = true | evidence) (in the mutilated network when ``do`` is given); None when P(evidence) = 0.
+
+    Raises:
+        InputError: naming ``inputs.<method>.network``: the elimination needs tables over the cell budget.
+    """
+    net = compiled(network, order)
+    code = {True: "T", False: "F"}
+    fixed = {k: code[v] for k, v in evidence.items()}
+    if query in fixed:
+        given = {k: v for k, v in fixed.items() if k != query}
+        joint = discrete_query(
+            net, [query], given, Budget(method, "network"), {k: code[v] for k, v in (do or {}).items()}
+        )
+        if joint is None or joint.table[1 if fixed[query] == "T" else 0] == 0:
+            return None
+        return 1.0 if fixed[query] == "T" else 0.0
+    result = discrete_query(net, [query], fixed, Budget(method, "network"), {k: code[v] for k, v in (do or {}).items()})
+    return None if result is None else float(result.table[1])
 
 
-__all__ = ["MAX_NODES", "BayesNetwork", "BayesNode", "check_network", "joint", "probability"]
+__all__ = ["MAX_NODES", "BayesNetwork", "BayesNode", "check_network", "compiled", "probability"]

@@ -6,7 +6,7 @@
 - interventional: ``{"network": <bayesian network>, "do": {X: value}, "query": Y, "evidence": {..}}`` ->
   ``value.probability`` = P(Y | do(X), evidence) by graph surgery, and ``value.observational`` =
   P(Y | X, evidence) for comparison (their gap is the confounding bias). A Boolean network (``nodes``) is
-  enumerated (at most ``MAX_NODES`` nodes); a discrete one (``variables``, :mod:`.discrete`) is queried by
+  read as two-valued (at most ``MAX_NODES`` nodes); a discrete one (``variables``, :mod:`.discrete`) is queried by
   variable elimination, and ``query_value`` names the value asked about (default: the first);
 - systems-thinking: ``{"links": [[from, to, "+"|"-"], ..]}`` (else ``increases``/``decreases`` facts) ->
   every feedback loop with its polarity (reinforcing when the number of ``-`` links is even, else
@@ -97,8 +97,8 @@ def interventional(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     for name in [data.query, *data.do, *data.evidence]:
         if name not in data.network.nodes:
             raise fail("interventional", "query" if name == data.query else "do", f"unknown node {name!r}")
-    p = probability(data.network, order, data.query, data.evidence, do=data.do)
-    seen = probability(data.network, order, data.query, {**data.evidence, **data.do})
+    p = probability(data.network, order, data.query, data.evidence, do=data.do, method="interventional")
+    seen = probability(data.network, order, data.query, {**data.evidence, **data.do}, method="interventional")
     if p is None:
         raise fail("interventional", "evidence", "has probability 0 after the intervention")
     act = ", ".join(f"{k} = {str(v).lower()}" for k, v in data.do.items())
@@ -182,8 +182,8 @@ DOCS = {
     "interventional": MethodDoc(
         confidence=("max(p, 1 - p) for p = P(query | do(..), evidence), exact over the given network: how sure the "
                     "network is of the query's value under the intervention."),
-        bound=(f"A Boolean network (nodes) is enumerated: at most {MAX_NODES} nodes (2^{MAX_NODES} joint rows); a "
-               f"discrete network (variables) is queried by variable elimination: tables of at most "
+        bound=(f"A Boolean network (nodes) of at most {MAX_NODES} nodes, or a discrete network (variables), queried "
+               f"by variable elimination: tables of at most "
                f"{MAX_FACTOR_CELLS:,} cells, {MAX_WORK_CELLS:,} cells in all; past a bound a one-line error names "
                "inputs.interventional.network."),
         inputs=InterventionInput,

@@ -36,6 +36,8 @@ from reasoning.router.methods.docs import MethodDoc
 METHOD = "decision-theory"
 #: Nesting levels and nodes of one decision tree.
 MAX_DEPTH, MAX_TREE_NODES = 50, 10_000
+#: The largest exponent of the exponential utility (e^700 is about 1e304, within float range).
+MAX_EXPONENT = 700.0
 _Label = Annotated[str, Field(min_length=1, max_length=256)]
 _Number = Annotated[float, Field(allow_inf_nan=False)]
 
@@ -67,18 +69,26 @@ class DecisionTable(Model):
         return self
 
 
-def _utility(x: np.ndarray, attitude: str, r: float, scale: float) -> np.ndarray:
+def _expected_utility(x: np.ndarray, p: np.ndarray, attitude: str, r: float,
+                      scale: float) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """Expected utility and certainty equivalent of each act (rows of ``x``) under u(x) = (1 - e^{-k·x/R}) / k.
+
+    The certainty equivalent -R/k · log Σ_s p_s e^{-k·x_s/R} is computed by log-sum-exp, so a ruinous act gets its
+    true (very low) value, never an overflow; the expected utility 1/k · (1 - e^{...}) is clipped at e^700.
+    """
     if attitude == "neutral":
-        return x
+        return x @ p, x @ p
     k = r if attitude == "averse" else -r
-    return (1.0 - np.exp(-k * x / scale)) / k
+    with np.errstate(divide="ignore"):
+        exponents = -k * x / scale + np.log(p)
+    top = exponents.max(axis=1, keepdims=True)
+    lse = (top + np.log(np.exp(exponents - top).sum(axis=1, keepdims=True))).ravel()
+    return (1.0 - np.exp(np.minimum(lse, MAX_EXPONENT))) / k, -scale * lse / k
 
 
-def _inverse(u: float, attitude: str, r: float, scale: float) -> float:
-    if attitude == "neutral":
-        return u
-    k = r if attitude == "averse" else -r
-    return float(-scale * math.log(1.0 - k * u) / k)
+def _same(a: float, b: float) -> bool:
+    """Equal up to floating-point noise (identical rows can sum in a different order)."""
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
 
 
 def margin_confidence(values: list[float], stake: float, *, lower_better: bool = False) -> float:
@@ -86,7 +96,7 @@ def margin_confidence(values: list[float], stake: float, *, lower_better: bool =
     ranked = sorted(values, reverse=not lower_better)
     if len(ranked) < 2:
         return 1.0
-    tied = sum(1 for v in ranked if v == ranked[0])
+    tied = sum(1 for v in ranked if _same(v, ranked[0]))
     if tied > 1:
         return 1.0 / tied
     margin = abs(ranked[0] - ranked[1])
@@ -110,7 +120,8 @@ def table(data: DecisionTable) -> dict[str, Any]:
     acts = data.acts
 
     def pick(values: np.ndarray, best: str = "max") -> str:
-        return acts[int(np.argmax(values) if best == "max" else np.argmin(values))]  # first of equals
+        top = float(values.max() if best == "max" else values.min())
+        return acts[next(i for i, v in enumerate(values.tolist()) if _same(v, top))]  # first of equals
 
     regret = x.max(axis=0) - x
     a = data.hurwicz_alpha
@@ -130,11 +141,10 @@ def table(data: DecisionTable) -> dict[str, Any]:
         emv = x @ p
         crit["expected_value"] = {"values": dict(zip(acts, emv.tolist(), strict=True)), "choice": pick(emv)}
         scale = data.risk_tolerance or float(np.abs(x[undominated(x)]).max()) or 1.0
-        eu = _utility(x, data.risk_attitude, data.risk_coefficient, scale) @ p
-        ce = [_inverse(float(u), data.risk_attitude, data.risk_coefficient, scale) for u in eu]
+        eu, ce = _expected_utility(x, p, data.risk_attitude, data.risk_coefficient, scale)
         crit["expected_utility"] = {"risk_attitude": data.risk_attitude, "values": dict(zip(acts, eu.tolist(),
-                                    strict=True)), "certainty_equivalents": dict(zip(acts, ce, strict=True)),
-                                    "choice": pick(eu)}  # fmt: skip
+                                    strict=True)), "certainty_equivalents": dict(zip(acts, ce.tolist(), strict=True)),
+                                    "choice": pick(ce)}  # fmt: skip
         crit["evpi"] = {"value": float(x.max(axis=0) @ p - emv.max())}
         chosen_by = "expected_utility"
     return {"criteria": crit, "chosen_by": chosen_by, "choice": crit[chosen_by]["choice"],
@@ -147,7 +157,7 @@ def tree_size(node: Any, method: str) -> int:
     Raises:
         InputError: naming ``tree``: deeper than :data:`MAX_DEPTH` levels or more than :data:`MAX_TREE_NODES` nodes.
     """
-    count, stack = 0, [(node, 1)]
+    count, stack = 0, [(node, 0)]
     while stack:
         item, level = stack.pop()
         count += 1
@@ -236,8 +246,9 @@ def decision_theory(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome
     agree = sum(1 for c in choices.values() if c == result["choice"]) / len(choices)
     x = np.array(data.payoffs, dtype=float)
     keep = undominated(x)
-    chosen = result["criteria"][result["chosen_by"]]["values"]
-    values = [chosen[data.acts[i]] for i in keep]
+    criterion = result["criteria"][result["chosen_by"]]
+    chosen = criterion.get("certainty_equivalents", criterion["values"])  # payoff units, as the stake
+    values = [chosen[act] for act in data.acts]  # a near-copy of the choice makes it a close call, dominated or not
     stake = float(np.abs(x[keep]).max())
     agree *= margin_confidence(values, stake, lower_better=result["chosen_by"] == "minimax_regret")
     trace = [f"{name}: {c}" for name, c in choices.items()]

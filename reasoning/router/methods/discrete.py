@@ -19,6 +19,7 @@ eliminate within it gets a one-line error, never an unbounded run.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -127,22 +128,31 @@ def factor_of(net: Compiled, name: str) -> Factor:
     return Factor((*net.parents[name], name), net.tables[name])
 
 
-def _weight(factors: list[Factor], name: str, domains: Mapping[str, list[str]]) -> int:
-    """Cells of the product of the factors that mention ``name``."""
-    return math.prod(len(domains[n]) for n in {n for f in factors if name in f.names for n in f.names})
-
-
 def eliminate(factors: list[Factor], hidden: Sequence[str], domains: Mapping[str, list[str]],
               budget: Budget) -> list[Factor]:  # fmt: skip
-    """``factors`` with every ``hidden`` variable summed out, the cheapest first (min-weight heuristic)."""
+    """``factors`` with every ``hidden`` variable summed out, cheapest first (min-weight: the smallest product table
+    over the variable and its current neighbours), the neighbourhoods kept up to date as variables go."""
     left = set(hidden)
+    near: dict[str, set[str]] = {n: set() for f in factors for n in f.names}
+    holding: dict[str, list[int]] = {n: [] for n in near}
+    for i, f in enumerate(factors):
+        for n in f.names:
+            near[n] |= set(f.names) - {n}
+            holding[n].append(i)
+    pool: dict[int, Factor] = dict(enumerate(factors))
+    keys = itertools.count(len(factors))
     while left:
-        name = min(left, key=lambda n: (_weight(factors, n, domains), n))
+        name = min(left, key=lambda n: (len(domains[n]) * math.prod(len(domains[m]) for m in near[n]), n))
         left.discard(name)
-        touching = [f for f in factors if name in f.names]
-        factors = [f for f in factors if name not in f.names]
-        factors.append(sum_out(product(touching, budget), [name]))
-    return factors
+        touching = [pool.pop(i) for i in dict.fromkeys(holding[name]) if i in pool]
+        merged = sum_out(product(touching, budget), [name])
+        index = next(keys)
+        pool[index] = merged
+        for m in near.pop(name):
+            near[m] |= set(merged.names) - {m}
+            near[m].discard(name)
+            holding[m].append(index)
+    return list(pool.values())
 
 
 def query(net: Compiled, targets: Sequence[str], evidence: Mapping[str, str], budget: Budget,

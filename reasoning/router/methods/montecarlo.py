@@ -73,7 +73,7 @@ def depth(tree: ast.AST) -> int:
     while stack:
         node, level = stack.pop()
         deepest = max(deepest, level)
-        stack.extend((child, level + 1) for child in ast.iter_child_nodes(node))
+        stack.extend((c, level + 1) for c in ast.iter_child_nodes(node) if not isinstance(c, ast.expr_context))
     return deepest
 
 

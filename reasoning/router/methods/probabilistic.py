@@ -3,8 +3,8 @@
 bayesian (``inputs.bayesian``), one of:
 
 - ``{"network": {"nodes": {NAME: {"parents": [..], "cpt": {"": p} | {"T,F": p, ..}}}}, "evidence": {NAME: bool},
-  "query": NAME}`` -> ``value.probability`` = P(query = true | evidence), exact by enumeration (:mod:`.bayes_net`,
-  Boolean variables, at most ``MAX_NODES`` of them); confidence max(p, 1 - p);
+  "query": NAME}`` -> ``value.probability`` = P(query = true | evidence), exact by variable elimination
+  (:mod:`.bayes_net`, Boolean variables, at most ``MAX_NODES`` of them); confidence max(p, 1 - p);
 - ``{"network": {"variables": {NAME: {"values": [..], "parents": [..], "cpt": {ROW: [..]}}}}, "evidence":
   {NAME: value}, "query": NAME}`` -> ``value.distribution`` = P(query | evidence) over its values, by variable
   elimination (:mod:`.discrete`: multi-valued variables, larger networks within its cell budget); confidence =
@@ -104,7 +104,7 @@ def _network(data: NetworkQuery) -> MethodOutcome:
     return computed("bayesian", f"{data.query} is likely {likely}: P({data.query} = true | {_fmt(data.evidence)}) "
                     f"= {p:.4f}", max(p, 1 - p), value,
                     trace=[f"checked the network: {len(order)} nodes, topological order {', '.join(order)}",
-                           f"enumerated 2^{len(order)} joint assignments", f"prior P({data.query}) = {prior:.4f}",
+                           "variable elimination (min-weight order)", f"prior P({data.query}) = {prior:.4f}",
                            f"conditioned on {_fmt(data.evidence)}: {p:.4f}"])  # fmt: skip
 
 
@@ -189,8 +189,8 @@ DOCS = {
     "bayesian": MethodDoc(
         confidence=("The posterior probability of the conclusion: of the most probable value of the query "
                     "(discrete network), max(p, 1 - p) (Boolean network), or of the most probable hypothesis."),
-        bound=(f"Boolean networks (nodes) are enumerated: at most {MAX_NODES} nodes. Discrete networks (variables) "
-               f"use variable elimination: at most {MAX_VARIABLES} variables of at most {MAX_VALUES} values, tables "
+        bound=(f"Boolean networks (nodes): at most {MAX_NODES} nodes; discrete networks (variables): "
+               f"variable elimination over at most {MAX_VARIABLES} variables of at most {MAX_VALUES} values, tables "
                f"of at most {MAX_FACTOR_CELLS:,} cells and {MAX_WORK_CELLS:,} cells in all (a network too densely "
                "connected gets a one-line error naming inputs.bayesian.network)."),
         inputs=DiscreteQuery,

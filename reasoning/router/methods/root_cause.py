@@ -46,6 +46,25 @@ def _symptoms(ctx: MethodContext, data: RootCauseInput, used: list[str]) -> list
     return sorted({f.subject for f in failing})
 
 
+def _reach(graph: nx.DiGraph[str], symptoms: list[str]) -> dict[str, dict[str, int]]:
+    """For every node upstream of a symptom: the symptoms it reaches (in the symptoms' order) and how far."""
+    causes = {node: list(graph.predecessors(node)) for node in graph}
+    reach: dict[str, dict[str, int]] = {}
+    for symptom in symptoms:
+        seen, frontier, distance = {symptom}, [symptom], 0
+        while frontier:
+            distance += 1
+            step = []
+            for node in frontier:
+                for cause in causes[node]:
+                    if cause not in seen:
+                        seen.add(cause)
+                        step.append(cause)
+                        reach.setdefault(cause, {})[symptom] = distance
+            frontier = step
+    return reach
+
+
 def root_cause(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     """Engine of ``root-cause``."""
     data = validate(RootCauseInput, inputs, METHOD)
@@ -60,12 +79,7 @@ def root_cause(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     if work > MAX_WORK:
         raise fail(METHOD, "symptoms", f"{len(symptoms)} symptoms over a graph of {graph.number_of_nodes():,} nodes "
                    f"need {work:,} search steps (at most {MAX_WORK:,}): narrow the graph or the symptoms")  # fmt: skip
-    reverse = graph.reverse(copy=False)
-    reach: dict[str, dict[str, int]] = {}
-    for symptom in symptoms:
-        for node, distance in nx.single_source_shortest_path_length(reverse, symptom).items():
-            if node != symptom:
-                reach.setdefault(node, {})[symptom] = distance
+    reach = _reach(graph, symptoms)
     rows: list[dict[str, Any]] = []
     ruled_out: list[str] = []
     for node, hits in reach.items():
@@ -75,7 +89,7 @@ def root_cause(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
             ruled_out.append(node)
             continue
         coverage = len(hits) / len(symptoms)
-        rows.append({"cause": node, "coverage": coverage, "explains": sorted(hits, key=symptoms.index),
+        rows.append({"cause": node, "coverage": coverage, "explains": list(hits),
                      "root": graph.in_degree(node) == 0, "evidence": evidence, "checked": checked,
                      "score": coverage * evidence, "mean_distance": sum(hits.values()) / len(hits)})  # fmt: skip
     value: dict[str, Any] = {"candidates": rows, "symptoms": symptoms, "ruled_out": sorted(ruled_out)}
