@@ -43,6 +43,7 @@ from rdflib import OWL, RDF, RDFS, XSD, BNode, Graph, Literal, URIRef
 from rdflib.term import Node
 
 from kg.errors import InputError
+from kg.limits import read_text_bounded, refuse_remote_context, refuse_xml_dtd
 from kg.models import MAX_OBJECT, MAX_TERM, LiveTriple, Model, agent_scope
 from kg.ontology.typeql import load_graph, ontology_files
 from kg.workspace import Workspace
@@ -197,10 +198,16 @@ def _parse(path: Path) -> tuple[Graph, dict[str, str]]:
     if fmt is None:
         raise InputError("ontology", f"{path}: unknown ontology format (use {', '.join(sorted(FORMATS))})")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text_bounded(path, "ontology")  # at most 100 MB, read in chunks
+        if fmt == "xml":  # rdflib's RDF/XML parser (expat) expands internal entities: no DTD at all
+            refuse_xml_dtd(text, "ontology", str(path))
+        elif fmt == "json-ld":  # rdflib would fetch a context named by IRI (a file: IRI reads the local disk)
+            refuse_remote_context(json.loads(text), "ontology", str(path))
         with warnings.catch_warnings():  # rdflib's own JSON-LD parser still builds a ConjunctiveGraph
             warnings.filterwarnings("ignore", "ConjunctiveGraph is deprecated", DeprecationWarning)
             graph = Graph(bind_namespaces="none").parse(data=text, format=fmt, publicID=path.resolve().as_uri())
+    except InputError:
+        raise
     except Exception as exc:  # rdflib's parsers raise many unrelated types; one clear line instead
         reason = " ".join(str(exc).split())[:300] or type(exc).__name__
         raise InputError("ontology", f"{path}: does not parse as {fmt}: {reason}") from exc

@@ -12,6 +12,9 @@ rdflib parser gave before:
 * a literal's lexical form; a typed literal (neither a plain string nor language-tagged) is brought to rdflib's
   normal form (``"01"^^xsd:integer`` -> ``1``, ``"1"^^xsd:boolean`` -> ``true``), as rdflib's parsers did, so a
   graph imports to the same facts whichever parser read it. Empty or whitespace-only literals are skipped.
+
+RDF/XML with a DOCTYPE or an entity declaration is refused before pyoxigraph reads it
+(:func:`kg.limits.refuse_xml_dtd`): it expands internal entities ("billion laughs"), with no switch to stop it.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from rdflib import URIRef
 
 from kg.errors import InputError
 from kg.facts_fast import gc_paused
+from kg.limits import MAX_DOCUMENT_BYTES, refuse_xml_dtd
 from reasoning.owl import CORE_PREFIXES, NAMESPACE, iri_to_term
 
 RdfFormat = Literal["turtle", "nt", "json-ld", "xml", "nquads", "trig"]
@@ -51,7 +55,7 @@ PARSERS: dict[str, ox.RdfFormat] = {
     "nquads": ox.RdfFormat.N_QUADS,
     "trig": ox.RdfFormat.TRIG,
 }
-MAX_DOCUMENT = 100_000_000
+MAX_DOCUMENT = MAX_DOCUMENT_BYTES
 XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 #: A distinct triple: subject, predicate, object and the object's datatype or "@" language ("" for an entity).
 Key = tuple[str, str, str, str]
@@ -178,6 +182,8 @@ def parse_documents(documents: Sequence[RdfDocument]) -> Parsed:
                     ox.NamedNode(document.base_iri)
                 except ValueError as exc:
                     raise InputError(f"documents[{index}].base_iri", f"must be an absolute IRI: {exc}") from None
+            if document.format == "xml":  # pyoxigraph expands entities, even a DTD's inside the root element
+                refuse_xml_dtd(document.content, f"documents[{index}]", document.name)
             try:
                 mapper.read(_quads(document), seen, blank)
             except Exception as exc:  # SyntaxError, UnicodeEncodeError, OSError ...: one clear line instead

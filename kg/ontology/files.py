@@ -33,6 +33,7 @@ except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
 from kg.errors import WorkspaceError
+from kg.limits import refuse_remote_context
 from kg.memory.files import atomic_write, directory_lock
 from kg.ontology.layout import dump_json, graph_spans, insert_node, insertion_index, ontology_json, render_node
 from kg.ontology.memo import Memo
@@ -87,8 +88,10 @@ def repository_ontology_dir() -> Path | None:
 def parse_jsonld(text: str) -> Graph:
     """Every triple of a JSON-LD document (named graphs merged into one graph).
 
-    Raises whatever rdflib or json raise for a document that does not parse.
+    Raises whatever rdflib or json raise for a document that does not parse, and an InputError for one that names
+    a context by IRI (:func:`kg.limits.refuse_remote_context`: rdflib would fetch it, from the disk or the network).
     """
+    refuse_remote_context(json.loads(text), "document", "JSON-LD")
     dataset = Dataset()
     with warnings.catch_warnings():  # rdflib's JSON-LD parser still uses deprecated dataset internals
         warnings.simplefilter("ignore", DeprecationWarning)

@@ -7,11 +7,11 @@ import json
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from rdflib import Dataset, Graph
 
 from kg.errors import InputError
+from kg.limits import read_text_bounded, refuse_remote_context, refuse_xml_dtd
 
 #: Parsers by file extension (:func:`load_graph`).
 FORMATS: dict[str, str] = {".jsonld": "json-ld", ".json": "json-ld", ".ttl": "turtle", ".nt": "nt",
@@ -59,9 +59,11 @@ def _parse(path: Path) -> Dataset:
     if not path.is_file():
         raise InputError("ontology", f"{path}: no such file")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text_bounded(path, "ontology")  # at most 100 MB, read in chunks
         if fmt == "json-ld":
-            _refuse_remote_context(path, json.loads(text))
+            refuse_remote_context(json.loads(text), "ontology", str(path))  # rdflib would fetch it
+        elif fmt == "xml":  # rdflib's RDF/XML parser (expat) expands internal entities: no DTD at all
+            refuse_xml_dtd(text, "ontology", str(path))
         dataset = Dataset()
         with warnings.catch_warnings():  # rdflib's JSON-LD parser goes through deprecated ConjunctiveGraph APIs
             warnings.simplefilter("ignore", DeprecationWarning)
@@ -72,12 +74,3 @@ def _parse(path: Path) -> Dataset:
         reason = " ".join(str(exc).split())[:300] or type(exc).__name__
         raise InputError("ontology", f"{path}: does not parse as {fmt}: {reason}") from exc
     return dataset
-
-
-def _refuse_remote_context(path: Path, data: Any) -> None:
-    """rdflib would fetch a remote ``@context`` over the network: ontologies keep theirs inline."""
-    for item in data if isinstance(data, list) else [data]:
-        context = item.get("@context") if isinstance(item, dict) else None
-        for entry in context if isinstance(context, list) else [context]:
-            if isinstance(entry, str):
-                raise InputError("ontology", f"{path}: remote @context {entry!r} is not supported: put it inline")
