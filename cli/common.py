@@ -25,7 +25,7 @@ from rich.console import Console, RenderableType
 
 from cli.tools.overrides import CommandContext
 from cli.tools.registry import run
-from kg.errors import InputError
+from kg.limits import MAX_DOCUMENT_BYTES, read_text_bounded
 from kg.models import to_utc
 from kg.workspace import Workspace, default_path, open_workspace
 from sync.replay import PushReport
@@ -208,16 +208,10 @@ def _finish_write_through(writer: WriteThrough) -> None:
         click.echo(f"warning: {problem}; outbox events waiting for 'mabos sync push': {pending}", err=True)
 
 
-def read_source(source: str) -> str:
-    """The text of a ``FILE`` argument: standard input for ``-``, else the UTF-8 file; InputError naming ``file``
-    when it cannot be read."""
-    if source == "-":
-        return sys.stdin.read()
-    path = Path(source)
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError("file", f"cannot read {path}: {exc}") from None
+def read_source(source: str, field: str = "file", cap: int = MAX_DOCUMENT_BYTES) -> str:
+    """The text of a ``FILE`` argument: standard input for ``-``, else the UTF-8 file, read in chunks up to ``cap``
+    bytes (:func:`kg.limits.read_text_bounded`); InputError naming ``field`` when it cannot be read or is larger."""
+    return read_text_bounded(source, field, cap)
 
 
 def make_console() -> Console:

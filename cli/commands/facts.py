@@ -15,6 +15,7 @@ from cli.tools.facts import FactAssertResult, FactList, FactRetractResult
 from cli.tools.registry import run
 from kg.errors import InputError
 from kg.facts import Explanation
+from kg.limits import read_text_bounded
 from kg.models import ObjectKind
 from reasoning.fact_import import PROGRESS, SUFFIX_FORMATS, ImportReport, RdfDocument
 
@@ -211,7 +212,7 @@ def import_(out: Session, *, agent: str, files: tuple[Path, ...], fmt: str | Non
             raise InputError(
                 f"files[{index}]", f"{path.name}: unknown suffix; give --format turtle|nt|json-ld|xml|nquads|trig"
             )
-        content = path.read_text(encoding="utf-8")
+        content = read_text_bounded(path, f"files[{index}]")  # at most 100 MB, read in chunks
         documents.append(RdfDocument(name=path.name, format=syntax, content=content, base_iri=path.resolve().as_uri()))
     with reporting("importing", PROGRESS):
         report = cast(ImportReport, run(out.tools(), "fact_import", {"agent_id": agent, "documents": documents,

@@ -5,8 +5,6 @@ The command reads and checks the JSONL file (errors name the line), then runs th
 
 from __future__ import annotations
 
-import json
-
 import click
 from pydantic import ValidationError
 
@@ -14,6 +12,7 @@ from cli import render
 from cli.common import Session, agent_option, example, mabos_options, read_source
 from cli.tools.memory_admit import AdmitResult
 from kg.errors import InputError
+from kg.limits import jsonl_lines, load_json
 from kg.memory.admission import PRESETS, MemoryCandidate
 from kg.memory.write_policy import CandidateOutcome
 from kg.models import describe_validation_error
@@ -22,13 +21,9 @@ from kg.models import describe_validation_error
 def read_candidates(text: str) -> list[MemoryCandidate]:
     """JSONL candidates, each line validated first; an error names the line and the field."""
     candidates: list[MemoryCandidate] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    for number, line in jsonl_lines(text):  # split on "\n" only: JSON strings may hold U+2028 unescaped
         try:
-            candidates.append(MemoryCandidate.model_validate(json.loads(line)))
-        except json.JSONDecodeError as exc:
-            raise InputError(f"line {number}", f"not valid JSON: {exc.msg}") from None
+            candidates.append(MemoryCandidate.model_validate(load_json(line, f"line {number}")))
         except ValidationError as exc:
             error = describe_validation_error(exc)
             raise InputError(f"line {number}: {error.field}", error.rule) from None

@@ -16,6 +16,7 @@ from cli.tools.inference import MAX_HYPOTHESES, HypothesisList, ProofOutcome, Pr
 from cli.tools.rules import ImportedRules, PolicyFiringList, RuleList, ViolationList
 from cli.tools.rules_admin import RuleDeleted, RuleExport
 from kg.errors import InputError
+from kg.limits import read_text_bounded
 from kg.models import Rule, RuleType, Severity
 from reasoning.service import DEFAULT_LIMITS, ForwardReport, KnowledgeAnswer
 
@@ -48,10 +49,7 @@ def _rule_file(path: Path) -> tuple[str, str]:
     fmt = _FORMATS.get(path.suffix.lower())
     if fmt is None:
         raise InputError("file", f"{path}: a rule file ends in .json, .yaml or .yml")
-    try:
-        return path.read_text(encoding="utf-8"), fmt
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError("file", f"{path}: cannot read it ({' '.join(str(exc).split())})") from None
+    return read_text_bounded(path, "file"), fmt  # at most 100 MB, read in chunks
 
 
 @click.group("rule")

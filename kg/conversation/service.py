@@ -10,7 +10,6 @@ line and the field, and nothing is written. ``compact`` runs the summary-DAG bui
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -44,6 +43,7 @@ from kg.conversation.tools import (
 )
 from kg.conversation.tools_models import ConversationStores
 from kg.errors import InputError, NotFoundError
+from kg.limits import jsonl_lines, load_json
 from kg.memory.checkpoints import write_checkpoint
 from kg.models import Model, describe_validation_error
 from kg.models.conversation import Conversation, MessageInput, TokenEstimator, estimate_tokens
@@ -82,13 +82,8 @@ def parse_rows(rows: str | Sequence[Mapping[str, Any] | MessageInput]) -> list[M
     """
     numbered: list[tuple[int, object]] = []
     if isinstance(rows, str):
-        for number, line in enumerate(rows.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                numbered.append((number, json.loads(line)))
-            except json.JSONDecodeError as exc:
-                raise InputError(f"line {number}", f"not valid JSON: {exc.msg}") from None
+        # split on "\n" only: a JSON string may hold U+2028 or U+0085 unescaped (json.dumps(ensure_ascii=False))
+        numbered = [(number, load_json(line, f"line {number}")) for number, line in jsonl_lines(rows)]
     else:
         numbered = list(enumerate(rows, 1))
     if not numbered:
