@@ -67,7 +67,8 @@ CUES: tuple[Cue, ...] = (
          r"\bextended warranty\b|\binsurance\b", expected_utility=0.9, decision_theory=0.3),
     _cue("decision-table", r"\bdecision (?:table|tree|matrix)\b|\bmaximin\b|\bminimax\b|\bregret\b|\bhurwicz\b|"
          r"\bunder (?:risk|uncertainty)\b|\bper state\b|\bstates? of (?:the world|nature)\b", decision_theory=1.2),
-    _cue("choice", r"^\s*(?:should (?:we|i)|shall we|do we)\b|\bshould we (?:enter|launch|open|expand|buy|build|"
+    _cue("choice", r"^\s*(?:should (?:we|i)|shall we|do we)\b|\bhow should (?:we|i) (?:think about|approach|decide)\b|"
+         r"\bwhat should (?:we|i) do\b|\bshould we (?:enter|launch|open|expand|buy|build|"
          r"invest|acquire|move)\b|\bor (?:wait|expand|not)\b", decision_theory=0.6, expected_utility=0.3),
     _cue("uncertain-states", r"\b(?:demand|market|prices?|rates?) (?:may|might|could) be\b|\buncertain demand\b|"
          r"\bpossible (?:exchange-rate|market|demand) states?\b|\bstrong, average or weak\b", decision_theory=0.7),
