@@ -103,14 +103,15 @@ class LLMConfig(Model):
     """The optional LLM (``[llm]`` in ``mabos.toml``; docs/extraction.md): an OpenAI-compatible endpoint
     ``base_url`` (``.../v1``: OpenAI, vLLM, Ollama, llama.cpp's server ...), its ``model``, ``api_key_env`` (the
     NAME of the variable holding the bearer token), ``timeout`` seconds per request (CPU models answer in tens of
-    seconds) and ``attempts`` per extraction window. ``[conversation]``'s ``llm_url``, ``llm_model`` and
-    ``llm_api_key_env`` say the same; a key set in both places must agree."""
+    seconds), ``attempts`` per extraction window and ``max_tokens`` per extraction reply. ``[conversation]``'s
+    ``llm_url``, ``llm_model`` and ``llm_api_key_env`` say the same; a key set in both places must agree."""
 
     base_url: str | None = None
     model: str | None = None
     api_key_env: str | None = None
     timeout: float = Field(default=120.0, gt=0, le=3600)
     attempts: int = Field(default=2, ge=1, le=10)
+    max_tokens: int = Field(default=2_000, ge=16, le=32_768)
 
 
 def _merge_llm(data: Any) -> Any:

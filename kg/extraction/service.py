@@ -190,6 +190,7 @@ class ExtractionService:
             self._advance(conv, window[-1].seq + 1)
             return result
         result.scope = scope
+        result.facts_refused = list(found.refused)
         candidates = [self._candidate(m, scope, window) for m in found.memories]
         result.candidates = len(candidates)
         decisions = self._decide(agent_id, candidates, [m.abstract for m in found.memories])

@@ -27,16 +27,33 @@ if TYPE_CHECKING:
 
 ENV_URL = "MABOS_LLM_URL"
 ENV_MODEL = "MABOS_LLM_MODEL"
+ENV_TIMEOUT = "MABOS_LLM_TIMEOUT"
 EXTRACTORS = ("auto", "deterministic", "llm")
 
 
+def llm_timeout(ws: Workspace) -> float:
+    """Seconds per LLM request: ``MABOS_LLM_TIMEOUT``, else ``[llm] timeout``."""
+    raw = os.environ.get(ENV_TIMEOUT, "").strip()
+    if not raw:
+        return ws.config.llm.timeout
+    try:
+        value = float(raw)
+    except ValueError:
+        value = 0.0
+    if not 0 < value <= 3600:
+        raise InputError(ENV_TIMEOUT, f"must be a number of seconds above 0 and at most 3600, got {raw[:40]!r}")
+    return value
+
+
 def workspace_chat(ws: Workspace) -> ChatModel | None:
-    """The workspace's chat model (``[conversation] llm_url``), else ``MABOS_LLM_URL`` (model from
-    ``MABOS_LLM_MODEL``, default ``default``), else None."""
+    """The workspace's chat model (``[llm] base_url`` or ``[conversation] llm_url``), else ``MABOS_LLM_URL``
+    (model from ``MABOS_LLM_MODEL``, default ``default``), else None; requests time out after
+    :func:`llm_timeout` seconds."""
     c = ws.config.conversation
-    chat = chat_model_from_config(c.llm_url, c.llm_model, c.llm_api_key_env)
+    timeout = llm_timeout(ws)
+    chat = chat_model_from_config(c.llm_url, c.llm_model, c.llm_api_key_env, timeout=timeout)
     if chat is None and os.environ.get(ENV_URL, "").strip():
-        chat = chat_model_from_config(os.environ[ENV_URL], os.environ.get(ENV_MODEL) or "default")
+        chat = chat_model_from_config(os.environ[ENV_URL], os.environ.get(ENV_MODEL) or "default", timeout=timeout)
     return chat
 
 
@@ -66,11 +83,14 @@ def extraction_service(ws: Workspace, *, extractor: str = "auto", admission: str
     chat = workspace_chat(ws) if extractor != "deterministic" else None
     if extractor == "llm" and chat is None:
         raise InputError("extractor", "llm needs [conversation] llm_url (or MABOS_LLM_URL)")
-    chosen: Extractor = LLMExtractor(chat) if chat is not None else DeterministicExtractor()
+    vocabulary = Vocabulary.from_directory(ws.path / "ontologies")
+    chosen: Extractor = (LLMExtractor(chat, vocabulary=vocabulary, attempts=ws.config.llm.attempts,
+                                      max_tokens=ws.config.llm.max_tokens)
+                         if chat is not None else DeterministicExtractor())  # fmt: skip
     memory = MemoryService(ws.store, ws.scopes, ws.clock, None, limits=ws.memory.limits, engine=ws.recall_engine)
     return ExtractionService(
         ws.store, ws.store.marks, ws.store.transactions, memory, ws.facts, ws.clock, chosen, embedder=ws.embedder,
-        chat=chat, vocabulary=Vocabulary.from_directory(ws.path / "ontologies"), admission=admission, window=window,
+        chat=chat, vocabulary=vocabulary, admission=admission, window=window,
         speaker=speaker, after_commit=lambda agent, uids: append_daily_logs(ws, agent, uids),
     )  # fmt: skip
 
@@ -136,6 +156,6 @@ def save_report(ws: Workspace, report: ExtractionReport, trigger: str) -> Path:
     return folder / f"{stem}.json"
 
 
-__all__ = ["ENV_MODEL", "ENV_URL", "EXTRACTORS", "REPORTS", "Trigger", "append_daily_logs", "auto_extract",
-           "configured_service", "extraction_service", "pending_messages", "reweigh", "save_report",
-           "workspace_chat"]  # fmt: skip
+__all__ = ["ENV_MODEL", "ENV_TIMEOUT", "ENV_URL", "EXTRACTORS", "REPORTS", "Trigger", "append_daily_logs",
+           "auto_extract", "configured_service", "extraction_service", "llm_timeout", "pending_messages", "reweigh",
+           "save_report", "workspace_chat"]  # fmt: skip
