@@ -8,9 +8,10 @@ updated, unchanged, skipped or refused, with a reason); then everything is writt
 **Agents stay apart.** The files under ``agents/<id>/`` are what agent ``<id>`` could write itself, so every
 record read there is checked as a write of that agent (the check of :meth:`kg.scopes.ScopePolicy.check_write`):
 a record in a scope the agent may not write (another agent's ``agent:`` scope, an ungranted project) is
-*refused*; a uid that names another agent's record, or a record in a scope the agent may no longer write, is
-*skipped*; a relation may only end at records imported with it or visible to the agent. The report lists
-each refused and skipped record with its reason, and nothing of them is written.
+*refused*; a uid that names another agent's record (of any kind, a case or an edge too, in any scope), or a
+record in a scope the agent may no longer write, is *skipped*; a relation may only end at records imported
+with it or visible to the agent. The report lists each refused and skipped record with its reason, and
+nothing of them is written.
 
 Records keep their uids, timestamps, confidences and lineage, so they are written the way the outbox replay
 writes them (:class:`sync.replay.EmbeddedTarget`): as upserts keyed by uid that never replace a newer state,
@@ -46,7 +47,7 @@ from reasoning.cbr import situation_key
 from sync.replay import EmbeddedTarget
 from sync.workspace_io import records
 from sync.workspace_io.reader import AgentRecords, Item, Reader, agent_ids
-from sync.workspace_io.report import Progress, Skipped, WorkspaceReport
+from sync.workspace_io.report import AgentReport, Progress, Skipped, WorkspaceReport
 
 if TYPE_CHECKING:
     from kg.workspace import Workspace
@@ -72,6 +73,10 @@ class _Planner:
         self.incoming: dict[str, str] = {}  # uid -> node kind of every record of that agent being imported
         self.refusals: dict[tuple[str, str], str | None] = {}
         self.triples: dict[tuple[str, str, str, str], str] = {}  # live facts planned: (scope, s, p, o) -> uid
+        self.scopes: list[str] | None = None  # every scope a record can be in (for uid checks across agents)
+        self.cases: dict[str, Case] | None = None  # every stored case by uid
+        #: created cases and edges, checked after the write (the store ignores a uid it already holds)
+        self.created: list[tuple[AgentReport, Item]] = []
 
     def event(self, aggregate: str, model: Model, payload: dict[str, Any] | None = None, op: str = "upsert") -> None:
         data = payload if payload is not None else model.model_dump(mode="json")
@@ -89,6 +94,8 @@ class _Planner:
         for item in sorted(accepted, key=lambda i: i.kind == "relation"):
             status, reason = getattr(self, f"_{_group(item.kind)}")(item)
             report.count(item.kind, status)
+            if status == "created" and item.kind in ("case", "relation"):
+                self.created.append((report, item))
             if reason:
                 report.skipped.append(Skipped(kind=item.kind, uid=item.uid, where=item.where, reason=reason))
             elif item.kind != "relation":
@@ -250,16 +257,30 @@ class _Planner:
         self.event("rule", new, {**payload, "updated_at": self.now.strftime("%Y-%m-%dT%H:%M:%S.%fZ")})
         return "updated", None
 
+    def _all_scopes(self) -> list[str]:
+        """Every scope a record can be in: ``global``, each agent's own and each granted one (read once)."""
+        if self.scopes is None:
+            agents = [a.agent_id for a in self.ws.store.agents.list()]
+            found = {"global", *(agent_scope(a) for a in agents)}
+            found.update(g.scope for a in agents for g in self.ws.store.scopes.grants(a))
+            self.scopes = sorted(found)
+        return self.scopes
+
     def _case(self, item: Item) -> tuple[str, str | None]:
         new: Case = item.model  # type: ignore[assignment]
-        stored = self.ws.store.cases.list(scopes=[new.scope])
-        old = next((c for c in stored if c.uid == new.uid), None)
+        if self.cases is None:  # the uid may name a case in any scope: another agent's is never touched
+            self.cases = {c.uid: c for c in self.ws.store.cases.list(scopes=sorted({*self._all_scopes(), new.scope}))}
+        old = self.cases.get(new.uid)
         if old is not None:
+            if foreign := self._foreign(old, "case"):
+                return "skipped", foreign
             return ("unchanged", None) if self._same(old, item) else ("skipped", "a stored case never changes; kept")
         key = situation_key(new.situation)
-        twin = next((c.uid for c in stored if situation_key(c.situation) == key), None)
+        twin = next((c.uid for c in self.cases.values() if c.scope == new.scope
+                     and situation_key(c.situation) == key), None)  # fmt: skip
         if twin is not None:
             return "skipped", f"the same situation is already stored as {twin}"
+        self.cases[new.uid] = new  # a second case of the same uid or situation in this import is skipped
         self.event("case", new)
         return "created", None
 
@@ -278,11 +299,34 @@ class _Planner:
                 return "skipped", f"its {role} {uid} is neither imported nor visible to {self.agent_id}"
             if not kind_matches(kind, allowed):
                 return "skipped", f"its {role} {uid} is a {kind}, not one of {', '.join(allowed)}"
+        ends = (new.kind, new.source_uid, new.target_uid)
         existing = self.ws.store.relations.relations(new.source_uid, scopes=[new.scope])
-        if any((r.kind, r.source_uid, r.target_uid) == (new.kind, new.source_uid, new.target_uid) for r in existing):
+        if any((r.kind, r.source_uid, r.target_uid) == ends for r in existing):
             return "unchanged", None
+        for end in (new.source_uid, new.target_uid):  # the uid of another edge (another agent's): kept as it is
+            for old in self.ws.store.relations.relations(end, scopes=self._all_scopes()):
+                if old.uid == new.uid:
+                    return "skipped", self._foreign(old, "edge") or "the uid names another edge in the workspace; kept"
         self.event("relation", new)
         return "created", None
+
+    def verify(self) -> None:
+        """After the write: a created case or edge the store does not hold as written had a uid the store
+        already held (in a scope or at ends this import could not see); the report says skipped, not created."""
+        for report, item in self.created:
+            model: Any = item.model
+            stored = self.ws.store
+            found: list[Case] | list[Relation] = (
+                stored.cases.list(scopes=[model.scope])
+                if item.kind == "case"
+                else stored.relations.relations(model.source_uid, scopes=[model.scope])
+            )
+            if not any(r.uid == model.uid and r.agent_id == model.agent_id for r in found):
+                counts = report.counts[item.kind]
+                counts.created -= 1
+                counts.skipped += 1
+                reason = "the uid names another record in the workspace; kept"
+                report.skipped.append(Skipped(kind=item.kind, uid=item.uid, where=item.where, reason=reason))
 
 
 def _fact_fixed(old: Fact, new: Fact) -> str | None:
@@ -344,4 +388,5 @@ def import_workspace(ws: Workspace, path: Path | str, *, agents: Sequence[str] |
             progress("check", done, len(read))
     if planner.events and not dry_run:
         EmbeddedTarget(ws.store).apply(planner.events)
+        planner.verify()
     return report

@@ -21,6 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from kg.errors import InputError
+from kg.limits import json_line, one_line, split_lines
 from kg.models import BDINode, NodeKind, Relation, RelationKind, format_ts
 
 #: File of each node kind (plan steps live in Plans.md under their plan).
@@ -51,7 +52,7 @@ _TEXT_COLUMNS = ("belief", "desire", "goal", "intention", "plan", "pattern", "na
 
 
 def _comment(node: BDINode) -> str:
-    data = json.dumps(node.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
+    data = json_line(node.model_dump(mode="json"))  # U+2028 and the like escaped: the line stays one line
     return "<!-- mabos: " + data.replace("-->", "--\\u003e") + " -->"
 
 
@@ -78,7 +79,9 @@ def _bullets(node: BDINode, links: dict[str, list[str]]) -> list[str]:
 
 
 def _section(node: BDINode, depth: int, links: dict[str, list[str]]) -> str:
-    first, *rest = node.content.strip().split("\n")
+    # lines as the reader splits them (on "\n"); a U+2028, \x85, \r ... inside one shows as a space (the mabos:
+    # line holds the exact text), so no text can end a line early and forge a section or a field
+    first, *rest = (one_line(line) for line in node.content.strip().split("\n"))
     lines = [f"{'#' * depth} {node.uid}: {first.strip()}", *(f"> {line}" for line in rest)]
     return "\n".join([*lines, *_bullets(node, links), _comment(node)]) + "\n"
 
@@ -334,7 +337,7 @@ def parse_markdown(text: str, kind: NodeKind, path: str) -> ParsedMarkdown:
     """Read one cognitive file (``path`` names it in errors and warnings)."""
     parsed = ParsedMarkdown(path=path)
     reader = _Reader(parsed, kind)
-    for number, line in enumerate(text.removeprefix("\ufeff").splitlines(), start=1):
+    for number, line in enumerate(split_lines(text.removeprefix("\ufeff")), start=1):  # as the writer joins
         reader.feed(number, line.rstrip())
     return parsed
 

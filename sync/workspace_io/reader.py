@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from kg.errors import InputError, NotFoundError
+from kg.limits import read_text_bounded
 from kg.models import (
     NODE_MODELS,
     Agent,
@@ -74,12 +75,13 @@ def _now_fill(data: dict[str, Any], names: Sequence[str], now: datetime) -> froz
 
 
 def _read_json(path: Path, rel: str) -> Any:
+    text = read_text_bounded(path, rel).removeprefix("\ufeff")  # at most 100 MB, read in chunks
     try:
-        return json.loads(path.read_text(encoding="utf-8").removeprefix("\ufeff"))
-    except UnicodeDecodeError:
-        raise InputError(rel, "is not UTF-8 text") from None
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(rel, f"is not valid JSON: {exc.msg} at line {exc.lineno}") from None
+    except RecursionError:
+        raise InputError(rel, "JSON nested too deep") from None
 
 
 class Reader:
@@ -157,10 +159,7 @@ class Reader:
             if not path.is_file():
                 continue
             self.out.report.files.append(rel)
-            try:
-                text = path.read_text(encoding="utf-8")
-            except UnicodeDecodeError:
-                raise InputError(rel, "is not UTF-8 text") from None
+            text = read_text_bounded(path, rel)  # at most 100 MB, read in chunks
             parsed = markdown.parse_markdown(text, kind, rel)
             self.out.report.warnings += parsed.warnings
             for line, data in parsed.exact:
