@@ -117,47 +117,52 @@ def text(expr: Expr) -> str:
 # ---------------------------------------------------------------------------------------------- graphs
 @dataclass(frozen=True)
 class ADMG:
-    """Observed nodes, directed edges among them, and bidirected (confounded) pairs."""
+    """Observed nodes, directed edges among them, and bidirected (confounded) pairs.
 
-    directed: nx.DiGraph[str]
-    bidirected: frozenset[frozenset[str]]
+    Subgraphs share the whole graph's parent and partner maps and only narrow ``nodes`` (no copies: the ID algorithm
+    takes many subgraphs)."""
 
-    @property
-    def nodes(self) -> frozenset[str]:
-        """The observed variables."""
-        return frozenset(self.directed)
+    nodes: frozenset[str]
+    parents: Mapping[str, frozenset[str]]
+    partners: Mapping[str, frozenset[str]]
 
     def sub(self, keep: Iterable[str]) -> ADMG:
         """The subgraph induced by ``keep``."""
-        keep = frozenset(keep)
-        return ADMG(nx.DiGraph(self.directed.subgraph(keep)), frozenset(b for b in self.bidirected if b <= keep))
+        return ADMG(self.nodes & frozenset(keep), self.parents, self.partners)
 
     def ancestors(self, of: Iterable[str], cut_into: Iterable[str] = ()) -> frozenset[str]:
-        """``of`` and their ancestors, after removing the edges into ``cut_into``."""
-        graph = self.directed
-        if cut_into:
-            graph = nx.DiGraph(graph)
-            graph.remove_edges_from([e for n in cut_into for e in list(graph.in_edges(n))])
+        """``of`` and their ancestors in this subgraph, after removing the edges into ``cut_into``."""
+        cut = frozenset(cut_into)
         found = set(of)
-        for node in of:
-            found |= nx.ancestors(graph, node)
+        stack = [n for n in found if n not in cut]
+        while stack:
+            for parent in self.parents[stack.pop()]:
+                if parent in self.nodes and parent not in found:
+                    found.add(parent)
+                    if parent not in cut:
+                        stack.append(parent)
         return frozenset(found)
 
     def components(self) -> list[frozenset[str]]:
-        """The c-components (connected by bidirected edges), ordered by their smallest name."""
-        graph: nx.Graph[str] = nx.Graph()
-        graph.add_nodes_from(self.directed)
-        for pair in self.bidirected:
-            a, b = sorted(pair)
-            graph.add_edge(a, b)
-        return sorted((frozenset(c) for c in nx.connected_components(graph)), key=min)
+        """The c-components (connected by bidirected edges within this subgraph), ordered by their smallest name."""
+        left, found = set(self.nodes), []
+        while left:
+            start = left.pop()
+            part, stack = {start}, [start]
+            while stack:
+                for other in self.partners[stack.pop()]:
+                    if other in left:
+                        left.discard(other)
+                        part.add(other)
+                        stack.append(other)
+            found.append(frozenset(part))
+        return sorted(found, key=min)
 
 
 def project(graph: nx.DiGraph[str], latent: Iterable[str], bidirected: Iterable[Sequence[str]] = ()) -> ADMG:
     """The ADMG of a DAG with ``latent`` nodes (latent projection), plus the given bidirected pairs."""
     hidden = set(latent)
-    directed: nx.DiGraph[str] = nx.DiGraph()
-    directed.add_nodes_from(n for n in graph if n not in hidden)
+    parents: dict[str, set[str]] = {n: set() for n in graph if n not in hidden}
 
     def reach(start: str) -> set[str]:
         seen, stack, found = set(), [start], set()
@@ -170,14 +175,20 @@ def project(graph: nx.DiGraph[str], latent: Iterable[str], bidirected: Iterable[
                     found.add(child)
         return found
 
-    pairs: set[frozenset[str]] = {frozenset(b) for b in bidirected if len(set(b)) == 2}
+    partners: dict[str, set[str]] = {n: set() for n in parents}
+    for a, b in (pair for pair in bidirected if len(set(pair)) == 2):
+        if a in partners and b in partners:
+            partners[a].add(b)
+            partners[b].add(a)
     for node in graph:
         reached = reach(node)
-        if node in hidden:
-            pairs |= {frozenset((a, b)) for a in reached for b in reached if a < b}
-        else:
-            directed.add_edges_from((node, child) for child in reached)
-    return ADMG(directed, frozenset(pairs))
+        for child in reached:
+            if node in hidden:
+                partners[child] |= reached - {child}
+            else:
+                parents[child].add(node)
+    return ADMG(frozenset(parents), {n: frozenset(p) for n, p in parents.items()},
+                {n: frozenset(p) for n, p in partners.items()})  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------- ID

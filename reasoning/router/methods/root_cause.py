@@ -26,7 +26,9 @@ from reasoning.router.methods.docs import MethodDoc
 
 METHOD = "root-cause"
 #: Evidence of a node nobody checked; edges of one graph; symptoms; search steps (symptoms x graph size).
-UNCHECKED, MAX_EDGES, MAX_SYMPTOMS, MAX_WORK = 0.5, 50_000, 5_000, 20_000_000
+UNCHECKED, MAX_EDGES, MAX_SYMPTOMS, MAX_WORK = 0.5, 50_000, 5_000, 5_000_000
+#: Candidates whose explained symptoms are listed by name in the value (the others give their count).
+LISTED = 20
 _Name = Annotated[str, Field(min_length=1, max_length=256)]
 
 
@@ -98,6 +100,8 @@ def root_cause(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
               "no node has a causal path to a symptom"  # fmt: skip
         return computed(METHOD, "no candidate cause explains the symptoms", 0.0, value, trace=[why], used=used)
     rows.sort(key=lambda r: (-r["score"], not r["root"], r["mean_distance"], r["cause"]))
+    for row in rows[LISTED:]:
+        row["explains"] = len(row["explains"])  # the value stays linear in the graph, not nodes x symptoms
     top = rows[0]
     tied = [r for r in rows if (r["score"], r["root"]) == (top["score"], top["root"])]
     trace = [
@@ -107,7 +111,8 @@ def root_cause(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     ]
     trace += [f"{r['cause']}: covers {r['coverage']:.2f}, evidence {r['evidence']:.2f}"
               f"{'' if r['checked'] else ' (unchecked)'}, root {r['root']}" for r in rows[:5]]  # fmt: skip
-    conclusion = (f"most likely root cause: {top['cause']} (explains {len(top['explains'])} of {len(symptoms)} "
+    conclusion = (f"most likely root cause: {top['cause']} (explains {round(top['coverage'] * len(symptoms))} of "
+                  f"{len(symptoms)} "
                   f"symptoms, evidence {top['evidence']:.2f}{'' if top['checked'] else ', unchecked'})")  # fmt: skip
     return computed(METHOD, conclusion, top["score"] / len(tied), value, trace=trace, used=used)
 
