@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from kg.errors import InputError, NotFoundError, ScopeError
 from kg.ids import PREFIXES, is_id, new_id
+from kg.limits import read_text_bounded
 from kg.memory.cognitive_export import _STAMP, NODE_KINDS, _load, _State, _write
 from kg.memory.cognitive_format import (
     ALIASES,
@@ -289,10 +290,7 @@ class _Importer:
 
 def _read(ws: MemoryWorkspace, path: Path, kind: CognitiveKind) -> ParsedFile:
     rel = path.relative_to(ws.path).as_posix()
-    try:
-        text = path.read_text(encoding="utf-8").removeprefix("\ufeff")  # editors on Windows add a BOM
-    except UnicodeDecodeError:
-        raise InputError(rel, "is not UTF-8 text") from None
+    text = read_text_bounded(path, rel).removeprefix("\ufeff")  # at most 100 MB; editors on Windows add a BOM
     return parse_cognitive(text, kind, rel)
 
 
