@@ -917,3 +917,57 @@ def test_ten_megabyte_memory_content_and_import(env: None, tmp_path: Path) -> No
         (root / "agents" / "a" / "Beliefs.md").write_text(f"# Beliefs\n\n## {HUGE}\n", encoding="utf-8")
         changed(root)
         assert attempt("10MB:services", root, lambda: import_cognitive(ws, "a", "beliefs")) == "refused"
+
+
+# ------------------------------------------------------------------------------------------ XML entities (issue 30)
+
+_RDF_NS = 'xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:ex="http://example.org/"'
+
+
+@st.composite
+def _hostile_rdf_xml(draw: st.DrawFn) -> tuple[str, bool]:
+    """An RDF/XML document, with or without declarations (nested entities at most 3 x 10 deep, external ones,
+    parameter entities, a DOCTYPE in the prolog or inside the root); the flag says whether it has one."""
+    names = [f"e{i}" for i in range(draw(st.integers(0, 3)))]
+    entities = []
+    for i, name in enumerate(names):
+        value = draw(st.sampled_from(['"x"', 'SYSTEM "file:///etc/hostname"', 'PUBLIC "-//x//y" "http://x/y"']))
+        if i and draw(st.booleans()):
+            value = '"' + f"&{names[i - 1]};" * draw(st.integers(1, 10)) + '"'
+        entities.append(f"<!ENTITY {name} {value}>")
+    if names and draw(st.booleans()):
+        entities.append('<!ENTITY % p SYSTEM "file:///etc/passwd"> %p;')
+    declared = bool(entities) or draw(st.booleans())
+    keyword = draw(st.sampled_from(["DOCTYPE", "doctype", " DOCTYPE"]))
+    dtd = f"<!{keyword} rdf:RDF [{''.join(entities)}]>" if declared else ""
+    text = draw(st.text(st.characters(blacklist_categories=["Cs"], blacklist_characters="\x00<&"), max_size=20))
+    value = f"&{names[-1]};" if names else text
+    inside = draw(st.booleans())
+    return (
+        ('<?xml version="1.0"?>' + ("" if inside else dtd) + f"<rdf:RDF {_RDF_NS}>" + (dtd if inside else "")
+         + f'<rdf:Description rdf:about="http://example.org/s"><ex:p>{value}</ex:p></rdf:Description></rdf:RDF>'),
+        declared,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_rdf_xml_with_declarations(
+    mode: str, seeded: tuple[Path, dict[str, Any]], request: pytest.FixtureRequest
+) -> None:
+    """fact_import of RDF/XML: any document with a DOCTYPE or an entity declaration is refused in one line before
+    pyoxigraph reads it (no expansion, no file read); one without imports or is refused for its syntax."""
+    root, _ = seeded
+
+    @fuzz_settings(mode, request, scale=0.5)
+    @given(_hostile_rdf_xml())
+    def run(case: tuple[str, bool]) -> None:
+        content, declared = case
+        document = {"name": "x.rdf", "format": "xml", "content": content}
+        outcome = attempt("rdf-xml", root, lambda: tools.call("fact_import", workspace=root, agent_id="a",
+                                                              documents=[document]))  # fmt: skip
+        if declared:
+            assert outcome == "refused"
+        else:
+            changed(root)  # an accepted import stored its fact
+
+    run()
