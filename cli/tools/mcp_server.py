@@ -16,7 +16,8 @@ input model's schema, ``outputSchema`` = the output model's), and ``tools/call``
   routes messages.
 
 Transports: stdio (:func:`serve_stdio`) and streamable HTTP at ``http://HOST:PORT/mcp`` (:func:`serve_http`,
-bound to 127.0.0.1 unless told otherwise; on a loopback host the SDK's DNS-rebinding protection is on). Over HTTP a
+bound to 127.0.0.1 unless told otherwise; on any loopback host, 127.0.0.0/8 or ::1, the SDK's DNS-rebinding protection
+is on with the allow-list of :func:`cli.loopback.allowed_hosts`: the bound address and the loopback names). Over HTTP a
 caller may present an API token (``Authorization: Bearer <secret>``, :mod:`kg.tokens`): the server then acts as the
 token's agent and refuses calls for any other; off loopback a token is required (:class:`TokenGate`).
 """
@@ -35,9 +36,10 @@ import uvicorn
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
+from mcp.server.transport_security import TransportSecuritySettings
 
 from cli.idle_index import IdleIndexer
-from cli.loopback import DEFAULT_HOST
+from cli.loopback import DEFAULT_HOST, allowed_hosts, allowed_origins, is_loopback
 from cli.tools.export import input_schema, output_schema, tools
 from cli.tools.mcp_auth import TokenGate, Verifier
 from cli.tools.mcp_calls import call_tool, error_result, success_result
@@ -159,7 +161,12 @@ class ToolServer:
 
     def http_app(self, host: str = DEFAULT_HOST, *, verify: Verifier | None = None, require_token: bool = False) -> Any:
         """The ASGI app serving ``/mcp``: the SDK's streamable HTTP app behind a :class:`TokenGate`."""
-        app = self.server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
+        security = None
+        if is_loopback(host):  # the SDK turns the check on for 127.0.0.1, localhost and ::1 only: every loopback host
+            security = TransportSecuritySettings(enable_dns_rebinding_protection=True,
+                                                 allowed_hosts=allowed_hosts(host),
+                                                 allowed_origins=allowed_origins(host))  # fmt: skip
+        app = self.server.streamable_http_app(streamable_http_path=MCP_PATH, host=host, transport_security=security)
         return TokenGate(app, verify, required=require_token, bound_agent=self.ctx.agent)
 
     async def run_http(

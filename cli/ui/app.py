@@ -1,10 +1,14 @@
-"""The console's Starlette application: eight pages, their JSON twins under ``/api``, two POST actions.
+"""The console's Starlette application: eight pages, their JSON twins under ``/api``, and three POST actions.
 
 Each page is one data function (:mod:`cli.ui.pages`, :mod:`cli.ui.review`, :mod:`cli.ui.graphview`) rendered by a
-Jinja2 template, or returned as JSON by ``/api/<page>``. All library calls run on one worker thread (the
-workspace's SQLite connection is used by one thread at a time; the event loop stays free). A library error
-becomes the CLI's one-line message: in the page (with the form kept) or as ``{"error": ...}`` with status
-400 (bad input), 403 (scope), 404 (not found) or 503 (backend unavailable).
+Jinja2 template, or returned as JSON by ``/api/<page>``. Library calls run on worker lanes (:mod:`cli.ui.lanes`):
+threads with their own workspace handle, one running request per agent, a deadline per request, so the event loop
+stays free and one agent's slow request never holds up another's. GETs compute nothing unbounded; the actions that
+do work (approve, reject, run a reasoning method) are POSTs with the CSRF token. A library error becomes the CLI's
+one-line message: in the page (with the form kept) or as ``{"error": ...}`` with status 400 (bad input), 403
+(scope), 404 (not found), 503 (backend unavailable) or 504 (deadline).
+
+Every response carries the Content-Security-Policy of :mod:`cli.ui.security` (no inline script at all).
 
 With ``index_when_idle`` the console builds the vector index while no request is in flight
 (:mod:`cli.ui.indexing`): a request stops a pass at once, and the header, ``/api/overview`` and ``/api/index`` show
@@ -13,10 +17,8 @@ the progress.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -26,15 +28,17 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from cli.idle_index import IdleIndexer
+from cli.loopback import DEFAULT_HOST
 from cli.ui import graphview, pages, review
 from cli.ui.context import Console, int_arg, plain, text_arg
 from cli.ui.indexing import RequestsFirst, index_endpoint, index_status
-from cli.ui.security import CSRF_HEADER, Guard, TokenGate
+from cli.ui.lanes import DEFAULT_DEADLINE, DEFAULT_LANES, DeadlineError, Lanes
+from cli.ui.security import CSRF_HEADER, Guard, SecurityHeaders, TokenGate
 from kg.errors import BackendUnavailableError, InputError, MabosError, NotFoundError, ScopeError
 
 STATIC = Path(__file__).with_name("static")
@@ -43,7 +47,8 @@ T = TypeVar("T")
 PageData = Callable[[Console, str, Mapping[str, str]], dict[str, Any]]
 
 #: path, template name, title, data function
-PAGES: list[tuple[str, str, str, PageData]] = [
+PageSpec = tuple[str, str, str, PageData]
+PAGES: list[PageSpec] = [
     ("overview", "overview.html", "Overview", pages.overview),
     ("graph", "graph.html", "Graph", graphview.page_data),
     ("facts", "facts.html", "Facts", pages.facts),
@@ -53,6 +58,7 @@ PAGES: list[tuple[str, str, str, PageData]] = [
     ("conversation", "conversation.html", "Conversation", review.conversation),
     ("sync", "sync.html", "Sync", review.sync),
 ]
+ONTOLOGY, REASONING = PAGES[4], PAGES[5]
 
 
 def status_of(exc: MabosError) -> int:
@@ -63,6 +69,8 @@ def status_of(exc: MabosError) -> int:
         return 403
     if isinstance(exc, BackendUnavailableError):
         return 503
+    if isinstance(exc, DeadlineError):
+        return 504
     return 400
 
 
@@ -78,32 +86,36 @@ def internal(exc: Exception) -> str:
 
 
 class ConsoleApp:
-    """Routes bound to one :class:`Console`, one :class:`Guard` and the template environment."""
+    """Routes bound to the worker :class:`Lanes`, one :class:`Guard` and the template environment."""
 
-    def __init__(self, console: Console, guard: Guard, indexer: IdleIndexer | None = None) -> None:
-        self.console = console
+    def __init__(self, lanes: Lanes, guard: Guard, indexer: IdleIndexer | None = None) -> None:
+        self.lanes = lanes
+        self.gate = Lanes(lanes.first.path, lanes.first.agent, count=1, deadline=lanes.deadline)  # token checks
         self.guard = guard
         self.indexer = indexer
-        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mabos-ui")
         self.templates = Environment(loader=PackageLoader("cli.ui", "templates"),
                                      autoescape=select_autoescape(["html"]))  # fmt: skip
         self.templates.filters["short"] = lambda value, width=80: _short(str(value), int(width))
 
-    async def off_loop(self, func: Callable[[], T]) -> T:
-        """Run ``func`` on the worker thread."""
-        return await asyncio.get_running_loop().run_in_executor(self.worker, func)
-
-    def _acting(self, request: Request) -> str | None:
-        return self.console.acting(request.query_params.get("agent"), request.state.bound_agent)
+    async def off_loop(self, request: Request, work: Callable[[Console], Response], agent: str | None = None
+                       ) -> Response:  # fmt: skip
+        """Run ``work`` on a lane in the turn of the request's agent; past the deadline, a one-line 504."""
+        key = (agent or request.query_params.get("agent") or request.state.bound_agent or "").strip()
+        try:
+            return await self.lanes.run(key, work, what=f"{request.method} {request.url.path}")
+        except DeadlineError as exc:
+            if request.url.path.startswith("/api/"):
+                return JSONResponse({"error": one_line(exc)}, status_code=504)
+            return PlainTextResponse(f"error: {one_line(exc)}", status_code=504)
 
     async def agent_token(self, secret: str) -> str | None:
-        """The agent an API token belongs to while it is live (checked on the worker thread), else None."""
+        """The agent an API token belongs to while it is live (checked on the token lane), else None."""
 
-        def check() -> str | None:
-            info = self.console.ws.tokens.verify(secret)
+        def check(console: Console) -> str | None:
+            info = console.ws.tokens.verify(secret)
             return info.agent_id if info is not None else None
 
-        return await self.off_loop(check)
+        return await self.gate.run("", check, what="the token check")
 
     # ------------------------------------------------------------------------------------------ pages
 
@@ -111,18 +123,19 @@ class ConsoleApp:
         """The HTML endpoint of one page."""
 
         async def endpoint(request: Request) -> Response:
-            return await self.off_loop(lambda: self._render_page(request, name, template, title, data))
+            return await self.off_loop(request, lambda c: self._render_page(c, request, (name, template, title, data)))
 
         return endpoint
 
-    def _render_page(self, request: Request, name: str, template: str, title: str, data: PageData, *,
-                     params: dict[str, str] | None = None, failed: MabosError | None = None) -> Response:  # fmt: skip
+    def _render_page(self, console: Console, request: Request, spec: PageSpec, *, params: dict[str, str] | None = None,
+                     failed: MabosError | None = None) -> Response:  # fmt: skip
+        name, template, title, data = spec
         params = dict(request.query_params) if params is None else params
         error, status, agent, content = None, 200, None, {}
         try:
-            agent = self.console.acting(params.get("agent"), request.state.bound_agent)
+            agent = console.acting(params.get("agent"), request.state.bound_agent)
             if agent is not None:
-                content = data(self.console, agent, params)
+                content = data(console, agent, params)
         except MabosError as exc:
             error, status = one_line(exc), status_of(exc)
         except Exception as exc:  # a bug: one line, as the CLI reports it, and the page still renders
@@ -130,7 +143,7 @@ class ConsoleApp:
         if failed is not None:  # an action that failed: its message, over the page as it now stands
             error, status = one_line(failed), status_of(failed)
         try:
-            agents = self.console.agents(request.state.bound_agent)
+            agents = console.agents(request.state.bound_agent)
         except MabosError:
             agents = []
         html = self.templates.get_template(template).render(
@@ -144,16 +157,18 @@ class ConsoleApp:
         """The JSON endpoint of one page (``with_index``: plus the indexing state as ``"index"``)."""
 
         async def endpoint(request: Request) -> Response:
-            return await self.off_loop(lambda: self._json(request, data, with_index=with_index))
+            return await self.off_loop(request, lambda c: self._json(c, request, data, with_index=with_index))
 
         return endpoint
 
-    def _json(self, request: Request, data: PageData, *, with_index: bool = False) -> Response:
+    def _json(self, console: Console, request: Request, data: PageData, *, with_index: bool = False,
+              params: dict[str, str] | None = None) -> Response:  # fmt: skip
+        params = dict(request.query_params) if params is None else params
         try:
-            agent = self._acting(request)
+            agent = console.acting(params.get("agent"), request.state.bound_agent)
             if agent is None:
                 raise NotFoundError("agent: the workspace has no agents (create one with 'mabos agent add')")
-            body = plain(data(self.console, agent, dict(request.query_params)))
+            body = plain(data(console, agent, params))
             if with_index:
                 body["index"] = index_status(self.indexer, request.state.bound_agent)
             return JSONResponse(body)
@@ -187,35 +202,63 @@ class ConsoleApp:
             form = await request.form()
             fields = {k: str(v) for k, v in form.items()}
             csrf = request.headers.get(CSRF_HEADER) or fields.get("csrf")
-            return await self.off_loop(lambda: self._act(request, verb, fields, csrf, as_json=as_json))
+            agent = fields.get("agent") or request.query_params.get("agent")
+            return await self.off_loop(request, lambda c: self._act(c, request, verb, fields, csrf, as_json=as_json),
+                                       agent)  # fmt: skip
 
         return endpoint
 
-    def _act(self, request: Request, verb: str, fields: dict[str, str], csrf: str | None, *, as_json: bool) -> Response:
+    def _act(self, console: Console, request: Request, verb: str, fields: dict[str, str], csrf: str | None, *,
+             as_json: bool) -> Response:  # fmt: skip
         agent_param = fields.get("agent") or request.query_params.get("agent")
         uid = fields.get("uid", "").strip()
         try:
             if not self.guard.csrf_ok(csrf):
                 raise ScopeError("csrf: missing or wrong CSRF token; reload the page and try again")
-            agent = self.console.acting(agent_param, request.state.bound_agent)
+            agent = console.acting(agent_param, request.state.bound_agent)
             if agent is None:
                 raise NotFoundError("agent: the workspace has no agents")
             if not uid:
                 raise InputError("uid", "required (the proposal's uid)")
             if verb == "approve":
-                result = review.approve(self.console, agent, uid)
+                result = review.approve(console, agent, uid)
             else:
-                result = review.reject(self.console, agent, uid, fields.get("reason", ""))
+                result = review.reject(console, agent, uid, fields.get("reason", ""))
         except MabosError as exc:
             if as_json:
                 return JSONResponse({"error": one_line(exc)}, status_code=status_of(exc))
             params = {"agent": agent_param or "", "proposal": uid} if uid else {"agent": agent_param or ""}
-            return self._render_page(request, "ontology", "ontology.html", "Ontology", review.ontology,
-                                     params=params, failed=exc)  # fmt: skip
+            return self._render_page(console, request, ONTOLOGY, params=params, failed=exc)
         if as_json:
             return JSONResponse(plain(result))
         query = urlencode({"agent": agent, "proposal": uid, "done": result["done"]})
         return RedirectResponse(f"/ontology?{query}", status_code=303)
+
+    def compute(self, *, as_json: bool) -> Callable[[Request], Any]:
+        """POST a reasoning run (backward proof, abduction, the router): it computes, so it needs the CSRF token
+        (a GET of the page only shows the forms)."""
+
+        async def endpoint(request: Request) -> Response:
+            form = await request.form()
+            fields = {k: str(v) for k, v in form.items()}
+            csrf = request.headers.get(CSRF_HEADER) or fields.get("csrf")
+            agent = fields.get("agent") or request.query_params.get("agent")
+            return await self.off_loop(request, lambda c: self._compute(c, request, fields, csrf, as_json=as_json),
+                                       agent)  # fmt: skip
+
+        return endpoint
+
+    def _compute(self, console: Console, request: Request, fields: dict[str, str], csrf: str | None, *,
+                 as_json: bool) -> Response:  # fmt: skip
+        params = {k: v for k, v in fields.items() if k != "csrf"}
+        if not self.guard.csrf_ok(csrf):
+            refused = ScopeError("csrf: missing or wrong CSRF token; reload the page and try again")
+            if as_json:
+                return JSONResponse({"error": one_line(refused)}, status_code=403)
+            return self._render_page(console, request, REASONING, params=params, failed=refused)
+        if as_json:
+            return self._json(console, request, review.run_reasoning, params=params)
+        return self._render_page(console, request, (*REASONING[:3], review.run_reasoning), params=params)
 
 
 def _short(text: str, width: int) -> str:
@@ -230,6 +273,9 @@ def create_app(
     token: str | None = None,
     require_token: bool = False,
     index_when_idle: float = 0,
+    host: str = DEFAULT_HOST,
+    lanes: int = DEFAULT_LANES,
+    deadline: float = DEFAULT_DEADLINE,
 ) -> Starlette:
     """The console on ``workspace``, acting as ``agent`` by default.
 
@@ -237,12 +283,12 @@ def create_app(
     agent's API token (which fixes the acting agent); the caller checks the bind address first with
     :func:`cli.ui.security.check_bind`. ``index_when_idle``: seconds without a request before the vector index
     backlog is indexed in the background while the app runs (:mod:`cli.ui.indexing`); 0 (the default here) turns it
-    off (``mabos ui`` turns it on).
+    off (``mabos ui`` turns it on). ``host``: the address served (the Host/Origin allow-list follows it on
+    loopback); ``lanes`` and ``deadline``: the worker lanes and each request's deadline (:mod:`cli.ui.lanes`).
     """
-    console = Console(Path(workspace), agent=agent)
-    guard = Guard(token=token, required=token is not None or require_token)
+    guard = Guard(token=token, required=token is not None or require_token, host=host)
     indexer = IdleIndexer(Path(workspace), idle=index_when_idle) if index_when_idle else None
-    app = ConsoleApp(console, guard, indexer)
+    app = ConsoleApp(Lanes(Path(workspace), agent, count=lanes, deadline=deadline), guard, indexer)
     guard.agent_tokens = app.agent_token
     routes: list[Route | Mount] = []
     for name, template, title, data in PAGES:
@@ -256,6 +302,8 @@ def create_app(
         Route("/ontology/reject", app.action("reject", as_json=False), methods=["POST"]),
         Route("/api/ontology/approve", app.action("approve", as_json=True), methods=["POST"]),
         Route("/api/ontology/reject", app.action("reject", as_json=True), methods=["POST"]),
+        Route("/reasoning", app.compute(as_json=False), methods=["POST"]),
+        Route("/api/reasoning", app.compute(as_json=True), methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
 
@@ -265,11 +313,12 @@ def create_app(
             if indexer is not None:
                 await indexing.enter_async_context(indexer.running())  # stops the loop and any pass on shutdown
             yield
-        app.worker.submit(console.close).result()
-        app.worker.shutdown(wait=True)
+        app.lanes.close()
+        app.gate.close()
 
-    # the token check first: a request that is refused never stops an index pass
-    middleware = [Middleware(TokenGate, guard=guard), Middleware(RequestsFirst, indexer=indexer)]
+    # the headers on every answer; the token check next: a request that is refused never stops an index pass
+    middleware = [Middleware(SecurityHeaders), Middleware(TokenGate, guard=guard),
+                  Middleware(RequestsFirst, indexer=indexer)]  # fmt: skip
     starlette = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     starlette.state.console = app
     starlette.state.indexer = indexer

@@ -18,7 +18,7 @@ from cli.tools.facts import FactList
 from cli.tools.memory import MemoryStatus
 from cli.ui.context import Console, int_arg, plain, plain_dict, text_arg
 from cli.ui.graphview import BDI_KINDS, fact_stats
-from cli.ui.review import last_report
+from cli.ui.review import last_report, typedb_view
 from kg.errors import InputError
 from kg.recall.fusion import ScoreBreakdown
 
@@ -43,7 +43,7 @@ def overview(console: Console, agent: str, params: Params) -> dict[str, Any]:
     ws = console.ws
     memory = cast(MemoryStatus, console.call("memory_status", agent, {}))
     bdi = {kind: len(ws.bdi.list(agent, kind, limit=100_000)) for kind in BDI_KINDS}
-    typedb = console.call("typedb_status", agent, {}).model_dump(mode="json")
+    typedb = typedb_view(console, agent)  # outbox counts limited to what the agent may read
     total_facts, newest = fact_stats(console, agent, None, RECENT)
     recent_facts = [ws.facts.get(agent, uid) for uid in newest]
     recent_items = ws.memory.list_items(agent, include_archived=False)[-RECENT:]

@@ -19,6 +19,7 @@ from cli.tools.ontology import ProposalList, service
 from cli.ui.context import Console, int_arg, plain, text_arg
 from kg.errors import InputError, MabosError, NotFoundError, ScopeError
 from kg.models import OntologyProposal, ProposalStatus
+from kg.models.conversation import MessageQuery
 from kg.ontology.files import compact
 from kg.ontology.proposals import OPEN, OntologyService
 from kg.workspace import STATE_DIR
@@ -130,7 +131,17 @@ def _visible(console: Console, agent: str, uid: str) -> OntologyProposal:
 
 
 def reasoning(console: Console, agent: str, params: Params) -> dict[str, Any]:
-    """A backward proof or abduction (``?subject&predicate&object``) or a router run (``?problem&method``)."""
+    """The reasoning page as a GET shows it: the methods and the forms, computing nothing (a run is a POST with the
+    CSRF token, :func:`run_reasoning`, so no other site's page can make the console work)."""
+    data: dict[str, Any] = {"agent_id": agent, "methods": [{"id": m.id, "name": m.name} for m in list_methods()]}
+    if text_arg(params, "run") is not None:
+        data["not_run"] = "press the button to run it (a run is a POST: GET never computes)"
+    return data
+
+
+def run_reasoning(console: Console, agent: str, params: Params) -> dict[str, Any]:
+    """A backward proof or abduction (``subject, predicate, object``) or a router run (``problem, method``); the
+    methods bound their own work (docs/reasoning-methods.md) and the request has the console's deadline."""
     data: dict[str, Any] = {"agent_id": agent, "methods": [{"id": m.id, "name": m.name} for m in list_methods()]}
     action = text_arg(params, "run")
     triple = {k: text_arg(params, k) or "" for k in ("subject", "predicate", "object")}
@@ -146,7 +157,7 @@ def reasoning(console: Console, agent: str, params: Params) -> dict[str, Any]:
     elif action == "router":
         arguments = {"problem": text_arg(params, "problem") or "", "method": text_arg(params, "method")}
         data["router"] = plain(console.call("reason", agent, {k: v for k, v in arguments.items() if v}))
-    elif action is not None:
+    else:
         raise InputError("run", "must be backward, abduce or router")
     return data
 
@@ -154,9 +165,13 @@ def reasoning(console: Console, agent: str, params: Params) -> dict[str, Any]:
 # ------------------------------------------------------------------------------------------------ conversation
 
 
+#: Messages per page of the conversation page.
+MESSAGES_PAGE = 50
+
+
 def conversation(console: Console, agent: str, params: Params) -> dict[str, Any]:
-    """The agent's sessions; with ``?session=`` its summary DAG; with ``?summary=`` that summary expanded to its
-    messages (``lcm_expand``)."""
+    """The agent's sessions; with ``?session=`` its messages (``MESSAGES_PAGE`` a page from ``?from=SEQ``) and its
+    summary DAG; with ``?summary=`` that summary expanded to its messages (``lcm_expand``)."""
     ws = console.ws
     sessions = [c.model_dump(mode="json") for c in ws.store.conversations.list(agent)]
     data: dict[str, Any] = {"agent_id": agent, "sessions": sessions}
@@ -164,8 +179,15 @@ def conversation(console: Console, agent: str, params: Params) -> dict[str, Any]
     if key is not None:
         found = ws.conversations.conversation(agent, key)
         summaries = ws.store.summaries.list(found.uid)
+        start = int_arg(params, "from", 0, 0, 2**62)
+        page = ws.store.conversations.messages(MessageQuery(conversation_uid=found.uid, from_seq=start,
+                                                            limit=MESSAGES_PAGE + 1))  # fmt: skip
+        shown = page[:MESSAGES_PAGE]
         data["session"] = {"conversation": found.model_dump(mode="json"),
-                           "summaries": [s.model_dump(mode="json") for s in summaries]}  # fmt: skip
+                           "summaries": [s.model_dump(mode="json") for s in summaries],
+                           "messages": [m.model_dump(mode="json") for m in shown], "from": start,
+                           "next": page[MESSAGES_PAGE].seq if len(page) > MESSAGES_PAGE else None,
+                           "previous": max(0, start - MESSAGES_PAGE) if start > 0 else None}  # fmt: skip
     summary = text_arg(params, "summary")
     if summary is not None:
         arguments = {"summary_uid": summary, "include_messages": True, "max_depth": 10}
@@ -210,13 +232,34 @@ def last_report(console: Console, agent: str) -> dict[str, Any] | None:
     return found[0] if found else None
 
 
+def outbox_counts(console: Console, agent: str) -> dict[str, int]:
+    """Pending and acknowledged outbox events the agent may see (in scopes it reads, or its own unscoped ones):
+    the tool's counts cover every agent, and how much the others wrote is not this agent's to know."""
+    readable = sorted(console.ws.scopes.readable(agent))
+    marks = ",".join("?" * len(readable)) or "NULL"
+    row = console.ws.store.db.read(
+        "SELECT COUNT(*) - COUNT(acked_at) AS pending, COUNT(acked_at) AS acked FROM outbox_log "
+        f"WHERE scope IN ({marks}) OR (scope IS NULL AND agent_id = ?)",
+        [*readable, agent],
+    )[0]
+    return {"pending": int(row["pending"]), "acked": int(row["acked"])}
+
+
+def typedb_view(console: Console, agent: str) -> dict[str, Any]:
+    """``typedb_status`` as the agent may see it: the outbox counts limited to what it may read."""
+    status: dict[str, Any] = console.call("typedb_status", agent, {}).model_dump(mode="json")
+    status["outbox"] = outbox_counts(console, agent)
+    return status
+
+
 def sync(console: Console, agent: str, params: Params) -> dict[str, Any]:
-    """Outbox events in scopes the agent can read, the replay status (``typedb_status``) and nightly reports."""
+    """Outbox events in scopes the agent can read, the replay status (``typedb_status``, its counts limited to those
+    events) and nightly reports."""
     readable = set(console.ws.scopes.readable(agent))
     limit = int_arg(params, "limit", 200, 1, 5000)
     events = [e.model_dump(mode="json", exclude={"payload"}) for e in console.ws.store.outbox.pending(limit=limit)
               if e.scope in readable or (e.scope is None and e.agent_id == agent)]  # fmt: skip
-    status = console.call("typedb_status", agent, {}).model_dump(mode="json")
+    status = typedb_view(console, agent)
     pictures = sorted(p.name for p in reports_dir(console).glob(f"graph-{agent}.*"))
     return {"agent_id": agent, "events": events, "status": status, "reports": reports(console, agent),
             "pictures": pictures}  # fmt: skip
@@ -229,10 +272,13 @@ __all__ = [
     "last_report",
     "may_review",
     "ontology",
+    "outbox_counts",
     "proposal_detail",
     "reasoning",
     "reject",
     "reports",
     "reports_dir",
+    "run_reasoning",
     "sync",
+    "typedb_view",
 ]

@@ -1,15 +1,19 @@
 """Who may use the console: loopback by default, a token everywhere else, a CSRF token on every POST.
 
-* Bound to a loopback address with no token, the console answers only requests whose ``Host`` is a loopback
-  name (so a web page cannot reach it through DNS rebinding).
+* Bound to a loopback address (any of 127.0.0.0/8, ``::1``) with no token, the console answers only requests whose
+  ``Host`` names the bound address or a loopback name (else 421) and whose ``Origin``, when a browser sends one, is
+  such an address too (else 403): a web page cannot reach it through DNS rebinding, nor make it work for it
+  (:mod:`cli.loopback`).
 * With a token (``--token`` or ``MABOS_UI_TOKEN``), or bound to any other host, every request must carry a token:
   the console's own (any agent may be chosen) or an agent's API token (``mabos token create --agent A``, checked
   by :meth:`kg.tokens.TokenService.verify` on every request, so a revoked token stops working at once), which
   fixes the acting agent. A token comes as ``Authorization: Bearer <token>``, or as the cookie set when a page is
   opened once with ``?token=<token>`` (the console then redirects to the same address without the token, so it
   does not stay in the address bar).
-* The two actions (approve, reject) are POSTs that must carry the console's CSRF token (form field ``csrf`` or
-  header ``X-CSRF-Token``): a page of another site cannot read it, so it cannot forge the request.
+* Every response carries a Content-Security-Policy (:data:`CSP`) that allows scripts from the console's own
+  ``/static`` files only: no inline script, no inline event handler, no plugin, no ``<base>``, no framing.
+* The actions (approve, reject, run a reasoning method) are POSTs that must carry the console's CSRF token (form
+  field ``csrf`` or header ``X-CSRF-Token``): a page of another site cannot read it, so it cannot forge the request.
 """
 
 from __future__ import annotations
@@ -24,14 +28,26 @@ from urllib.parse import urlencode
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 
-from cli.loopback import is_loopback
+from cli.loopback import DEFAULT_HOST, host_allowed, is_loopback, origin_allowed
 from kg.errors import InputError
 
 TOKEN_ENV = "MABOS_UI_TOKEN"  # noqa: S105 - the variable's name, not a token
 TOKEN_COOKIE = "mabos_ui_token"  # noqa: S105 - the cookie's name
 CSRF_HEADER = "x-csrf-token"
-LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1", "[::1]")
 MIN_TOKEN_LENGTH = 16
+#: The console's Content-Security-Policy: scripts only from its own files (never inline, never an ``on*=``
+#: attribute, never ``javascript:``); inline styles stay allowed because the pages size bars with ``style=`` and
+#: cytoscape.js adds one ``<style>`` element (a style cannot run script).
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+)
+SECURITY_HEADERS = [
+    (b"content-security-policy", CSP.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"same-origin"),  # not no-referrer: a browser then sends "Origin: null" on its own POSTs
+]
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -62,11 +78,13 @@ class Guard:
         required: whether every request must carry a token (a console token was given, or the host is not
             loopback); when not, the console answers loopback ``Host`` names only.
         agent_tokens: the check of agents' API tokens (each fixes its agent), when tokens are required.
+        host: the address the console is bound to (the ``Host``/``Origin`` allow-list follows it on loopback).
     """
 
     token: str | None = None
     required: bool = False
     agent_tokens: AgentTokens | None = None
+    host: str = DEFAULT_HOST
     csrf: str = field(default_factory=lambda: secrets.token_urlsafe(32))
 
     async def bound_agent(self, given: str) -> str | bool | None:
@@ -115,13 +133,19 @@ class TokenGate:
             return
         await self.app(scope, receive, send)
 
+    def _loopback_refusal(self, request: Request) -> Response | None:
+        """Without tokens (loopback): a foreign ``Host`` is 421, a foreign ``Origin`` 403 (DNS rebinding)."""
+        if not host_allowed(request.headers.get("host"), self.guard.host):
+            return PlainTextResponse("error: host: this console answers its loopback address only", 421)
+        if not origin_allowed(request.headers.get("origin"), self.guard.host):
+            return PlainTextResponse("error: origin: this console answers its own pages only", 403)
+        return None
+
     async def _check(self, request: Request, scope: Scope) -> Response | None:
         state = scope.setdefault("state", {})
         state["bound_agent"] = None
         if not self.guard.required:
-            if not is_loopback(request.url.hostname or ""):
-                return PlainTextResponse("error: host: this console answers loopback addresses only", 400)
-            return None
+            return self._loopback_refusal(request)
         login = request.query_params.get("token")
         if login is not None:
             if await self.guard.bound_agent(login) is False:
@@ -138,11 +162,35 @@ class TokenGate:
         return None
 
 
+class SecurityHeaders:
+    """ASGI middleware adding :data:`SECURITY_HEADERS` (the CSP first) to every HTTP response, refusals included."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serve the request; add the headers to its response's start."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: MutableMapping[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                names = {name.lower() for name, _ in message.get("headers", [])}
+                extra = [(n, v) for n, v in SECURITY_HEADERS if n not in names]
+                message["headers"] = [*message.get("headers", []), *extra]
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
 __all__ = [
+    "CSP",
     "CSRF_HEADER",
     "TOKEN_COOKIE",
     "TOKEN_ENV",
     "Guard",
+    "SecurityHeaders",
     "TokenGate",
     "check_bind",
 ]

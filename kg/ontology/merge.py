@@ -3,6 +3,7 @@
 :func:`merged_text` computes the new file text without writing: the node (with provenance) spliced into
 ``@graph`` before the first node whose ``@id`` sorts after it (:func:`~kg.ontology.files.insert_node`), so
 every other byte of the file stays as it was and the same merge always gives the same bytes.
+:func:`merge_record` is what a diff shows once the proposal is merged: the change the merge made.
 :func:`file_checks` is what ``mabos ontology check`` runs per file and what a merge re-runs on the file it
 wrote; the service restores the previous bytes when it finds a problem.
 """
@@ -10,15 +11,17 @@ wrote; the service restores the previous bytes when it finds a problem.
 from __future__ import annotations
 
 import difflib
+import json
 from datetime import datetime
 from typing import Any
 
 from pydantic import Field
 from rdflib import OWL, RDF, XSD, Graph, URIRef
 
-from kg.models import Model, OntologyProposal, ValidationCheck, format_ts
+from kg.models import Model, OntologyProposal, ProposalStatus, ValidationCheck, format_ts
 from kg.ontology.consistency import module_triples, owl_rl_problems, shacl_problems
 from kg.ontology.files import IRI_BASE, MABOS, ActiveSet, DomainFile, compact, insert_node
+from kg.ontology.layout import graph_spans, ontology_json
 from kg.ontology.validate import ProposedNode, build_node, domain_file
 
 #: Provenance written on a merged node (``mabos:`` annotation properties).
@@ -62,6 +65,46 @@ def unified_diff(home: DomainFile, new_text: str) -> str:
     old = home.raw.decode("utf-8").splitlines(keepends=True)
     name = home.path.name
     return "".join(difflib.unified_diff(old, new_text.splitlines(keepends=True), f"a/{name}", f"b/{name}"))
+
+
+def without_node(text: str, node_id: str) -> str | None:
+    """``text`` (a domain file) with the ``@graph`` node whose ``@id`` is ``node_id`` taken out: the exact inverse
+    of :func:`~kg.ontology.files.insert_node`'s splice (the node and its separator), or the file rewritten without
+    the node where the nodes are not one per line. None when no such node is in the file."""
+    data = json.loads(text)
+    graph = data.get("@graph") if isinstance(data, dict) else None
+    if not isinstance(graph, list):
+        return None
+    found = [i for i, n in enumerate(graph) if isinstance(n, dict) and n.get("@id") == node_id]
+    if not found:
+        return None
+    index = found[0]
+    spans = graph_spans(text)
+    if spans is None or len(spans) != len(graph):
+        del graph[index]
+        return ontology_json(data)
+    if len(spans) == 1:
+        return text[: spans[0][0]] + text[spans[0][1] :]
+    if index + 1 < len(spans):
+        return text[: spans[index][0]] + text[spans[index + 1][0] :]
+    return text[: spans[index - 1][1]] + text[spans[index][1] :]
+
+
+def merge_record(proposal: OntologyProposal, home: DomainFile, node_id: str) -> str:
+    """For a merged proposal: a line saying so (where, by whom, when) and the diff the merge made, reconstructed
+    from the file as it is now (the file without the merged node -> the file); a note when the node is gone."""
+    step = next((h for h in reversed(proposal.history) if h.status is ProposalStatus.APPROVED_MERGED), None)
+    who = f" by {step.by} at {format_ts(step.at)}" if step is not None else ""
+    head = f"# {proposal.uid} is merged into {home.path.name}{who}; the merge made this change:\n"
+    text = home.raw.decode("utf-8")
+    before = without_node(text, node_id)
+    if before is None:
+        return (f"# {proposal.uid} is merged into {home.path.name}{who}, but {node_id} is no longer in the file "
+                "(edited since); nothing to show\n")  # fmt: skip
+    name = home.path.name
+    body = difflib.unified_diff(before.splitlines(keepends=True), text.splitlines(keepends=True),
+                                f"a/{name}", f"b/{name}")  # fmt: skip
+    return head + "".join(body)
 
 
 # ------------------------------------------------------------------------------------------------ file checks
@@ -124,4 +167,5 @@ def merge_problems(active: ActiveSet, name: str, node: ProposedNode, shapes: Gra
     return problems
 
 
-__all__ = ["PROVENANCE", "FileCheck", "file_checks", "merge_problems", "merged_text", "provenance", "unified_diff"]
+__all__ = ["PROVENANCE", "FileCheck", "file_checks", "merge_problems", "merge_record", "merged_text", "provenance",
+           "unified_diff", "without_node"]  # fmt: skip

@@ -44,9 +44,9 @@ from kg.ontology.files import (
     read_shapes,
     shapes_dir,
 )
-from kg.ontology.merge import FileCheck, file_checks, merge_problems, merged_text, unified_diff
+from kg.ontology.merge import FileCheck, file_checks, merge_problems, merge_record, merged_text, unified_diff
 from kg.ontology.scaffold import scaffold as scaffold_file
-from kg.ontology.validate import domain_file, validate_proposal
+from kg.ontology.validate import build_node, domain_file, validate_proposal
 from kg.ports import GraphStore
 from kg.scopes import ScopePolicy
 
@@ -203,10 +203,15 @@ class OntologyService:
         return self._record(proposal, ProposalStatus.REJECTED, by, reason.strip(), at=self.clock.now())
 
     def diff(self, uid: str, approved_by: str = "<approver>") -> str:
-        """The unified diff a merge would make to the domain file now (nothing is written)."""
+        """The unified diff a merge would make to the domain file now (nothing is written); for a merged proposal,
+        a line saying it is merged and the change the merge made (:func:`~kg.ontology.merge.merge_record`)."""
         proposal = self.get(uid)
         active = self.active()
         active.require_parsed()
+        if proposal.status is ProposalStatus.APPROVED_MERGED:
+            home = self._domain(proposal.domain)
+            node = build_node(proposal, active)
+            return merge_record(proposal, home, str(node.node["@id"]))
         home, _, text = merged_text(proposal, active, approved_by, self.clock.now())
         return unified_diff(home, text)
 

@@ -78,6 +78,52 @@ def build(path: Path) -> dict[str, str]:
     with open_workspace(path) as ws:
         derived = ws.facts.query("a", predicate="isTarget")
         uids["derived"] = derived[0].uid
+    uids.update(seed_hostile(path))
+    return uids
+
+
+#: Text an attacker (a neighbouring agent) writes to run script in the operator's console: a quote breaking out of
+#: a single-quoted attribute with an event handler (the graph panel's old hole), tags with handlers, a script
+#: element, a textarea/script break-out, a javascript: URL, line and paragraph separators, a template expression.
+#: Every payload would set ``window.__xss`` or the title.
+HOSTILE = (
+    "x' onmouseover='window.__xss=1;document.title=1' y='"
+    ' "><img src=x onerror="__xss=2"><script>__xss=3</script></textarea></title></script>'
+    '<svg onload="__xss=4"> javascript:__xss=5 \u2028<b onclick=__xss=6>b</b>\u2029{{7*7}}'
+    "<a href=javascript:__xss=7>a</a>"
+)
+assert len(HOSTILE) <= 256 - 10  # a name, a title, a label: 256 characters at most, with a short prefix
+
+
+def seed_hostile(path: Path) -> dict[str, str]:
+    """Agent ``h`` (name and role hostile) writes :data:`HOSTILE` into every field a page or panel shows: a fact's
+    subject, predicate and object, a derived fact, every BDI kind, a memory, a conversation (title and messages),
+    an ontology proposal (label, definition, rationale), all in h's private scope (``a``'s views stay as they were).
+    """
+    uids: dict[str, str] = {}
+    with open_workspace(path) as ws:
+        ws.agents.add("h", name=HOSTILE, role=HOSTILE)
+        uids["h_fact"] = ws.facts.assert_fact("h", HOSTILE, "hasX", "y")[0].uid
+        ws.facts.assert_fact("h", "acme-h", HOSTILE, HOSTILE)
+        ws.facts.assert_fact("h", HOSTILE, "relatesTo", HOSTILE + " 2")
+        nodes = {kind: ws.bdi.add(kind, "h", f"{kind}: {HOSTILE}") for kind in ("belief", "desire", "goal",
+                                                                               "intention", "plan")}  # fmt: skip
+        ws.bdi.link("h", "belief-supports-goal", nodes["belief"].uid, nodes["goal"].uid)
+        uids["h_goal"] = nodes["goal"].uid
+        ws.memory.store_item("h", f"memo {HOSTILE}", store="long_term")
+        rows = [{"role": "user", "content": f"message {i} {HOSTILE}"} for i in range(3)]
+        ws.conversations.ingest("h", "hostile", rows, title=HOSTILE)
+    _call(path, "rule_create", agent_id="h", name="hostile-rule", conclusion={
+        "subject": "?x", "predicate": "isT", "object": HOSTILE}, conditions=[
+        {"subject": "?x", "predicate": "hasX", "object": "y"}])  # fmt: skip
+    _call(path, "infer_forward", agent_id="h", persist=True)
+    proposal = _call(path, "ontology_propose_concept", agent_id="h", domain="ecommerce", node_type="class",
+                     node_id="ecommerce:HostileThing", label=HOSTILE, parent_class="ecommerce:Fulfillment",
+                     rationale=HOSTILE, sbvr_definition=f"A thing {HOSTILE}", scope="agent:h")  # fmt: skip
+    _call(path, "ontology_validate_proposal", agent_id="h", uid=proposal.uid)
+    uids["h_proposal"] = proposal.uid
+    with open_workspace(path) as ws:
+        uids["h_derived"] = ws.facts.query("h", predicate="isT")[0].uid
     return uids
 
 

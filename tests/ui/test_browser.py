@@ -27,6 +27,16 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (apt-get install chromium)")
 
 
+def until(page: Any, expression: str, timeout: float = 15) -> None:
+    """Poll ``expression`` (evaluated over CDP, so the console's CSP, which forbids eval, does not apply) until it
+    is truthy; Playwright's ``wait_for_function`` compiles its predicate with eval in the page, which the CSP
+    refuses."""
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, f"never true: {expression}"
+        time.sleep(0.05)
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     """One headless Chromium for the module (never `playwright install`: the Debian binary)."""
@@ -83,7 +93,7 @@ def test_graph_is_drawn_and_a_click_shows_the_node_and_expands_it(page: Any, con
     assert "Acme is growing fast" in page.inner_text("#node-title")
     assert "Win the Acme renewal" in page.inner_text("#node-panel")  # its neighbour
     page.click("#expand")
-    page.wait_for_function("window.mabosGraph.nodes().length === 2")
+    until(page, "window.mabosGraph.nodes().length === 2")
     assert page.evaluate(f"window.mabosGraph.getElementById('{built.uids['goal']}').nonempty()")
     page.goto(f"{console}/graph?agent=a")
     page.wait_for_selector("body[data-graph-ready='1']")

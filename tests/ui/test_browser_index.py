@@ -57,8 +57,7 @@ def test_the_header_follows_the_idle_index_pass_without_a_reload(browser: Any, s
     try:
         page.goto(f"{url}/?agent=a")
         assert page.locator("#index-status").count() == 1  # on by default in mabos ui
-        page.wait_for_function("document.getElementById('index-status').dataset.state === 'unavailable'",
-                               timeout=180_000)  # fmt: skip
+        page.wait_for_selector("#index-status[data-state='unavailable']", timeout=180_000)  # no eval: CSP forbids it
         shown = page.inner_text("#index-status")
     finally:
         context.close()

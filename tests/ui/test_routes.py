@@ -6,6 +6,7 @@ The workspace (tests/ui/conftest.py) has two agents: the console acts as ``a``; 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -155,15 +156,42 @@ def test_ontology_hierarchy_proposals_and_detail(client: TestClient, built: Buil
     assert all(c["ok"] for c in data["selected"]["proposal"]["validation_result"])
 
 
+def _csrf(client: TestClient) -> str:
+    found = re.search(r'<meta name="csrf-token" content="([^"]+)">', client.get("/reasoning").text)
+    assert found is not None
+    return found.group(1)
+
+
 def test_reasoning_proof_abduction_and_router(client: TestClient) -> None:
-    proof = client.get("/api/reasoning?run=backward&subject=acme&predicate=isTarget&object=yes").json()["proof"]
+    headers = {"X-CSRF-Token": _csrf(client)}
+    triple = {"subject": "acme", "predicate": "isTarget", "object": "yes"}
+    proof = client.post("/api/reasoning", data={"run": "backward", **triple}, headers=headers).json()["proof"]
     assert proof["proved"] is True and proof["proofs"]
-    hypotheses = client.get("/api/reasoning?run=abduce&subject=acme&predicate=isTarget&object=yes").json()
+    hypotheses = client.post("/api/reasoning", data={"run": "abduce", **triple}, headers=headers).json()
     assert hypotheses["hypotheses"]["hypotheses"][0]["name"] == "saas-target"
-    routed = client.get("/api/reasoning?run=router&problem=is+acme+a+target&method=deductive").json()["router"]
+    routed = client.post("/api/reasoning", data={"run": "router", "problem": "is acme a target", "method": "deductive"},
+                         headers=headers).json()["router"]  # fmt: skip
     assert routed["methods"] == ["deductive"]
-    page = client.get("/reasoning?run=backward&subject=acme&predicate=isTarget&object=yes").text
+    page = client.post("/reasoning", data={"run": "backward", "csrf": headers["X-CSRF-Token"], **triple}).text
     assert "proved" in page and "saas-target" in page
+
+
+def test_a_reasoning_get_computes_nothing_and_a_post_needs_the_csrf_token(client: TestClient) -> None:
+    """Before: ``GET /reasoning?run=router...`` ran the router (64 s over 600 causal facts), and any site could
+    send that GET. Now a GET only shows the forms; a run is a POST with the console's CSRF token."""
+    shown = client.get("/api/reasoning?run=backward&subject=acme&predicate=isTarget&object=yes").json()
+    assert "proof" not in shown and shown["not_run"].startswith("press the button")
+    page = client.get("/reasoning?run=router&problem=why&method=causal").text
+    assert 'id="not-run"' in page and "Router ·" not in page and 'method="post" action="/reasoning"' in page
+    for forged in ({}, {"X-CSRF-Token": "guess"}):
+        refused = client.post("/api/reasoning", data={"run": "backward", "subject": "acme", "predicate": "isTarget",
+                                                      "object": "yes"}, headers=forged)  # fmt: skip
+        assert refused.status_code == 403 and refused.json()["error"].startswith("csrf: missing or wrong")
+    page_refused = client.post("/reasoning", data={"run": "backward", "subject": "acme"})
+    assert page_refused.status_code == 403 and "error: csrf: missing or wrong CSRF token" in page_refused.text
+    token = {"X-CSRF-Token": _csrf(client)}
+    bad = client.post("/api/reasoning", data={"run": "backward", "subject": "acme"}, headers=token)
+    assert bad.status_code == 400 and bad.json()["error"].startswith("predicate: required")
 
 
 def test_conversation_sessions_dag_and_expansion(client: TestClient) -> None:
@@ -179,6 +207,21 @@ def test_sync_outbox_is_limited_to_readable_scopes(client: TestClient) -> None:
     scopes = {e["scope"] for e in data["events"]}
     assert scopes and scopes <= {"global", "agent:a"}
     assert data["status"]["configured"] is False
+
+
+def test_outbox_counts_cover_only_what_the_agent_may_read(client: TestClient, built: Built) -> None:
+    """Before: /api/sync and /api/overview showed the outbox count of every agent (the tool's count). Now each
+    agent sees the pending events it may read, exactly the events /api/sync lists for it."""
+    with open_workspace(built.path) as ws:
+        everyone = ws.store.outbox.counts()["pending"]
+    seen = {}
+    for agent in ("a", "b"):
+        data = client.get(f"/api/sync?agent={agent}&limit=5000").json()
+        assert data["status"]["outbox"]["pending"] == len(data["events"])
+        assert client.get(f"/api/overview?agent={agent}").json()["outbox"] == data["status"]["outbox"]
+        seen[agent] = len(data["events"])
+    assert seen["a"] < everyone and seen["b"] < everyone  # each has private events the other may not count
+    assert f">{seen['a']}</p>" in client.get("/sync?agent=a").text
 
 
 def test_a_never_sees_bs_private_records_anywhere(client: TestClient, built: Built) -> None:
@@ -200,7 +243,6 @@ def test_a_never_sees_bs_private_records_anywhere(client: TestClient, built: Bui
         ("/api/graph?types=bogus", 400, "types: unknown node type 'bogus'"),
         ("/api/graph?agent=zz", 404, "agent: no agent 'zz'"),
         ("/api/graph?agent=Bad!", 400, "agent: must match"),
-        ("/api/reasoning?run=backward&subject=acme", 400, "predicate: required"),
         ("/api/facts?scope=agent:b", 403, "scope: agent 'a' may not read 'agent:b'"),
     ],
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -52,6 +53,10 @@ def test_approve_needs_the_csrf_token_and_then_merges(client: TestClient, built:
     assert _status(built, uid) == "approved-merged"
     page = client.get(done.headers["location"]).text
     assert 'id="proposal-status">approved-merged<' in page and "approve (merge)" not in page
+    # issue 35.3: after the merge, the page says so and shows what it changed (before: a diff inserting it again)
+    assert "What the merge changed" in page and "Diff of a merge now" not in page
+    assert f"# {uid} is merged into ecommerce.jsonld by a at " in page
+    assert page.count("+      &#34;@id&#34;: &#34;ecommerce:DropshipFulfillment&#34;,") == 1
     ontology = (built.path / "ontologies" / "ecommerce.jsonld").read_text(encoding="utf-8")
     assert "DropshipFulfillment" in ontology
 
@@ -118,7 +123,38 @@ def test_an_agent_token_fixes_the_acting_agent(built: Built) -> None:
 def test_without_a_token_only_loopback_host_names_are_answered(client: TestClient) -> None:
     assert client.get("/", headers={"Host": "localhost:8765"}).status_code == 200
     rebound = client.get("/", headers={"Host": "evil.example:8765"})
-    assert rebound.status_code == 400 and "loopback addresses only" in rebound.text
+    assert rebound.status_code == 421 and "its loopback address only" in rebound.text
+    foreign = client.get("/api/overview", headers={"Origin": "http://evil.example:8765"})
+    assert foreign.status_code == 403 and foreign.text.startswith("error: origin:")
+    for origin in ("null", "file://", "http://evil.example"):
+        assert client.get("/api/overview", headers={"Origin": origin}).status_code == 403
+    assert client.get("/api/overview", headers={"Origin": "http://127.0.0.1:8765"}).status_code == 200
+
+
+def test_every_answer_carries_the_content_security_policy(client: TestClient, token_client: TestClient) -> None:
+    """No inline script may run in the console: the CSP says so on pages, JSON, static files and refusals."""
+    answers = [client.get(p) for p in ("/", "/graph", "/ontology", "/api/overview", "/static/graph.js")]
+    answers += [client.get("/", headers={"Host": "evil.example"}), token_client.get("/")]  # refusals: 421, 401
+    for answer in answers:
+        policy = answer.headers["content-security-policy"]
+        assert "script-src 'self';" in policy and "unsafe-inline" not in policy.split("style-src")[0]
+        assert "object-src 'none'" in policy and "base-uri 'none'" in policy and "frame-ancestors 'none'" in policy
+        assert answer.headers["x-content-type-options"] == "nosniff"
+    assert [a.status_code for a in answers[-2:]] == [421, 401]
+
+
+def test_no_template_holds_inline_script_handlers_or_unescaped_output() -> None:
+    """The class of the graph panel's XSS, server side: no template may mark data safe, write script inline or
+    carry an ``on*=`` handler or a ``javascript:`` URL (the CSP would block them; they must not be needed)."""
+    root = Path(__file__).resolve().parents[2] / "cli" / "ui" / "templates"
+    texts = {p.name: p.read_text(encoding="utf-8") for p in root.glob("*.html")}
+    assert len(texts) >= 10
+    for name, text in texts.items():
+        assert "|safe" not in text.replace(" ", "") and "Markup" not in text, name
+        assert not re.search(r"<script(?![^>]*\bsrc=)", text), name
+        assert not re.search(r"\son[a-z]+\s*=", text, re.IGNORECASE), name
+        assert "javascript:" not in text.lower(), name
+        assert not re.search(r"\s[a-zA-Z-]+=\{\{", text), name  # every attribute value holding data is quoted
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,8 @@
 """The MCP server in-process: the official client talks to :class:`cli.tools.mcp_server.ToolServer` on a real
 workspace, its calls run by real worker processes. Tool errors come back as ``isError`` results and the server keeps
 serving; a bound agent cannot be impersonated; one agent's slow call neither holds up another agent nor outlives its
-deadline; the HTTP token gate answers 401/403 before the MCP app sees a request.
+deadline; the HTTP token gate answers 401/403 before the MCP app sees a request; on any loopback address a request
+naming another host or coming from another origin is refused (421/403: DNS rebinding).
 
 A throwaway failing tool is registered in this process for one test (it runs through :func:`call_tool`, the function
 each worker runs). The slow call is real: a write that waits for SQLite's write lock, held by the test.
@@ -11,19 +12,25 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import sqlite3
+import threading
+import time
 from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
 import httpx2
 import pytest
+import uvicorn
 from mcp import Client
 from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 from starlette.types import Receive, Scope, Send
 
+from cli.loopback import allowed_hosts, allowed_origins, host_allowed, origin_allowed
 from cli.tools import REGISTRY, ToolContext, ToolInput, run, tool
 from cli.tools.mcp_auth import TokenGate, is_loopback
 from cli.tools.mcp_server import ToolServer, call_tool
@@ -324,6 +331,68 @@ def test_the_token_gate(ws: Workspace) -> None:
 def test_loopback_hosts() -> None:
     assert all(map(is_loopback, ["127.0.0.1", "127.8.9.1", "::1", "[::1]", "localhost", "LOCALHOST"]))
     assert not any(map(is_loopback, ["0.0.0.0", "::", "192.168.1.4", "example.org", ""]))  # noqa: S104
+
+
+@contextmanager
+def _serving(app: Any, host: str) -> Iterator[int]:
+    """``app`` served by uvicorn in a thread on ``host`` (a free port); the port."""
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        port = int(probe.getsockname()[1])
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
+        time.sleep(0.02)
+    try:
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
+_INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "probe", "version": "0"}}}  # fmt: skip
+
+
+def _initialize(url: str, headers: dict[str, str]) -> int:
+    async def main() -> int:
+        async with httpx2.AsyncClient(timeout=60) as http:
+            kinds = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+            answer = await http.post(url, json=_INITIALIZE, headers=kinds | headers)
+            return answer.status_code
+
+    return anyio.run(main)
+
+
+def test_dns_rebinding_is_refused_on_every_loopback_address(ws: Workspace, servers: Callable[..., ToolServer]) -> None:
+    """Before: ``serve --mcp --http PORT --host 127.0.0.2`` (tokens optional on loopback) answered ``Host:
+    evil.example:PORT`` and ``Origin: http://evil.example:PORT``: the SDK turns its check on for 127.0.0.1, localhost
+    and ::1 only. Now the allow-list follows the bound address on all of 127.0.0.0/8 (Linux routes it to lo); no
+    tool call is made, so no worker starts."""
+    server = servers(ToolContext(workspace_obj=ws))
+    with _serving(server.http_app("127.0.0.2"), "127.0.0.2") as port:
+        url = f"http://127.0.0.2:{port}/mcp"
+        assert _initialize(url, {"Host": f"evil.example:{port}"}) == 421
+        assert _initialize(url, {"Origin": f"http://evil.example:{port}"}) == 403
+        assert _initialize(url, {"Origin": "null"}) == 403
+        assert _initialize(url, {}) == 200  # Host: 127.0.0.2:PORT, the bound address
+        assert _initialize(url, {"Origin": f"http://127.0.0.2:{port}"}) == 200
+        assert _initialize(url, {"Host": f"localhost:{port}"}) == 200
+
+
+def test_the_host_and_origin_allow_list_follows_the_bound_address() -> None:
+    for bound in ("127.0.0.1", "127.0.0.2", "127.9.8.7", "::1", "localhost"):
+        shown = f"[{bound}]" if ":" in bound else bound
+        assert host_allowed(f"{shown}:8765", bound) and host_allowed("localhost:8765", bound)
+        assert origin_allowed(f"http://{shown}:8765", bound) and origin_allowed(None, bound)
+        for evil in ("evil.example:8765", "evil.example", "127.0.0.1.evil.example:80", "", None):
+            assert not host_allowed(evil, bound)
+        for evil in ("http://evil.example:8765", "null", "file://", "http://127.0.0.1.evil.example"):
+            assert not origin_allowed(evil, bound)
+        assert f"{shown}:*" in allowed_hosts(bound) and f"http://{shown}:*" in allowed_origins(bound)
 
 
 def test_pool_settings_refuse_bad_values_naming_the_field() -> None:

@@ -1,0 +1,131 @@
+"""The console served for real (uvicorn in a thread, raw HTTP): DNS rebinding refused on any loopback address, and
+one agent's slow request neither blocks another agent nor outlives its deadline.
+
+The slow request is real: a reject (a write) that waits for SQLite's write lock, which the test holds, as the MCP
+server's concurrency test does. Nothing is mocked.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import httpx2
+
+from cli.ui import create_app
+from kg.workspace import DB_FILE, STATE_DIR
+
+if TYPE_CHECKING:
+    from conftest import Built
+
+
+@contextmanager
+def serving(app: Any, host: str = "127.0.0.1") -> Iterator[str]:
+    """``app`` served by uvicorn in a thread on ``host``; its base URL."""
+    import uvicorn  # noqa: PLC0415 - the server only where a test serves
+
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        port = int(probe.getsockname()[1])
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=60)
+
+
+def get(url: str, headers: dict[str, str] | None = None, *, method: str = "GET", data: Any = None) -> httpx2.Response:
+    """One request (a generous client timeout: a hang fails the test, never blocks it)."""
+
+    async def main() -> httpx2.Response:
+        async with httpx2.AsyncClient(timeout=120) as http:
+            return await http.request(method, url, headers=headers, data=data)
+
+    return anyio.run(main)
+
+
+def test_dns_rebinding_is_refused_on_another_loopback_address(built: Built) -> None:
+    """Bound to 127.0.0.2: a foreign Host is 421, a foreign Origin 403, the bound address and localhost work."""
+    with serving(create_app(built.path, agent="a", host="127.0.0.2"), "127.0.0.2") as base:
+        port = base.rsplit(":", 1)[1]
+        assert get(f"{base}/api/overview", {"Host": f"evil.example:{port}"}).status_code == 421
+        foreign = get(f"{base}/api/overview", {"Origin": f"http://evil.example:{port}"})
+        assert foreign.status_code == 403 and foreign.text.startswith("error: origin:")
+        assert get(f"{base}/api/overview").json()["agent_id"] == "a"
+        assert get(f"{base}/api/overview", {"Origin": base}).status_code == 200
+        assert get(f"{base}/", {"Host": f"localhost:{port}"}).status_code == 200
+
+
+@contextmanager
+def write_lock(built: Built) -> Iterator[None]:
+    """Hold SQLite's write lock on the workspace's store (every console write then waits)."""
+    lock = sqlite3.connect(built.path / STATE_DIR / DB_FILE, isolation_level=None)
+    lock.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    finally:
+        lock.rollback()
+        lock.close()
+
+
+def _csrf(base: str) -> str:
+    found = re.search(r'<meta name="csrf-token" content="([^"]+)">', get(f"{base}/?agent=a").text)
+    assert found is not None
+    return found.group(1)
+
+
+def _until(condition: Any, what: str) -> None:
+    deadline = time.monotonic() + 60
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.02)
+
+
+def test_a_slow_request_of_one_agent_blocks_no_other_agent(built: Built) -> None:
+    """Before: one worker thread, no deadline: a's slow request (64 s in the report) held b's /api/overview. Now b
+    is answered while a's request still runs."""
+    app = create_app(built.path, agent="a", deadline=120)
+    lanes = app.state.console.lanes
+    with serving(app) as base:
+        csrf = _csrf(base)
+        for agent in ("a", "b", "a"):  # every lane has opened its workspace
+            assert get(f"{base}/api/overview?agent={agent}").status_code == 200
+        reject = {"uid": built.uids["proposal"], "reason": "slow", "agent": "a"}
+        with ThreadPoolExecutor(1) as pool, write_lock(built):  # the lock goes first, then the pool waits
+            slow = pool.submit(get, f"{base}/api/ontology/reject", {"X-CSRF-Token": csrf}, method="POST", data=reject)
+            _until(lambda: lanes.busy == 1, "a's reject never started")
+            other = get(f"{base}/api/overview?agent=b")
+            assert other.status_code == 200 and other.json()["agent_id"] == "b"
+            assert not slow.done() and lanes.busy == 1  # a's reject still waits for the lock
+        assert slow.result(timeout=120).json()["done"] == "rejected"  # the lock released: it completes
+
+
+def test_a_request_past_its_deadline_is_answered_and_its_agent_waits_its_turn(built: Built) -> None:
+    app = create_app(built.path, agent="a", deadline=2)
+    lanes = app.state.console.lanes
+    with serving(app) as base:
+        csrf = _csrf(base)
+        reject = {"uid": built.uids["proposal"], "reason": "slow", "agent": "a"}
+        with write_lock(built):
+            late = get(f"{base}/api/ontology/reject", {"X-CSRF-Token": csrf}, method="POST", data=reject)
+            assert late.status_code == 504 and late.json()["error"].startswith("deadline: POST /api/ontology/reject")
+            assert lanes.busy == 1  # a thread cannot be killed: the work runs on, holding a's turn
+            mine = get(f"{base}/api/overview?agent=a")  # waits for a's turn, and meets its own deadline
+            assert mine.status_code == 504 and "deadline:" in mine.json()["error"]
+        _until(lambda: lanes.busy == 0, "a's abandoned work never ended")
+        _until(lambda: get(f"{base}/api/overview?agent=a").status_code == 200, "a never got its turn back")
