@@ -53,6 +53,8 @@ RELIABLE, FAIR = 0.01, 0.03
 GOOD_RESOLUTION, LOW_RESOLUTION = 0.3, 0.1
 #: Mean bias beyond which forecasts are too high or too low on average.
 BIAS = 0.05
+#: Reliability bins at most.
+MAX_BINS = 100
 
 
 class Prediction(Model):
@@ -67,7 +69,7 @@ class CalibrationInput(Model):
     """Inputs of ``calibration``."""
 
     predictions: list[Prediction] | None = Field(default=None, min_length=1, max_length=MAX_LIST * 10)
-    bins: int = Field(default=10, ge=1, le=100)
+    bins: int = Field(default=10, ge=1, le=MAX_BINS)
 
 
 def score(predictions: list[Prediction], bins: int) -> dict[str, Any]:
@@ -162,7 +164,7 @@ DOCS = {
     METHOD: MethodDoc(
         confidence=("Sampling precision of the verdict: 1 - 1/√N for N predictions (0.5 at 4, 0.9 at 100; never "
                     "1.0)."),
-        bound=(f"At most {MAX_LIST * 10:,} predictions and 100 bins (linear work); from the graph, the beliefs, "
+        bound=(f"At most {MAX_LIST * 10:,} predictions and {MAX_BINS} bins (linear work); from the graph, the beliefs, "
                "outcome facts and cases the agent can read (each list capped by its reader)."),
         inputs=CalibrationInput,
         example={"predictions": [{"p": 0.9, "outcome": True}, {"p": 0.8, "outcome": False},

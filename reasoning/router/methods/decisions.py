@@ -16,7 +16,7 @@ The choice is by expected utility when probabilities are given, else by minimax 
 best option). Trees nest at most :data:`MAX_DEPTH` levels and hold at most :data:`MAX_TREE_NODES` nodes.
 
 Confidence (:func:`margin_confidence`): 1/k when k acts tie for best; otherwise 0.5 + 0.5·min(1, margin / stake),
-the margin of the choice over the best other (undominated) act relative to the largest |payoff| at stake, times
+the margin of the choice over the runner-up relative to the largest |payoff| of the undominated acts, times
 the share of the classical criteria that agree with the choice (tables). Options within noise of each other
 (100 against 99.99) get about 0.5, never 1.
 """
@@ -36,6 +36,8 @@ from reasoning.router.methods.docs import MethodDoc
 METHOD = "decision-theory"
 #: Nesting levels and nodes of one decision tree.
 MAX_DEPTH, MAX_TREE_NODES = 50, 10_000
+#: Acts and states of one decision table.
+MAX_ACTS, MAX_STATES = 200, 200
 #: The largest exponent of the exponential utility (e^700 is about 1e304, within float range).
 MAX_EXPONENT = 700.0
 _Label = Annotated[str, Field(min_length=1, max_length=256)]
@@ -45,8 +47,8 @@ _Number = Annotated[float, Field(allow_inf_nan=False)]
 class DecisionTable(Model):
     """Inputs of ``decision-theory`` as a table."""
 
-    acts: list[_Label] = Field(min_length=1, max_length=200)
-    states: list[_Label] = Field(min_length=1, max_length=200)
+    acts: list[_Label] = Field(min_length=1, max_length=MAX_ACTS)
+    states: list[_Label] = Field(min_length=1, max_length=MAX_STATES)
     payoffs: list[list[_Number]]
     probabilities: list[Unit] | None = None
     risk_attitude: Literal["neutral", "averse", "seeking"] = "neutral"
@@ -261,10 +263,11 @@ DOCS = {
     METHOD: MethodDoc(
         confidence=("Table: the share of the classical criteria (maximax, maximin, minimax regret, Hurwicz, Laplace, "
                     "expected value and utility) that agree with the choice, times 1/k for k tied acts or 0.5 + 0.5 x "
-                    "min(1, margin / stake) (the choice's lead over the best other undominated act relative to the "
-                    "largest |payoff| at stake). Tree: the same margin at the first decision."),
-        bound=(f"Tables of at most 200 acts x 200 states; trees at most {MAX_DEPTH} levels deep and "
-               f"{MAX_TREE_NODES:,} nodes (else a one-line error naming inputs.decision-theory.tree)."),
+                    "min(1, margin / stake) (the choice's lead over the runner-up relative to the largest |payoff| of "
+                    "the undominated acts). Tree: the same margin at the first decision."),
+        bound=(f"Tables of at most {MAX_ACTS} acts x {MAX_STATES} states (dominance checks: acts² x states); trees at "
+               f"most {MAX_DEPTH} levels deep and {MAX_TREE_NODES:,} nodes (else a one-line error naming "
+               "inputs.decision-theory.tree)."),
         inputs=DecisionTable,
         example={"acts": ["large plant", "small plant", "do nothing"], "states": ["good market", "poor market"],
                  "payoffs": [[200000, -180000], [100000, -20000], [0, 0]], "probabilities": [0.5, 0.5]},

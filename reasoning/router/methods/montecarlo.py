@@ -32,6 +32,8 @@ MAX_SAMPLES = 1_000_000
 MAX_DRAWS = 5_000_000
 #: Syntax-tree levels one formula may nest; the largest Poisson mean (numpy refuses larger ones).
 MAX_DEPTH, MAX_LAM = 100, 1e15
+#: Characters of one formula.
+MAX_FORMULA = 2000
 Z95 = 1.959963984540054
 
 _Number = Annotated[float, Field(allow_inf_nan=False)]
@@ -55,7 +57,7 @@ class MonteCarloInput(Model):
     """Inputs of ``monte-carlo``."""
 
     variables: dict[Annotated[str, Field(pattern=r"^[A-Za-z_]\w{0,63}$")], Distribution] = Field(max_length=100)
-    formula: Annotated[str, Field(min_length=1, max_length=2000)]
+    formula: Annotated[str, Field(min_length=1, max_length=MAX_FORMULA)]
     samples: int = Field(10_000, ge=100, le=MAX_SAMPLES)
     threshold: _Number | None = None
 
@@ -199,8 +201,8 @@ DOCS = {
                     "1 - 1.96/√n, times the share of samples that gave a finite value (0.80 at 100 samples, 0.98 at "
                     "10,000). The scale of the mean plays no part; 1.0 only for an outcome with no spread."),
         bound=(f"At most {MAX_SAMPLES:,} samples and {MAX_DRAWS:,} draws (samples x variables); formulas of at "
-               f"most 2,000 characters nesting at most {MAX_DEPTH} levels; Poisson means at most {MAX_LAM:g}; "
-               "past a bound a one-line error names the field."),
+               f"most {MAX_FORMULA:,} characters nesting at most {MAX_DEPTH} levels; Poisson means at most "
+               f"{MAX_LAM:g}; past a bound a one-line error names the field."),
         inputs=MonteCarloInput,
         example={"variables": {"demand": {"dist": "normal", "mean": 1000, "sd": 200},
                                "price": {"dist": "uniform", "low": 8, "high": 12}},

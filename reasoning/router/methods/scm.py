@@ -31,7 +31,7 @@ from pydantic import Field
 
 from kg.models import Model, Unit
 from reasoning.router.methods.base import MethodOutcome, computed, fail, validate
-from reasoning.router.methods.montecarlo import evaluate
+from reasoning.router.methods.montecarlo import MAX_FORMULA, evaluate
 
 METHOD = "counterfactual"
 #: Possible worlds (combinations of exogenous values) one model may have; variables; values of one variable.
@@ -52,7 +52,7 @@ class SCMInput(Model):
     """``counterfactual`` inputs over a probabilistic structural causal model."""
 
     exogenous: dict[_Ident, Exogenous] = Field(min_length=1, max_length=MAX_VARIABLES)
-    equations: dict[_Ident, Annotated[str, Field(min_length=1, max_length=2000)]] = Field(
+    equations: dict[_Ident, Annotated[str, Field(min_length=1, max_length=MAX_FORMULA)]] = Field(
         min_length=1, max_length=MAX_VARIABLES
     )
     evidence: dict[_Ident, _Number] = Field(default_factory=dict, max_length=MAX_VARIABLES)
