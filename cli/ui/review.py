@@ -235,14 +235,7 @@ def last_report(console: Console, agent: str) -> dict[str, Any] | None:
 def outbox_counts(console: Console, agent: str) -> dict[str, int]:
     """Pending and acknowledged outbox events the agent may see (in scopes it reads, or its own unscoped ones):
     the tool's counts cover every agent, and how much the others wrote is not this agent's to know."""
-    readable = sorted(console.ws.scopes.readable(agent))
-    marks = ",".join("?" * len(readable)) or "NULL"
-    row = console.ws.store.db.read(
-        "SELECT COUNT(*) - COUNT(acked_at) AS pending, COUNT(acked_at) AS acked FROM outbox_log "
-        f"WHERE scope IN ({marks}) OR (scope IS NULL AND agent_id = ?)",
-        [*readable, agent],
-    )[0]
-    return {"pending": int(row["pending"]), "acked": int(row["acked"])}
+    return console.ws.store.outbox.counts(scopes=sorted(console.ws.scopes.readable(agent)), agent_id=agent)
 
 
 def typedb_view(console: Console, agent: str) -> dict[str, Any]:

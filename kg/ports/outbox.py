@@ -22,6 +22,7 @@ class OutboxStore(Protocol):
         """Acknowledge events; return how many were newly acknowledged."""
         ...
 
-    def counts(self) -> dict[str, int]:
-        """``{"pending": n, "acked": m}``."""
+    def counts(self, *, scopes: Sequence[str] | None = None, agent_id: str | None = None) -> dict[str, int]:
+        """``{"pending": n, "acked": m}``; with ``scopes``, only events in those scopes (and ``agent_id``'s own
+        unscoped ones): what one agent may see."""
         ...

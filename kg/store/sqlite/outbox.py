@@ -44,7 +44,14 @@ class SqliteOutboxStore:
                 total += cur.rowcount
         return total
 
-    def counts(self) -> dict[str, int]:
-        """How many events wait and how many were acknowledged."""
-        row = self.db.read("SELECT COUNT(*) - COUNT(acked_at) AS pending, COUNT(acked_at) AS acked FROM outbox_log")[0]
+    def counts(self, *, scopes: Sequence[str] | None = None, agent_id: str | None = None) -> dict[str, int]:
+        """How many events wait and how many were acknowledged; with ``scopes``, only events in those scopes or
+        ``agent_id``'s own unscoped ones (what one agent may see)."""
+        query = "SELECT COUNT(*) - COUNT(acked_at) AS pending, COUNT(acked_at) AS acked FROM outbox_log"
+        params: list[str | None] = []
+        if scopes is not None:
+            marks = ",".join("?" * len(scopes)) or "NULL"
+            query += f" WHERE scope IN ({marks}) OR (scope IS NULL AND agent_id = ?)"
+            params = [*scopes, agent_id]
+        row = self.db.read(query, params)[0]
         return {"pending": int(row["pending"]), "acked": int(row["acked"])}
