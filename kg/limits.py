@@ -7,7 +7,8 @@ One place for the caps (docs/security.md, "Bounds") and the helpers that hold th
   machine. Past the cap it is an :class:`~kg.errors.InputError` naming the field and the cap.
 * :func:`jsonl_lines` splits JSONL on ``"\\n"`` only (JSON text may hold U+2028, U+0085 ... unescaped, which
   :meth:`str.splitlines` would split on) and caps each line at :data:`MAX_JSONL_LINE` characters;
-  :func:`load_json` turns JSON nested past Python's recursion limit into an InputError. Writers of line formats
+  :func:`load_json` turns JSON nested past Python's recursion limit into an InputError; :func:`load_yaml` is
+  ``yaml.safe_load`` without aliases (YAML's billion laughs: anchors of aliases of anchors). Writers of line formats
   (Markdown, JSONL) keep :data:`LINE_BREAKS` out of a line (:func:`one_line`, :func:`json_line`) and readers
   split with :func:`split_lines`: what one writes, the other reads back line for line.
 * :func:`refuse_xml_dtd` refuses any XML document with a DOCTYPE or an entity declaration before a parser sees
@@ -24,6 +25,8 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
+
+import yaml
 
 from kg.errors import InputError
 
@@ -127,6 +130,26 @@ def load_json(text: str, field: str) -> Any:
         raise InputError(field, "JSON nested too deep") from None
 
 
+class _NoAliasLoader(yaml.SafeLoader):
+    """PyYAML's safe loader that refuses aliases (``*name``): a 485-byte document of anchors nested nine deep,
+    each ten aliases of the one before, is a billion nodes to whatever walks it (validation, JSON)."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed: write the value out", mark)
+        return super().compose_node(parent, index)
+
+
+def load_yaml(text: str) -> Any:
+    """``yaml.safe_load(text)`` without aliases; raises :class:`yaml.YAMLError` for an alias (with its line) or
+    for nesting too deep for the parser, as for any other YAML the document's reader reports."""
+    try:
+        return yaml.load(text, Loader=_NoAliasLoader)  # noqa: S506 - a SafeLoader subclass
+    except RecursionError:
+        raise yaml.YAMLError("YAML nested too deep") from None
+
+
 #: A DOCTYPE or ENTITY declaration (any case, spaces allowed), wherever it stands.
 _DECLARATION = re.compile(rb"<!\s*(?:DOCTYPE|ENTITY)", re.IGNORECASE)
 
@@ -183,6 +206,7 @@ __all__ = [
     "json_line",
     "jsonl_lines",
     "load_json",
+    "load_yaml",
     "one_line",
     "read_bounded",
     "read_text_bounded",

@@ -16,7 +16,7 @@ from cli.tools.cases import cases_of
 from cli.tools.owl_rl import MAX_LISTED, OwlCommandContext, OwlRlResult
 from cli.tools.registry import run
 from kg.errors import InputError
-from kg.limits import read_text_bounded
+from kg.limits import load_yaml, read_text_bounded
 from reasoning.cases import StoredCase
 from reasoning.cbr import RetrievalResult
 from reasoning.router import AUTO, RouterResult, canonical, docgen, engine_kind, list_methods
@@ -27,7 +27,7 @@ _OWN = ("agent_id", "created_at")  # set by mabos, never read from a case file
 def _read_mapping(path: Path, field: str) -> dict[str, Any]:
     try:
         text = read_text_bounded(path, field)  # at most 100 MB, read in chunks (never /dev/zero to the end)
-        data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
+        data = json.loads(text) if path.suffix.lower() == ".json" else load_yaml(text)  # no aliases
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, yaml.YAMLError) as exc:
         raise InputError(field, f"{path} is not readable JSON or YAML ({type(exc).__name__})") from None
     if not isinstance(data, dict):

@@ -15,6 +15,7 @@ from typing import Any, Literal
 import yaml
 
 from kg.errors import InputError
+from kg.limits import load_yaml
 from kg.models import Rule
 
 _SUFFIXES = {".json": "json", ".yaml": "yaml", ".yml": "yaml"}
@@ -55,7 +56,7 @@ def _parse(text: str, fmt: str, field: str, where: str) -> Any:
         except json.JSONDecodeError as exc:
             raise InputError(field, f"{where}not valid JSON: {exc.msg} at line {exc.lineno}") from exc
     try:
-        return yaml.safe_load(text)
+        return load_yaml(text)  # yaml.safe_load without aliases (a 485-byte alias bomb is a billion nodes)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f" at line {mark.line + 1}" if mark is not None else ""

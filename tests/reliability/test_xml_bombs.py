@@ -21,8 +21,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 import kg
+from cli.main import cli
 from kg.errors import InputError
 from kg.limits import refuse_xml_dtd
 from kg.ontology.files import parse_jsonld
@@ -31,6 +33,7 @@ from kg.workspace import Workspace
 from reasoning.fact_import import import_documents
 from reasoning.owl import _parse as owl_parse
 from reasoning.rdf_parse import RdfDocument, parse_documents
+from reasoning.rules import parse_rules
 from tests.conftest import snapshot_workspace
 
 RDF = 'xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:ex="http://example.org/"'
@@ -147,3 +150,23 @@ def test_json_ld_naming_a_context_by_iri_is_refused_by_every_rdflib_entry(tmp_pa
             load()
     with pytest.raises(InputError, match=r"^document: JSON-LD: (remote @context|@import)"):
         parse_jsonld(json.dumps(CONTEXTS[name]))
+
+
+def yaml_laughs(depth: int) -> str:
+    """YAML's billion laughs: anchors of ten aliases of the anchor before (depth 8: 530 bytes, 10^9 nodes)."""
+    lines = ["a0: &a0 [" + ", ".join(["lol"] * 10) + "]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, depth + 1)]
+    return "\n".join(lines)
+
+
+def test_yaml_aliases_are_refused_in_rule_documents_and_reasoning_inputs(tmp_path: Path) -> None:
+    """A YAML rule document (the rule tools, ``rule create --file``) and ``reason run --inputs`` take no aliases:
+    a 485-byte one ran for minutes through validation before. Here 3 deep: a refusal, not a size."""
+    rules = "- name: r\n  conditions: *a3\n  " + yaml_laughs(3).replace("\n", "\n  ")
+    with pytest.raises(InputError, match=r"^document: not valid YAML at line \d+: aliases \(\*name\) are not allowed"):
+        parse_rules(rules, "yaml")
+    inputs = tmp_path / "inputs.yaml"
+    inputs.write_text(yaml_laughs(3), encoding="utf-8")
+    result = CliRunner().invoke(cli, ["--workspace", str(tmp_path / "ws"), "reason", "run", "--agent", "a",
+                                      "--method", "deductive", "--inputs", str(inputs)])  # fmt: skip
+    assert result.exit_code == 1 and result.stderr.strip().startswith("error: inputs: "), result.stderr
