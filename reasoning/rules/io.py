@@ -15,7 +15,7 @@ from typing import Any, Literal
 import yaml
 
 from kg.errors import InputError
-from kg.limits import load_yaml
+from kg.limits import load_yaml, read_text_bounded
 from kg.models import Rule
 
 _SUFFIXES = {".json": "json", ".yaml": "yaml", ".yml": "yaml"}
@@ -30,10 +30,7 @@ def load_rules(path: Path) -> list[dict[str, Any]]:
     fmt = _SUFFIXES.get(path.suffix.lower())
     if fmt is None:
         raise InputError("path", f"{path}: a rule file ends in .json, .yaml or .yml")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError("path", f"{path}: cannot read it ({exc})") from exc
+    text = read_text_bounded(path, "path")  # at most 100 MB, read in chunks
     return rules_from_data(_parse(text, fmt, "path", f"{path}: "))
 
 
