@@ -134,7 +134,8 @@ def reject(out: Session, *, uid: str, reason: str, by: str | None) -> None:
 
 
 @ontology.command("diff", help=example(
-    "What merging a proposal would change in its domain file (a unified diff; nothing is written).",
+    "What merging a proposal would change in its domain file (a unified diff; nothing is written). For a merged "
+    "proposal: a line saying where, by whom and when it was merged, then the change the merge made.",
     "mabos ontology diff O-01J...",
 ))  # fmt: skip
 @proposal_argument

@@ -37,7 +37,7 @@ SHOTS = [
     ("facts", "/facts?subject=acme"),
     ("memory", "/memory?q=how+often+do+signing+keys+change"),
     ("ontology", "/ontology"),
-    ("reasoning", "/reasoning?run=backward&subject=acme&predicate=assignTo&object=us-sales"),
+    ("reasoning", "/reasoning"),  # the proof is a POST: the form is filled and sent below
     ("conversation", "/conversation?session=offsite"),
     ("sync", "/sync"),
 ]
@@ -95,6 +95,14 @@ def main() -> None:
             page = browser.new_page(viewport={"width": 1400, "height": 900})
             for name, route in shots:
                 page.goto(f"http://127.0.0.1:{port}{route}{'&' if '?' in route else '?'}agent={AGENT}")
+                if name == "reasoning":
+                    page.fill("#prove-form input[name=subject]", "acme")
+                    page.fill("#prove-form input[name=predicate]", "assignTo")
+                    page.fill("#prove-form input[name=object]", "us-sales")
+                    page.click("#prove-form button[value=backward]")
+                    page.wait_for_selector("section.detail")
+                if name == "ontology":
+                    page.fill("#tree-filter", "fulfillment")
                 if name == "graph":
                     page.wait_for_selector("body[data-graph-ready='1']")
                     goal = page.evaluate("window.mabosGraph.nodes('[kind = \"goal\"]')[0].id()")
@@ -106,9 +114,9 @@ def main() -> None:
                     )
                     page.mouse.click(x, y)
                     page.wait_for_selector("#node-title")
-                page.screenshot(
-                    path=str(out / f"{name}.png"), full_page=name not in ("graph", "ontology", "proposal", "sync")
-                )
+                    overlaps = page.evaluate("window.mabosLabelOverlaps()")
+                    assert overlaps == [], f"graph labels overlap: {overlaps[:5]}"
+                page.screenshot(path=str(out / f"{name}.png"), full_page=name not in ("graph", "proposal", "sync"))
                 print(out / f"{name}.png")
             browser.close()
         server.should_exit = True
