@@ -1,8 +1,9 @@
 """Shared fixtures: every enabled store backend, a workspace on a fixed clock, store snapshots.
 
-``graph_store`` runs a test once per backend registered in :data:`BACKENDS`. To add a backend
-(TypeDB), register a factory there with its marks; a factory that cannot reach its server calls
-``pytest.skip`` with a reason, so plain ``pytest`` stays offline and fast.
+``graph_store`` runs a test once per backend registered in :data:`BACKENDS`: SQLite, the one store a workspace
+runs on. TypeDB is a replication target, not a store (docs/decisions/2026-11-28-one-typedb-seam.md); its tests
+use ``typedb_address``, which skips with a reason when no server can be reached, so plain ``pytest`` stays
+offline and fast.
 """
 
 from __future__ import annotations
@@ -28,8 +29,6 @@ import kg
 from kg.clock import FixedClock
 from kg.ports import GraphStore
 from kg.store.sqlite import SqliteGraphStore
-from kg.store.typedb.settings import TypeDBSettings
-from kg.store.typedb.store import TypeDBGraphStore
 from kg.workspace import DB_FILE, STATE_DIR, Workspace
 
 
@@ -61,15 +60,9 @@ def _sqlite_store(tmp_path: Path, clock: FixedClock) -> GraphStore:
     return SqliteGraphStore(tmp_path / "kg.sqlite", clock=clock)
 
 
-def _typedb_store(tmp_path: Path, clock: FixedClock) -> GraphStore:  # built by graph_store (needs the server)
-    raise AssertionError("graph_store builds the TypeDB store from the typedb_address fixture")
-
-
-#: Backend name -> factory. ``typedb`` runs against the server of the ``typedb_address`` fixture (skipping in
-#: about a second without one), each test on a fresh database dropped afterwards.
+#: Backend name -> factory.
 BACKENDS: dict[str, Backend] = {
     "sqlite": Backend(_sqlite_store),
-    "typedb": Backend(_typedb_store, marks=(pytest.mark.typedb,)),
 }
 
 
@@ -232,20 +225,11 @@ def clock() -> FixedClock:
 @pytest.fixture(params=[pytest.param(name, marks=b.marks, id=name) for name, b in BACKENDS.items()])
 def graph_store(request: pytest.FixtureRequest, tmp_path: Path, clock: FixedClock) -> Iterator[GraphStore]:
     """A fresh, empty store of each enabled backend, on the ``clock`` fixture."""
-    if request.param != "typedb":
-        if request.param == "sqlite":  # what the factory would create, copied (see fresh_template)
-            _copy_fresh(request.getfixturevalue("fresh_template") / "kg.sqlite", tmp_path / "kg.sqlite")
-        store = BACKENDS[request.param].factory(tmp_path, clock)
-        yield store
-        store.close()
-        return
-    address: str = request.getfixturevalue("typedb_address")
-    settings = TypeDBSettings(address=address, database=f"mabos_contract_{uuid.uuid4().hex[:12]}")
-    typedb_store = TypeDBGraphStore.open(settings, clock=clock)
-    yield typedb_store
-    driver = typedb_store.client.driver()
-    if driver.databases.contains(settings.database):
-        driver.databases.get(settings.database).delete()
+    if request.param == "sqlite":  # what the factory would create, copied (see fresh_template)
+        _copy_fresh(request.getfixturevalue("fresh_template") / "kg.sqlite", tmp_path / "kg.sqlite")
+    store = BACKENDS[request.param].factory(tmp_path, clock)
+    yield store
+    store.close()
 
 
 @pytest.fixture(scope="session")

@@ -36,11 +36,6 @@ class Builder:
         self.store = store
         self.clock = clock
 
-    def require(self, capability: str) -> None:
-        """Skip when the backend does not declare ``capability`` (the core adapts to missing ones)."""
-        if not getattr(self.store.capabilities, capability):
-            pytest.skip(f"backend does not declare the {capability!r} capability")
-
     def agent(self, agent_id: str, **fields: Any) -> Agent:
         now = self.clock.now()
         data = {
@@ -127,8 +122,6 @@ class Builder:
         }
 
     def outbox_state(self) -> Any:
-        if not self.store.capabilities.outbox:
-            return None
         return self.store.outbox.counts(), [e.model_dump() for e in self.store.outbox.pending(limit=100_000)]
 
 
@@ -140,10 +133,7 @@ def mk(graph_store: GraphStore, clock: FixedClock) -> Builder:
 
 @pytest.fixture
 def memory_store(graph_store: GraphStore, clock: FixedClock) -> GraphStore:
-    """The backend under test with agents ``a`` and ``b``; skips a backend that keeps no memory items or
-    conversations (``capabilities.memory`` is False)."""
-    if not graph_store.capabilities.memory:
-        pytest.skip("backend keeps no memory items or conversations (capabilities.memory is False)")
+    """The backend under test with agents ``a`` and ``b``."""
     builder = Builder(graph_store, clock)
     for agent_id in ("a", "b"):
         builder.agent(agent_id, name=agent_id)

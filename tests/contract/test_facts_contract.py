@@ -253,7 +253,6 @@ def test_asserting_a_retracted_triple_again_creates_a_new_fact(mk, clock):
 
 
 def test_as_of_sees_the_fact_as_it_was(mk, clock):
-    mk.require("system_time_history")
     clock.advance(HOUR)  # T0+1h: created with 0.5
     fact = mk.fact("a", "acme", "hasCEO", "bob", confidence=0.5, source="rumour")
     clock.advance(HOUR)  # T0+2h: upserted to 0.9
@@ -274,7 +273,6 @@ def test_as_of_sees_the_fact_as_it_was(mk, clock):
 
 
 def test_get_many_as_of(mk, clock):
-    mk.require("system_time_history")
     fact = mk.fact("a", "acme", "hasCEO", "bob", confidence=0.5)
     clock.advance(HOUR)
     mk.assert_facts("a", [("acme", "hasCEO", "bob")], confidence=0.6)
@@ -289,7 +287,6 @@ def test_get_many_as_of(mk, clock):
 
 
 def test_as_of_several_updates(mk, clock):
-    mk.require("system_time_history")
     fact = mk.fact("a", "x", "p", "o", confidence=0.1)
     for step in range(2, 6):
         clock.advance(HOUR)

@@ -61,7 +61,7 @@ def _fresh_agent(mk):
 
 
 def _outbox_counts(mk):
-    return mk.store.outbox.counts() if mk.store.capabilities.outbox else None
+    return mk.store.outbox.counts()
 
 
 @SETTINGS

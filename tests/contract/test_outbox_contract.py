@@ -13,11 +13,6 @@ from kg.models import NodeKind, RelationKind
 A, G = "agent:a", "global"
 
 
-@pytest.fixture(autouse=True)
-def _needs_outbox(mk):
-    mk.require("outbox")
-
-
 class Recorder:
     """Reads the events appended since the last call."""
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from datetime import date
 from decimal import Decimal
 from typing import Any
@@ -226,13 +226,4 @@ class TypeDBClient:
         return {name: concept_json(row.get(name)) for name in row.column_names()}
 
 
-def close_drivers() -> None:
-    """Close every cached driver (tests, process shutdown)."""
-    with _LOCK:
-        for driver in _DRIVERS.values():
-            with suppress(Exception):  # closing a broken driver has nothing left to report
-                driver.close()
-        _DRIVERS.clear()
-
-
-__all__ = ["DEFAULT_LIMIT", "TypeDBClient", "close_drivers", "concept_json", "translate"]
+__all__ = ["DEFAULT_LIMIT", "TypeDBClient", "concept_json", "translate"]

@@ -429,7 +429,7 @@ def _proposal(e: OutboxEvent) -> list[str]:
 
 def _local_only(e: OutboxEvent) -> list[str]:
     """Conversation memory (conversations, messages, summaries) is an agent's working data: it stays in the
-    embedded store, like memory items do on the TypeDB store adapter (``Capabilities.memory``). Nothing to write."""
+    embedded store, the workspace's one store; TypeDB shares the graph, not the conversations. Nothing to write."""
     return []
 
 
