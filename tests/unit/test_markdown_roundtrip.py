@@ -51,12 +51,9 @@ def _hostile() -> st.SearchStrategy[str]:
 
 
 TEXT = _hostile()
-#: A term (subject, predicate, object, tag, rule name): one line of text, no leading/trailing space.
-TERM = (
-    st.text(st.characters(blacklist_categories=["Cs", "Cc", "Zl", "Zp"]), min_size=1, max_size=20)
-    .map(str.strip)
-    .filter(bool)
-)
+#: A term (subject, predicate, object, tag, rule name): letters and digits of any script (a tag takes no space or
+#: comma, a rule term no leading "?"); the free text is in TEXT.
+TERM = st.text(st.characters(whitelist_categories=["L", "N"]), min_size=1, max_size=20)
 
 
 def _populate(ws: Workspace, texts: list[str], terms: list[str]) -> None:
