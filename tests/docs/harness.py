@@ -255,11 +255,12 @@ def parse_only(args: list[str]) -> None:
 def run(command: Command, state: PageRun, runner: CliRunner) -> None:
     """Run ``command`` in ``state`` and check its exit code (and its output where the page shows it)."""
     for piece in command.text.split(" && "):  # placeholders are filled just before their part runs
-        if "<ID>" in piece:
+        text = piece
+        if "<ID>" in text:
             if "<ID>" not in state.seen:
                 raise AssertionError("placeholder <ID>: no token id printed before it")
-            piece = piece.replace("<ID>", state.seen["<ID>"])
-        run_part(command, [state.substitute(word) for word in _words(piece)], state, runner)
+            text = text.replace("<ID>", state.seen["<ID>"])
+        run_part(command, [state.substitute(word) for word in _words(text)], state, runner)
 
 
 def run_part(command: Command, part: list[str], state: PageRun, runner: CliRunner) -> None:
@@ -280,7 +281,7 @@ def run_part(command: Command, part: list[str], state: PageRun, runner: CliRunne
             return
         program = Path(part[0]).name if part else ""
         part = [*part[:1], *(word for arg in part[1:] for word in _expand(arg, state.cwd))]
-        if program == "mabos" and needs_typedb(part[1:], env) or any("shared/data" in arg for arg in part):
+        if (program == "mabos" and needs_typedb(part[1:], env)) or any("shared/data" in arg for arg in part):
             # No TypeDB server here, or the benchmark data sets (bench/ imports them): checked by click, not run.
             parse_only(part[1:]) if program == "mabos" else _check_script(part)
             return
