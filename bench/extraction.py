@@ -1,6 +1,6 @@
 """Extraction on LoCoMo (issue 21): conversation -> memories, then QA answered by recall over them only.
 
-    python bench/extraction.py --data ../shared/data/locomo/locomo-dev.json
+    python bench/extraction.py --data ../shared/data/locomo/locomo-dev.json    # "data" in the output: the file's stem
     python bench/extraction.py --conversations 2 --mode bm25           # a quick look
     MABOS_LLM_URL=http://127.0.0.1:8080/v1 MABOS_LLM_MODEL=m python bench/extraction.py --extractors deterministic,llm
 
@@ -162,7 +162,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "messages": t["messages"], "windows_failed": t["failed"],
         })  # fmt: skip
     return {
-        "bench": "extraction", "data": "locomo-dev", "conversations": len(data), "k": args.k, "mode": args.mode,
+        "bench": "extraction", "data": Path(args.data).stem, "data_path": str(args.data),
+        "conversations": len(data), "k": args.k, "mode": args.mode,
         "window": args.window, "embedder": os.environ.get("MABOS_EMBEDDER", "local"), "results": results,
         "peer": {"what": "every turn as its own memory item, same recall", f"recall@{args.k}": mean(peer["turns"]),
                  "questions": len(peer["turns"])},

@@ -10,8 +10,9 @@ The deterministic extractor states facts only from clauses said as facts. Per me
    coffee, I drink three cups a day").
 3. **First person plural** is the speaker ("we moved" -> "I moved", "our" -> "my"), as is "<someone> and I"
    ("Lena and I broke up" -> "I broke up with Lena").
-4. **Mode** of each clause: ``question``; ``hypothetical`` (a sentence with ``if``/``unless``/``suppose``/
-   ``imagine``; a clause with ``would``/``could``/``might``/``should``/``maybe``/``perhaps``/``one day``);
+4. **Mode** of each clause: ``question``; ``hypothetical`` (a sentence opening with ``if``/``unless``/
+   ``suppose``/``imagine``, a clause with one of them, or with ``would``/``could``/``might``/``should``/
+   ``maybe``/``perhaps``/``one day``);
    ``wish`` ("I wish", "I hope", "I'd love to"); ``reported`` ("She said I live in Oslo", "my boss thinks I
    …": nothing about the speaker); ``negated`` ("I don't live in London"); ``ended`` ("I no longer work at
    Philips", "I don't live in Paris anymore": the clause is rewritten positive and its facts end); and
@@ -42,6 +43,7 @@ _SPLIT = re.compile(
     r"|,\s*(?=(?:sorry|actually|no wait|wait|oops|or rather)\b[^.]*?\b(?:mean|meant|rather)\b)"
     rf"|,?\s+(?:and|but|so|while|although|though|because|whereas)\s+(?={_SUBJECT})"
     rf"|,\s+(?={_SUBJECT})"
+    r"|,\s+(?=(?:maybe|perhaps|if|unless|so|but|because|though|although|which)\b)"
     r"|,?\s+and\s+(?=(?:have|had|now|then|later|also|still)\b|[a-z]+ed\b)"
     r"|,\s+(?=(?:working|living|based)\s+(?:at|for|in)\b)",
     re.I,
@@ -108,8 +110,8 @@ def _first_person(text: str) -> str:
 def _mode(text: str, sentence: str) -> str:  # noqa: PLR0911 - one return per mode
     if sentence.rstrip().endswith("?") or _QUESTION_START.match(text):
         return "question"
-    if _CONDITIONAL.search(sentence):
-        return "hypothetical"
+    if _CONDITIONAL.match(sentence) or _CONDITIONAL.search(text):
+        return "hypothetical"  # "If I moved ..., I would ...": the whole sentence; else the clause with the "if"
     if _WISH.search(text):
         return "wish"
     if _HYPOTHETICAL.search(text):

@@ -133,9 +133,12 @@ def _resolve(kind: str, m: re.Match[str], now: datetime) -> FoundDate | None:  #
     if kind in ("ago", "in_n"):
         raw = m[1].lower()
         n = int(raw) if raw.isdigit() else _NUMBERS.get(raw, 1)
-        delta = timedelta(days=n * _UNIT_DAYS[m[2].lower()])
         unit = m[2].lower()
-        when = _midnight(now) - delta if kind == "ago" else _midnight(now) + delta
+        sign = -1 if kind == "ago" else 1
+        if unit in ("month", "year"):  # calendar months: "two months ago" on 10 June is 10 April
+            when = _shift_months(_midnight(now), sign * n * (12 if unit == "year" else 1))
+        else:
+            when = _midnight(now) + sign * timedelta(days=n * _UNIT_DAYS[unit])
         return FoundDate(when, text, "day" if unit == "day" else unit)
     if kind == "relative":
         return _relative(m[1].lower(), m[2].lower(), text, now)
@@ -152,6 +155,17 @@ def _resolve(kind: str, m: re.Match[str], now: datetime) -> FoundDate | None:  #
     if kind == "in_year":
         return FoundDate(_midnight(now).replace(year=int(m[1]), month=1, day=1), text, "year")
     return None
+
+
+def _shift_months(day: datetime, months: int) -> datetime:
+    """``day`` moved by ``months`` calendar months (the day of month kept, or the month's last day)."""
+    index = day.year * 12 + day.month - 1 + months
+    year, month = divmod(index, 12)
+    for last in (day.day, 30, 29, 28):
+        moved = _safe(year, month + 1, min(day.day, last), day)
+        if moved is not None:
+            return moved
+    return day
 
 
 def _month_part(m: re.Match[str], kind: str, now: datetime) -> FoundDate | None:

@@ -44,6 +44,8 @@ _FACT_CONFIDENCE = {"profile": 0.9, "entities": 0.85, "preferences": 0.8, "event
 #: :data:`MAX_CONTENT` (the three levels are stored as one text).
 OVERVIEW_CHARS = 16_000
 CONTENT_CHARS = MAX_CONTENT - OVERVIEW_CHARS - 1_000
+#: Characters of one message quoted in a narrative at most.
+QUOTE_CHARS = 2_000
 
 
 def cut(text: str, limit: int) -> str:
@@ -125,15 +127,39 @@ def _key(message: Message, s: Statement) -> tuple[str, ...]:
     return ("events", s.speaker, s.kind, message.uid)
 
 
+def _grouped(found: Sequence[tuple[Message, Statement]], cap: int) -> list[tuple[str, list[tuple[Message, Statement]]]]:
+    """The statements grouped into memories, ranked (profile first ... events last), at most ``cap``: events are one
+    memory per message and kind while they fit; over the cap, the two smallest event memories of one speaker
+    (else of any speakers) are joined, again and again, so that every statement of the window is kept in some
+    memory rather than cut, in memories as small as the cap allows."""
+    groups: dict[tuple[str, ...], list[tuple[Message, Statement]]] = {}
+    for message, s in found:
+        groups.setdefault(_key(message, s), []).append((message, s))
+    ranked = [(k, g) for k, g in sorted(groups.items(), key=lambda kv: _ORDER[kv[0][0]])]  # stable
+    while len(ranked) > cap:
+        events = [i for i, (k, _) in enumerate(ranked) if k[0] == "events"]
+        every = [(len(ranked[a][1]) + len(ranked[b][1]), a, b) for n, a in enumerate(events) for b in events[n + 1 :]]
+        pairs = [p for p in every if ranked[p[1]][0][1] == ranked[p[2]][0][1]] or every  # one speaker's first
+        if not pairs:
+            break
+        _, a, b = min(pairs)
+        ranked[a] = (ranked[a][0], ranked[a][1] + ranked[b][1])
+        del ranked[b]
+    return [(k[0], g) for k, g in ranked[:cap]]
+
+
 def _dated(s: Statement) -> str:
     return f"{s.phrase} ({s.date.label()})" if s.date is not None else s.phrase
 
 
 def render(category: str, group: list[tuple[Message, Statement]]) -> ExtractedMemory:
-    """One memory from statements of one group: L0 abstract, L1 overview, L2 narrative."""
+    """One memory from statements of one group: L0 abstract, L1 overview, L2 narrative (each message quoted whole,
+    once: the statement's context)."""
     first = group[0][1]
-    who, topic = first.speaker, first.topic
-    phrases = list(dict.fromkeys(_dated(s) for _, s in group))
+    speakers = list(dict.fromkeys(s.speaker for _, s in group))
+    who, topic = ", ".join(speakers), first.topic
+    mixed = len(speakers) > 1
+    phrases = list(dict.fromkeys(f"{s.speaker} {_dated(s)}" if mixed else _dated(s) for _, s in group))
     head = f"{who} ({topic})" if topic else who
     abstract = f"{head}: {'; '.join(phrases)}"
     if len(abstract) > 300:
@@ -142,7 +168,8 @@ def render(category: str, group: list[tuple[Message, Statement]]) -> ExtractedMe
     lines += [f"- {p}" for p in phrases]
     narrative = []
     for message, s in group:
-        said = f'On {message.created_at:%Y-%m-%d}, {who} said: "{s.sentence}"'
+        quote = cut(" ".join(message.content.split()), QUOTE_CHARS)
+        said = f'On {message.created_at:%Y-%m-%d}, {s.speaker} said: "{quote}"'
         if s.date is not None:
             said += f" ({s.date.text} = {s.date.label()})"
         narrative.append(said)
@@ -150,8 +177,7 @@ def render(category: str, group: list[tuple[Message, Statement]]) -> ExtractedMe
     overview = cut("\n".join(lines), OVERVIEW_CHARS)
     return ExtractedMemory(category=Category(category), abstract=abstract, overview=overview,
                            content=cut(" ".join(dict.fromkeys(narrative)), CONTENT_CHARS), sources=sources,
-                           kind=first.kind,
-                           topic=topic, observed_at=group[-1][0].created_at)  # fmt: skip
+                           kind=first.kind, topic=topic, observed_at=group[-1][0].created_at)  # fmt: skip
 
 
 def facts_of(found: Sequence[tuple[Message, Statement]]) -> list[FactCandidate]:
@@ -188,11 +214,7 @@ class DeterministicExtractor:
     def extract(self, window: Sequence[Message], *, speaker: str) -> WindowExtraction:
         """Memory and fact candidates of ``window``."""
         found = window_statements(window, speaker, self.people)
-        groups: dict[tuple[str, ...], list[tuple[Message, Statement]]] = {}
-        for message, s in found:
-            groups.setdefault(_key(message, s), []).append((message, s))
-        ranked = sorted(groups.items(), key=lambda kv: _ORDER[kv[0][0]])  # stable: first appearance within a rank
-        memories = [render(key[0], group) for key, group in ranked[: self.max_memories]]
+        memories = [render(category, group) for category, group in _grouped(found, self.max_memories)]
         return WindowExtraction(memories=memories, facts=facts_of(found), method=self.method)
 
 

@@ -371,9 +371,23 @@ def _event(s: str, who: str, now: datetime) -> Statement | None:
     return Statement("events", "event", s, phrase, who, now) if phrase else None
 
 
+def _about_self(s: str, who: str, now: datetime) -> Statement | None:
+    """Any other statement of at least six words that names someone or something (a pronoun, a name, a number:
+    "my kids loved it", "Luna and Oliver are so playful"): an event memory quoting it, without facts, so that
+    recall can still find what the rules above do not read. Small talk about one's mood is left out."""
+    if len(s.split()) < 6 or not re.search(
+        r"\b(?:I|my|me|we|our|us|mine|they|their|he|she|his|her|it|this|these|that)\b|\d|\s[A-Z][a-z]", s, re.I
+    ):
+        return None
+    if re.search(rf"\bI (?:am|was|have been) (?:\w+ly )?(?:{'|'.join(_NOT_ONGOING)})\b", s):
+        return None  # small talk: "I am feeling great", "I was wondering about that"
+    phrase = clean(s, words=18)
+    return Statement("events", "event", s, phrase, who, now) if len(phrase.split()) >= 4 else None
+
+
 #: The rules in order: the first that matches gives the sentence's memory statement.
 RULES: tuple[Rule, ...] = (_profile, _moved, _relation, _preference, _decision, _plan, _case, _pattern, _event,
-                           _ongoing, _past)  # fmt: skip
+                           _ongoing, _past, _about_self)  # fmt: skip
 #: Fact-only rules also tried after the first match (a sentence may state several facts).
 FACT_RULES: tuple[Rule, ...] = (_profile, _moved, _relation)
 

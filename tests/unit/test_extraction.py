@@ -85,8 +85,12 @@ def test_at_most_five_memories_per_window_profile_first() -> None:
     texts = [f"I went to museum number {i} yesterday." for i in range(8)] + ["My name is Alex."]
     window = [msg(t, seq=i) for i, t in enumerate(texts)]
     found = DeterministicExtractor().extract(window, speaker="user")
-    assert len(found.memories) == 5
+    assert len(found.memories) <= 5
     assert found.memories[0].category.value == "profile"
+    # over the cap, events of a speaker share one memory instead of being cut: every statement is kept
+    assert {u for m in found.memories for u in m.sources} == {m.uid for m in window}
+    few = DeterministicExtractor().extract(window[:3], speaker="user")
+    assert [len(m.sources) for m in few.memories] == [1, 1, 1]  # under the cap: one memory per message
 
 
 def test_relations_become_facts_about_the_user_and_the_relative() -> None:
