@@ -8,9 +8,9 @@ One place for the caps (docs/security.md, "Bounds") and the helpers that hold th
 * :func:`jsonl_lines` splits JSONL on ``"\\n"`` only (JSON text may hold U+2028, U+0085 ... unescaped, which
   :meth:`str.splitlines` would split on) and caps each line at :data:`MAX_JSONL_LINE` characters;
   :func:`load_json` turns JSON nested past Python's recursion limit into an InputError; :func:`load_yaml` is
-  ``yaml.safe_load`` without aliases (YAML's billion laughs: anchors of aliases of anchors). Writers of line formats
-  (Markdown, JSONL) keep :data:`LINE_BREAKS` out of a line (:func:`one_line`, :func:`json_line`) and readers
-  split with :func:`split_lines`: what one writes, the other reads back line for line.
+  ``yaml.safe_load`` that refuses aliases expanding a document far past its size (YAML's billion laughs).
+  Writers of line formats (Markdown, JSONL) keep :data:`LINE_BREAKS` out of a line (:func:`one_line`,
+  :func:`json_line`) and readers split with :func:`split_lines`: what one writes, the other reads back as written.
 * :func:`refuse_xml_dtd` refuses any XML document with a DOCTYPE or an entity declaration before a parser sees
   it: pyoxigraph's RDF/XML parser and rdflib's both expand internal entities (ten entities nested nine deep ask
   for gigabytes), and neither has a switch to stop it. :func:`refuse_remote_context` refuses JSON-LD that names
@@ -32,6 +32,9 @@ from kg.errors import InputError
 
 #: Any one document read from a file, standard input or a tool argument (RDF, rules, JSONL, inputs): 100 MB.
 MAX_DOCUMENT_BYTES = 100_000_000
+#: YAML aliases may expand a document to at most this many values a character of its text, plus YAML_FLOOR.
+YAML_EXPANSION = 10
+YAML_FLOOR = 10_000
 #: One line of a JSONL document (a message's content is at most 1,000,000 characters; escaped, up to 6 times that).
 MAX_JSONL_LINE = 8_000_000
 #: Bytes read at a time by :func:`read_bounded`.
@@ -130,24 +133,53 @@ def load_json(text: str, field: str) -> Any:
         raise InputError(field, "JSON nested too deep") from None
 
 
-class _NoAliasLoader(yaml.SafeLoader):
-    """PyYAML's safe loader that refuses aliases (``*name``): a 485-byte document of anchors nested nine deep,
-    each ten aliases of the one before, is a billion nodes to whatever walks it (validation, JSON)."""
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
-            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed: write the value out", mark)
-        return super().compose_node(parent, index)
-
-
 def load_yaml(text: str) -> Any:
-    """``yaml.safe_load(text)`` without aliases; raises :class:`yaml.YAMLError` for an alias (with its line) or
-    for nesting too deep for the parser, as for any other YAML the document's reader reports."""
+    """``yaml.safe_load(text)``, refused when its aliases expand it past :data:`YAML_EXPANSION` values a character
+    (plus :data:`YAML_FLOOR`) or make it recursive.
+
+    Aliases themselves are fine (``yaml.safe_dump`` writes one for each shared object); YAML's billion laughs is
+    not: a 530-byte document of anchors nested eight deep, ten aliases each, loads as shared lists in microseconds
+    and is a billion values to whatever walks it (validation, JSON). The expanded size is counted once per
+    distinct object, so the check is linear in the document.
+
+    Raises:
+        yaml.YAMLError: as for any YAML the document's reader reports (with a line when PyYAML gives one).
+    """
     try:
-        return yaml.load(text, Loader=_NoAliasLoader)  # noqa: S506 - a SafeLoader subclass
+        data = yaml.safe_load(text)
     except RecursionError:
         raise yaml.YAMLError("YAML nested too deep") from None
+    limit = YAML_FLOOR + YAML_EXPANSION * len(text)
+    if _expanded_size(data, limit) > limit:
+        raise yaml.YAMLError(
+            f"aliases expand the document past {limit:,} values, or into itself (YAML's billion laughs): "
+            "write the values out"
+        )
+    return data
+
+
+def _expanded_size(data: Any, limit: int) -> int:
+    """How many values ``data`` holds with every shared list or mapping counted each time it appears (at most
+    ``limit + 1``: the count stops there; a cycle counts as ``limit + 1``)."""
+    sizes: dict[int, int] = {}
+    stack: list[tuple[Any, bool]] = [(data, False)]
+    open_ids: set[int] = set()
+    while stack:
+        item, children_done = stack.pop()
+        if not isinstance(item, list | dict) or (id(item) in sizes and not children_done):
+            continue
+        values = list(item.values()) + list(item.keys()) if isinstance(item, dict) else item
+        if children_done:
+            open_ids.discard(id(item))
+            total = 1 + sum(sizes.get(id(v), 1) if isinstance(v, list | dict) else 1 for v in values)
+            sizes[id(item)] = min(total, limit + 1)
+            continue
+        if id(item) in open_ids:
+            return limit + 1  # an alias to an ancestor: a recursive structure
+        open_ids.add(id(item))
+        stack.append((item, True))
+        stack.extend((v, False) for v in values if isinstance(v, list | dict) and id(v) not in sizes)
+    return sizes.get(id(data), 1)
 
 
 #: A DOCTYPE or ENTITY declaration (any case, spaces allowed), wherever it stands.
@@ -202,6 +234,8 @@ __all__ = [
     "LINE_BREAKS",
     "MAX_DOCUMENT_BYTES",
     "MAX_JSONL_LINE",
+    "YAML_EXPANSION",
+    "YAML_FLOOR",
     "check_size",
     "json_line",
     "jsonl_lines",

@@ -27,7 +27,7 @@ _OWN = ("agent_id", "created_at")  # set by mabos, never read from a case file
 def _read_mapping(path: Path, field: str) -> dict[str, Any]:
     try:
         text = read_text_bounded(path, field)  # at most 100 MB, read in chunks (never /dev/zero to the end)
-        data = json.loads(text) if path.suffix.lower() == ".json" else load_yaml(text)  # no aliases
+        data = json.loads(text) if path.suffix.lower() == ".json" else load_yaml(text)  # bounded aliases
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, yaml.YAMLError) as exc:
         raise InputError(field, f"{path} is not readable JSON or YAML ({type(exc).__name__})") from None
     if not isinstance(data, dict):
