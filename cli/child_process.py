@@ -19,13 +19,22 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
-#: What a server's forkserver imports once, for both kinds of child: the MCP workers' tool modules and the idle
-#: indexer's workspace. A process has one forkserver and the first child it starts decides its preload, so the MCP
-#: pool and the idle indexer of one ``mabos serve`` ask for the same list, whichever starts first.
-SERVER_PRELOAD = ("cli.tools", "cli.tools.mcp_calls", "kg.workspace")
-#: Seconds to import (more than an index pass of a few hundred items takes): preloaded too when the workspace embeds
-#: with the local model, so neither a worker's first recall nor an index pass pays them again.
-EMBEDDING_PRELOAD = ("torch", "transformers", "sentence_transformers")
+from cli.tools.tool_table import TOOL_TABLE
+
+#: What a server's forkserver imports once, for both kinds of child: the MCP workers' tool modules (every module of
+#: the lazy registry's table) and the idle indexer's workspace. A process has one forkserver and the first child it
+#: starts decides its preload, so the MCP pool and the idle indexer of one ``mabos serve`` ask for the same list,
+#: whichever starts first.
+SERVER_PRELOAD = (
+    "cli.tools",
+    *sorted({where.split(":", 1)[0] for where in TOOL_TABLE.values()}),
+    "cli.tools.mcp_calls",
+    "kg.workspace",
+)
+#: The local embedder's runtime (NumPy forward pass, tokenizers, threadpoolctl; kg/recall/minilm.py): preloaded too
+#: when the workspace embeds with the local model, so neither a worker's first recall nor an index pass imports it.
+#: The model's weights are memory-mapped by the child that first embeds (a few milliseconds).
+EMBEDDING_PRELOAD = ("kg.recall.minilm", "tokenizers", "threadpoolctl")
 
 
 def server_preload(path: Path) -> list[str]:
@@ -42,13 +51,9 @@ def server_preload(path: Path) -> list[str]:
 
 
 def preload_for(embedder: str) -> list[str]:
-    """The preload of :func:`server_preload` for a workspace whose embedder is ``embedder``. For ``local`` it also
-    makes the Hugging Face libraries offline in this process (and so in the forkserver), as the embedder does
-    before it imports them: they read the setting once, at import."""
+    """The preload of :func:`server_preload` for a workspace whose embedder is ``embedder``."""
     if embedder != "local":
         return list(SERVER_PRELOAD)
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     return [*SERVER_PRELOAD, *EMBEDDING_PRELOAD]
 
 

@@ -11,13 +11,12 @@ import os
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import click
 
-from cli.commands import COMMANDS
-from cli.commands.ui import ui
-from cli.common import example, workspace_option
+from cli.commands import COMMAND_TABLE, LazyCommands
 from kg.errors import MabosError
 
 DEBUG_ENV = "MABOS_DEBUG"
@@ -65,10 +64,67 @@ class MabosGroup(click.Group):
             return super().invoke(ctx)
 
 
+class LazyMabosGroup(MabosGroup):
+    """The root ``mabos`` group: a command's module is imported when that command runs (or is asked for).
+
+    ``mabos --help`` lists every command from :data:`cli.commands.COMMAND_TABLE` without importing one, so a bare
+    start costs click and the table only (tests/unit/test_startup_imports.py).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.commands: LazyCommands = LazyCommands(COMMAND_TABLE)
+        self._listing = False
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """click's own listing, fed each command's table help instead of the imported command."""
+        self._listing = True
+        try:
+            super().format_commands(ctx, formatter)
+        finally:
+            self._listing = False
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command ``cmd_name``, imported now (while listing help: its stand-in)."""
+        if self._listing:
+            return self.commands.summary(cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+
+def _root_workspace_option(func: Any) -> Any:
+    """``mabos --workspace DIR <command>``: the same option, help and context key as
+    :data:`cli.common.workspace_option` (which imports the workspace; a bare start must not). The test
+    ``test_root_workspace_option_matches_the_commands_one`` keeps the two alike."""
+
+    def remember(ctx: click.Context, _param: click.Parameter, value: Any) -> Any:
+        if value not in (None, False):
+            ctx.meta[WORKSPACE_KEY] = value
+        return value
+
+    return click.option(
+        "--workspace",
+        expose_value=False,
+        callback=remember,
+        type=click.Path(path_type=Path),
+        default=None,
+        help="Workspace directory [env MABOS_WORKSPACE; default ./mabos-workspace].",
+    )(func)
+
+
+#: The context key the commands' sessions read the workspace from (``cli.common.WORKSPACE_KEY``).
+WORKSPACE_KEY = "mabos.workspace"
+
+
+def _example(text: str, *commands: str) -> str:
+    """A help text ending in an unwrapped ``Example`` block (as :func:`cli.common.example`)."""
+    lines = "\n".join(f"  {command}" for command in commands)
+    return f"{text}\n\nExample:\n\n\b\n{lines}\n"
+
+
 @click.group(
-    cls=MabosGroup,
+    cls=LazyMabosGroup,
     context_settings={"help_option_names": ["-h", "--help"]},
-    help=example(
+    help=_example(
         "Knowledge-graph memory for BDI agents: facts, beliefs, goals and plans in a local workspace.\n\n"
         "Every command takes --json (machine-readable output) and --workspace (also accepted here, "
         "before the command). Exit codes: 0 ok, 1 user error, 2 usage error, 3 backend unavailable.",
@@ -77,15 +133,10 @@ class MabosGroup(click.Group):
         "mabos demo",
     ),
 )
-@workspace_option
+@_root_workspace_option
 @click.version_option(package_name="mabos", prog_name="mabos")
 def cli() -> None:
     """Root of the ``mabos`` command tree."""
-
-
-for _command in COMMANDS:
-    cli.add_command(_command)
-cli.add_command(ui)  # the web console (issue 23)
 
 
 def main(argv: list[str] | None = None) -> None:

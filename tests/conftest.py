@@ -132,7 +132,7 @@ def _forkserver() -> None:
 
     A process has one forkserver and the first child it starts decides the preload (cli/child_process.py): without
     this, a test file that happens to start an MCP pool first leaves every later idle-index pass and embedding
-    worker of the process importing torch again (~5 s each, more than the rest of those tests). The children run the
+    worker of the process importing the tool modules and the embedding runtime again. The children run the
     same code either way; only what is already imported when they start differs. The forkserver imports in the
     background while the tests run."""
     from cli.child_process import preload_for  # noqa: PLC0415

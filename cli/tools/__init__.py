@@ -8,7 +8,9 @@ Python API::
     hits = tools.call("memory_recall", workspace="my-ws", agent_id="sales-agent", query="SSO")
 
 Every module of this package except the infrastructure ones declares tools with
-:func:`cli.tools.registry.tool`; importing the package registers them all.
+:func:`cli.tools.registry.tool`. They are imported on first use: a tool when it is called, every tool when the
+tools are listed (:data:`REGISTRY` is a lazy mapping over :data:`cli.tools.tool_table.TOOL_TABLE`), and a module
+when it is named as an attribute of this package (``tools.memory``).
 """
 
 from __future__ import annotations
@@ -22,12 +24,13 @@ from pydantic import BaseModel
 
 from cli.tools.registry import REGISTRY, Tool, ToolContext, ToolInput, context, get, run, tool
 
-#: Modules of this package that declare no tools.
-_INFRASTRUCTURE = frozenset({"registry", "export", "mcp_server", "mcp_calls", "mcp_workers", "mcp_auth", "overrides"})
+_MODULES = frozenset(m.name for m in pkgutil.iter_modules(__path__))
 
-for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
-    if _module not in _INFRASTRUCTURE:
-        importlib.import_module(f"{__name__}.{_module}")
+
+def __getattr__(name: str) -> Any:
+    if name in _MODULES:  # ``from cli import tools; tools.memory`` as when every module was imported eagerly
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def call(name: str, /, *, workspace: Path | str | None = None, agent: str | None = None, **arguments: Any) -> BaseModel:

@@ -31,13 +31,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar, get_type_hints
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from cli.tools.tool_table import INFRASTRUCTURE, TOOL_PACKAGE, TOOL_TABLE, ToolRegistry
 from kg.errors import InputError, ScopeError
 from kg.models import describe_validation_error
-from kg.workspace import Workspace, default_path, open_workspace
+
+if TYPE_CHECKING:
+    from kg.workspace import Workspace
 
 I = TypeVar("I", bound="ToolInput")  # noqa: E741 - the conventional name of an input type variable
 O = TypeVar("O", bound=BaseModel)  # noqa: E741
@@ -187,6 +190,8 @@ class ToolContext:
         if self.workspace_obj is not None:
             return self.workspace_obj
         if self._opened is None:
+            from kg.workspace import default_path, open_workspace  # noqa: PLC0415 - not imported to list tools
+
             self._opened = open_workspace(self.path or default_path())
         return self._opened
 
@@ -243,8 +248,9 @@ class Tool(Generic[I, O]):
             raise InputError(error.field, error.rule) from None
 
 
-#: Every registered tool by name, in registration order.
-REGISTRY: dict[str, Tool[Any, Any]] = {}
+#: Every tool by name, in the order of :data:`~cli.tools.tool_table.TOOL_TABLE` (then any other registered tool,
+#: in registration order); each tool's module is imported when the tool is first needed.
+REGISTRY = ToolRegistry(TOOL_TABLE)
 
 
 class Registrar(Protocol):
@@ -269,7 +275,7 @@ def tool(
     """
 
     def register(handler: Callable[[ToolContext, I], O]) -> Callable[[ToolContext, I], O]:
-        if name in REGISTRY:
+        if REGISTRY.registered(name):
             raise ValueError(f"tool {name!r} is registered twice")
         models = (input, output) if input is not None and output is not None else _annotated_models(handler)
         REGISTRY[name] = Tool(name, group, " ".join(description.split()), *models, handler)
@@ -326,12 +332,16 @@ def context(path: Path | str | None = None, *, agent: str | None = None) -> Iter
 
 
 __all__ = [
+    "INFRASTRUCTURE",
     "REGISTRY",
     "SEED_TOOL_NAMES",
+    "TOOL_PACKAGE",
+    "TOOL_TABLE",
     "Registrar",
     "Tool",
     "ToolContext",
     "ToolInput",
+    "ToolRegistry",
     "context",
     "get",
     "run",

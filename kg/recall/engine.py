@@ -4,7 +4,7 @@ One search, given the filters as a :class:`~kg.models.MemoryQuery`:
 
 1. **BM25 branch** (modes ``hybrid`` and ``bm25``): the store's full-text search over content and tags,
    ``max(20, 4 * limit)`` candidates, filters applied in SQL.
-2. **Vector branch** (modes ``hybrid`` and ``vector``): the query embedded on one torch thread - on a
+2. **Vector branch** (modes ``hybrid`` and ``vector``): the query embedded on one BLAS thread - on a
    worker thread, while this one runs the BM25 search, so a hybrid recall costs the slower of the two - the
    ``max(20, 4 * limit)`` nearest items that pass the same filters (the index over-fetches until enough
    pass). Before searching, up to ``inline_index_limit`` items waiting in the index queue are embedded
@@ -60,7 +60,7 @@ _POOL_LOCK = threading.Lock()
 
 
 def _query_pool() -> ThreadPoolExecutor:
-    """One thread per process for query embeddings (the model itself runs one torch thread per query)."""
+    """One thread per process for query embeddings (the model itself runs one BLAS thread per query)."""
     global _POOL  # noqa: PLW0603 - created on first use: most commands never embed
     with _POOL_LOCK:
         if _POOL is None:

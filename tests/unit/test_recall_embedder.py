@@ -1,4 +1,4 @@
-"""The sentence-transformers embedder with the real all-MiniLM-L6-v2 (loaded once per test process)."""
+"""The default embedder with the real all-MiniLM-L6-v2 (NumPy runtime, loaded once per test process)."""
 
 from __future__ import annotations
 
@@ -76,13 +76,24 @@ def test_empty_input_needs_no_model():
     assert SentenceTransformerEmbedder(model_path="/nonexistent").embed([]) == []
 
 
-def test_single_queries_run_on_one_torch_thread_and_batches_restore_it(embedder):
-    import torch  # noqa: PLC0415 - loaded by the fixture already
+def test_single_queries_run_on_one_blas_thread_and_batches_restore_the_setting(embedder, monkeypatch):
+    from threadpoolctl import threadpool_info  # noqa: PLC0415
 
-    embedder.embed([JWT, CAT], batch=True)
-    assert torch.get_num_threads() == 1
+    def blas() -> list[int]:
+        return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+
+    before = blas()
+    seen: list[list[int]] = []
+    encode = type(embedder._loaded).encode
+    monkeypatch.setattr(
+        type(embedder._loaded), "encode", lambda self, *a, **k: seen.append(blas()) or encode(self, *a, **k)
+    )
     embedder.embed([JWT])
-    assert torch.get_num_threads() == 1
+    embedder.batch_threads = 2
+    embedder.embed([JWT, CAT], batch=True)
+    assert seen[0] == [1] * len(before)  # a query: one thread
+    assert seen[1] == [2] * len(before)  # a batch: batch_threads
+    assert blas() == before  # restored
 
 
 def test_one_model_is_shared_by_the_process(embedder):

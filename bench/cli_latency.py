@@ -1,0 +1,163 @@
+"""Everyday ``mabos`` calls from a cold process, side by side with a user's yardsticks (issue 33).
+
+    python bench/cli_latency.py --runs 5
+    python bench/cli_latency.py --runs 3 --only help,fact_query      # a quick look
+
+Each case is a fresh process, the way a user or an agent calls the CLI; the cases run alternating, run by run (the
+order reversed every other run), so load from other work falls on all of them alike. Yardsticks in the same run:
+``python -c pass`` (the interpreter's own start) and ``sqlite-utils --help`` (a Python CLI of the same kind, click
+included). Cases:
+
+- ``help``: ``mabos --help``;
+- ``fact_query``: ``mabos fact query --agent sales-agent --subject acme --json`` on the demo workspace;
+- ``recall_bm25`` / ``recall_hybrid``: ``mabos memory recall --agent sales-agent "renewal terms" --json`` with
+  ``--mode bm25`` / the default hybrid (the vector index is built before the runs, so a run embeds the query only);
+- ``reason_run``: ``mabos reason run --agent sales-agent --method deductive --goal 'acme isTaxable true' --json``;
+- ``fact_import``: ``mabos fact import`` of LUBM(1) (``--lubm``, default ``$MABOS_BENCH_DATA/lubm1`` or
+  ``../shared/data/lubm1``: 15 files, ~100k triples) into a fresh empty workspace each run.
+
+Each result: median and every run's wall time, and the median peak RSS (the child's ``ru_maxrss``, from ``wait4``).
+The last line on stdout is one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+
+
+def _default_lubm() -> Path:
+    return Path(os.environ.get("MABOS_BENCH_DATA", ROOT.parent / "shared" / "data")) / "lubm1"
+
+
+def _timed(command: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MiB) of one run of ``command``; a failing command stops the bench."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)  # noqa: S603 - the bench's own commands
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - started
+    process.returncode = os.waitstatus_to_exitcode(status)
+    stderr = process.stderr.read().decode() if process.stderr else ""
+    if process.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} exited {process.returncode}: {stderr[-1000:]}")
+    return wall, usage.ru_maxrss / 1024
+
+
+def launcher(checkout: Path | None) -> list[str]:
+    """The installed ``mabos`` script, or ``python -m cli.main`` run from another checkout (to compare commits)."""
+    return [str(BIN / "mabos")] if checkout is None else [sys.executable, "-m", "cli.main"]
+
+
+def cases(workspace: Path, lubm: Path, scratch: Path, checkout: Path | None = None) -> dict[str, Any]:
+    """Case name -> the command (or a function giving the command of one run)."""
+    mabos, *rest = launcher(checkout)
+    ws = ["--workspace", str(workspace)]
+    recall = [mabos, *rest, "memory", "recall", "--agent", "sales-agent", "renewal terms", "--json", *ws]
+    empty = scratch / "empty"
+
+    def fact_import(run: int) -> list[str]:
+        target = scratch / f"import-{run}"
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(empty, target)
+        files = sorted(str(p) for p in lubm.glob("*.owl"))
+        return [mabos, *rest, "fact", "import", "--agent", "reader", *files, "--json", "--workspace", str(target)]
+
+    return {
+        "python_pass": [sys.executable, "-c", "pass"],
+        "sqlite_utils_help": [str(BIN / "sqlite-utils"), "--help"],
+        "help": [mabos, *rest, "--help"],
+        "fact_query": [mabos, *rest, "fact", "query", "--agent", "sales-agent", "--subject", "acme", "--json", *ws],
+        "recall_bm25": [*recall, "--mode", "bm25"],
+        "recall_hybrid": recall,
+        "reason_run": [
+            mabos,
+            *rest,
+            "reason",
+            "run",
+            "--agent",
+            "sales-agent",
+            "--method",
+            "deductive",
+            "--goal",
+            "acme isTaxable true",
+            "--json",
+            *ws,
+        ],
+        "fact_import": fact_import,
+    }
+
+
+def prepare(scratch: Path, env: dict[str, str], checkout: Path | None = None) -> Path:
+    """The demo workspace with its vector index built, and an empty workspace to copy for each import."""
+    mabos = " ".join(launcher(checkout))
+    workspace = scratch / "demo"
+    for command in (
+        [mabos, "demo", "--workspace", str(workspace), "--json"],
+        [mabos, "index", "update", "--workspace", str(workspace), "--json"],
+        [mabos, "memory", "recall", "--agent", "sales-agent", "warm up", "--json", "--workspace", str(workspace)],
+        [mabos, "init", "--workspace", str(scratch / "empty"), "--json"],
+        [mabos, "agent", "add", "reader", "--workspace", str(scratch / "empty"), "--json"],
+    ):
+        subprocess.run([*mabos.split(" "), *command[1:]], check=True, stdout=subprocess.DEVNULL, env=env)  # noqa: S603
+    return workspace
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--only", default=None, help="comma-separated case names (default: all)")
+    parser.add_argument("--lubm", type=Path, default=_default_lubm())
+    parser.add_argument(
+        "--checkout",
+        type=Path,
+        default=None,
+        help="run `python -m cli.main` from this source tree instead of the installed mabos",
+    )
+    args = parser.parse_args()
+    env = {**os.environ, "COLUMNS": "80"}
+    if args.checkout is not None:
+        env["PYTHONPATH"] = str(args.checkout.resolve())
+    with tempfile.TemporaryDirectory(prefix="mabos-cli-latency-") as tmp:
+        scratch = Path(tmp)
+        workspace = prepare(scratch, env, args.checkout)
+        table = cases(workspace, args.lubm, scratch, args.checkout)
+        chosen = [c for c in table if args.only is None or c in args.only.split(",")]
+        walls: dict[str, list[float]] = {c: [] for c in chosen}
+        rss: dict[str, list[float]] = {c: [] for c in chosen}
+        for run in range(args.runs):
+            for case in chosen if run % 2 == 0 else list(reversed(chosen)):
+                spec = table[case]
+                wall, peak = _timed(spec(run) if callable(spec) else spec, env)
+                walls[case].append(wall)
+                rss[case].append(peak)
+                print(f"run {run} {case}: {wall:.3f} s {peak:.0f} MiB", file=sys.stderr)
+    results = {
+        c: {"median_s": round(statistics.median(walls[c]), 3), "runs_s": [round(w, 3) for w in walls[c]],
+            "peak_rss_mib": round(statistics.median(rss[c]), 1)}
+        for c in chosen
+    }  # fmt: skip
+    if "help" in results and "sqlite_utils_help" in results:
+        results["help"]["vs_sqlite_utils"] = round(
+            results["help"]["median_s"] / results["sqlite_utils_help"]["median_s"], 2
+        )
+    print(json.dumps({"benchmark": "cli_latency", "runs": args.runs, "checkout": str(args.checkout or ""),
+                      "results": results,
+                      "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
+                                  "load": [round(x, 2) for x in os.getloadavg()]}}))  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

