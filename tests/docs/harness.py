@@ -11,7 +11,8 @@ start with ``mabos`` or ``$ mabos``. Each page runs in order in a scratch folder
 - a placeholder uid such as ``F-01J...`` or ``O-...`` stands for the newest record of that kind the page's
   earlier commands printed (else one in the prepared workspace), ``<ID>`` for the newest token id;
 - ``a && b`` runs both; ``> file`` writes stdout to the file; ``VAR=value mabos ...`` sets the variable;
-- a ``# exit N`` comment expects exit code N (default 0);
+- a ``# exit N`` comment expects exit code N (default 0; 1 when a ``console`` block shows ``error: ...``);
+- ``a | jq ...`` runs ``a`` (the right side only reshapes its output);
 - in a ``console`` block, the lines after ``$ command`` are the output the page shows: each must match a
   line of the real output, ``...`` standing for anything, after uids, times and decimals are normalised
   (JSON is compared as JSON, decimals and times excepted).
@@ -91,10 +92,10 @@ def commands(page: Path) -> list[Command]:
     for match in FENCE.finditer(source):
         lang, block = match.group(1), match.group(2)
         first = source.count("\n", 0, match.start(2)) + 1
-        is_shell = lang in SHELL_LANGS or (lang == "" and re.search(r"^\s*(\$ )?mabos\b", block, re.M))
+        is_shell = lang in SHELL_LANGS or (lang == "" and re.search(r"^\s*(\$ )?mabos(\s|$)", block, re.M))
         if not is_shell:
             continue
-        console = lang == "console"
+        console = lang == "console" or bool(re.search(r"^\s*\$ ", block, re.M))  # a transcript: $ command, output
         heredoc = None
         for offset, line in _logical_lines(block):
             stripped = line.strip()
@@ -103,12 +104,14 @@ def commands(page: Path) -> list[Command]:
                 continue
             if console and not stripped.startswith("$ "):
                 if found and stripped:
+                    if not found[-1].output and stripped.startswith("error:") and "# exit" not in found[-1].text:
+                        found[-1].exit_code = 1  # the page shows the one-line error: exit 1
                     found[-1].output.append(stripped)
                 continue
             text = stripped[2:] if stripped.startswith("$ ") else stripped
             if not text or text.startswith("#"):
                 continue
-            if lang == "" and not re.match(r"(\w+=\S+\s+)*mabos\b", text):
+            if lang == "" and not re.match(r"(\w+=\S+\s+)*mabos(\s|$)", text):
                 continue  # an unmarked block's non-command lines (a tree, an output) are not run
             here = re.search(r"<<-?\s*'?(\w+)'?", text)
             if here:
@@ -154,6 +157,7 @@ def _words(text: str) -> list[str]:
 
 
 def _normal(text: str) -> str:
+    text = text.removeprefix("✓ ")  # rich prints the mark on a terminal only
     text = UID.sub(lambda m: f"{m.group(1)}-<uid>", text)
     text = TIME.sub("<time>", text)
     return DECIMAL.sub("<num>", text)
@@ -255,7 +259,7 @@ def parse_only(args: list[str]) -> None:
 def run(command: Command, state: PageRun, runner: CliRunner) -> None:
     """Run ``command`` in ``state`` and check its exit code (and its output where the page shows it)."""
     for piece in command.text.split(" && "):  # placeholders are filled just before their part runs
-        text = piece
+        text = piece.split(" | ")[0]  # a pipe's left side runs (jq and the like only reshape its output)
         if "<ID>" in text:
             if "<ID>" not in state.seen:
                 raise AssertionError("placeholder <ID>: no token id printed before it")
@@ -309,7 +313,7 @@ def run_part(command: Command, part: list[str], state: PageRun, runner: CliRunne
         state.remember(result.stdout)
         if target is not None:
             (state.cwd / target).write_text(result.stdout, encoding="utf-8")
-        check_output(command, result.stdout)
+        check_output(command, result.stdout if command.exit_code == 0 else result.stdout + result.stderr)
 
 
 __all__ = ["EXAMPLES", "ROOT", "Command", "PageRun", "commands", "parse_only", "run"]

@@ -19,7 +19,9 @@ from tests.docs.harness import EXAMPLES, ROOT, PageRun, commands, run
 
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 #: Agents the pages act as, beyond the demo's.
-AGENTS = ("a", "reader", "alice", "bob")
+AGENTS = ("a", "b", "reader", "alice", "bob")
+#: Scopes granted to them (the pages write there).
+GRANTS = (("reader", "project:kb"),)
 
 
 def _pages_with_commands() -> list[Path]:
@@ -38,6 +40,8 @@ def prepared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         with open_workspace(path) as ws:
             for agent in AGENTS:
                 ws.agents.add(agent)
+            for agent, scope in GRANTS:
+                ws.scopes.grant(agent, scope, granted_by="admin")
     yield path
 
 
