@@ -80,12 +80,6 @@ def read_text_bounded(source: str | Path | BinaryIO, field: str, cap: int = MAX_
         raise InputError(field, f"is not UTF-8 text (byte {exc.start}: {exc.reason})") from None
 
 
-def check_size(text: str, field: str, cap: int = MAX_DOCUMENT_BYTES) -> None:
-    """Refuse a document argument (already in memory) of more than ``cap`` characters."""
-    if len(text) > cap:
-        raise InputError(field, f"larger than the cap of {cap:,} characters ({len(text):,})")
-
-
 def jsonl_lines(text: str, max_line: int = MAX_JSONL_LINE) -> Iterator[tuple[int, str]]:
     """``(line number, line)`` for each non-blank line of JSONL text, split on ``"\\n"`` only (a ``"\\r"`` before
     it is dropped), so a U+2028 or U+0085 inside a JSON string stays in its line.
@@ -108,12 +102,12 @@ _JSON_ESCAPES = str.maketrans({ch: f"\\u{ord(ch):04x}" for ch in "\x85\u2028\u20
 
 
 def split_lines(text: str) -> list[str]:
-    """The lines of ``text`` as a writer that joins on ``"\n"`` made them (a ``"\r"`` before it is dropped)."""
+    """The lines of ``text`` as a writer that joins on ``"\\n"`` made them (a ``"\\r"`` before it is dropped)."""
     return [line.removesuffix("\r") for line in text.split("\n")]
 
 
 def one_line(text: str) -> str:
-    """``text`` with every :data:`LINE_BREAKS` character and ``"\n"`` made a space: safe inside one line."""
+    """``text`` with every :data:`LINE_BREAKS` character and ``"\\n"`` made a space: safe inside one line."""
     return text.replace("\n", " ").translate(_BREAK_SPACES)
 
 
@@ -236,7 +230,6 @@ __all__ = [
     "MAX_JSONL_LINE",
     "YAML_EXPANSION",
     "YAML_FLOOR",
-    "check_size",
     "json_line",
     "jsonl_lines",
     "load_json",
