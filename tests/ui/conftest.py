@@ -79,6 +79,10 @@ def build(path: Path) -> dict[str, str]:
         derived = ws.facts.query("a", predicate="isTarget")
         uids["derived"] = derived[0].uid
     uids.update(seed_hostile(path))
+    with open_workspace(path) as ws:  # many unlinked nodes with long labels: cose lays them out in a row
+        ws.agents.add("crowd")
+        for i in range(14):
+            ws.bdi.add("belief", "crowd", f"belief number {i} with a label long enough to collide")
     return uids
 
 

@@ -7,7 +7,6 @@ server's concurrency test does. Nothing is mocked.
 
 from __future__ import annotations
 
-import re
 import socket
 import sqlite3
 import threading
@@ -83,12 +82,6 @@ def write_lock(built: Built) -> Iterator[None]:
         lock.close()
 
 
-def _csrf(base: str) -> str:
-    found = re.search(r'<meta name="csrf-token" content="([^"]+)">', get(f"{base}/?agent=a").text)
-    assert found is not None
-    return found.group(1)
-
-
 def _until(condition: Any, what: str) -> None:
     deadline = time.monotonic() + 60
     while not condition():
@@ -100,9 +93,8 @@ def test_a_slow_request_of_one_agent_blocks_no_other_agent(built: Built) -> None
     """Before: one worker thread, no deadline: a's slow request (64 s in the report) held b's /api/overview. Now b
     is answered while a's request still runs."""
     app = create_app(built.path, agent="a", deadline=120)
-    lanes = app.state.console.lanes
+    lanes, csrf = app.state.console.lanes, app.state.console.guard.csrf  # the token the pages carry
     with serving(app) as base:
-        csrf = _csrf(base)
         for agent in ("a", "b", "a"):  # every lane has opened its workspace
             assert get(f"{base}/api/overview?agent={agent}").status_code == 200
         reject = {"uid": built.uids["proposal"], "reason": "slow", "agent": "a"}
@@ -116,10 +108,9 @@ def test_a_slow_request_of_one_agent_blocks_no_other_agent(built: Built) -> None
 
 
 def test_a_request_past_its_deadline_is_answered_and_its_agent_waits_its_turn(built: Built) -> None:
-    app = create_app(built.path, agent="a", deadline=2)
-    lanes = app.state.console.lanes
+    app = create_app(built.path, agent="a", deadline=1)
+    lanes, csrf = app.state.console.lanes, app.state.console.guard.csrf
     with serving(app) as base:
-        csrf = _csrf(base)
         reject = {"uid": built.uids["proposal"], "reason": "slow", "agent": "a"}
         with write_lock(built):
             late = get(f"{base}/api/ontology/reject", {"X-CSRF-Token": csrf}, method="POST", data=reject)
