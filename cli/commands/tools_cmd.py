@@ -93,6 +93,8 @@ def docs(out: Session, *, path: Path, check: bool) -> None:
     text = export.render_docs()
     current = path.read_text(encoding="utf-8") if path.is_file() else None
     changed = current != text
+    if check and current is None:
+        raise InputError("--out", f"{path} does not exist (run from the repository root, or name the page with --out)")
     if check and changed:
         raise InputError("--out", f"{path} is stale: run 'mabos tools docs --out {path}'")
     if changed and not check:

@@ -66,3 +66,16 @@ def test_export_formats() -> None:
 def test_summary_is_the_first_sentence() -> None:
     assert summary("Find memories. Use it before answering.") == "Find memories."
     assert summary("Route to method e.g. deductive") == "Route to method e.g. deductive"
+
+
+def test_check_outside_the_repository_says_the_page_is_missing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 35.2: run outside the repository, 'tools docs --check' said 'docs/tools.md is stale'."""
+    from click.testing import CliRunner  # noqa: PLC0415
+
+    from cli.main import cli  # noqa: PLC0415
+
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["tools", "docs", "--check", "--workspace", str(tmp_path / "ws")])
+    assert result.exit_code == 1
+    assert "does not exist" in result.stderr and "stale" not in result.stderr
+    assert not (tmp_path / "docs").exists()
