@@ -24,6 +24,7 @@ transactions, default 0.1, and at least 2 transactions), ``min_confidence`` (def
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from typing import Annotated, Any, Literal
 
@@ -44,7 +45,7 @@ _CUT = "\x00cut"  # key of the attributes whose facts were cut at MAX_GRAPH_RECO
 PATTERNS = "pattern-recognition"
 MAX_TRANSACTIONS = 100_000
 MAX_GRAPH_RECORDS = 20_000
-MAX_ITEMSET_WORK = 2_000_000  # itemset occurrences Apriori may count (see .mining)
+MAX_ITEMSET_WORK = 100_000  # itemsets and rules Apriori may count and build (see .mining)
 
 _Name = Annotated[str, Field(min_length=1, max_length=256)]
 _Number = Annotated[float, Field(allow_inf_nan=False)]
@@ -209,7 +210,7 @@ def mine(transactions: list[tuple[str, ...]], p: PatternInput) -> dict[str, Any]
     itemset length searched (lower than ``max_length`` when the work bound cut it)."""
     n = len(transactions)
     support = max(p.min_support, 2 / n) if n >= 2 else 1.0
-    length = affordable_length(transactions, p.max_length, MAX_ITEMSET_WORK)
+    length = affordable_length(transactions, p.max_length, MAX_ITEMSET_WORK, math.ceil(support * n))
     itemsets, rules = apriori(transactions, min_support=support, min_confidence=p.min_confidence,
                               max_length=length)  # fmt: skip
     found = [(items, count) for size in itemsets.values() for items, count in size.items()]
@@ -261,7 +262,7 @@ def pattern_recognition(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOut
     cuts = [n for n in notes if n.startswith("read the first")]
     if value["length"] < p.max_length:
         cuts.append(f"itemsets searched up to length {value['length']}, not {p.max_length}: longer ones would count "
-                    f"more than {MAX_ITEMSET_WORK} itemset occurrences (MAX_ITEMSET_WORK)")  # fmt: skip
+                    f"more than {MAX_ITEMSET_WORK} units of itemset and rule work (MAX_ITEMSET_WORK)")  # fmt: skip
     return computed(PATTERNS, text, confidence, value, trace=trace, used=used,
                     notes=[n for n in notes if n not in cuts], partial="; ".join(cuts) or None)  # fmt: skip
 
@@ -290,7 +291,7 @@ DOCS = {
         "the support of the most frequent pattern; 0 when nothing reaches the thresholds.",
         bound=f"At most {MAX_TRANSACTIONS} transactions given, or {MAX_GRAPH_RECORDS} facts or memories read "
         f"(MAX_GRAPH_RECORDS; more: partial). Apriori counts itemsets up to max_length; past "
-        f"{MAX_ITEMSET_WORK} itemset occurrences (MAX_ITEMSET_WORK) the length is lowered until they fit, "
+        f"{MAX_ITEMSET_WORK} units of itemset and rule work (MAX_ITEMSET_WORK) the length is lowered until they fit, "
         "and the result is marked partial.",
         inputs=PatternInput,
         example={

@@ -18,14 +18,16 @@ Analogical and modal are in :mod:`.structure`, deontic and temporal in :mod:`.no
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from typing import Annotated, Any
 
 from efficient_apriori import apriori
 from pydantic import Field
 
+from kg.errors import InputError
 from kg.models import Model, Rule, agent_scope
-from reasoning.bounds import DEFAULT_LIMITS
+from reasoning.bounds import DEFAULT_LIMITS, lowered
 from reasoning.router.methods.base import Engine, MethodContext, MethodOutcome, MissingInputs, computed, fail
 from reasoning.router.methods.closure import MAX_PROOF_NODES, close, decide
 from reasoning.router.methods.counterfactual import knowledge, triple
@@ -36,12 +38,12 @@ from reasoning.router.methods.modal import modal
 from reasoning.router.methods.norms_time import deontic, temporal
 from reasoning.router.methods.structure import analogical
 from reasoning.rules.abduction import abduce
-from reasoning.rules.results import Triple
+from reasoning.rules.results import ChainLimits, Triple
 from reasoning.service import RuleService
 
 MAX_FACTS = 100_000  # facts given in the inputs or read from the graph
 MAX_RULES = 1_000
-MAX_ITEMSET_WORK = 2_000_000  # itemset occurrences Apriori may count: sum over transactions of C(size, k), k <= 3
+MAX_ITEMSET_WORK = 100_000  # itemsets and rules Apriori may count and build (see .mining)
 MAX_ITEMSET_LENGTH = 3
 
 
@@ -60,6 +62,8 @@ class DeductiveInput(RulesInput):
     """``inputs.deductive``: a goal ``"S P O"`` (``?x`` terms are variables); without it, the closure."""
 
     goal: _Fact | None = None
+    max_derived: Annotated[int, Field(ge=1)] | None = Field(default=None, description="lower the closure's bound")
+    max_join: Annotated[int, Field(ge=1)] | None = Field(default=None, description="lower the closure's bound")
 
 
 class AbductiveInput(RulesInput):
@@ -101,12 +105,22 @@ def _knowledge(ctx: MethodContext, method: str, inputs: dict[str, Any], *, need_
     return base, rules, records
 
 
+def _limits(ctx: MethodContext, inputs: dict[str, Any], records: bool) -> ChainLimits:
+    """The closure's bounds: the workspace's (graph) or the defaults, lowered by ``max_derived``/``max_join``."""
+    ceiling = ctx.reasoner().limits if records else DEFAULT_LIMITS
+    try:
+        return lowered(ceiling, inputs.get("max_derived"), inputs.get("max_join"))
+    except InputError as exc:
+        raise fail("deductive", exc.field, exc.rule) from None
+
+
 def deductive(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     """Engine of ``deductive``: the goal decided on the bounded forward closure, or the closure itself."""
     base, rules, records = _knowledge(ctx, "deductive", inputs, need_rules="goal" not in inputs)
     every = [t.uid for t in base if t.uid] + ([r.uid for r in rules] if records else [])
+    limits = _limits(ctx, inputs, records)
     if "goal" not in inputs:
-        found = close(base, rules)
+        found = close(base, rules, limits)
         derived = [" ".join(k) for k in found.derived]
         cut = found.note()
         how = "forward chaining to a fixpoint" if cut is None else "forward chaining, cut before the fixpoint"
@@ -116,7 +130,7 @@ def deductive(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
                         trace=[how, *derived[:20]], used=every, partial=cut)  # fmt: skip
     goal = triple(inputs["goal"], "deductive", "goal")
     text = " ".join(goal)
-    found_goal = decide(goal, base, rules)
+    found_goal = decide(goal, base, rules, limits)
     value = {"status": found_goal["status"], "proved": found_goal["status"] == "proved",
              "answers": found_goal["answers"], "gaps": found_goal["gaps"], "proof": found_goal["proof"]}  # fmt: skip
     trace = [f"forward closure of {len(base)} facts under {len(rules)} rules: {found_goal['derived']} derived"]
@@ -182,11 +196,16 @@ def inductive(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     transactions, uids = _transactions(base)
     if len(transactions) < 2:
         raise MissingInputs("inductive", "needs facts about at least two subjects")
-    length = affordable_length(transactions, MAX_ITEMSET_LENGTH, MAX_ITEMSET_WORK)
+    length = affordable_length(
+        transactions,
+        MAX_ITEMSET_LENGTH,
+        MAX_ITEMSET_WORK,
+        max(1, math.ceil(settings["min_support"] * len(transactions))),
+    )
     cut = None
     if length < MAX_ITEMSET_LENGTH:
         cut = (f"itemsets searched up to length {length}, not {MAX_ITEMSET_LENGTH}: longer ones would count more than "
-               f"{MAX_ITEMSET_WORK} itemset occurrences (MAX_ITEMSET_WORK)")  # fmt: skip
+               f"{MAX_ITEMSET_WORK} units of itemset and rule work (MAX_ITEMSET_WORK)")  # fmt: skip
     _, mined = apriori(transactions, min_support=settings["min_support"], min_confidence=settings["min_confidence"],
                        max_length=length)  # fmt: skip
     kept = sorted((r for r in mined if len(r.rhs) == 1), key=lambda r: (-r.confidence, -r.support, r.lhs, r.rhs))
@@ -246,9 +265,10 @@ DOCS = {
         confidence="The confidence of the strongest association rule found: the share of subjects with its "
         "conditions that also have its conclusion (P(then | if) in the facts); 0 when none reaches the "
         "thresholds. An induced rule is a generalisation, not a proof.",
-        bound=f"At most {MAX_FACTS} facts (MAX_FACTS). Apriori counts itemsets up to length {MAX_ITEMSET_LENGTH}; when "
-        f"the transactions hold more than {MAX_ITEMSET_WORK} itemset occurrences (MAX_ITEMSET_WORK) the length "
-        "is lowered until they fit, and the result is marked partial.",
+        bound=f"At most {MAX_FACTS} facts (MAX_FACTS). Apriori counts itemsets up to length {MAX_ITEMSET_LENGTH}; "
+        f"when the transactions would take more than {MAX_ITEMSET_WORK} units of itemset and rule work "
+        "(MAX_ITEMSET_WORK, C(size, k) x (1 + 2^k / min count) summed) the length is lowered until they fit, and the "
+        "result is marked partial.",
         inputs=InductiveInput,
         example={
             "facts": [

@@ -115,14 +115,16 @@ def show(f: Formula) -> str:
 
 
 class Budget:
-    """A work counter: :meth:`spend` returns False once ``limit`` units are used."""
+    """A work counter: :meth:`spend` refuses (False, nothing spent) what would pass ``limit`` units."""
 
     def __init__(self, limit: int) -> None:
         self.limit, self.used = limit, 0
 
     def spend(self, units: int) -> bool:
+        if self.used + units > self.limit:
+            return False
         self.used += units
-        return self.used <= self.limit
+        return True
 
 
 def extension(f: Formula, worlds: dict[str, set[str]], access: dict[str, set[str]], budget: Budget,
@@ -134,11 +136,11 @@ def extension(f: Formula, worlds: dict[str, set[str]], access: dict[str, set[str
     if f in memo:
         return memo[f]
     op = f[0]
-    links = sum(len(v) for v in access.values()) if op in ("box", "dia") else 0
-    if not budget.spend(len(worlds) + links):
-        return None
     parts = [extension(g, worlds, access, budget, memo) for g in f[1:] if isinstance(g, tuple)]
     if any(p is None for p in parts):
+        return None
+    links = sum(len(v) for v in access.values()) if op in ("box", "dia") else 0
+    if not budget.spend(len(worlds) + links):
         return None
     every = frozenset(worlds)
     sets = [p for p in parts if p is not None]

@@ -7,7 +7,7 @@ name (weight 1), names in the same ``similar`` group (a common generalisation, "
 :data:`SIMILAR_WEIGHT`), or, when ``rename`` is on, any two names (weight :data:`RENAME_WEIGHT`). A mapping is a
 set of match hypotheses that is one-to-one on entities and on relation names (structural consistency); the best
 mapping maximises the summed weight, found by branch and bound over the source relations (each matched once or
-left out), bounded by :data:`MAX_NODES` search nodes.
+left out), bounded by :data:`MAX_NODES` search steps (each node and each match hypothesis tried counts one).
 
 Candidate inferences carry the source relations the target lacks into the target: mapped entities and relation
 names are translated; an entity the mapping does not cover is carried over as a new target entity, shown in
@@ -24,7 +24,7 @@ Key = tuple[str, str, str]
 
 SIMILAR_WEIGHT = 0.9
 RENAME_WEIGHT = 0.5
-MAX_NODES = 200_000  # branch-and-bound nodes; past it the best mapping found so far is reported (partial)
+MAX_NODES = 100_000  # search steps (a node or a match tried); past it the best mapping so far is reported (partial)
 
 
 def _weight(a: str, b: str, groups: dict[str, int], rename: bool) -> float:
@@ -55,7 +55,7 @@ def best_mapping(source: Sequence[Key], target: Sequence[Key], *, similar: Seque
     ceiling = [0.0] * (len(order) + 1)  # the most weight still to gain from position k on
     for k in range(len(order) - 1, -1, -1):
         ceiling[k] = ceiling[k + 1] + (options[order[k]][0][0] if options[order[k]] else 0.0)
-    best: dict[str, Any] = {"score": -1.0, "pairs": {}, "nodes": 0}
+    best: dict[str, Any] = {"score": -1.0, "pairs": {}, "nodes": 0, "stopped": False}
     maps: list[dict[str, str]] = [{}, {}, {}, {}]  # entity s->t, t->s, relation s->t, t->s
     pairs: dict[int, Key] = {}
 
@@ -73,14 +73,21 @@ def best_mapping(source: Sequence[Key], target: Sequence[Key], *, similar: Seque
         return added or [(-1, "", "")]
 
     def search(k: int, score: float, taken: set[Key]) -> None:
+        if best["nodes"] >= MAX_NODES:
+            best["stopped"] = True
+            return
         best["nodes"] += 1
-        if best["nodes"] > MAX_NODES or score + ceiling[k] <= best["score"]:
+        if score + ceiling[k] <= best["score"]:
             return
         if k == len(order):
             best.update(score=score, pairs=dict(pairs))
             return
         i = order[k]
         for weight, t in options[i]:
+            if best["nodes"] >= MAX_NODES:
+                best["stopped"] = True
+                return
+            best["nodes"] += 1
             if t in taken:
                 continue
             added = fits(source[i], t)
@@ -104,7 +111,7 @@ def best_mapping(source: Sequence[Key], target: Sequence[Key], *, similar: Seque
         relations[s[1]] = t[1]
     return {"entities": entities, "relations": relations, "score": max(best["score"], 0.0),
             "pairs": {i: t for i, t in sorted(chosen.items())}, "nodes": best["nodes"],
-            "complete": best["nodes"] <= MAX_NODES}  # fmt: skip
+            "complete": not best["stopped"]}  # fmt: skip
 
 
 def candidate_inferences(source: Sequence[Key], target: Sequence[Key], mapping: dict[str, Any]) -> list[str]:
