@@ -82,7 +82,7 @@
   const GAP = 4;
   function boxOf(n) { return n.boundingBox({includeNodes: true, includeLabels: true, includeEdges: false}); }
   function separate(nodes) {
-    if (nodes.length > 400) { return; }  // the concentric layout already keeps large views apart
+    if (nodes.length > 120) { return; }  // rings (larger views) already space nodes by their labelled size
     for (let round = 0; round < 200; round++) {
       let moved = false;
       const boxes = nodes.map(function (n) { return {n: n, b: boxOf(n)}; });
