@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.budget import long_run
+
 if TYPE_CHECKING:
     from conftest import Mabos
 
@@ -126,6 +128,7 @@ def test_one_large_message_never_blocks_later_windows(ready: Mabos, tmp_path: Pa
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(not long_run(), reason="the long run only (pytest -m slow or MABOS_SLOW=1)")
 def test_one_large_message_of_many_statements_never_blocks_later_windows(ready: Mabos, tmp_path: Path) -> None:
     """1,100 different statements in one message: the overview (L1) would pass the limit too."""
     big = " ".join(f"I went to the market number {n} with my friends and bought fresh bread." for n in range(1100))

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from kg.workspace import Workspace
+from tests.budget import long_run
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "extraction_dev.py"
 
@@ -65,6 +66,7 @@ def test_scoring_counts_a_wrong_fact_against_precision() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(not long_run(), reason="the long run only (pytest -m slow or MABOS_SLOW=1)")
 def test_the_dev_dialogues(scored: Callable[[str], dict[str, Any]]) -> None:
     got = scored("dev")
     assert got["dialogues"] >= 60 and got["recall"] >= 0.60 and got["precision"] >= 0.85, got
