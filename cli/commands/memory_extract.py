@@ -51,6 +51,9 @@ def extract(out: Session, *, agent: str, session: str | None, since: int | None,
     )
     for failure in t["failures"]:
         text.append(f"\n  failed (left for the next run): {failure}", style="")
+    for w in result.report.windows:
+        if w.status == "skipped" and w.error and w.error.startswith("unusable"):
+            text.append(f"\n  skipped (passed over): {w.conversation_uid} {w.from_seq}-{w.to_seq}: {w.error}", style="")
     out.emit(result, text)
 
 

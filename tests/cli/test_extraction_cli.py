@@ -133,3 +133,25 @@ def test_one_large_message_of_many_statements_never_blocks_later_windows(ready: 
     """1,100 different statements in one message: the overview (L1) would pass the limit too."""
     big = " ".join(f"I went to the market number {n} with my friends and bought fresh bread." for n in range(1100))
     _large_message_then_a_normal_session(ready, tmp_path, big)
+
+
+def test_a_window_the_models_refuse_is_named_in_the_human_output(ready: Mabos, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """The real extractor, made to derive a memory the model refuses for one window (an empty abstract), as an
+    oversized one was in issue 30: the run ends with exit 0 and says which window it passed over."""
+    from kg.extraction import workspace  # noqa: PLC0415 - the class the CLI builds is swapped for this test only
+    from kg.models import Category, ExtractedMemory  # noqa: PLC0415
+
+    class Refusing(workspace.DeterministicExtractor):
+        def extract(self, window, *, speaker):  # type: ignore[no-untyped-def]
+            if any("POISON" in m.content for m in window):
+                ExtractedMemory(category=Category.EVENTS, abstract="", overview="x", content="x",
+                                sources=[window[0].uid])  # fmt: skip
+            return super().extract(window, speaker=speaker)
+
+    monkeypatch.setattr(workspace, "DeterministicExtractor", Refusing)
+    ingest(ready, tmp_path, "bad", [("2024-05-01T09:00:00Z", "POISON I live in Lima.")])
+    result = ready("memory", "extract", *A)
+    assert result.exit_code == 0, result.stderr
+    assert "skipped (passed over)" in result.stdout and "ValidationError" in result.stdout
+    assert ready.json("memory", "extract", *A)["totals"]["windows"] == 0
