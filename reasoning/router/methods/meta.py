@@ -108,8 +108,9 @@ def _assess_goals(ctx: MethodContext, goals: list[str], data: MetaInput,
     return rows, used, cut
 
 
-def _assess_problem(ctx: MethodContext, threshold: float) -> tuple[list[dict[str, Any]], list[str]]:
+def _assess_problem(ctx: MethodContext, threshold: float) -> tuple[list[dict[str, Any]], list[str], str | None]:
     answer = ctx.reasoner().knowledge_explain(ctx.agent_id, ctx.problem)
+    cut = None if answer.fixpoint else (answer.note or "the forward closure was cut by the workspace's bounds")
     rows: list[dict[str, Any]] = []
     used: list[str] = []
     mentioned: set[str] = set()
@@ -124,7 +125,7 @@ def _assess_problem(ctx: MethodContext, threshold: float) -> tuple[list[dict[str
             used.append(uid)
     rows += [{"goal": term, "status": "unknown", "confidence": None, "gaps": [f"nothing known about {term}"]}
              for term in answer.terms if term not in mentioned]  # fmt: skip
-    return rows, used
+    return rows, used, cut
 
 
 def meta_cognitive(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
@@ -136,7 +137,7 @@ def meta_cognitive(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
         rows, used, cut = _assess_goals(ctx, goals, data, inputs)
         origin = f"{len(goals)} goal(s) decided on the forward closure of the facts and rules"
     elif ctx.problem.strip() and ctx.workspace is not None:
-        rows, used = _assess_problem(ctx, data.threshold)
+        rows, used, cut = _assess_problem(ctx, data.threshold)
         origin = "the problem text, answered by facts, forward and backward chaining and abduction"
     else:
         raise MissingInputs(METACOGNITIVE, "give inputs.meta-cognitive.goals ('S P O' triples) or a problem text")

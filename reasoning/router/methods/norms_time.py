@@ -36,6 +36,7 @@ _Text = Annotated[str, Field(min_length=1, max_length=1024)]
 MAX_INTERVALS = 10_000  # given, or read from the graph (the first by the store's order)
 MAX_PAIRED = 200  # intervals whose pairwise relations are listed: 19,900 pairs
 MAX_NORMS = 10_000
+MAX_SITUATION = 10_000  # the agent's facts read as the situation when none are given
 
 
 class Norm(Model):
@@ -127,11 +128,14 @@ def _statuses(applicable: list[Norm], actions: list[str]) -> tuple[dict[str, str
 def deontic(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     """Engine of ``deontic``."""
     used: list[str] = []
+    cut = None
     if "norms" in inputs:
         data = validate(DeonticInput, inputs, "deontic")
         facts = {triple(f, "deontic", f"facts.{i}") for i, f in enumerate(data.facts)}
         if not data.facts:  # the agent's facts are the situation
-            known = ctx.facts()
+            known = ctx.facts(limit=MAX_SITUATION)
+            if len(known) >= MAX_SITUATION:
+                cut = f"read the first {MAX_SITUATION} of the agent's facts as the situation (MAX_SITUATION)"
             facts = {(f.subject, f.predicate, f.object) for f in known}
             used = [f.uid for f in known]
         for i, norm in enumerate(data.norms):
@@ -161,7 +165,8 @@ def deontic(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
         f"{len(applicable)} applicable norm(s)",
         *(f"{c['action']}: {c['between'][0]} vs {c['between'][1]} -> {c['resolved_by']}" for c in conflicts),
     ]
-    return computed("deontic", "; ".join(parts) or "no norm applies", confidence, value, trace=trace, used=used)
+    return computed("deontic", "; ".join(parts) or "no norm applies", confidence, value, trace=trace, used=used,
+                    partial=cut)  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------- temporal
@@ -305,7 +310,8 @@ DOCS = {
             ],
             "facts": ["customer requests erasure", "invoice withinRetention yes"],
         },
-        graph="without norms: the agent's policy rules firing on its facts; without facts: the agent's facts",
+        graph=f"without norms: the agent's policy rules firing on its facts; without facts: the agent's first "
+        f"{MAX_SITUATION} facts (MAX_SITUATION; more: partial)",
     ),
     "temporal": MethodDoc(
         confidence="1.0: Allen's relation of two intervals and what holds at a time are exact given the endpoints; at "

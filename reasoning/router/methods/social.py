@@ -53,6 +53,7 @@ STAKEHOLDER = "stakeholder"
 SIDE_PREDICATE, RESERVATION_PREDICATE, ATTACKS_PREDICATE = "negotiationSide", "reservationPrice", "attacks"
 OPEN_GOALS = ("pending", "active", "suspended")
 LEVEL_POWER = {HierarchyLevel.STRATEGIC: 1.0, HierarchyLevel.TACTICAL: 0.6, HierarchyLevel.OPERATIONAL: 0.3}
+MAX_GOALS = 100_000
 QUADRANTS = ("manage closely", "keep satisfied", "keep informed", "monitor")
 _WORD = re.compile(r"\w{3,}")
 
@@ -172,7 +173,8 @@ def _from_goals(ctx: MethodContext, topic: str) -> tuple[list[Stakeholder], list
     interest: dict[str, float] = defaultdict(float)
     levels: dict[str, list[float]] = defaultdict(list)
     used: list[str] = []
-    for goal in ctx.nodes("goal", limit=100_000):
+    read = ctx.nodes("goal", limit=MAX_GOALS)
+    for goal in read:
         if goal.status not in OPEN_GOALS:
             continue
         if words and not words & {w.casefold() for w in _WORD.findall(goal.content)}:
@@ -189,6 +191,8 @@ def _from_goals(ctx: MethodContext, topic: str) -> tuple[list[Stakeholder], list
     notes = ["power and interest derived from the visible open goals of each agent (heuristic: interest = summed "
              "goal priority relative to the largest; power = mean goal level, strategic 1, tactical 0.6, "
              "operational 0.3)"]  # fmt: skip
+    if len(read) >= MAX_GOALS:
+        notes.append(f"read the first {MAX_GOALS} visible goals only (MAX_GOALS)")
     return people, used, notes
 
 
@@ -211,8 +215,9 @@ def stakeholder(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     trace = [f"{len(rows)} stakeholder(s), threshold {data.threshold:g}"]
     trace += [f"{r['name']}: power {r['power']:.3g}, interest {r['interest']:.3g} -> {r['quadrant']}" for r in rows]
     text = "; ".join(f"{q}: {', '.join(names)}" for q, names in grid.items() if names)
+    cut = next((n for n in notes if n.endswith("(MAX_GOALS)")), None)
     return computed(STAKEHOLDER, text, confidence, {"stakeholders": rows, "grid": grid, "threshold": data.threshold},
-                    trace=trace, used=used, notes=notes)  # fmt: skip
+                    trace=trace, used=used, notes=[n for n in notes if n != cut], partial=cut)  # fmt: skip
 
 
 DOCS = {
@@ -276,7 +281,8 @@ DOCS = {
     STAKEHOLDER: MethodDoc(
         confidence="1.0 when power and interest are given (the grid placement is then exact); 0.6 when they are "
         "derived from the agents' open goals (a heuristic, said in the notes).",
-        bound="At most 10,000 stakeholders given, or 100,000 visible goals read; linear in either.",
+        bound=f"At most 10,000 stakeholders given, or {MAX_GOALS} visible goals read (MAX_GOALS; more: partial); "
+        "linear in either.",
         inputs=StakeholderInput,
         example={
             "stakeholders": [
