@@ -206,7 +206,7 @@ def _parse(path: Path) -> tuple[Graph, dict[str, str]]:
         with warnings.catch_warnings():  # rdflib's own JSON-LD parser still builds a ConjunctiveGraph
             warnings.filterwarnings("ignore", "ConjunctiveGraph is deprecated", DeprecationWarning)
             graph = Graph(bind_namespaces="none").parse(data=text, format=fmt, publicID=path.resolve().as_uri())
-    except InputError:
+    except (InputError, MemoryError):
         raise
     except Exception as exc:  # rdflib's parsers raise many unrelated types; one clear line instead
         reason = " ".join(str(exc).split())[:300] or type(exc).__name__

@@ -186,6 +186,8 @@ def parse_documents(documents: Sequence[RdfDocument]) -> Parsed:
                 refuse_xml_dtd(document.content, f"documents[{index}]", document.name)
             try:
                 mapper.read(_quads(document), seen, blank)
+            except MemoryError:
+                raise  # out of memory is not a syntax error (a worker answers "error: memory: ...")
             except Exception as exc:  # SyntaxError, UnicodeEncodeError, OSError ...: one clear line instead
                 reason = " ".join(str(exc).split())[:200] or type(exc).__name__
                 raise InputError(

@@ -68,7 +68,7 @@ def _parse(path: Path) -> Dataset:
         with warnings.catch_warnings():  # rdflib's JSON-LD parser goes through deprecated ConjunctiveGraph APIs
             warnings.simplefilter("ignore", DeprecationWarning)
             dataset.parse(data=text, format=fmt, publicID=path.resolve().as_uri())
-    except InputError:
+    except (InputError, MemoryError):
         raise
     except Exception as exc:  # rdflib's parsers raise many unrelated types: one clear line instead
         reason = " ".join(str(exc).split())[:300] or type(exc).__name__

@@ -66,8 +66,8 @@ def test_a_call_past_the_memory_limit_fails_cleanly_and_the_next_one_works(pool:
     assert big["isError"] and _text(big).startswith("error: memory: fact_import "), _text(big)
     assert "64 MiB" in _text(big) and len(_text(big).splitlines()) == 1
     assert not after.get("isError") and after["structuredContent"] == {"facts": []}  # nothing of the import stored
-    assert pids1 == pids0 or not pids1  # the bomb left its worker serving; the one that ran out was replaced
-    assert pids2 and pids2 != pids0
+    assert len(pids0) == 1 and pids1 == []  # the bomb left its worker serving; the one that ran out was retired
+    assert len(pids2) == 1 and pids2 != pids0  # and a new worker took the next call
 
 
 def test_the_limit_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
