@@ -106,6 +106,13 @@ def random_network(edges: list[tuple[str, str]], seed: int) -> dict[str, Any]:
     return {"variables": variables}
 
 
+def test_no_back_door_path_needs_no_adjustment() -> None:
+    result = one("causal", {"edges": [["X", "Y"], ["Z", "Y"]], "treatment": "X", "outcome": "Y"})
+    assert result.value["adjustment_set"] == [] and result.conclusion.startswith("no adjustment needed")
+    # ID keeps Z (independent of X): Σ_z P(y | x, z) P(z), which equals P(y | x) here
+    assert result.value["identification"]["formula"] == "P(Y | do(X)) = Σ_{Z} P(Y | X, Z) P(Z)"
+
+
 def test_id_inputs_are_checked() -> None:
     with pytest.raises(InputError) as err:
         one("causal", {"edges": FRONT_DOOR, "latent": ["Genotype"], "treatment": "Smoking", "outcome": "Cancer",

@@ -219,7 +219,9 @@ def causal(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     label = "{" + ", ".join(sorted(z)) + "}" if z is not None else ""
     if z is not None:
         trace.append(f"minimal back-door set {label} (blocks every back-door path, no descendant of {_label(x)})")
-        conclusion = f"adjust for {label} to identify the effect of {_label(x)} on {_label(y)}"
+        conclusion = (f"adjust for {label} to identify the effect of {_label(x)} on {_label(y)}" if z else
+                      f"no adjustment needed: the effect of {_label(x)} on {_label(y)} is P({_label(y)} | "
+                      f"{_label(x)}) (no back-door path)")  # fmt: skip
     else:
         trace.append(f"no back-door set; the ID algorithm (Shpitser & Pearl 2006) gives {formula}")
         conclusion = f"the effect of {_label(x)} on {_label(y)} is identifiable: {formula}"
