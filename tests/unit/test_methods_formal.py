@@ -165,7 +165,7 @@ def test_box_is_not_diamond_not(worlds: dict[str, list[str]], pairs: list[tuple[
 def test_deontic_conflict_resolved_by_priority_gdpr_retention() -> None:
     # GDPR art. 17(1) gives a right to erasure; art. 17(3)(b) excepts data kept to comply with a legal obligation
     # (e.g. retention of invoices): the retention prohibition has priority.
-    norms = [{"id": "gdpr-17-1", "modality": "obligation", "action": "erase invoices",
+    norms: list[dict[str, Any]] = [{"id": "gdpr-17-1", "modality": "obligation", "action": "erase invoices",
               "when": ["customer requests erasure"]},
              {"id": "retention", "modality": "prohibition", "action": "erase invoices",
               "when": ["invoice withinRetention yes"], "priority": 1},
