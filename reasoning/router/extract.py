@@ -34,10 +34,15 @@ def _number(text: str) -> float:
     return float(text.replace(",", ""))
 
 
-def _share(match: re.Match[str] | None, group: int = 1) -> float | None:
+def _share(match: re.Match[str] | None, group: int | None = None) -> float | None:
+    """A share (``95%`` or ``0.95``) from ``group``, by default the first group that matched: a pattern of
+    alternatives (``95% sensitive|sensitivity of 95%``) holds its number in whichever alternative matched."""
     if match is None:
         return None
-    value = _number(match.group(group))
+    text = match.group(group) if group is not None else next((g for g in match.groups() if g is not None), None)
+    if text is None:
+        return None
+    value = _number(text)
     return value / 100 if value > 1 else value
 
 
@@ -50,7 +55,7 @@ def _bayesian(text: str) -> Extraction | None:
         sensitivity = _share(re.search(rf"sensitivity (?:of |is )?{_NUM}", low))
     fpr = _share(re.search(rf"false[- ]positive(?: rate)? (?:of |is )?{_NUM}\s*%|{_NUM}\s*% false[- ]positive", low))
     if fpr is None and (m := re.search(rf"{_NUM}\s*% specific|specificity (?:of |is )?{_NUM}\s*%", low)):
-        fpr = round(1 - (_share(m, 1 if m.group(1) else 2) or 0.0), 10)
+        fpr = round(1 - (_share(m) or 0.0), 10)
     if pair is not None:
         sensitivity = sensitivity if sensitivity is not None else _share(pair, 1)
         fpr = fpr if fpr is not None else _share(pair, 2)
@@ -58,7 +63,7 @@ def _bayesian(text: str) -> Extraction | None:
     if m := re.search(rf"(?:1|one) (?:in|out of) (?:every )?{_NUM}", low):
         prevalence = 1 / _number(m.group(1))
     elif m := re.search(rf"prevalence (?:of |is )?{_NUM}\s*%|{_NUM}\s*% of (?:all )?[a-z]+ (?:is|are|have|has)\b", low):
-        prevalence = _share(m, 1 if m.group(1) else 2)
+        prevalence = _share(m)
     negative = re.search(r"tested negative|negative (?:test|result)", low) is not None
     positive = negative or re.search(r"tested positive|positive (?:test|result)|was (?:flagged|rejected|detected)|"
                                      r"blew over|reads? over|came back positive", low) is not None  # fmt: skip
