@@ -72,7 +72,7 @@ def percentile(values: list[float], q: float) -> float:
 def bulk(ws: kg.Workspace, facts: list[dict[str, Any]], batch: int) -> tuple[int, float]:
     """Assert ``facts`` through the API (validation, scope checks, outbox, FTS, commits): (created, seconds)."""
     start = time.perf_counter()
-    result = ws.facts.assert_many(AGENT, facts, batch_size=batch)
+    result = ws.facts.assert_many(AGENT, facts, batch_size=batch, tune_process=True)  # as `mabos fact import`
     return result.created, time.perf_counter() - start
 
 
@@ -183,7 +183,7 @@ def lubm_runs(root: Path, data: Path, repeat: int) -> dict[str, Any] | None:
     for run in range(repeat):
         with kg.init_workspace(root / f"lubm-{run}") as ws:
             ws.agents.add(AGENT)
-            report = import_documents(ws, AGENT, documents)
+            report = import_documents(ws, AGENT, documents, tune_process=True)  # as `mabos fact import`
             catch_up.append(search_catch_up(ws, report.created))
         store_s.append(report.store_seconds)
         parse_s.append(report.parse_seconds)

@@ -79,6 +79,7 @@ class FactService:
         *,
         batch_size: int = DEFAULT_BATCH,
         keep_uids: bool = False,
+        tune_process: bool = False,
     ) -> BulkResult:
         """Assert many facts, one transaction per batch (facts are streamed, not all held in memory).
 
@@ -91,6 +92,12 @@ class FactService:
         SQLite releases the GIL while it inserts. Anything the screen does not accept, and every error, is
         handled here, in order, after the earlier batch's commit, so the outcome is that of one batch after
         the other.
+
+        ``tune_process`` lets the call change settings of the whole process while it runs: the cyclic garbage
+        collector paused (:func:`kg.facts_fast.gc_paused`) and a shorter GIL switch interval while a batch is
+        screened ahead (:func:`kg.facts_fast.quick_handoff`), faster on large loads (docs/facts-bulk.md). Only
+        the owner of the process may ask for that (the CLI's ``mabos fact import`` does); by default nothing
+        outside the call changes.
         """
         if not 1 <= batch_size <= 100_000:
             raise InputError("batch_size", "must be between 1 and 100000")
@@ -100,7 +107,9 @@ class FactService:
         batches = _batches(facts, batch_size)
         pool: ThreadPoolExecutor | None = None
         try:
-            with gc_paused(), ExitStack() as stack:  # a batch allocates ~10 objects per fact, none of them in a cycle
+            with ExitStack() as stack:
+                if tune_process:  # a batch allocates ~10 objects per fact, none of them in a cycle
+                    stack.enter_context(gc_paused())
                 first = next(batches, None)
                 if first is None:
                     return result
@@ -117,7 +126,8 @@ class FactService:
                     number += 1
                     if pool is None:
                         pool = ThreadPoolExecutor(1, thread_name_prefix="mabos-facts-screen")
-                        stack.enter_context(quick_handoff())  # the writer gets the GIL back sooner
+                        if tune_process:
+                            stack.enter_context(quick_handoff())  # the writer gets the GIL back sooner
                     ahead = pool.submit(self._screen, agent_id, batch, writable, fast)
                     self._count(result, self.store.facts.assert_prepared(current), keep_uids=keep_uids)
                     current = self._ready(agent_id, batch, number * batch_size, ahead.result())

@@ -24,10 +24,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
+from filelock import FileLock, Timeout
 
 #: Age after which a temp file without a process id is taken for a leftover.
 MAX_AGE_SECONDS = 3600
@@ -75,19 +72,19 @@ def _stale(path: Path, now: float) -> bool:
 @contextlib.contextmanager
 def _free_lock(lock_file: Path) -> Iterator[bool]:
     """Whether nobody holds ``lock_file`` (held for the block when free); False when it does not exist."""
-    if fcntl is None or not lock_file.exists():
+    if not lock_file.exists():
         yield False
         return
-    with lock_file.open("a") as handle:
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            yield False
-            return
-        try:
-            yield True
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    lock = FileLock(lock_file, timeout=0)
+    try:
+        lock.acquire()
+    except (Timeout, OSError):  # held by a writer, or a lock file we may not open
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        lock.release()
 
 
 def remove_stale(root: Path, *, vectors: Path, vector_lock: str) -> list[Path]:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextvars import ContextVar
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -34,8 +33,8 @@ from reasoning.rdf_parse import SUFFIX_FORMATS, Key, RdfDocument, parse_document
 
 IMPORT_BATCH = 10_000
 
-#: Set by a caller that shows progress (the CLI): called with (facts stored, triples in all) after each batch.
-PROGRESS: ContextVar[Callable[[int, int], None] | None] = ContextVar("fact_import_progress", default=None)
+#: A progress callback: called with (facts stored, triples in all) after each batch.
+Progress = Callable[[int, int], None]
 
 
 class ImportReport(BaseModel):
@@ -67,14 +66,21 @@ def rows_to_facts(
 
 
 def import_documents(
-    ws: Workspace, agent_id: str, documents: Sequence[RdfDocument], *, scope: str | None = None
+    ws: Workspace,
+    agent_id: str,
+    documents: Sequence[RdfDocument],
+    *,
+    scope: str | None = None,
+    progress: Progress | None = None,
+    tune_process: bool = False,
 ) -> ImportReport:
     """Parse ``documents`` and assert their triples as facts of ``agent_id`` (in ``scope`` when given).
 
     One :meth:`~kg.facts.FactService.assert_many` call takes all the facts, so it can screen the next batch
     while it writes the current one. It takes a batch only after the one before last is committed, so when a
-    batch starts being taken, all but the last batch handed over are stored: that is what :data:`PROGRESS` is
-    told (plus the skipped triples), and the total once the call returns.
+    batch starts being taken, all but the last batch handed over are stored: that is what ``progress`` is
+    told (plus the skipped triples), and the total once the call returns. ``tune_process`` is passed to
+    :meth:`~kg.facts.FactService.assert_many` (only the process's owner, the CLI, sets it).
     """
     if not documents:
         raise InputError("documents", "give at least one RDF document")
@@ -85,9 +91,9 @@ def import_documents(
     parsed = parse_documents(documents)
     parse_end = time.perf_counter()
     total, skipped = parsed.triples, parsed.skipped
-    progress = PROGRESS.get()
     handed = None if progress is None else (lambda count: progress(count - IMPORT_BATCH + skipped, total))
-    result = ws.facts.assert_many(agent_id, rows_to_facts(parsed.rows, scope, handed), batch_size=IMPORT_BATCH)
+    facts = rows_to_facts(parsed.rows, scope, handed)
+    result = ws.facts.assert_many(agent_id, facts, batch_size=IMPORT_BATCH, tune_process=tune_process)
     if progress is not None:
         progress(total, total)
     return ImportReport(
@@ -103,9 +109,9 @@ def import_documents(
 
 __all__ = [
     "IMPORT_BATCH",
-    "PROGRESS",
     "SUFFIX_FORMATS",
     "ImportReport",
+    "Progress",
     "RdfDocument",
     "import_documents",
     "rows_to_facts",

@@ -30,8 +30,8 @@ from kg.errors import InputError, NotFoundError
 from kg.facts import FactService
 from kg.models import Model, Rule, RuleType, agent_scope
 from kg.ports import GraphStore
-from kg.recall.stopwords import STOPWORDS
 from kg.scopes import ScopePolicy
+from kg.text.stopwords import STOPWORDS
 from reasoning.bounds import (
     DEFAULT_LIMITS,
     MAX_RESULTS,

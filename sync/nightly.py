@@ -24,10 +24,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Protocol
 
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
+from filelock import FileLock, Timeout
 
 from kg.errors import BackendUnavailableError, ConflictError, InputError, MabosError
 from kg.memory.files import atomic_write
@@ -119,7 +116,7 @@ class SilentObserver:
 
 @contextmanager
 def nightly_lock(workspace: Path, now: datetime) -> Iterator[Path]:
-    """Hold ``.mabos/nightly.lock`` (``flock``, non-blocking) for the duration of a run.
+    """Hold ``.mabos/nightly.lock`` (:class:`filelock.FileLock`, non-blocking) for the duration of a run.
 
     Raises :class:`ConflictError` at once when another run holds it. The kernel drops the lock when the
     holder exits, however it exits, so a crashed run never leaves a stale lock; the file itself stays
@@ -127,19 +124,17 @@ def nightly_lock(workspace: Path, now: datetime) -> Iterator[Path]:
     """
     path = workspace / STATE_DIR / LOCK_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    lock = FileLock(path, timeout=0)
     try:
-        if fcntl is not None:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
-                raise ConflictError(f"nightly: another run is in progress ({holder}; lock {path})") from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"pid {os.getpid()} since {format_ts(now)}\n".encode(), 0)
+        lock.acquire()
+    except Timeout:
+        holder = path.read_bytes()[:200].decode("utf-8", "replace").strip() or "another process"
+        raise ConflictError(f"nightly: another run is in progress ({holder}; lock {path})") from None
+    try:
+        path.write_text(f"pid {os.getpid()} since {format_ts(now)}\n", encoding="utf-8")  # the lock is on the inode
         yield path
     finally:
-        os.close(fd)  # closing the descriptor releases the lock
+        lock.release()
 
 
 # ------------------------------------------------------------------------------------------- steps

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import cast
@@ -10,14 +11,14 @@ import click
 
 from cli import render
 from cli.common import ISO_DATETIME, Session, agent_option, mabos_options, scope_option
-from cli.progress import reporting
+from cli.progress import progress
 from cli.tools.facts import FactAssertResult, FactList, FactRetractResult
 from cli.tools.registry import run
 from kg.errors import InputError
 from kg.facts import Explanation
 from kg.limits import read_text_bounded
 from kg.models import ObjectKind
-from reasoning.fact_import import PROGRESS, SUFFIX_FORMATS, ImportReport, RdfDocument
+from reasoning.fact_import import SUFFIX_FORMATS, ImportReport, RdfDocument
 
 
 @click.group("fact")
@@ -214,9 +215,10 @@ def import_(out: Session, *, agent: str, files: tuple[Path, ...], fmt: str | Non
             )
         content = read_text_bounded(path, f"files[{index}]")  # at most 100 MB, read in chunks
         documents.append(RdfDocument(name=path.name, format=syntax, content=content, base_iri=path.resolve().as_uri()))
-    with reporting("importing", PROGRESS):
-        report = cast(ImportReport, run(out.tools(), "fact_import", {"agent_id": agent, "documents": documents,
-                                                                       "scope": scope}))  # fmt: skip
+    with progress("importing") as update:  # this process is the CLI's own: the bulk path may tune it
+        context = replace(out.tools(), counts=update, tune_process=True)
+        arguments = {"agent_id": agent, "documents": documents, "scope": scope}
+        report = cast(ImportReport, run(context, "fact_import", arguments))
     text = render.done(
         f"Imported {report.triples} triples: {report.created} created, {report.updated} updated, "
         f"{report.unchanged} unchanged, {report.skipped} skipped"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from cli.tools.overrides import count_progress, may_tune_process
 from cli.tools.registry import ToolContext, ToolInput, tool
 from kg.facts import MAX_EXPLAIN_DEPTH, Explanation
 from kg.models import MAX_LIST, AssertStatus, Fact, ObjectKind, ObjectText, RecordId, Term, Unit, UtcDatetime
@@ -194,7 +195,9 @@ class FactImportInput(ToolInput):
 )
 def fact_import(ctx: ToolContext, args: FactImportInput) -> ImportReport:
     """Parse the documents and bulk-assert their triples through the fact service."""
-    return import_documents(ctx.workspace(), ctx.agent_for(args), args.documents, scope=args.scope)
+    workspace, agent_id = ctx.workspace(), ctx.agent_for(args)
+    return import_documents(workspace, agent_id, args.documents, scope=args.scope, progress=count_progress(ctx),
+                            tune_process=may_tune_process(ctx))  # fmt: skip
 
 
 __all__ = [

@@ -1,10 +1,12 @@
 """Operator settings a CLI command passes to its tool outside the tool's input (no tool is declared here).
 
 Some CLI options are for the workspace's operator, never for an agent: the ontology folder
-(``--ontology-dir``), the TypeDB address (``--typedb``) and a progress callback for long pushes. They are not
-tool inputs, so an agent calling over MCP cannot point a tool at another folder or server; a CLI command
+(``--ontology-dir``), the TypeDB address (``--typedb``), progress callbacks for long pushes and imports, and
+whether a tool may tune the process it runs in (the CLI owns its process; a server's tools share theirs). They
+are not tool inputs, so an agent calling over MCP cannot point a tool at another folder or server; a CLI command
 passes them in a :class:`CommandContext` instead, and the handlers read them with :func:`ontology_dir`,
-:func:`typedb_address` and :func:`push_progress` (None in any other context: the workspace's defaults).
+:func:`typedb_address`, :func:`push_progress`, :func:`count_progress` and :func:`may_tune_process` (None or False in
+any other context: the workspace's defaults).
 """
 
 from __future__ import annotations
@@ -26,11 +28,15 @@ class CommandContext(ToolContext):
         ontology_dir: the ontology folder to use instead of ``<workspace>/ontologies``.
         typedb: the TypeDB ``host:port`` to use instead of the configured one.
         progress: called after each pushed batch (the ``mabos sync push`` progress bar).
+        counts: called with (done, total) by long tools (the ``mabos fact import`` progress bar).
+        tune_process: whether a bulk tool may change process-wide settings while it runs (``mabos fact import``).
     """
 
     ontology_dir: Path | None = None
     typedb: str | None = None
     progress: Callable[[PushReport], None] | None = None
+    counts: Callable[[int, int], None] | None = None
+    tune_process: bool = False
 
 
 def ontology_dir(ctx: ToolContext) -> Path | None:
@@ -48,6 +54,16 @@ def push_progress(ctx: ToolContext) -> Callable[[PushReport], None] | None:
     return ctx.progress if isinstance(ctx, CommandContext) else None
 
 
+def count_progress(ctx: ToolContext) -> Callable[[int, int], None] | None:
+    """The command's (done, total) progress callback, or None."""
+    return ctx.counts if isinstance(ctx, CommandContext) else None
+
+
+def may_tune_process(ctx: ToolContext) -> bool:
+    """Whether the command lets a bulk tool change process-wide settings while it runs (False elsewhere)."""
+    return ctx.tune_process if isinstance(ctx, CommandContext) else False
+
+
 def optional_agent(ctx: ToolContext, args: ToolInput) -> str | None:
     """The acting agent when one is given or bound (checked like :meth:`ToolContext.agent_for`), else None.
 
@@ -61,4 +77,12 @@ def optional_agent(ctx: ToolContext, args: ToolInput) -> str | None:
     return ctx.agent_for(args)
 
 
-__all__ = ["CommandContext", "ontology_dir", "optional_agent", "push_progress", "typedb_address"]
+__all__ = [
+    "CommandContext",
+    "count_progress",
+    "may_tune_process",
+    "ontology_dir",
+    "optional_agent",
+    "push_progress",
+    "typedb_address",
+]

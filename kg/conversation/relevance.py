@@ -10,7 +10,7 @@ from typing import Literal
 from kg.errors import BackendUnavailableError
 from kg.ports import Embedder
 from kg.recall.fusion import RELATIVE_FUSION, FusionSettings, fuse_weighted, normalize_bm25, normalize_vector
-from kg.recall.markdown_index import search_terms
+from kg.text.terms import search_terms
 
 #: BM25 parameters (Lucene's defaults, as the Markdown index).
 BM25_K1 = 1.5

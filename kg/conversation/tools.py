@@ -21,7 +21,6 @@ the answer does not reveal that it exists.
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Literal
 
@@ -42,6 +41,7 @@ from kg.models.conversation import Conversation, Message, Summary, SummaryKind
 from kg.ports import TextSearch
 from kg.regex import DEFAULT_DEADLINE, UserRegex, compile_regex, literal_regex
 from kg.regex import deadline as regex_deadline
+from kg.text.words import words
 
 #: Characters of all snippets of one grep result.
 GREP_MAX_CHARS = 40_000
@@ -77,9 +77,6 @@ _MODES: dict[str, GrepMode] = {"regex": "regex", "full_text": "full_text"}
 
 
 _SCOPES: dict[str, GrepScope] = {"messages": "messages", "summaries": "summaries", "both": "both"}
-
-
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 def _check_agent(agent_id: str) -> None:
@@ -131,7 +128,7 @@ def _finder(pattern: str, mode: GrepMode) -> UserRegex:
     """
     if mode == "regex":
         return compile_regex(pattern)
-    parts = [w for part in pattern.split() for w in (_WORD.findall(part) if part.isascii() else [part.strip("*")])]
+    parts = [w for part in pattern.split() for w in (words(part) if part.isascii() else [part.strip("*")])]
     if not any(parts):
         raise InputError("pattern", "has no words to search for (letters or digits); use mode regex for symbols")
     return literal_regex(parts)

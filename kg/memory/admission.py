@@ -51,7 +51,9 @@ from kg.models import (
     UtcDatetime,
 )
 from kg.ports import Embedder
-from kg.recall.stopwords import STOPWORDS
+from kg.text.stem import strip_plural
+from kg.text.stopwords import STOPWORDS
+from kg.text.words import CJK_WORD_RE
 
 AdmissionDecision = Literal["admit", "reject", "dedup"]
 SimilarityMethod = Literal["cosine", "jaccard"]
@@ -71,9 +73,6 @@ TYPE_PRIORS: dict[MemoryType, float] = {
 }
 #: Words compared for confidence and Jaccard novelty: at most this many of a candidate.
 MAX_CANDIDATE_WORDS = 256
-#: CJK characters count one word each (those scripts put no spaces between words).
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
-_WORD = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+", re.UNICODE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[\u3002\uff01\uff1f])|\n+")
 
 
@@ -198,12 +197,12 @@ def get_preset(name: str | AdmissionPreset) -> AdmissionPreset:
 
 def words(text: str, *, content: bool = False) -> list[str]:
     """Lower-cased words with a plural ``s`` dropped (``prefers`` -> ``prefer``), in order; ``content`` leaves
-    out stopwords (:data:`~kg.recall.stopwords.STOPWORDS`)."""
+    out stopwords (:data:`~kg.text.stopwords.STOPWORDS`); a CJK character counts as one word."""
     out = []
-    for word in _WORD.findall(text.lower()):
+    for word in CJK_WORD_RE.findall(text.lower()):
         if content and word in STOPWORDS:
             continue
-        out.append(word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word)
+        out.append(strip_plural(word))
     return out
 
 

@@ -22,6 +22,7 @@ from kg.memory.hierarchy_logs import (
     words,
 )
 from kg.models import Model
+from kg.text.stem import strip_plural
 
 
 class HierarchyHit(Model):
@@ -38,13 +39,9 @@ class HierarchyHit(Model):
     snippet: str
 
 
-def _stem(word: str) -> str:
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
-
-
 def query_terms(query: str) -> list[str]:
     """Distinct search terms of a query (stop words dropped unless nothing else is left)."""
-    terms = list(dict.fromkeys(_stem(w) for w in words(query)))
+    terms = list(dict.fromkeys(strip_plural(w) for w in words(query)))
     content = [t for t in terms if t not in STOPWORDS]
     return content or terms
 
@@ -102,7 +99,8 @@ def _match(lines: list[str], start: int, end: int, terms: list[str]) -> dict[str
     hit_lines: list[int] = []
     seen: Counter[str] = Counter()
     for i in range(start, end):
-        found = [t for t in map(_stem, words(lines[i])) if t in wanted] if not lines[i].startswith("<!--") else []
+        comment = lines[i].startswith("<!--")
+        found = [] if comment else [t for t in map(strip_plural, words(lines[i])) if t in wanted]
         if found:
             hit_lines.append(i)
             seen.update(found)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from typing import Protocol, TypeVar
 
 from kg.models import MemoryItem
 from kg.models.conversation import estimate_tokens
+from kg.text.words import WORD_RE, lower_words
 
 
 class _Hit(Protocol):
@@ -19,7 +19,8 @@ class _Hit(Protocol):
 
 H = TypeVar("H", bound=_Hit)
 
-WORD = re.compile(r"[^\W_]+", re.UNICODE)
+#: The word pattern of :mod:`kg.text.words`, named here for kg/memory/service.py, which still imports it from here.
+WORD = WORD_RE
 
 
 def within_budget(hits: list[H], max_tokens: int) -> tuple[list[H], int]:
@@ -38,7 +39,7 @@ def new_terms(hits: list[H], known: set[str], *, limit: int = 5) -> list[str]:
     """The most frequent words (longer than 3 characters) and tags of ``hits`` not yet searched for."""
     counts: Counter[str] = Counter()
     for hit in hits:
-        counts.update(w for w in (m.lower() for m in WORD.findall(hit.item.content)) if len(w) > 3)
+        counts.update(w for w in lower_words(hit.item.content) if len(w) > 3)
         counts.update(tag.lower() for tag in hit.item.tags)
     ranked = sorted(((n, term) for term, n in counts.items() if term not in known), key=lambda p: (-p[0], p[1]))
     return [term for _, term in ranked[:limit]]

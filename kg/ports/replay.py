@@ -5,14 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from kg.errors import WorkspaceError
 from kg.models import CaseSituation, OutboxEvent
 
 SituationKey = Callable[[CaseSituation], str]
 """Computes a case's ``situation_key`` column (the reasoning layer's function, passed in from above)."""
 
 
-class UnknownAggregateError(ValueError):
-    """An outbox event of an aggregate no replay handler knows (the batch is not applied)."""
+class UnknownAggregateError(WorkspaceError):
+    """An outbox event of an aggregate no replay handler knows, e.g. from a newer mabos (the batch is not applied).
+
+    A user meets it (``mabos workspace import`` of a newer workspace's events), so it is a :class:`MabosError`:
+    one line on stderr, exit code 1, nothing changed."""
 
 
 class ReplayApplier(Protocol):

@@ -36,12 +36,11 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 
 from kg.models import MemoryItem, to_utc
-from kg.recall.stopwords import STOPWORDS
+from kg.text.dates import MONTH_NAMES, MONTH_PATTERN, MONTHS, WEEKDAY_NAMES
+from kg.text.stopwords import STOPWORDS
 
-_MONTHS = {m.lower(): n for n, m in enumerate(
-    ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-     "November", "December"), start=1)}  # fmt: skip
-_MONTH = "|".join(_MONTHS)
+_MONTHS = MONTHS
+_MONTH = MONTH_PATTERN
 _DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH}),?\s+(\d{{4}})\b", re.IGNORECASE)
 _MONTH_DAY_YEAR = re.compile(rf"\b({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.IGNORECASE)
 _MONTH_YEAR = re.compile(rf"\b({_MONTH}),?\s+(\d{{4}})\b", re.IGNORECASE)
@@ -91,9 +90,9 @@ def without_dates(text: str) -> str:
 
 #: A question that asks when something happened, or how long ago.
 _ASKS_WHEN = re.compile(r"^\W*(?:when|(?:what|which) (?:date|day|year|month|time)|how long ago)\b", re.IGNORECASE)
-_WEEKDAY = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_WEEKDAY = "|".join(WEEKDAY_NAMES).lower()
 _UNIT = rf"week|weekend|month|year|night|summer|winter|spring|fall|autumn|{_WEEKDAY}"
-_MONTH_NAMES = tuple(m.capitalize() for m in _MONTHS)
+_MONTH_NAMES = MONTH_NAMES
 #: Words that place an event in time relative to when it was said, or name its month (capitalised only: "may"
 #: the verb is not May).
 TIME_WORDS = re.compile(

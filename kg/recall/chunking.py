@@ -1,6 +1,6 @@
 """Markdown text cut into overlapping, header-aware chunks that cite their line span.
 
-A **token** here is what :data:`TOKEN_RE` matches: a run of Unicode word characters (letters, digits,
+A **token** here is what :data:`kg.text.words.TOKEN_RE` matches: a run of Unicode word characters (letters, digits,
 ``_``), except that every CJK character (Han, Hiragana, Katakana, Hangul) is a token of its own, since
 those scripts put no spaces between words. So ``"JWT uses RS256."`` is 3 tokens and ``"東京タワー"`` is 5.
 Punctuation and Markdown markup are not tokens. No model, no download: the count is close enough to a
@@ -37,17 +37,13 @@ from pydantic import ConfigDict
 
 from kg.errors import InputError
 from kg.models import Model
+from kg.text.words import TOKEN_RE
 
 CHUNK_SIZE = 400
 CHUNK_OVERLAP = 80
 #: Changes whenever the cutting rules change, so stored chunks of an older cutter are rebuilt.
 CHUNKER_VERSION = "chunker-v1"
 
-#: Han, Hiragana, Katakana, Hangul and compatibility ideographs: scripts without spaces between words.
-CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002ffff"
-#: One token: a CJK character, or a run of other word characters.
-TOKEN_RE = re.compile(rf"[{CJK_CHARS}]|[^\W{CJK_CHARS}]+")
-CJK_RE = re.compile(rf"[{CJK_CHARS}]")
 _HEADING_RE = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _NEWLINE_RE = re.compile(r"\r\n|\r|\n")
@@ -247,8 +243,6 @@ __all__ = [
     "CHUNKER_VERSION",
     "CHUNK_OVERLAP",
     "CHUNK_SIZE",
-    "CJK_CHARS",
-    "CJK_RE",
     "TOKEN_RE",
     "Chunk",
     "chunk_markdown",

@@ -21,15 +21,14 @@ check (docs/recall-scoring.md, "Calibrated fusion and feedback"). Deterministic:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
-from kg.recall.markdown_index import light_stem
-from kg.recall.stopwords import STOPWORDS
+from kg.text.stem import light_stem
+from kg.text.stopwords import STOPWORDS
+from kg.text.words import lower_words
 
 #: Shortest word that may expand a query.
 MIN_LETTERS = 3
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 def expansion_terms(query: str, texts: Sequence[str], *, limit: int) -> list[str]:
@@ -38,11 +37,11 @@ def expansion_terms(query: str, texts: Sequence[str], *, limit: int) -> list[str
     Each text spreads a weight of 1 over its words (query words included in the count), so a short text's
     words weigh more than a long one's; a word keeps the form it first had. Ties by stem.
     """
-    known = {light_stem(w.lower()) for w in _WORD.findall(query)}
+    known = {light_stem(w) for w in lower_words(query)}
     weights: dict[str, float] = {}
     first_form: dict[str, str] = {}
     for text in texts:
-        words = [w for w in (m.lower() for m in _WORD.findall(text))
+        words = [w for w in lower_words(text)
                  if len(w) >= MIN_LETTERS and w not in STOPWORDS and not w.isdigit()]  # fmt: skip
         for word in words:
             stem = light_stem(word)

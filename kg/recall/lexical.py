@@ -7,8 +7,8 @@ an absolute measure next to it::
 
     coverage = |query terms found in the item's content and tags| / |query terms|
 
-with query terms the query's distinct words without stopwords (:func:`kg.recall.stopwords.query_terms`),
-both sides lightly stemmed (:func:`kg.recall.markdown_index.light_stem`), and a term found when the item has
+with query terms the query's distinct words without stopwords (:func:`kg.text.stopwords.content_words`),
+both sides lightly stemmed (:func:`kg.text.stem.light_stem`), and a term found when the item has
 the same stem or one of the two stems starts with the other and the shorter has at least
 :data:`PREFIX_MIN` letters ("invoice" / "invoicing"). In lexical-only recall the BM25 score is multiplied by
 coverage and items below ``RecallSettings.lexical_min_coverage`` (1/3 by default) are dropped: calibrated
@@ -17,25 +17,24 @@ on LoCoMo (docs/recall-scoring.md, "Lexical-only relevance").
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 
-from kg.recall.markdown_index import light_stem
-from kg.recall.stopwords import query_terms
+from kg.text.stem import light_stem
+from kg.text.stopwords import content_words
+from kg.text.words import lower_words, words
 
 #: Shortest stem that may match a longer one by prefix.
 PREFIX_MIN = 4
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 def content_terms(query: str) -> list[str]:
     """The query's distinct stemmed words without stopwords (all of them when every word is a stopword)."""
-    return list(dict.fromkeys(light_stem(w) for w in query_terms(query)))
+    return list(dict.fromkeys(light_stem(w) for w in content_words(words(query))))
 
 
 def item_terms(texts: Iterable[str]) -> set[str]:
     """The stemmed words of an item's texts (content and tags)."""
-    return {light_stem(w.lower()) for text in texts for w in _WORD.findall(text)}
+    return {light_stem(w) for text in texts for w in lower_words(text)}
 
 
 def _found(term: str, terms: set[str]) -> bool:

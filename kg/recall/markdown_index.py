@@ -23,7 +23,7 @@ the chunks of deleted files; it rewrites the sidecar only when something changed
 or outdated sidecar (other format, version, chunker or agent) is rebuilt from the files and logged,
 never raised; a sidecar that cannot be written is logged and the index is used from memory.
 
-Search terms (:func:`search_terms`): Unicode words, case-folded; runs of CJK characters become
+Search terms (:func:`kg.text.terms.search_terms`): Unicode words, case-folded; runs of CJK characters become
 overlapping character bigrams (a lone character stays a unigram), as Lucene's CJK analyzer does, so
 ``東京`` finds ``東京タワー``; a short English stopword list is dropped; plain ASCII words go through a
 light Porter stemmer (steps 1a-1c and 5: plurals, ``-ed``, ``-ing``, final ``-e``), so ``deployed``,
@@ -39,12 +39,12 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
+from cachetools import LRUCache
 
 from kg import layout
 from kg.errors import InputError
@@ -57,7 +57,7 @@ from kg.recall.chunking import (
     chunk_markdown,
     headed_lines,
 )
-from kg.recall.terms import light_stem, search_terms
+from kg.text.terms import search_terms
 
 log = logging.getLogger("mabos.recall.markdown")
 
@@ -195,7 +195,7 @@ def _decode(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-_BM25_CACHE: OrderedDict[tuple[str, str], Any] = OrderedDict()
+_BM25_CACHE: LRUCache[tuple[str, str], Any] = LRUCache(maxsize=_CACHE_SIZE)
 
 
 class MarkdownIndex:
@@ -370,9 +370,6 @@ class MarkdownIndex:
             model = bm25s.BM25(k1=1.5, b=0.75, method="lucene")
             model.index(corpus, show_progress=False)
             _BM25_CACHE[key] = model
-            while len(_BM25_CACHE) > _CACHE_SIZE:
-                _BM25_CACHE.popitem(last=False)
-        _BM25_CACHE.move_to_end(key)
         return model
 
 
@@ -404,7 +401,5 @@ __all__ = [
     "RefreshStats",
     "Sidecar",
     "agent_files",
-    "light_stem",
-    "search_terms",
     "searchable_text",
 ]

@@ -24,6 +24,7 @@ from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime
 
 from kg.models import BDINode, Fact
+from kg.text.words import WORD
 from reasoning.bdi.chunking import CHUNK_SIZE, chunked
 from reasoning.bdi.models import Conflict, ConflictMember
 
@@ -43,7 +44,8 @@ DEFAULT_FUNCTIONAL_PREDICATES: frozenset[str] = frozenset({
 # fmt: on
 
 _MARKER = re.compile(r"(?:^|[\[(;|])[ \t]*subject[ \t]*:[ \t]*([^\]\n;|)]+)", re.IGNORECASE | re.MULTILINE)
-_TOKEN = re.compile(r"[^\W_]+(?:[-_.'][^\W_]+)*|[:;,!?()\[\]{}\u2013\u2014=]")
+#: A word (:data:`kg.text.words.WORD`) with its joined parts ("e-mail", "v1.2", "o'brien"), or a punctuation mark.
+_TOKEN = re.compile(rf"{WORD}(?:[-_.']{WORD})*|[:;,!?()\[\]{{}}\u2013\u2014=]")
 _POSSESSIVE = re.compile(r"'s\b")
 # fmt: off
 _DETERMINERS = frozenset({

@@ -13,7 +13,7 @@ from rdflib import URIRef
 from cli.main import cli
 from kg.errors import InputError, ScopeError
 from reasoning import fact_import
-from reasoning.fact_import import PROGRESS, RdfDocument, import_documents
+from reasoning.fact_import import RdfDocument, import_documents
 from reasoning.owl import term_to_iri
 
 TTL = """
@@ -34,11 +34,7 @@ def _doc(text: str = TTL, fmt: str = "turtle") -> RdfDocument:
 
 def test_triples_become_facts_with_the_owl_rl_term_mapping(ws: Any) -> None:
     seen: list[tuple[int, int]] = []
-    token = PROGRESS.set(lambda done, total: seen.append((done, total)))
-    try:
-        report = import_documents(ws, "a", [_doc()])
-    finally:
-        PROGRESS.reset(token)
+    report = import_documents(ws, "a", [_doc()], progress=lambda done, total: seen.append((done, total)))
     assert (report.triples, report.created, report.skipped) == (7, 6, 1)  # the whitespace literal is skipped
     assert seen == [(7, 7)]
     facts = {(f.subject, f.predicate, f.object): f for f in ws.facts.query("a", limit=100)}
@@ -66,11 +62,7 @@ def test_progress_never_runs_ahead_of_what_is_stored(ws: Any, monkeypatch: pytes
     def report(done: int, total: int) -> None:
         seen.append((done, total, len(ws.facts.query("a", limit=100))))
 
-    token = PROGRESS.set(report)
-    try:
-        result = import_documents(ws, "a", [_doc()])
-    finally:
-        PROGRESS.reset(token)
+    result = import_documents(ws, "a", [_doc()], progress=report)
     assert (result.created, result.skipped) == (6, 1)
     assert [(done, total) for done, total, _ in seen] == [(1, 7), (3, 7), (7, 7)]  # 6 facts + 1 skipped
     assert seen[-1][2] == 6

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from kg.recall.feedback import expansion_terms, merge_bm25
-from kg.recall.markdown_index import light_stem
+from kg.text.stem import light_stem
 
 POTTERY = "Melanie signed up for a pottery class taught next to the kiln"
 KILN = "The kiln fired her first glazed bowl on Sunday"

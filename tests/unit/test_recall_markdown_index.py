@@ -14,7 +14,9 @@ import pytest
 from kg.errors import InputError
 from kg.memory.files import daily_log_entry, daily_log_header
 from kg.recall.chunking import split_lines
-from kg.recall.markdown_index import SIDECAR_DIR, MarkdownIndex, agent_files, light_stem, search_terms
+from kg.recall.markdown_index import SIDECAR_DIR, MarkdownIndex, agent_files
+from kg.text.stem import light_stem
+from kg.text.terms import search_terms
 
 
 def put(path: Path, text: str) -> None:

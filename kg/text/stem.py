@@ -1,68 +1,17 @@
-"""Search terms of the Markdown index: words (CJK runs kept whole), stopwords dropped, and a light Porter-style
-stem so that "renewals" finds "renewal"."""
+"""Stems: a light Porter stemmer for search, and the plural-``s`` rule of the text-overlap checks.
+
+:func:`light_stem` runs Porter's steps 1a, 1b, 1c and 5 (inflections only: "renewals" and "renewal" meet,
+"generalization" and "general" do not), the stemming every lexical search of recall and the Markdown index
+uses. :func:`strip_plural` only drops a plural ``s``: admission's grounding check and the time-hierarchy
+search compare words that closely.
+"""
 
 from __future__ import annotations
 
-import re
 
-from kg.recall.chunking import (
-    CJK_CHARS,
-    CJK_RE,
-)
-
-_TERM_RE = re.compile(rf"([{CJK_CHARS}]+)|([^\W{CJK_CHARS}]+)")  # (CJK run, other word)
-
-
-_WORD_RE = re.compile(r"\w+")
-
-
-_STOPWORD_TEXT = (
-    "a an and are as at be been but by can could did do does for from had has have he her his i if in into is "
-    "it its me my no not of on or our she so than that the their them then there these they this those to was "
-    "we were what when where which who will with would you your"
-)
-
-
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
-
-
-_TERM_OF: dict[str, str] = {}  # word -> its term ("" for a stopword): stemming is the slow part
-
-
-_TERM_CACHE_SIZE = 200_000
-
-
-def _term(word: str) -> str:
-    term = _TERM_OF.get(word)
-    if term is None:
-        if len(_TERM_OF) >= _TERM_CACHE_SIZE:
-            _TERM_OF.clear()
-        if word in STOPWORDS:
-            term = ""
-        elif len(word) <= 2 or not word.isascii() or not word.isalpha():
-            term = word
-        else:
-            term = light_stem(word)
-        _TERM_OF[word] = term
-    return term
-
-
-def search_terms(text: str) -> list[str]:
-    """The terms BM25 sees in ``text`` (see the module docstring)."""
-    folded = text.casefold()
-    known = _TERM_OF.get
-    if not CJK_RE.search(folded):  # the common case, in one comprehension
-        return [term for word in _WORD_RE.findall(folded) if (term := known(word) or _term(word))]
-    terms: list[str] = []
-    for cjk, word in _TERM_RE.findall(folded):
-        if word:
-            if term := known(word) or _term(word):
-                terms.append(term)
-        elif len(cjk) == 1:
-            terms.append(cjk)
-        else:
-            terms.extend([cjk[k : k + 2] for k in range(len(cjk) - 1)])
-    return terms
+def strip_plural(word: str) -> str:
+    """``word`` without a plural ``s`` (``prefers`` -> ``prefer``; ``class``, ``gas`` and ``is`` unchanged)."""
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
 def _consonant(word: str, k: int) -> bool:
@@ -122,3 +71,6 @@ def light_stem(word: str) -> str:
     if word.endswith("ll") and _measure(word) > 1:
         word = word[:-1]
     return word
+
+
+__all__ = ["light_stem", "strip_plural"]

@@ -1,0 +1,61 @@
+"""Words and tokens of a text, with the CJK scripts split where they put no spaces between words.
+
+- a **word** (:data:`WORD_RE`) is a run of Unicode letters and digits (``_`` excluded): ``"it's v2_beta"`` has
+  the words ``it``, ``s``, ``v2``, ``beta``;
+- a **token** (:data:`TOKEN_RE`) is what a chunk's size is counted in: a CJK character on its own, or a run of
+  other word characters (``_`` included, as ``\\w`` has it);
+- a **CJK word** (:data:`CJK_WORD_RE`): a CJK character on its own, or a word as above;
+- CJK runs become overlapping character bigrams for search (:func:`cjk_ngrams`), as Lucene's CJK analyzer does.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Han, Hiragana, Katakana, Hangul and the compatibility and supplementary Han blocks.
+CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002ffff"
+#: One CJK character.
+CJK_RE = re.compile(rf"[{CJK_CHARS}]")
+#: The pattern of one word: letters and digits, no ``_``.
+WORD = r"[^\W_]+"
+WORD_RE = re.compile(WORD)
+#: A run of word characters, ``_`` included (``\w+``): the words of the Markdown index's search terms.
+WORD_CHARS_RE = re.compile(r"\w+")
+#: One token: a CJK character, or a run of other word characters (``_`` included).
+TOKEN_RE = re.compile(rf"[{CJK_CHARS}]|[^\W{CJK_CHARS}]+")
+#: A CJK character, or a word of other letters and digits.
+CJK_WORD_RE = re.compile(rf"[{CJK_CHARS}]|[^\W_{CJK_CHARS}]+")
+#: A run of CJK characters (group 1) or a run of other word characters (group 2).
+CJK_RUN_OR_WORD_RE = re.compile(rf"([{CJK_CHARS}]+)|([^\W{CJK_CHARS}]+)")
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text`` in order, as written."""
+    return WORD_RE.findall(text)
+
+
+def lower_words(text: str) -> list[str]:
+    """The words of ``text`` in order, lower-cased."""
+    return [w.lower() for w in WORD_RE.findall(text)]
+
+
+def cjk_ngrams(run: str) -> list[str]:
+    """A run of CJK characters as search terms: overlapping bigrams, a lone character as itself."""
+    if len(run) == 1:
+        return [run]
+    return [run[k : k + 2] for k in range(len(run) - 1)]
+
+
+__all__ = [
+    "CJK_CHARS",
+    "CJK_RE",
+    "CJK_RUN_OR_WORD_RE",
+    "CJK_WORD_RE",
+    "TOKEN_RE",
+    "WORD",
+    "WORD_CHARS_RE",
+    "WORD_RE",
+    "cjk_ngrams",
+    "lower_words",
+    "words",
+]
