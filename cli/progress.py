@@ -1,7 +1,7 @@
 """The progress bar of long CLI commands: on stderr, gone when done, hidden when stderr is not a terminal.
 
 :func:`progress` hands the block an ``update(done, total=None)`` callback; :func:`reporting` instead sets a
-library's progress hook (a context variable such as :data:`reasoning.fact_import.PROGRESS`) for the block.
+library's progress hook (a context variable such as :data:`kg.extraction.service.PROGRESS`) for the block.
 """
 
 from __future__ import annotations

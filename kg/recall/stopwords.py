@@ -1,7 +1,7 @@
 """The words a recall query searches for: its distinct words without stopwords (:mod:`kg.text.stopwords`).
 
-``STOPWORDS`` is named here only for the modules that still import it from here (kg/recall/engine.py,
-kg/conversation/extractive.py); new code imports :data:`kg.text.stopwords.STOPWORDS`.
+``STOPWORDS`` is named here only for kg/conversation/extractive.py, which still imports it from here; new code
+imports :data:`kg.text.stopwords.STOPWORDS`.
 """
 
 from __future__ import annotations
