@@ -32,6 +32,9 @@ import numpy.typing as npt
 Array = npt.NDArray[np.float32]
 
 #: Abramowitz & Stegun 7.1.26: erf(x) = 1 - (a1 t + ... + a5 t^5) exp(-x^2), t = 1 / (1 + p x), x >= 0.
+#: The most bytes one batch's attention scores may take (a batch of 256-token texts then holds 21 rows, not 64).
+ATTENTION_BYTES = 64 * 1024 * 1024
+
 _P = 0.3275911
 _A = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
 
@@ -92,14 +95,19 @@ class MiniLM:
         """One L2-normalised float32 row per text, in input order.
 
         Texts are encoded in batches of similar token length (as sentence-transformers sorts them), so padding
-        costs little; a padded position never changes a text's vector (masked in attention and pooling).
+        costs little; a padded position never changes a text's vector (masked in attention and pooling). A batch
+        of long texts holds fewer rows, so its attention scores (rows x heads x width^2 floats) stay within
+        :data:`ATTENTION_BYTES`: the batch's memory, not its vectors, depends on the batch size.
         """
         encodings = self.tokenizer.encode_batch(list(texts))
         order = sorted(range(len(encodings)), key=lambda i: -len(encodings[i].ids))
         result = np.empty((len(encodings), self.dimension), dtype=np.float32)
-        for start in range(0, len(order), batch_size):
-            chosen = order[start : start + batch_size]
-            width = max(len(encodings[i].ids) for i in chosen)
+        start = 0
+        while start < len(order):
+            width = len(encodings[order[start]].ids)  # the longest left: sorted longest first
+            rows = max(1, min(batch_size, ATTENTION_BYTES // (self.heads * width * width * 4)))
+            chosen = order[start : start + rows]
+            start += len(chosen)
             ids = np.zeros((len(chosen), width), dtype=np.int64)
             mask = np.zeros((len(chosen), width), dtype=np.float32)
             for row, i in enumerate(chosen):
@@ -250,4 +258,4 @@ def _check_pipeline(folder: Path) -> None:
         raise ValueError(f"unsupported pooling {others or 'without mean tokens'} (only mean pooling)")
 
 
-__all__ = ["MiniLM", "load", "read_safetensors"]
+__all__ = ["ATTENTION_BYTES", "MiniLM", "load", "read_safetensors"]

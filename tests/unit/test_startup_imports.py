@@ -116,7 +116,7 @@ def test_mabos_help_is_the_same_as_with_every_command_imported():
     eager = MabosGroup("mabos", help=cli.help, params=cli.params, context_settings=cli.context_settings)
     for name in COMMAND_TABLE:
         eager.add_command(load_command(name))
-    context = click.Context(eager, info_name="mabos", terminal_width=100)
+    context = click.Context(eager, info_name="mabos", terminal_width=100, **eager.context_settings)
     assert lazy == eager.get_help(context) + "\n"
 
 
