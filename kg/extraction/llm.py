@@ -49,18 +49,25 @@ ATTEMPTS = 2
 #: Statuses by which a server says it does not take the request as sent (here: its ``response_format``).
 _REFUSED_FORMAT = frozenset({400, 422})
 
-_TEXT = {"type": "string", "maxLength": 300}
-_LINE = {"type": "string", "maxLength": 120}
+
+def _format_refused(exc: HTTPStatusError) -> bool:
+    """Whether the server refused the request's ``response_format``: 400 or 422, or any error status whose body
+    names it (llama-cpp-python's server answers an unknown ``type`` with 500 and its validation error)."""
+    return exc.status in _REFUSED_FORMAT or any(word in str(exc) for word in ("response_format", "json_schema"))
+
+
+_TEXT = {"type": "string"}  # no maxLength: llama.cpp spells a bound out as that many grammar rules, slowly;
+_LINE = {"type": "string"}  # max_tokens bounds the reply
 _FACT = {"type": "object", "additionalProperties": False,
          "required": ["subject", "predicate", "object", "confidence", "when", "replaces"],
-         "properties": {"subject": _LINE, "predicate": {"type": "string", "maxLength": 60}, "object": _LINE,
+         "properties": {"subject": _LINE, "predicate": _LINE, "object": _LINE,
                         "confidence": {"type": "number", "minimum": 0, "maximum": 1},
-                        "when": {"type": "string", "maxLength": 60}, "replaces": _LINE}}  # fmt: skip
+                        "when": _LINE, "replaces": _LINE}}  # fmt: skip
 _MEMORY = {"type": "object", "additionalProperties": False, "required": ["category", "abstract", "overview", "content"],
            "properties": {"category": {"type": "string", "enum": [c.value for c in Category]},
                           "abstract": _LINE, "overview": _TEXT, "content": _TEXT}}  # fmt: skip
-#: The reply's JSON schema (every key required and nothing else allowed, as OpenAI's strict mode wants; strings
-#: bounded so that a small model cannot ramble; facts first, so that a reply cut at ``max_tokens`` loses memories).
+#: The reply's JSON schema (every key required and nothing else allowed, as OpenAI's strict mode wants; arrays
+#: bounded; facts first, so that a reply cut at ``max_tokens`` loses memories rather than facts).
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
@@ -131,7 +138,7 @@ class _Fact(BaseModel):
     subject: Annotated[str, Field(max_length=MAX_TERM)]
     predicate: Annotated[str, Field(max_length=MAX_TERM)]
     object: Annotated[str, Field(max_length=MAX_OBJECT)]
-    confidence: float = Field(default=0.8, ge=0, le=1)
+    confidence: float = 0.8
     when: Annotated[str, Field(max_length=MAX_TERM)] | None = None
     replaces: Annotated[str, Field(max_length=MAX_TERM)] | None = None
 
@@ -165,8 +172,8 @@ def parse_reply(text: str) -> Reply:
                 if problem.startswith("the reply holds no"):
                     problem = f"the reply is not valid JSON ({exc.msg})"
                 continue
-            if not isinstance(data, dict):
-                continue
+            if not isinstance(data, dict) or not {"memories", "facts"} & data.keys():
+                continue  # not the reply (a fact of a reply cut short is an object too)
             try:
                 return Reply.model_validate(data)
             except ValidationError as exc:
@@ -234,7 +241,7 @@ class LLMExtractor:
             try:
                 text = self._complete(messages)
             except HTTPStatusError as exc:
-                if exc.status in _REFUSED_FORMAT and self.format < len(FORMATS) - 1:
+                if _format_refused(exc) and self.format < len(FORMATS) - 1:
                     self.format += 1  # the server does not take this response_format: the next one, not an attempt
                     problems.append(f"{exc} (asking without that response_format)")
                     continue
@@ -275,7 +282,8 @@ class LLMExtractor:
             if not (subject and predicate and obj):
                 refused.append(f"{subject} {predicate} {obj}: a term is blank")
                 continue
-            proposed = FactCandidate(subject=subject, predicate=predicate, object=obj, confidence=f.confidence,
+            confidence = min(max(f.confidence, 0.0), 1.0)  # a model's 1.5 is its "sure", not a broken reply
+            proposed = FactCandidate(subject=subject, predicate=predicate, object=obj, confidence=confidence,
                                      object_is_entity=len(obj.split()) <= 3 and not obj[:1].isdigit(),
                                      valid_from=when, sources=sources)  # fmt: skip
             result = check.check_words(proposed, text_words, text)

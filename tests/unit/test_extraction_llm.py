@@ -239,6 +239,14 @@ def test_parse_reply_tolerates_words_fences_and_control_characters(text: str) ->
 def test_parse_reply_reports_truncated_json() -> None:
     with pytest.raises(ValueError, match="not valid JSON"):
         parse_reply('{"memories": [{"category": "profile", "abstract": "Lives in Ber')
+    # SmolLM2-135M's reply cut at max_tokens: its first fact is a whole object, but not the reply
+    cut = '{"facts":[{"subject":"user","predicate":"livesIn","object":"Lisbon","confidence":1.5}], "memories":[{"ca'
+    with pytest.raises(ValueError, match="not valid JSON"):
+        parse_reply(cut)
+    assert (
+        parse_reply(cut + 'tegory": "profile", "abstract": "a", "overview": "o", "content": "c"}]}').facts[0].confidence
+        == 1.5
+    )
 
 
 def test_invented_facts_are_refused_and_counted(lws: Workspace, stub: ChatStub) -> None:
