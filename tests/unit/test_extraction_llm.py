@@ -22,9 +22,10 @@ from kg.clock import FixedClock
 from kg.conversation.llm import OpenAIChatModel
 from kg.errors import InputError, WorkspaceError
 from kg.extraction import extraction_service
-from kg.extraction.llm import SCHEMA, LLMExtractor, parse_reply
+from kg.extraction.llm import SCHEMA, LLMExtractor, _format_refused, parse_reply
 from kg.extraction.service import MARK
 from kg.models.conversation import MessageQuery
+from kg.recall.openai_http import HTTPStatusError
 from kg.workspace import Workspace
 from tests.stubs.chat_server import ChatStub, completion
 
@@ -383,3 +384,12 @@ def test_the_model_may_say_a_statement_replaces_an_earlier_value(lws: Workspace,
     refused = report.windows[0].facts_refused
     assert any("speaks Danish: not closed, speaks may hold several values" in r for r in refused)
     assert any("'Narnia' is not found in the window" in r for r in refused)
+
+
+def test_a_refused_response_format_is_told_from_other_errors() -> None:
+    """llama-cpp-python's server answers json_schema with 500 and a validation error naming response_format (seen
+    against the real server); a 500 that names nothing of the request is a failure, not a refusal."""
+    refused = HTTPStatusError("llm: x answered HTTP 500: {'loc': ('body', 'response_format', 'type')}", 500)
+    assert _format_refused(refused) and _format_refused(HTTPStatusError("llm: x answered HTTP 422", 422))
+    assert not _format_refused(HTTPStatusError("llm: x answered HTTP 500 Internal Server Error", 500))
+    assert not _format_refused(HTTPStatusError("llm: x answered HTTP 401 Unauthorized", 401))
