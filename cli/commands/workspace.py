@@ -64,6 +64,7 @@ def status(out: Session) -> None:
     except (CorruptStoreError, BackendUnavailableError) as exc:
         found = ladder_without_store(out.path, str(exc))
         out.emit({"workspace": str(out.path), "ladder": found}, render.ladder_table(found))
+        click.echo(f"error: {exc}", err=True)  # the one-line error every command gives, the ladder on stdout
         raise click.exceptions.Exit(BackendUnavailableError.exit_code) from None
     counts = ws.status()
     counts["ladder"] = ladder(ws, override=out.typedb)
