@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Annotated, Any, TypeVar
 
@@ -197,10 +197,26 @@ def _loc_part(part: str | int) -> str:
     return text if re.fullmatch(r"[\w\-]{1,64}", text) else repr(text[:40])
 
 
+#: The tags pydantic adds to an error's location for the member of a union (or a validator) that failed:
+#: ``observation.constrained-str`` is the field ``observation``, whatever member of ``str | Triple`` was tried.
+_SCHEMA_TAG = re.compile(
+    r"(constrained-\w+|function-(after|before|wrap|plain)\[.*\]|(lax-or-strict|json-or-python|tagged-union|nullable|"
+    r"chain|default|model|dataclass)\[.*\]|(str|int|float|bool|bytes|list|dict|set|frozenset|tuple|decimal|date|"
+    r"datetime|time|timedelta|url|uuid|is-instance|literal)(\[.*\])?)"
+)
+
+
+def error_location(loc: Iterable[Any]) -> list[str | int]:
+    """A pydantic error's location as the path of the input: field names, keys and indexes, without the tags
+    pydantic adds for the union member or validator that was tried."""
+    return [p for p in loc if isinstance(p, int) or (isinstance(p, str) and not _SCHEMA_TAG.fullmatch(p))]
+
+
 def describe_validation_error(exc: ValidationError) -> InputError:
-    """Turn pydantic's report into one :class:`InputError` naming the first bad field."""
+    """Turn pydantic's report into one :class:`InputError` naming the first bad field (the field's path, without
+    the tags pydantic adds for union members and validators)."""
     err = exc.errors(include_url=False)[0]
-    field = ".".join(_loc_part(p) for p in err["loc"])
+    field = ".".join(_loc_part(p) for p in error_location(err["loc"]))
     msg = str(err["msg"]).removeprefix("Value error, ")
     if not field:  # a model-level rule: its message starts with "<field>: "
         named = re.match(r"^([A-Za-z_][\w.]*): (.*)$", msg, re.S)

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from kg.errors import InputError
+from kg.models.base import error_location
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -48,7 +49,7 @@ def parse_inputs(model: type[M], data: Any, method: str) -> M:
         return model.model_validate(dict(data))
     except ValidationError as exc:
         err = exc.errors(include_url=False)[0]
-        loc: list[str | int] = [p for p in err["loc"] if isinstance(p, str | int)]
+        loc = error_location(err["loc"])
         msg = str(err["msg"]).removeprefix("Value error, ")
         located = re.match(r"^@([\w.\-]+): (.*)$", msg, re.S)
         if located:
