@@ -95,6 +95,7 @@ RUNS: dict[str, tuple[str, ...]] = {
     "cbr retrieve": (*A, "--beliefs", "price sensitive", "--desires", "grow"),
     "reason run": (*A, "--method", "deductive", "--goal", "acme isTarget true"),
     "reason methods": (),
+    "reason docs": ("--check", "--out", str(Path(__file__).resolve().parents[2] / "docs" / "reasoning-methods.md")),
     "reason owl-rl": (*A, "--dry-run"),
     "ontology propose": (
         "--domain",

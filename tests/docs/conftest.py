@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from kg.workspace import open_workspace
-from tests.docs.harness import EXAMPLES, PageRun, commands, run
+from tests.docs.harness import EXAMPLES, ROOT, PageRun, commands, run
 
 #: Agents the pages act as, beyond the demo's.
 AGENTS = ("a", "b", "reader", "alice", "bob")
@@ -45,6 +45,8 @@ def run_page(prepared: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
             monkeypatch.delenv(name, raising=False)
         cwd = tmp_path / "cwd"
         shutil.copytree(EXAMPLES, cwd)
+        # As at the repository root: the generated pages the docs commands check or rewrite (a copy).
+        shutil.copytree(ROOT / "docs", cwd / "docs", ignore=shutil.ignore_patterns("console", "examples", "*.png"))
         workspace = tmp_path / "mabos-workspace"
         shutil.copytree(prepared, workspace)
         shutil.copytree(prepared, cwd / "my-workspace")
