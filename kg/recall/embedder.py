@@ -38,7 +38,6 @@ _MODELS: dict[str, MiniLM] = {}
 _LOAD_LOCK = threading.Lock()
 #: BLAS's thread count is global to the process, so encoding (and switching it) is serialised.
 _ENCODE_LOCK = threading.Lock()
-_THREADS: list[Any] = []  # the threadpoolctl controller, made once
 
 
 def _packaged_model_path() -> Path:
@@ -69,12 +68,14 @@ def _load_model(folder: Path, model: str) -> MiniLM:
 
 
 def _blas_threads(count: int) -> Any:
-    """A context that runs BLAS (NumPy's matrix products) on ``count`` threads, then restores the setting."""
-    if not _THREADS:
-        from threadpoolctl import ThreadpoolController  # noqa: PLC0415
+    """A context that runs BLAS (NumPy's matrix products) on ``count`` threads, then restores the setting.
 
-        _THREADS.append(ThreadpoolController())
-    return _THREADS[0].limit(limits=count, user_api="blas")
+    The BLAS libraries loaded are looked up on every call (a few milliseconds): a controller made once missed the
+    ones loaded after it (faiss's and SciPy's OpenBLAS arrive on first use), which then ran on every core.
+    """
+    from threadpoolctl import threadpool_limits  # noqa: PLC0415
+
+    return threadpool_limits(limits=count, user_api="blas")
 
 
 class MiniLMEmbedder:
