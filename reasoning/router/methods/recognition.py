@@ -49,6 +49,8 @@ from reasoning.rules import Triple, check_constraints, forward_chain
 CASE_BASED, HEURISTIC, NATURALISTIC = "case-based", "heuristic", "naturalistic"
 PERFORMS = "performs"
 MAX_CASES = 10_000  # cases read from the graph; more: the oldest 10,000 are compared (partial)
+#: Recognised actions that naturalistic simulates at most (inputs.max_options).
+MAX_SIMULATED = 50
 _GIVEN_AT = datetime(2000, 1, 1, tzinfo=UTC)  # creation time of cases given in the inputs (not stored)
 
 _Item = Annotated[str, Field(max_length=1_024)]
@@ -80,7 +82,7 @@ class RecognitionInput(Model):
     actor: Annotated[str, Field(min_length=1, max_length=256)] | None = None
     effects: dict[_Item, list[_Triple]] = Field(default_factory=dict, max_length=1_000)
     expect: list[_Triple] = Field(default_factory=list, max_length=MAX_LIST)
-    max_options: int = Field(default=5, ge=1, le=50)
+    max_options: int = Field(default=5, ge=1, le=MAX_SIMULATED)
 
 
 def triple_of(text: str, method: str, loc: list[str | int]) -> tuple[str, str, str]:
@@ -275,6 +277,15 @@ _RETRIEVAL = (f"Cases: at most {MAX_CASES} visible cases compared (MAX_CASES; mo
 _SIMULATION = ("each simulation is two forward closures under the workspace's [reasoning] bounds (a cut closure: "
                "partial)")  # fmt: skip
 
+#: The one past case the case-based and naturalistic examples recognise.
+_EXAMPLE_CASE = {
+    "name": "2019 expansion",
+    "beliefs": ["market is saturated"],
+    "desires": ["grow revenue"],
+    "actions": ["enter adjacent market"],
+    "success": True,
+}
+
 DOCS = {
     CASE_BASED: MethodDoc(
         confidence="The similarity of the closest case (CBR-BDI score: weighted overlap of beliefs, desires and, "
@@ -286,15 +297,7 @@ DOCS = {
             "beliefs": ["market is saturated"],
             "desires": ["grow revenue"],
             "k": 3,
-            "cases": [
-                {
-                    "name": "2019 expansion",
-                    "beliefs": ["market is saturated"],
-                    "desires": ["grow revenue"],
-                    "actions": ["enter adjacent market"],
-                    "success": True,
-                }
-            ],
+            "cases": [_EXAMPLE_CASE],
         },
         graph="without cases: the agent's visible cases; without beliefs and desires: its active ones",
     ),
@@ -320,21 +323,13 @@ DOCS = {
     NATURALISTIC: MethodDoc(
         confidence="The similarity of the case whose action survived mental simulation (recognition-primed "
         "decision); 0 when no recognised action survives.",
-        bound=f"{_RETRIEVAL}; at most max_options (50) actions simulated, {_SIMULATION}.",
+        bound=f"{_RETRIEVAL}; at most max_options ({MAX_SIMULATED}) actions simulated, {_SIMULATION}.",
         inputs=RecognitionInput,
         example={
             "beliefs": ["market is saturated"],
             "desires": ["grow revenue"],
             "max_options": 3,
-            "cases": [
-                {
-                    "name": "2019 expansion",
-                    "beliefs": ["market is saturated"],
-                    "desires": ["grow revenue"],
-                    "actions": ["enter adjacent market"],
-                    "success": True,
-                }
-            ],
+            "cases": [_EXAMPLE_CASE],
             "expect": ["acme performs enter adjacent market"],
             "actor": "acme",
         },
