@@ -1,9 +1,15 @@
-"""Helpers for the tests that start a real server on loopback: a free port, and waiting until it listens."""
+"""Helpers for the tests that start a real server on loopback: a free port, waiting until it listens, and an ASGI
+app served by uvicorn in a thread."""
 
 from __future__ import annotations
 
 import socket
 import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import anyio
 
@@ -28,3 +34,25 @@ async def wait_listening(port: int, server: subprocess.Popen[bytes], *, timeout:
             else:
                 await stream.aclose()
                 return
+
+
+@contextmanager
+def serving_in_thread(app: Any, host: str = "127.0.0.1") -> Iterator[int]:
+    """``app`` served by uvicorn in a thread on ``host`` (any loopback address) on a free port; the port."""
+    import uvicorn  # noqa: PLC0415 - the server only where a test serves
+
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        port = int(probe.getsockname()[1])
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
+        time.sleep(0.02)
+    try:
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(timeout=60)

@@ -7,9 +7,7 @@ server's concurrency test does. Nothing is mocked.
 
 from __future__ import annotations
 
-import socket
 import sqlite3
-import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -21,6 +19,7 @@ import httpx2
 
 from cli.ui import create_app
 from kg.workspace import DB_FILE, STATE_DIR
+from tests.serving import serving_in_thread
 
 if TYPE_CHECKING:
     from conftest import Built
@@ -29,23 +28,8 @@ if TYPE_CHECKING:
 @contextmanager
 def serving(app: Any, host: str = "127.0.0.1") -> Iterator[str]:
     """``app`` served by uvicorn in a thread on ``host``; its base URL."""
-    import uvicorn  # noqa: PLC0415 - the server only where a test serves
-
-    with socket.socket() as probe:
-        probe.bind((host, 0))
-        port = int(probe.getsockname()[1])
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
-        time.sleep(0.02)
-    try:
+    with serving_in_thread(app, host) as port:
         yield f"http://{host}:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=60)
 
 
 def get(url: str, headers: dict[str, str] | None = None, *, method: str = "GET", data: Any = None) -> httpx2.Response:

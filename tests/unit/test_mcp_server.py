@@ -12,19 +12,14 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import sqlite3
-import threading
-import time
 from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
 import httpx2
 import pytest
-import uvicorn
 from mcp import Client
 from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
@@ -37,6 +32,7 @@ from cli.tools.mcp_server import ToolServer, call_tool
 from cli.tools.mcp_workers import PoolSettings
 from kg.errors import InputError, ScopeError
 from kg.workspace import DB_FILE, STATE_DIR, Workspace, init_workspace
+from tests.serving import serving_in_thread
 
 AGENT = "sales-agent"
 
@@ -333,26 +329,6 @@ def test_loopback_hosts() -> None:
     assert not any(map(is_loopback, ["0.0.0.0", "::", "192.168.1.4", "example.org", ""]))  # noqa: S104
 
 
-@contextmanager
-def _serving(app: Any, host: str) -> Iterator[int]:
-    """``app`` served by uvicorn in a thread on ``host`` (a free port); the port."""
-    with socket.socket() as probe:
-        probe.bind((host, 0))
-        port = int(probe.getsockname()[1])
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
-        time.sleep(0.02)
-    try:
-        yield port
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
-
-
 _INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "probe", "version": "0"}}}  # fmt: skip
 
@@ -373,7 +349,7 @@ def test_dns_rebinding_is_refused_on_every_loopback_address(ws: Workspace, serve
     and ::1 only. Now the allow-list follows the bound address on all of 127.0.0.0/8 (Linux routes it to lo); no
     tool call is made, so no worker starts."""
     server = servers(ToolContext(workspace_obj=ws))
-    with _serving(server.http_app("127.0.0.2"), "127.0.0.2") as port:
+    with serving_in_thread(server.http_app("127.0.0.2"), "127.0.0.2") as port:
         url = f"http://127.0.0.2:{port}/mcp"
         assert _initialize(url, {"Host": f"evil.example:{port}"}) == 421
         assert _initialize(url, {"Origin": f"http://evil.example:{port}"}) == 403
