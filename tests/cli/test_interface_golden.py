@@ -49,6 +49,8 @@ def test_every_tool_keeps_its_input_schema():
     now = tools()
     assert len(now) > 60
     assert now == pinned, "\n".join([*_differences(now, pinned), REWRITE])
+    order = {name: list(found["input_schema"].get("properties", {})) for name, found in now.items()}
+    assert order == {name: list(found["input_schema"].get("properties", {})) for name, found in pinned.items()}
 
 
 def test_a_changed_option_is_named():
