@@ -75,8 +75,8 @@ def _report(report: WorkspaceReport) -> list[RenderableType]:
         "stable mabos ids), timestamps, confidences and lineage; importing the same directory again adds "
         "nothing. Agents that do not exist are created. --dry-run reports what would happen.\n\n"
         "The files under agents/<id>/ are treated as that agent's own writes: a record in a scope the agent may "
-        "not write (another agent's, an ungranted project) is refused, a uid naming another agent's record is "
-        "skipped, and both are listed in the report.",
+        "not write (another agent's, an ungranted project) is refused, and so is a uid naming another agent's "
+        "record; each is listed in the report with its reason.",
         "mabos sync import-workspace ~/openclaw/workspace --dry-run",
         "mabos sync import-workspace ./export --agent cfo --json",
     ),

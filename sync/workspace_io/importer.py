@@ -7,11 +7,11 @@ updated, unchanged, skipped or refused, with a reason); then everything is writt
 
 **Agents stay apart.** The files under ``agents/<id>/`` are what agent ``<id>`` could write itself, so every
 record read there is checked as a write of that agent (the check of :meth:`kg.scopes.ScopePolicy.check_write`):
-a record in a scope the agent may not write (another agent's ``agent:`` scope, an ungranted project) is
-*refused*; a uid that names another agent's record (of any kind, a case or an edge too, in any scope), or a
-record in a scope the agent may no longer write, is *skipped*; a relation may only end at records imported
-with it or visible to the agent. The report lists each refused and skipped record with its reason, and
-nothing of them is written.
+a record in a scope the agent may not write (another agent's ``agent:`` scope, an ungranted project), a uid
+that names another agent's record (of any kind, a case or an edge too, in any scope), and a uid that names a
+stored record of the agent in a scope it may no longer write are all *refused*; a relation may only end at
+records imported with it or visible to the agent (skipped otherwise, like a missing end). The report lists
+each refused and skipped record with its reason, and nothing of them is written.
 
 Records keep their uids, timestamps, confidences and lineage, so they are written the way the outbox replay
 writes them (:class:`sync.replay.EmbeddedTarget`): as upserts keyed by uid that never replace a newer state,
@@ -54,6 +54,8 @@ if TYPE_CHECKING:
 
 #: Fields never compared: local statistics the format carries but the import does not write.
 _IGNORED = frozenset(records.NOT_CARRIED["memory"])
+#: How the report names the records checked after the write.
+_NAMES = {"case": "case", "relation": "edge"}
 
 
 # ------------------------------------------------------------------------------------ comparing
@@ -85,7 +87,8 @@ class _Planner:
                                        created_at=self.now))  # fmt: skip
 
     def plan(self, agent: AgentRecords) -> None:
-        """Decide every record of one agent: refused, then created, updated, unchanged or skipped."""
+        """Decide every record of one agent: refused by its scope first, then created, updated, unchanged,
+        skipped, or refused because its uid names a stored record the agent may not write."""
         report = agent.report
         self.agent_id = report.agent_id
         accepted = self._accepted(agent)
@@ -97,7 +100,8 @@ class _Planner:
             if status == "created" and item.kind in ("case", "relation"):
                 self.created.append((report, item))
             if reason:
-                report.skipped.append(Skipped(kind=item.kind, uid=item.uid, where=item.where, reason=reason))
+                rows = report.refused if status == "refused" else report.skipped
+                rows.append(Skipped(kind=item.kind, uid=item.uid, where=item.where, reason=reason))
             elif item.kind != "relation":
                 self.incoming[item.uid] = _graph_kind(item)
 
@@ -131,7 +135,8 @@ class _Planner:
         return self.refusals[key]
 
     def _foreign(self, old: Any, kind: str) -> str | None:
-        """Why a stored record with the imported record's uid stays as it is: another agent's, or out of reach."""
+        """Why a stored record with the imported record's uid is not the agent's to write (the import is refused):
+        another agent's, or in a scope the agent may no longer write."""
         if old.agent_id != self.agent_id:
             return f"the uid names a {kind} of another agent ({old.agent_id}) in the workspace; kept"
         if (refusal := self._may_not_write(old.scope)) is not None:
@@ -172,9 +177,11 @@ class _Planner:
         old = self.ws.store.facts.get_many([new.uid]).get(new.uid)
         if old is None:
             return self._new_fact(new)
+        if foreign := self._foreign(old, "fact"):
+            return "refused", foreign
         if self._same(old, item):
             return "unchanged", None
-        if reason := self._foreign(old, "fact") or _fact_fixed(old, new) or self._newer(old, item):
+        if reason := _fact_fixed(old, new) or self._newer(old, item):
             return "skipped", reason
         self.event("fact", new)
         if new.retracted_at is not None:
@@ -215,7 +222,7 @@ class _Planner:
             self.event("memory", new, payload)
             return "created", None
         if foreign := self._foreign(old, "memory item"):
-            return "skipped", foreign
+            return "refused", foreign
         if self._same(old, item):
             return "unchanged", None
         if old.content != new.content:
@@ -233,7 +240,7 @@ class _Planner:
             self.event(new.kind.value, new)
             return "created", None
         if foreign := self._foreign(old, old.kind.value):
-            return "skipped", foreign
+            return "refused", foreign
         if self._same(old, item):
             return "unchanged", None
         if old.kind is not new.kind:
@@ -251,7 +258,7 @@ class _Planner:
             self.event("rule", new, {**payload, "updated_at": payload["created_at"]})
             return "created", None
         if foreign := self._foreign(old, "rule"):
-            return "skipped", foreign
+            return "refused", foreign
         if self._same(old, item):
             return "unchanged", None
         self.event("rule", new, {**payload, "updated_at": self.now.strftime("%Y-%m-%dT%H:%M:%S.%fZ")})
@@ -273,7 +280,7 @@ class _Planner:
         old = self.cases.get(new.uid)
         if old is not None:
             if foreign := self._foreign(old, "case"):
-                return "skipped", foreign
+                return "refused", foreign
             return ("unchanged", None) if self._same(old, item) else ("skipped", "a stored case never changes; kept")
         key = situation_key(new.situation)
         twin = next((c.uid for c in self.cases.values() if c.scope == new.scope
@@ -300,19 +307,23 @@ class _Planner:
             if not kind_matches(kind, allowed):
                 return "skipped", f"its {role} {uid} is a {kind}, not one of {', '.join(allowed)}"
         ends = (new.kind, new.source_uid, new.target_uid)
+        for end in (new.source_uid, new.target_uid):  # the uid first: another agent's edge is refused, even a twin
+            for old in self.ws.store.relations.relations(end, scopes=self._all_scopes()):
+                if old.uid == new.uid:
+                    if foreign := self._foreign(old, "edge"):
+                        return "refused", foreign
+                    same = (old.kind, old.source_uid, old.target_uid, old.scope) == (*ends, new.scope)
+                    return ("unchanged", None) if same else ("skipped", "the uid names another edge; kept")
         existing = self.ws.store.relations.relations(new.source_uid, scopes=[new.scope])
         if any((r.kind, r.source_uid, r.target_uid) == ends for r in existing):
             return "unchanged", None
-        for end in (new.source_uid, new.target_uid):  # the uid of another edge (another agent's): kept as it is
-            for old in self.ws.store.relations.relations(end, scopes=self._all_scopes()):
-                if old.uid == new.uid:
-                    return "skipped", self._foreign(old, "edge") or "the uid names another edge in the workspace; kept"
         self.event("relation", new)
         return "created", None
 
     def verify(self) -> None:
         """After the write: a created case or edge the store does not hold as written had a uid the store
-        already held (in a scope or at ends this import could not see); the report says skipped, not created."""
+        already held (in a scope or at ends this import could not see, so not the agent's to write); the report
+        says refused, not created."""
         for report, item in self.created:
             model: Any = item.model
             stored = self.ws.store
@@ -324,9 +335,9 @@ class _Planner:
             if not any(r.uid == model.uid and r.agent_id == model.agent_id for r in found):
                 counts = report.counts[item.kind]
                 counts.created -= 1
-                counts.skipped += 1
-                reason = "the uid names another record in the workspace; kept"
-                report.skipped.append(Skipped(kind=item.kind, uid=item.uid, where=item.where, reason=reason))
+                counts.refused += 1
+                reason = f"the uid names a stored {_NAMES[item.kind]} this import could not see or change; kept"
+                report.refused.append(Skipped(kind=item.kind, uid=item.uid, where=item.where, reason=reason))
 
 
 def _fact_fixed(old: Fact, new: Fact) -> str | None:

@@ -3,8 +3,8 @@
 Before: ``agents/a/cases.json`` holding the uid of ``b``'s case was reported ``case: created 1``, while the store
 (which keeps a uid it already holds: ``INSERT OR IGNORE``) wrote nothing; an edge with the uid of ``b``'s edge did
 the same. Every record kind now looks its uid up across scopes (memory items, facts, rules and BDI nodes did):
-the record is *skipped* with the reason, as for the other kinds (docs/workspace-import-export.md), and after the
-write a created case or edge the store does not hold as written is reported skipped too. Real workspace.
+the record is *refused* with the reason, as for the other kinds (docs/workspace-import-export.md), and after the
+write a created case or edge the store does not hold as written is reported refused too. Real workspace.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def rows(report: Any, status: str) -> list[tuple[str, str, str]]:
     return [(r.kind, r.uid, r.reason) for agent in report.agents for r in getattr(agent, status)]
 
 
-def test_a_case_with_another_agents_uid_is_skipped_not_created(workspace: Workspace, tmp_path: Path) -> None:
+def test_a_case_with_another_agents_uid_is_refused_not_created(workspace: Workspace, tmp_path: Path) -> None:
     victim(workspace)
     cases = CaseService(workspace.store, workspace.scopes, workspace.clock, None)
     theirs = cases.store_case(B, situation={"context": "b's secret"}, solution={"actions": ["x"]},
@@ -41,14 +41,14 @@ def test_a_case_with_another_agents_uid_is_skipped_not_created(workspace: Worksp
          "outcome": {"success": True}}]})  # fmt: skip
     for dry_run in (True, False):
         report = import_workspace(workspace, src, agents=[A], dry_run=dry_run)
-        assert report.totals["case"].created == 0 and report.totals["case"].skipped == 1
-        [(kind, uid, reason)] = rows(report, "skipped")
+        assert report.totals["case"].created == 0 and report.totals["case"].refused == 1
+        [(kind, uid, reason)] = rows(report, "refused")
         assert (kind, uid) == ("case", theirs.uid) and "another agent" in reason
     assert scope_state(workspace, ["agent:b"]) == before
     assert workspace.store.cases.list(scopes=["agent:a"]) == []
 
 
-def test_an_edge_with_another_agents_uid_is_skipped_not_created(workspace: Workspace, tmp_path: Path) -> None:
+def test_an_edge_with_another_agents_uid_is_refused_not_created(workspace: Workspace, tmp_path: Path) -> None:
     victim(workspace)
     goal_b, plan_b = workspace.bdi.add("goal", B, "b's goal"), workspace.bdi.add("plan", B, "b's plan")
     theirs = workspace.bdi.link(B, "goal-requires-plan", goal_b.uid, plan_b.uid)
@@ -64,8 +64,9 @@ def test_an_edge_with_another_agents_uid_is_skipped_not_created(workspace: Works
     ]  # fmt: skip
     src = write_agent_dir(tmp_path / "src", A, {"mabos-relations.json": {"relations": edges}})
     report = import_workspace(workspace, src, agents=[A])
-    assert (report.totals["relation"].created, report.totals["relation"].skipped) == (1, 1)
-    [(kind, uid, _reason)] = rows(report, "skipped")
-    assert (kind, uid) == ("relation", theirs.uid)
+    assert (report.totals["relation"].created, report.totals["relation"].refused) == (1, 1)
+    assert rows(report, "skipped") == []
+    [(kind, uid, reason)] = rows(report, "refused")
+    assert (kind, uid) == ("relation", theirs.uid) and "could not see or change" in reason
     assert scope_state(workspace, ["agent:b"]) == before
     assert [r.target_uid for r in workspace.store.relations.relations(mine.uid, scopes=["agent:a"])] == [plan.uid]

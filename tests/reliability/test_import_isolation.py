@@ -4,8 +4,8 @@ The threat: agent ``a`` can write the files under ``agents/a/`` of an OpenClaw w
 agent does there), and the operator runs ``mabos sync import-workspace DIR --agent a``. Whatever those files
 say (a ``"scope": "agent:b"`` field, the uid of one of ``b``'s records, a relation to ``b``'s node), the
 import may only create or update records in scopes ``a`` may write, and only ``a``'s own records; everything
-else is refused or skipped and listed in the report. Export is the other door: ``a``'s export holds nothing
-of ``b``'s private data.
+else is refused (a relation to a node ``a`` may not see: skipped, like a missing end) and listed in the
+report. Export is the other door: ``a``'s export holds nothing of ``b``'s private data.
 
 The attacks are the ones found on main (each test reproduces one), then a hypothesis probe sweep feeds
 random hostile ``agents/a/`` directories (every record kind, every scope, fresh uids and ``b``'s uids) and
@@ -109,7 +109,7 @@ def test_a_scope_field_naming_another_agent_is_refused(workspace: Workspace, tmp
     assert {k: c.refused for k, c in report.totals.items() if c.refused} == {"case": 1, "fact": 1, "memory": 1}
 
 
-def test_a_uid_naming_another_agents_memory_is_skipped(workspace: Workspace, tmp_path: Path) -> None:
+def test_a_uid_naming_another_agents_memory_is_refused(workspace: Workspace, tmp_path: Path) -> None:
     uids = victim(workspace)
     before = scope_state(workspace, ["agent:b", "global"])
     src = write_agent_dir(tmp_path / "src", A, {
@@ -119,8 +119,9 @@ def test_a_uid_naming_another_agents_memory_is_skipped(workspace: Workspace, tmp
     report = import_workspace(workspace, src, agents=[A])
     assert scope_state(workspace, ["agent:b", "global"]) == before  # not moved to global, not re-owned
     assert not workspace.memory.list_items(A)
-    [row] = [r for agent in report.agents for r in agent.skipped]
+    [row] = refused(report)
     assert (row.kind, row.uid) == ("memory", uids["memory"]) and "another agent" in row.reason
+    assert report.totals["memory"].refused == 1 and report.totals["memory"].skipped == 0
 
 
 def test_another_agents_rule_is_not_rewritten(workspace: Workspace, tmp_path: Path) -> None:
@@ -135,8 +136,7 @@ def test_another_agents_rule_is_not_rewritten(workspace: Workspace, tmp_path: Pa
         rule = workspace.store.rules.get_many([uids["rule"]])[uids["rule"]]
         assert (rule.agent_id, rule.scope, rule.conclusion and rule.conclusion.predicate) == (B, "agent:b",
                                                                                               "isTarget")  # fmt: skip
-        rows = [*refused(report), *(r for agent in report.agents for r in agent.skipped)]
-        assert [(r.kind, r.uid) for r in rows] == [("rule", uids["rule"])]
+        assert [(r.kind, r.uid) for r in refused(report)] == [("rule", uids["rule"])]
     forward = Reasoner(workspace.store, workspace.scopes, workspace.clock, workspace.facts).forward(B)
     assert {d.predicate for d in forward.derived} == {"isTarget"}
 
@@ -265,10 +265,9 @@ def test_probe_no_hostile_directory_changes_what_a_may_not_write(
     last = max((e.seq for e in ws.store.outbox.pending(limit=100_000)), default=0)
     report = import_workspace(ws, write_agent_dir(base / "src", A, hostile_files(entries, uids)), agents=[A])
     assert scope_state(ws, forbidden) == before
-    # b's uids named in a's files: every one is refused or skipped, none changed hands
+    # b's uids named in a's files: every one is refused, none changed hands
     named = {uids[k] for k, _, steal in entries if steal and k in uids}
-    listed = {r.uid for agent in report.agents for r in [*agent.refused, *agent.skipped]}
-    assert named <= listed
+    assert named <= {r.uid for r in refused(report)}
     # everything a's import did write is a's and in a scope a may write
     after = scope_state(ws, ["agent:a", "global", "project:x"])
     for data in after.values():

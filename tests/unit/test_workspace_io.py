@@ -332,21 +332,26 @@ def test_one_triple_twice_in_a_file_is_imported_once(workspace: Workspace, tmp_p
 
 
 def test_refused_and_skipped_records_are_reported_apart(workspace: Workspace, tmp_path: Path) -> None:
-    """A record in another agent's scope is refused; a uid of another agent's record is skipped."""
+    """A record in another agent's scope, or naming another agent's record, is refused; a record of the agent that
+    cannot take the imported version is skipped (kept as stored)."""
     workspace.agents.add("a")
     workspace.agents.add("b")
     theirs = workspace.memory.store_item("b", "b's own note").item
+    mine = workspace.memory.store_item("a", "a's stored note").item
     folder = tmp_path / "src" / "agents" / "a"
     folder.mkdir(parents=True)
     (folder / "memory-store.json").write_text(json.dumps({"short_term": [
         {"id": "M-1", "content": "into b", "scope": "agent:b"},
         {"id": theirs.uid, "content": theirs.content, "scope": "global"},
+        {"id": mine.uid, "content": "a's note rewritten"},
         {"id": "M-2", "content": "a's own"}]}))  # fmt: skip
     report = import_workspace(workspace, tmp_path / "src", agents=["a"])
     [agent] = report.agents
-    assert [(r.kind, r.where) for r in agent.refused] == [("memory", "agents/a/memory-store.json: short_term[0]")]
-    assert [r.uid for r in agent.skipped] == [theirs.uid] and "another agent (b)" in agent.skipped[0].reason
-    assert (agent.counts["memory"].created, agent.counts["memory"].refused, agent.counts["memory"].skipped) == (1, 1, 1)
-    assert [i.content for i in workspace.memory.list_items("a")] == ["a's own"]
+    assert [(r.kind, r.uid) for r in agent.refused] == [("memory", agent.refused[0].uid), ("memory", theirs.uid)]
+    assert agent.refused[0].where == "agents/a/memory-store.json: short_term[0]"
+    assert "may not write 'agent:b'" in agent.refused[0].reason and "another agent (b)" in agent.refused[1].reason
+    assert [r.uid for r in agent.skipped] == [mine.uid] and "never changes" in agent.skipped[0].reason
+    assert (agent.counts["memory"].created, agent.counts["memory"].refused, agent.counts["memory"].skipped) == (1, 2, 1)
+    assert sorted(i.content for i in workspace.memory.list_items("a")) == ["a's own", "a's stored note"]
     stored = workspace.memory.get("b", theirs.uid)
     assert (stored.agent_id, stored.scope, stored.tags) == ("b", "agent:b", theirs.tags)
