@@ -18,7 +18,6 @@ from typing import Any
 
 from kg.errors import WorkspaceError
 from kg.models import format_ts
-from kg.ontology.typeql import ontology_schema
 from kg.store.typedb.client import TypeDBClient
 from kg.store.typedb.schema import fingerprint, schema_for
 from kg.store.typedb.settings import TypeDBSettings, resolve_settings
@@ -88,6 +87,8 @@ def _write_state(ws: Workspace, state: dict[str, Any]) -> None:
 
 def schema_queries(ontology_dir: Path) -> list[str]:
     """The schema queries of the ontology set in ``ontology_dir``: ``base.tql``, then its TypeQL (if any)."""
+    from kg.ontology.typeql import ontology_schema  # noqa: PLC0415 - rdflib: only a schema sync reads the ontology
+
     return schema_for(ontology_schema(ontology_dir))
 
 

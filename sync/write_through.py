@@ -16,15 +16,15 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from kg.errors import MabosError
-from kg.store.typedb.client import TypeDBClient
 from kg.store.typedb.settings import WRITE_THROUGH_TIMEOUT_MS, TypeDBSettings
-from kg.store.typedb.target import TypeDBTarget
-from kg.workspace import STATE_DIR, Workspace
 from sync.breaker import BREAKER_FILE, CircuitBreaker
-from sync.replay import ReplayTarget, push
-from sync.shared_graph import typedb_settings
+
+if TYPE_CHECKING:  # every command opens a workspace through attach(): the TypeDB side loads only when configured
+    from kg.workspace import Workspace
+    from sync.replay import ReplayTarget
 
 log = logging.getLogger("mabos")
 
@@ -52,6 +52,10 @@ class WriteThrough:
         breaker: CircuitBreaker | None = None,
         target: ReplayTarget | None = None,
     ) -> None:
+        from kg.store.typedb.client import TypeDBClient  # noqa: PLC0415
+        from kg.store.typedb.target import TypeDBTarget  # noqa: PLC0415
+        from kg.workspace import STATE_DIR  # noqa: PLC0415
+
         self.ws = ws
         short = replace(settings, timeout_ms=min(settings.timeout_ms, WRITE_THROUGH_TIMEOUT_MS))
         self.target: ReplayTarget = target or TypeDBTarget(TypeDBClient(short))
@@ -75,6 +79,8 @@ class WriteThrough:
 
     def flush(self) -> FlushResult:
         """Push what is pending now, on the calling thread; never raises."""
+        from sync.replay import push  # noqa: PLC0415
+
         if not self.breaker.allow():
             return FlushResult(skipped="circuit breaker open: TypeDB failed recently")
         if self.ws.store.outbox.counts()["pending"] == 0:
@@ -121,6 +127,8 @@ class WriteThrough:
 def attach(ws: Workspace, override: str | None = None) -> WriteThrough | None:
     """Start write-through for ``ws`` when TypeDB is configured and ``[typedb] write_through`` is on (None
     otherwise). Close it before ``ws``: closing makes a last push attempt."""
+    from sync.shared_graph import typedb_settings  # noqa: PLC0415
+
     settings = typedb_settings(ws, override)
     if settings is None or not ws.config.typedb.write_through:
         return None
