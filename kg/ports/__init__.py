@@ -1,6 +1,8 @@
 """Store ports: small interfaces per aggregate, one implementation per backend.
 
-A :class:`GraphStore` bundles the ports of one backend (``store.facts``, ``store.agents`` ...).
+A :class:`GraphStore` bundles the ports of one backend (``store.facts``, ``store.agents`` ...); a
+:class:`StoreBackend` is a whole adapter (only ``kg`` holds one), and :class:`StorePorts` is what an open
+workspace hands out (``ws.ports``): the ports by role, never the adapter.
 Stores do not decide who may see what: callers pass the scopes to read (see :mod:`kg.scopes`).
 Every mutation is one transaction that also appends its outbox event(s).
 
@@ -27,10 +29,10 @@ from kg.ports.graph import NODE_LIMIT, PATH_LIMIT, BDIStore, NodeFilter, PathSea
 from kg.ports.graph_queries import GraphEdgeRow, GraphNodeRow, GraphQueryBackend, LineageRecordRow
 from kg.ports.memory import IndexQueue, MemoryStore, MemoryWrite, MemoryWriteResult, StoreLimits
 from kg.ports.ontology import ProposalStore
-from kg.ports.outbox import OutboxStore
+from kg.ports.outbox import CommitNotifier, OutboxStore
 from kg.ports.reasoning import CaseStore, RuleStore
 from kg.ports.replay import ReplayApplier, SituationKey, UnknownAggregateError
-from kg.ports.store import Capabilities, GraphStore
+from kg.ports.store import Capabilities, GraphStore, StoreBackend, StorePorts
 from kg.ports.tokens import TokenRecord, TokenStore
 
 __all__ = [
@@ -42,6 +44,7 @@ __all__ = [
     "CaseStore",
     "ChatMessage",
     "ChatModel",
+    "CommitNotifier",
     "ConversationStore",
     "Embedder",
     "EmbeddingCache",
@@ -67,7 +70,9 @@ __all__ = [
     "RuleStore",
     "ScopeStore",
     "SituationKey",
+    "StoreBackend",
     "StoreLimits",
+    "StorePorts",
     "Summarizer",
     "SummaryStore",
     "SummaryText",

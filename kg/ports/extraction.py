@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
+from datetime import date
 from typing import Protocol
 
 from kg.models.conversation import Message
@@ -41,6 +42,11 @@ class Marks(Protocol):
 
     def advance(self, name: str, position: int) -> int:
         """Move the mark up to ``position`` (never down); the mark afterwards."""
+        ...
+
+    def memory_after(self, position: int, limit: int) -> list[tuple[int, str, str, date, str]]:
+        """Memory items after ``position`` in insertion order: (position, uid, agent id, day created, source); the
+        daily logs catch up from a mark with it."""
         ...
 
 

@@ -13,6 +13,7 @@ from kg.store.sqlite.db import Database
 from kg.store.sqlite.embeddings import SqliteEmbeddingCache
 from kg.store.sqlite.facts import SqliteFactStore
 from kg.store.sqlite.graph import SqliteBDIStore, SqliteRelationStore
+from kg.store.sqlite.graph_queries import SqliteGraphQueries
 from kg.store.sqlite.index_queue import SqliteIndexQueue
 from kg.store.sqlite.marks import SqliteMarks
 from kg.store.sqlite.memory import SqliteMemoryStore
@@ -21,7 +22,7 @@ from kg.store.sqlite.outbox import SqliteOutboxStore
 from kg.store.sqlite.reasoning import SqliteCaseStore, SqliteRuleStore
 from kg.store.sqlite.replay import SqliteReplayApplier
 from kg.store.sqlite.tokens import SqliteTokenStore
-from kg.store.sqlite.transactions import SqliteTransactions
+from kg.store.sqlite.transactions import SqliteCommitNotifier, SqliteTransactions
 
 _COUNTED_TABLES = ("agents", "grants", "bdi_nodes", "relations", "memory_items", "lineage", "rules", "cases",
                    "ontology_proposals")  # fmt: skip
@@ -52,6 +53,8 @@ class SqliteGraphStore:
         self.summaries = SqliteSummaryStore(self.db)
         self.tokens = SqliteTokenStore(self.db)  # local credentials (kg/tokens.py): SQLite only, never synced
         self.replay = SqliteReplayApplier(self.db)  # another store's outbox applied as is (sync.replay)
+        self.commits = SqliteCommitNotifier(self.db)  # write-through listens here
+        self.graph_queries = SqliteGraphQueries(self.db)  # the cross-agent graph queries (sync.reads)
 
     def stats(self) -> dict[str, Any]:
         """Counts of every aggregate, outbox state and file facts."""
