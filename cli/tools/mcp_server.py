@@ -19,7 +19,9 @@ Transports: stdio (:func:`serve_stdio`) and streamable HTTP at ``http://HOST:POR
 bound to 127.0.0.1 unless told otherwise; on any loopback host, 127.0.0.0/8 or ::1, the SDK's DNS-rebinding protection
 is on with the allow-list of :func:`cli.loopback.allowed_hosts`: the bound address and the loopback names). Over HTTP a
 caller may present an API token (``Authorization: Bearer <secret>``, :mod:`kg.tokens`): the server then acts as the
-token's agent and refuses calls for any other; off loopback a token is required (:class:`TokenGate`).
+token's agent and refuses calls for any other; off loopback a token is required (:class:`TokenGate`). A request body
+past :data:`kg.limits.MAX_DOCUMENT_BYTES`, the cap of every document mabos reads, is answered 413 before it is read
+(the SDK's own check, whose default of 4 MiB would refuse a tool's document long before its input model does).
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from cli.tools.mcp_auth import TokenGate, Verifier
 from cli.tools.mcp_calls import call_tool, error_result, success_result
 from cli.tools.mcp_workers import PoolSettings, WorkerError, WorkerPool
 from cli.tools.registry import REGISTRY, ToolContext
+from kg.limits import MAX_DOCUMENT_BYTES
 from kg.models import AGENT_ID_RE
 from kg.workspace import default_path
 
@@ -159,14 +162,17 @@ class ToolServer:
         finally:
             self.close()
 
-    def http_app(self, host: str = DEFAULT_HOST, *, verify: Verifier | None = None, require_token: bool = False) -> Any:
-        """The ASGI app serving ``/mcp``: the SDK's streamable HTTP app behind a :class:`TokenGate`."""
+    def http_app(self, host: str = DEFAULT_HOST, *, verify: Verifier | None = None, require_token: bool = False,
+                 body_cap: int = MAX_DOCUMENT_BYTES) -> Any:  # fmt: skip
+        """The ASGI app serving ``/mcp``: the SDK's streamable HTTP app (a request body past ``body_cap`` bytes is
+        answered 413 before it is read) behind a :class:`TokenGate`."""
         security = None
         if is_loopback(host):  # the SDK turns the check on for 127.0.0.1, localhost and ::1 only: every loopback host
             security = TransportSecuritySettings(enable_dns_rebinding_protection=True,
                                                  allowed_hosts=allowed_hosts(host),
                                                  allowed_origins=allowed_origins(host))  # fmt: skip
-        app = self.server.streamable_http_app(streamable_http_path=MCP_PATH, host=host, transport_security=security)
+        app = self.server.streamable_http_app(streamable_http_path=MCP_PATH, host=host, transport_security=security,
+                                              max_request_body_size=body_cap)  # fmt: skip
         return TokenGate(app, verify, required=require_token, bound_agent=self.ctx.agent)
 
     async def run_http(
