@@ -11,7 +11,7 @@ from cli.common import Session, mabos_options
 from cli.idle_index import idle_seconds, index_when_idle_options, log_to_stderr
 from cli.loopback import DEFAULT_HOST, is_loopback
 from cli.tools import REGISTRY, ToolContext
-from cli.tools.mcp_workers import DEFAULT_DEADLINE, DEFAULT_WORKERS, PoolSettings
+from cli.tools.mcp_workers import DEFAULT_DEADLINE, DEFAULT_WORKERS, ENV_MEMORY, PoolSettings
 from kg.errors import InputError
 from kg.tokens import TokenInfo
 
@@ -88,7 +88,9 @@ def serve(
     Over HTTP a caller may send an API token (Authorization: Bearer <secret>, from 'mabos token create'): the
     server then acts as the token's agent only. Off loopback every request needs a live token, and the server
     refuses to start while the workspace has none. Each call runs in a worker process and is stopped after
-    --deadline seconds; calls of different agents run side by side. After --index-when-idle seconds without a
+    --deadline seconds; calls of different agents run side by side. A worker may take 2 GiB of memory beyond its
+    size when ready (RLIMIT_AS; MABOS_WORKER_MEMORY sets another size, or off), so that no call can take the
+    machine; --dry-run shows the limit. After --index-when-idle seconds without a
     call, items waiting for the vector index are indexed in the background (a call stops that pass at once;
     --no-index-when-idle turns it off).
 
@@ -122,11 +124,12 @@ def serve(
         tokens = "none (stdio: the process that starts the server is its caller)"
     plan = {"transport": transport, "url": url, "agent": agent, "workspace": str(out.path), "tools": len(REGISTRY),
             "tokens": tokens, "workers": workers, "per_agent": settings.per_agent, "deadline_s": deadline,
-            "index_when_idle_s": index_when_idle}  # fmt: skip
+            "worker_memory_bytes": settings.memory, "index_when_idle_s": index_when_idle}  # fmt: skip
     if port is not None and tokens == "required":
         _check_tokens(ws.tokens.list(agent), host, agent, require_token=require_token)
     if dry_run:
-        out.emit(plan, render.key_values("MCP server (dry run)", plan.items()))
+        shown = {**plan, "worker_memory_bytes": _memory(settings.memory)}
+        out.emit(plan, render.key_values("MCP server (dry run)", shown.items()))
     elif port is None:
         log_to_stderr(index_when_idle)
         serve_stdio(ctx, settings, index_when_idle=index_when_idle)
@@ -136,6 +139,14 @@ def serve(
         log_to_stderr(index_when_idle)
         serve_http(ctx, host, port, settings=settings, verify=ws.tokens.verify, require_token=tokens == "required",
                    index_when_idle=index_when_idle)  # fmt: skip
+
+
+def _memory(limit: int | None) -> str:
+    """The worker memory limit as the dry run shows it."""
+    if limit is None:
+        return f"no limit ({ENV_MEMORY}=off)"
+    size = f"{limit / (1 << 30):g} GiB" if limit >= 1 << 30 else f"{limit / (1 << 20):g} MiB"
+    return f"{limit:,} bytes = {size} of address space beyond a worker's size when ready (RLIMIT_AS; {ENV_MEMORY})"
 
 
 def _check_tokens(tokens: list[TokenInfo], host: str, agent: str | None, *, require_token: bool) -> None:

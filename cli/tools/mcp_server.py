@@ -27,6 +27,7 @@ past :data:`kg.limits.MAX_DOCUMENT_BYTES`, the cap of every document mabos reads
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 from collections.abc import AsyncIterator
 from importlib import metadata
@@ -95,8 +96,9 @@ class ToolServer:
         ctx: the workspace (``path`` or an open ``workspace_obj``: workers open their own handle on its directory) and,
             when bound, the agent; the caller closes it. The server marks it as not the operator's: every call acts
             as an agent.
-        settings: workers, running calls per agent and the deadline (default: 2 workers, 1 call per agent, or every
-            worker for a server bound to one agent, 60 s).
+        settings: workers, running calls per agent, the deadline and the worker memory limit (default:
+            :class:`PoolSettings`' own, with every worker per agent for a server bound to one agent); given settings
+            are used as they are.
         index_when_idle: seconds without a call in flight before the vector index backlog is indexed in the
             background (:mod:`cli.idle_index`); 0 (the default here) turns it off.
     """
@@ -107,7 +109,7 @@ class ToolServer:
         if settings is None:
             settings = PoolSettings()
             if ctx.agent is not None:  # every call is the one agent's: nobody else to keep a worker free for
-                settings = PoolSettings(workers=settings.workers, per_agent=settings.workers)
+                settings = dataclasses.replace(settings, per_agent=settings.workers)  # the rest kept, memory too
         path = ctx.workspace_obj.path if ctx.workspace_obj is not None else ctx.path or default_path()
         self.pool = WorkerPool(path, settings)
         self.indexer = IdleIndexer(path, idle=index_when_idle) if index_when_idle else None
