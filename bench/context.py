@@ -142,7 +142,7 @@ def run(data: Path, n: int, runs: int, budget: int) -> dict[str, Any]:
         clock = FixedClock(last + timedelta(minutes=5))
         ws = init_workspace(Path(tmp) / "ws", clock=clock)
         ws.agents.add(AGENT)
-        svc = ConversationService(ws.store, ws.scopes, clock, summarizer=ExtractiveSummarizer(), checkpoints=ws.path)
+        svc = ConversationService(ws.ports, ws.scopes, clock, summarizer=ExtractiveSummarizer(), checkpoints=ws.path)
         began = time.perf_counter()
         ingested = svc.ingest(AGENT, SESSION, rows)
         ingest_s = time.perf_counter() - began
@@ -151,7 +151,7 @@ def run(data: Path, n: int, runs: int, budget: int) -> dict[str, Any]:
         report = svc.compact(AGENT, SESSION)
         compact_s = time.perf_counter() - began
         uid = ingested.conversation_uid
-        check = lossless_check(ws.store.conversations, ws.store.summaries, uid)
+        check = lossless_check(ws.ports.conversations, ws.ports.summaries, uid)
         expansion = lossless_by_expansion(svc, uid)
         newest: list[float] = []
         relevant: list[float] = []

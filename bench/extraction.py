@@ -56,17 +56,17 @@ def ingest(ws: Workspace, conv_turns: list[tuple[str, datetime, str, str]]) -> d
     dia_of: dict[str, str] = {}
     for start in range(0, len(rows), 1000):
         result = ws.conversations.ingest(AGENT, "locomo", rows[start : start + 1000])
-        conv = ws.store.conversations.get(result.conversation_uid)
+        conv = ws.ports.conversations.get(result.conversation_uid)
         from kg.models.conversation import MessageQuery  # noqa: PLC0415 - keeps the bench's imports short
 
-        for m in ws.store.conversations.messages(MessageQuery(conversation_uid=conv.uid, from_seq=result.first_seq)):
+        for m in ws.ports.conversations.messages(MessageQuery(conversation_uid=conv.uid, from_seq=result.first_seq)):
             dia_of[m.uid] = conv_turns[m.seq][0]
     return dia_of
 
 
 def sources(ws: Workspace, uid: str, dia_of: dict[str, str], seen: set[str] | None = None) -> list[str]:
     """The turns an item came from (following replaced items one level)."""
-    item = ws.store.memory.get_many([uid]).get(uid)
+    item = ws.ports.memory.get_many([uid]).get(uid)
     if item is None:
         return []
     out: list[str] = []

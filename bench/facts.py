@@ -81,7 +81,7 @@ def write_floor(ws: kg.Workspace, facts: list[dict[str, Any]], batch: int) -> tu
     ``assert_prepared`` calls timed (insert, outbox events, commit; the full-text index is left to the first
     search, timed apart as ``search_catch_up_seconds``). What ``assert_many`` would reach if
     validation and row building cost nothing: the ceiling of this schema and these statements."""
-    store = ws.store.facts
+    store = ws.ports.facts
     prepared = []
     for start in range(0, len(facts), batch):
         rows = [fast_row(AGENT, fact) for fact in facts[start : start + batch]]
@@ -100,7 +100,7 @@ def search_catch_up(ws: kg.Workspace, expected: int) -> float:
     """Seconds the first search after a load spends bringing the full-text index up to date (writers leave
     it to the search since migration 11): the cost moved out of the write transactions, paid once."""
     start = time.perf_counter()
-    indexed = ws.store.facts.catch_up_search()
+    indexed = ws.ports.facts.catch_up_search()  # type: ignore[attr-defined]  # the SQLite adapter's own step, measured here
     seconds = time.perf_counter() - start
     if indexed != expected:
         raise SystemExit(f"search catch-up indexed {indexed} facts, expected {expected}")

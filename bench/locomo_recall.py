@@ -159,7 +159,7 @@ def open_conversation(path: Path, conv_turns: list[tuple[str, datetime, str]], a
     clock = FixedClock(conv_turns[0][1])
     ws = init_workspace(path, clock=clock)
     if cache is not None and isinstance(ws.embedder, CachedEmbedder):
-        ws.embedder.cache = cache.store.embeddings
+        ws.embedder.cache = cache.ports.embeddings
     update: dict[str, Any] = {"fusion": settings, "min_similarity": args.min_similarity}
     if args.no_decay:
         update["decay"] = DecaySettings(boost_min=1.0)

@@ -69,7 +69,7 @@ def consolidation(root: Path, n: int, seed: int) -> dict[str, Any]:
     clock = FixedClock(START + timedelta(days=1))
     with kg.init_workspace(root / "consolidation", clock=clock) as ws:
         ws.agents.add(AGENT)
-        ws.store.memory.add(items, limits=StoreLimits(short_term_capacity=n), now=clock.now())
+        ws.ports.memory.add(items, limits=StoreLimits(short_term_capacity=n), now=clock.now())
         result, run_s = timed(lambda: Consolidator(ws.memory).run(AGENT))
     return {
         "candidates": result.candidates,

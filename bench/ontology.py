@@ -75,10 +75,10 @@ def main() -> None:
         shutil.copytree(args.ontologies, onto)
         ws.agents.add("proposer")
         ws.agents.add("knowledge")
-        svc = OntologyService(ws.store, ws.scopes, ws.clock, onto, shapes_dir())
+        svc = OntologyService(ws.ports, ws.scopes, ws.clock, onto, shapes_dir())
         active = svc.active()
         classes = sorted(str(iri) for iri, kind in active.kinds.items() if kind == "class" and str(iri).startswith(BIZ))
-        svc = OntologyService(ws.store, ws.scopes, ws.clock, onto, shapes_dir())  # cold: nothing parsed yet
+        svc = OntologyService(ws.ports, ws.scopes, ws.clock, onto, shapes_dir())  # cold: nothing parsed yet
         times, valid = [], []
         for fields in proposals(classes, args.proposals):
             p = svc.propose("proposer", domain="sbvr-business", **fields)

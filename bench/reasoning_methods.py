@@ -144,12 +144,12 @@ def _workspace(path: Path) -> kg.Workspace:
     ws = kg.init_workspace(path)
     ws.agents.add("bench", name="Bench")
     ws.facts.assert_fact("bench", "acme", "hasIndustry", "saas")
-    RuleService(ws.store, ws.scopes, ws.clock).create("bench", **_rule("?x hasIndustry saas", "?x isTarget yes"))
+    RuleService(ws.ports, ws.scopes, ws.clock).create("bench", **_rule("?x hasIndustry saas", "?x isTarget yes"))
     cases = [("discount-clearance", ["stock is low", "demand is rising"], True),
              ("reorder", ["stock is low"], True), ("wait", ["demand is falling"], False)]  # fmt: skip
     from reasoning.cases import CaseService  # noqa: PLC0415 - bench setup only
 
-    service = CaseService(ws.store, ws.scopes, ws.clock, None)
+    service = CaseService(ws.ports, ws.scopes, ws.clock, None)
     for action, beliefs, success in cases:
         service.store_case("bench", situation={"beliefs": beliefs, "desires": ["avoid stock-outs"]},
                            solution={"actions": [action]}, outcome={"success": success})  # fmt: skip

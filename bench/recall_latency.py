@@ -94,7 +94,7 @@ def ingest(ws: Workspace, n: int, rng: random.Random, words: list[str], cumulati
             items.append(MemoryItem(uid=new_id("memory"), agent_id=AGENT, scope=f"agent:{AGENT}",
                                     content=sentence(rng, words, cumulative, 8, 16), store=MemoryStoreKind.LONG_TERM,
                                     created_at=at, updated_at=at))  # fmt: skip
-        ws.store.memory.add(items, limits=limits, now=items[-1].created_at)
+        ws.ports.memory.add(items, limits=limits, now=items[-1].created_at)
         uids += [i.uid for i in items]
     return uids
 
@@ -140,7 +140,7 @@ def one(n: int, queries: int, seed: int, peer: dict[str, Any] | None = None, pre
         ingest_s = time.perf_counter() - began
         clock.set(start + timedelta(seconds=30 * n + 60))
 
-        sample = [i for _, i in ws.store.memory.scan(0, 512)]
+        sample = [i for _, i in ws.ports.memory.scan(0, 512)]
         if ws.embedder is None or ws.vectors is None:
             raise SystemExit("the bench needs the local embedder (unset MABOS_EMBEDDER)")
         ws.embedder.embed(["warm up the model"])
@@ -149,7 +149,7 @@ def one(n: int, queries: int, seed: int, peer: dict[str, Any] | None = None, pre
         embed_rate = len(sample) / (time.perf_counter() - began)
 
         began = time.perf_counter()
-        queue = ws.store.index_queue
+        queue = ws.ports.index_queue
         index = FaissVectorIndex(ws.vectors.directory, model=ws.embedder.model, dimension=ws.embedder.dimension,
                                  store_checksum=queue.store_id())  # fmt: skip
         vectors = clustered(n, ws.embedder.dimension, seed=seed)
@@ -164,7 +164,7 @@ def one(n: int, queries: int, seed: int, peer: dict[str, Any] | None = None, pre
 
         texts = [" ".join((prefix, sentence(rng, words, weights, 2, 5))).strip() for _ in range(queries)]
         with_embedding, without, peer_without = timed_queries(ws, texts, peer)
-        db_bytes = ws.store.stats()["size_bytes"]
+        db_bytes = ws.ports.stats()["size_bytes"]
         kind = ws.vectors.status()["kind"]
         ws.close()
     ms = lambda values, q: round(percentile(values, q) * 1000, 2)  # noqa: E731

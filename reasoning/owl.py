@@ -382,11 +382,11 @@ class OwlRlReport(Model):
 def _inputs(ws: Workspace, agent_id: str) -> tuple[list[LiveTriple], list[LiveTriple]]:
     """The agent's readable live facts valid now except owl-rl's, and owl-rl's own facts in its scope."""
     scopes, now = ws.scopes.readable(agent_id), ws.clock.now()
-    asserted = list(ws.store.facts.live_triples(scopes=scopes, valid_at=now, derived=False))
-    derived = list(ws.store.facts.live_triples(scopes=scopes, valid_at=now, derived=True))
+    asserted = list(ws.ports.facts.live_triples(scopes=scopes, valid_at=now, derived=False))
+    derived = list(ws.ports.facts.live_triples(scopes=scopes, valid_at=now, derived=True))
     ours: set[str] = set()
     for start in range(0, len(derived), 500):
-        found = ws.store.facts.get_many(t.uid for t in derived[start : start + 500])
+        found = ws.ports.facts.get_many(t.uid for t in derived[start : start + 500])
         ours |= {uid for uid, fact in found.items() if fact.source == OWL_RL_SOURCE}
     own = agent_scope(agent_id)
     earlier = [t for t in derived if t.uid in ours and t.scope == own]

@@ -154,7 +154,7 @@ class Reasoner:
     @classmethod
     def for_workspace(cls, ws: Workspace) -> Reasoner:
         """The reasoner of a workspace, bounded by its ``[reasoning]`` section."""
-        return cls(ws.store, ws.scopes, ws.clock, ws.facts, limits=workspace_limits(ws))
+        return cls(ws.ports, ws.scopes, ws.clock, ws.facts, limits=workspace_limits(ws))
 
     # ------------------------------------------------------------------ inputs
 

@@ -52,7 +52,7 @@ class Ladder(Model):
 
 def _typedb(ws: Workspace, override: str | None, probe: bool) -> Part:
     settings = typedb_settings(ws, override)
-    pending = ws.store.outbox.counts()["pending"]
+    pending = ws.ports.outbox.counts()["pending"]
     if settings is None:
         return Part(rung="off", reason="not configured ([typedb] address in mabos.toml, MABOS_TYPEDB_ADDRESS or "
                                        "--typedb): the embedded store is the store of record",
@@ -109,7 +109,7 @@ def _files(path: Path) -> int:
 def ladder(ws: Workspace, *, override: str | None = None, probe: bool = True) -> Ladder:
     """Where each part of the open workspace stands (nothing is changed; see the module docstring)."""
     typedb = _typedb(ws, override, probe)
-    stats = ws.store.stats()
+    stats = ws.ports.stats()
     store = Part(rung="ok", reason=f"{stats['backend']} schema {stats['schema_version']}, readable",
                  serves="every read and write")  # fmt: skip
     vectors = _vectors(ws)

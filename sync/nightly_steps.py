@@ -74,7 +74,7 @@ class Step:
 
 def daily_logs_step(ctx: StepContext) -> Counts:
     """Daily logs completed from the store (as every open does): entries of items committed before a crash."""
-    report = catch_up(ctx.ws.path, ctx.ws.store.memory, ctx.ws.store.marks)
+    report = catch_up(ctx.ws.path, ctx.ws.ports.memory, ctx.ws.ports.marks)
     return {"checked": report.checked, "appended": len(report.appended), "mark": report.mark_after}
 
 
@@ -174,7 +174,7 @@ def schema_step(ctx: StepContext) -> Counts:
 def push_step(ctx: StepContext) -> Counts:
     """Outbox push (``mabos sync push``): replay the unacknowledged events to TypeDB."""
     _require_typedb(ctx)
-    pending = int(ctx.ws.store.outbox.counts()["pending"])
+    pending = int(ctx.ws.ports.outbox.counts()["pending"])
     ctx.progress(0, pending)
 
     def progress(report: PushReport) -> None:

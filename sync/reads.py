@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from kg.errors import MabosError
 from kg.ports import GraphQueryBackend
-from kg.store.sqlite.graph_queries import SqliteGraphQueries
-from kg.store.typedb.graph_queries import TypeDBGraphQueries
+from kg.shared_graph import graph_queries
 from kg.workspace import STATE_DIR, Workspace
 from sync.breaker import BREAKER_FILE, CircuitBreaker
 from sync.shared_graph import client_for, push_outbox, typedb_settings
@@ -25,7 +24,7 @@ MAX_PUSH_ON_READ = 2_000
 
 def local_backend(ws: Workspace) -> GraphQueryBackend:
     """The embedded store's graph-query backend (``source`` ``local``)."""
-    return SqliteGraphQueries(ws.store.db)
+    return ws.ports.graph_queries
 
 
 def graph_backend(ws: Workspace, override: str | None = None) -> tuple[GraphQueryBackend, str | None]:
@@ -35,12 +34,12 @@ def graph_backend(ws: Workspace, override: str | None = None) -> tuple[GraphQuer
     breaker = CircuitBreaker(ws.path / STATE_DIR / BREAKER_FILE)
     if not breaker.allow():
         return local_backend(ws), "typedb: circuit breaker open (TypeDB failed in the last minute)"
-    pending = ws.store.outbox.counts()["pending"]
+    pending = ws.ports.outbox.counts()["pending"]
     if pending > MAX_PUSH_ON_READ:
         return local_backend(ws), f"typedb: {pending} outbox events not pushed yet (run 'mabos sync push')"
     try:
         push_outbox(ws, override=override)
-        backend = TypeDBGraphQueries(client_for(ws, override))
+        backend = graph_queries(client_for(ws, override))
     except MabosError as exc:
         breaker.record_failure(str(exc))
         return local_backend(ws), str(exc)

@@ -22,7 +22,6 @@ from typing import Protocol
 
 from kg.models import OutboxEvent
 from kg.ports import OutboxStore, ReplayApplier, UnknownAggregateError
-from kg.store.sqlite import SqliteGraphStore
 from reasoning.cbr import situation_key
 
 
@@ -39,11 +38,20 @@ class ReplayTarget(Protocol):
 
 
 class OutboxSource(Protocol):
-    """A store with an outbox (the embedded graph store)."""
+    """A store with an outbox (a workspace's ``ports``)."""
 
     @property
     def outbox(self) -> OutboxStore:
         """The store's outbox."""
+        ...
+
+
+class ReplaySink(Protocol):
+    """A store that applies another store's outbox events (a workspace's ``ports``)."""
+
+    @property
+    def replay(self) -> ReplayApplier:
+        """The store's replay port."""
         ...
 
 
@@ -118,7 +126,7 @@ class EmbeddedTarget:
     :class:`kg.store.sqlite.replay.SqliteReplayApplier`). An embedded target replays one source.
     """
 
-    def __init__(self, store: SqliteGraphStore) -> None:
+    def __init__(self, store: ReplaySink) -> None:
         self.store = store
         self.applier: ReplayApplier = store.replay
 
@@ -131,4 +139,12 @@ class EmbeddedTarget:
         self.applier.apply_events(events, situation_key=situation_key)
 
 
-__all__ = ["EmbeddedTarget", "OutboxSource", "PushReport", "ReplayTarget", "UnknownAggregateError", "push"]
+__all__ = [
+    "EmbeddedTarget",
+    "OutboxSource",
+    "PushReport",
+    "ReplaySink",
+    "ReplayTarget",
+    "UnknownAggregateError",
+    "push",
+]

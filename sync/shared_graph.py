@@ -14,17 +14,17 @@ import os
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kg.errors import WorkspaceError
 from kg.models import format_ts
-from kg.store.typedb.client import TypeDBClient
-from kg.store.typedb.schema import fingerprint, schema_for
-from kg.store.typedb.settings import TypeDBSettings, resolve_settings
-from kg.store.typedb.target import TypeDBTarget
+from kg.shared_graph import TypeDBSettings, fingerprint, replay_target, resolve_settings, schema_for, shared_client
 from kg.workspace import ONTOLOGY_DIR, STATE_DIR, Workspace
 from sync.breaker import BREAKER_FILE, CircuitBreaker
 from sync.replay import PushReport, push
+
+if TYPE_CHECKING:
+    from kg.shared_graph import TypeDBClient
 
 #: Where the fingerprint of the last schema synced to TypeDB is kept (per workspace).
 SCHEMA_STATE = "typedb-schema.json"
@@ -48,19 +48,19 @@ def client_for(ws: Workspace, override: str | None = None) -> TypeDBClient:
     settings = typedb_settings(ws, override)
     if settings is None:
         raise WorkspaceError(NOT_CONFIGURED)
-    return TypeDBClient(settings)
+    return shared_client(settings)
 
 
 def status(ws: Workspace, override: str | None = None) -> dict[str, Any]:
     """Whether TypeDB is configured and reachable, the database, the outbox backlog, the last schema sync and
     the write-through circuit breaker (None when closed)."""
-    report: dict[str, Any] = {"configured": False, "outbox": ws.store.outbox.counts()}
+    report: dict[str, Any] = {"configured": False, "outbox": ws.ports.outbox.counts()}
     settings = typedb_settings(ws, override)
     if settings is None:
         report["message"] = NOT_CONFIGURED
         return report
     report["configured"] = True
-    report.update(TypeDBClient(settings).status())
+    report.update(shared_client(settings).status())
     report["schema"] = _read_state(ws)
     report["circuit_breaker"] = CircuitBreaker(ws.path / STATE_DIR / BREAKER_FILE).state() or None
     return report
@@ -134,7 +134,7 @@ def push_outbox(
     committed stays unacknowledged.
     """
     sync_schema(ws, only_if_changed=True, override=override)
-    return push(ws.store, TypeDBTarget(client_for(ws, override)), batch=batch, progress=progress)
+    return push(ws.ports, replay_target(client_for(ws, override)), batch=batch, progress=progress)
 
 
 __all__ = [

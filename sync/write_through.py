@@ -1,10 +1,10 @@
 """Write-through: push each committed change to TypeDB right away, best-effort, never failing the caller.
 
-With TypeDB configured, :func:`attach` hooks a :class:`WriteThrough` onto the workspace's store: every
-committed write transaction wakes a worker thread, which pushes the pending outbox with a short timeout
-through the same replay code as ``mabos sync push`` (so it is ordered, batched, idempotent and acknowledged
-only after TypeDB committed). The caller's thread only sets an event. Whatever does not go through stays in
-the outbox for the next push.
+With TypeDB configured, :func:`attach` subscribes a :class:`WriteThrough` to the workspace's commit notifier
+(``ws.ports.commits``): every committed write transaction wakes a worker thread, which pushes the pending
+outbox with a short timeout through the same replay code as ``mabos sync push`` (so it is ordered, batched,
+idempotent and acknowledged only after TypeDB committed). The caller's thread only sets an event. Whatever
+does not go through stays in the outbox for the next push.
 
 A :class:`CircuitBreaker` stops a dead server from costing every write a connection attempt: after a
 failure it stays *open* for ``cooldown`` seconds (no attempts), then lets one attempt through. Its state
@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from kg.errors import MabosError
-from kg.store.typedb.settings import WRITE_THROUGH_TIMEOUT_MS, TypeDBSettings
+from kg.shared_graph import WRITE_THROUGH_TIMEOUT_MS, TypeDBSettings
 from sync.breaker import BREAKER_FILE, CircuitBreaker
 
 if TYPE_CHECKING:  # every command opens a workspace through attach(): the TypeDB side loads only when configured
@@ -52,13 +52,12 @@ class WriteThrough:
         breaker: CircuitBreaker | None = None,
         target: ReplayTarget | None = None,
     ) -> None:
-        from kg.store.typedb.client import TypeDBClient  # noqa: PLC0415
-        from kg.store.typedb.target import TypeDBTarget  # noqa: PLC0415
+        from kg.shared_graph import replay_target, shared_client  # noqa: PLC0415
         from kg.workspace import STATE_DIR  # noqa: PLC0415
 
         self.ws = ws
         short = replace(settings, timeout_ms=min(settings.timeout_ms, WRITE_THROUGH_TIMEOUT_MS))
-        self.target: ReplayTarget = target or TypeDBTarget(TypeDBClient(short))
+        self.target: ReplayTarget = target or replay_target(shared_client(short))
         self.breaker = breaker or CircuitBreaker(ws.path / STATE_DIR / BREAKER_FILE)
         self.last: FlushResult | None = None
         self.commits = 0
@@ -83,10 +82,10 @@ class WriteThrough:
 
         if not self.breaker.allow():
             return FlushResult(skipped="circuit breaker open: TypeDB failed recently")
-        if self.ws.store.outbox.counts()["pending"] == 0:
+        if self.ws.ports.outbox.counts()["pending"] == 0:
             return FlushResult(skipped="nothing pending")
         try:
-            report = push(self.ws.store, self.target)
+            report = push(self.ws.ports, self.target)
         except MabosError as exc:
             self.breaker.record_failure(str(exc))
             log.info("write-through to TypeDB failed (the outbox keeps the change): %s", exc)
@@ -114,8 +113,7 @@ class WriteThrough:
     def close(self, wait: float = CLOSE_WAIT) -> None:
         """Stop the worker (a push in progress may finish within ``wait`` seconds), then, if anything was
         committed while attached, push what is left once."""
-        if self.notify in self.ws.store.db.commit_hooks:
-            self.ws.store.db.commit_hooks.remove(self.notify)
+        self.ws.ports.commits.unsubscribe(self.notify)
         self._idle.wait(wait)
         self._stop = True
         self._wake.set()
@@ -133,7 +131,7 @@ def attach(ws: Workspace, override: str | None = None) -> WriteThrough | None:
     if settings is None or not ws.config.typedb.write_through:
         return None
     writer = WriteThrough(ws, settings)
-    ws.store.db.commit_hooks.append(writer.notify)
+    ws.ports.commits.subscribe(writer.notify)
     return writer
 
 

@@ -60,7 +60,7 @@ def workspace_chat(ws: Workspace) -> ChatModel | None:
 def append_daily_logs(ws: Workspace, agent_id: str, uids: list[str]) -> None:
     """Append the daily-log entries of committed items ``uids`` that their logs lack (under the directory lock,
     as :meth:`MemoryService.store_item` does; the open-time catch-up completes them if this never runs)."""
-    found = ws.store.memory.get_many(uids)
+    found = ws.ports.memory.get_many(uids)
     by_day: dict[object, list[MemoryItem]] = defaultdict(list)
     for uid in uids:
         if uid in found:
@@ -87,9 +87,9 @@ def extraction_service(ws: Workspace, *, extractor: str = "auto", admission: str
     chosen: Extractor = (LLMExtractor(chat, vocabulary=vocabulary, attempts=ws.config.llm.attempts,
                                       max_tokens=ws.config.llm.max_tokens)
                          if chat is not None else DeterministicExtractor())  # fmt: skip
-    memory = MemoryService(ws.store, ws.scopes, ws.clock, None, limits=ws.memory.limits, engine=ws.recall_engine)
+    memory = MemoryService(ws.ports, ws.scopes, ws.clock, None, limits=ws.memory.limits, engine=ws.recall_engine)
     return ExtractionService(
-        ws.store, ws.store.marks, ws.store.transactions, memory, ws.facts, ws.clock, chosen, embedder=ws.embedder,
+        ws.ports, ws.ports.marks, ws.ports.transactions, memory, ws.facts, ws.clock, chosen, embedder=ws.embedder,
         chat=chat, vocabulary=vocabulary, admission=admission, window=window,
         speaker=speaker, after_commit=lambda agent, uids: append_daily_logs(ws, agent, uids),
     )  # fmt: skip
@@ -108,11 +108,11 @@ def configured_service(ws: Workspace) -> ExtractionService:
 
 def pending_messages(ws: Workspace, agent_id: str, session: str) -> int:
     """Messages of the agent's session not yet extracted."""
-    conv = ws.store.conversations.find(agent_id, session)
+    conv = ws.ports.conversations.find(agent_id, session)
     if conv is None:
         return 0
-    return len(ws.store.conversations.messages(MessageQuery(conversation_uid=conv.uid,
-                                                            from_seq=ws.store.marks.get(MARK + conv.uid))))  # fmt: skip
+    return len(ws.ports.conversations.messages(MessageQuery(conversation_uid=conv.uid,
+                                                            from_seq=ws.ports.marks.get(MARK + conv.uid))))  # fmt: skip
 
 
 def auto_extract(
@@ -139,7 +139,7 @@ def reweigh(ws: Workspace, agent_id: str) -> int:
     found = recalculated(ws.memory.list_items(agent_id, include_archived=False, tags=[TAG]), now)
     changes = [(uid, {"importance": value}) for uid, value in found.items()]
     if changes:
-        ws.store.memory.update(changes, now=now)
+        ws.ports.memory.update(changes, now=now)
     return len(changes)
 
 

@@ -26,15 +26,15 @@ def source_scopes(ws: Workspace, agent_id: str, uids: Sequence[str]) -> dict[str
     readable = ws.scopes.readable(agent_id)
     wanted = list(dict.fromkeys(uids))
     found: dict[str, str] = {}
-    found.update({u: f.scope for u, f in ws.store.facts.get_many(wanted).items()})
-    found.update({u: r.scope for u, r in ws.store.rules.get_many(wanted).items()})
-    found.update({u: m.scope for u, m in ws.store.memory.get_many(wanted).items()})
+    found.update({u: f.scope for u, f in ws.ports.facts.get_many(wanted).items()})
+    found.update({u: r.scope for u, r in ws.ports.rules.get_many(wanted).items()})
+    found.update({u: m.scope for u, m in ws.ports.memory.get_many(wanted).items()})
     if any(u.startswith("C-") for u in wanted):
-        found.update({c.uid: c.scope for c in ws.store.cases.list(scopes=readable) if c.uid in wanted})
+        found.update({c.uid: c.scope for c in ws.ports.cases.list(scopes=readable) if c.uid in wanted})
     for uid in wanted:
         if uid not in found and uid[:2] in {"B-", "D-", "G-", "I-", "P-", "S-"}:
             try:
-                found[uid] = ws.store.bdi.get(uid).scope
+                found[uid] = ws.ports.bdi.get(uid).scope
             except Exception:  # noqa: S112 - an unknown node counts as the narrowest scope below
                 continue
     return {u: (found.get(u) if found.get(u) in readable else None) for u in wanted}
@@ -81,7 +81,7 @@ def store_result(
         return {"kind": "memory", "uid": written.item.uid, "scope": target}
     if success is None:
         raise InputError("success", "storing a result as a case needs success true|false (how it turned out)")
-    cases = CaseService(ws.store, ws.scopes, ws.clock, ws.embedder)
+    cases = CaseService(ws.ports, ws.scopes, ws.clock, ws.embedder)
     beliefs = [u for u in outcome.used if u.startswith("B-")][:100]
     stored = cases.store_case(agent_id, situation={"beliefs": beliefs, "desires": [], "context": problem[:4000]},
                               solution={"actions": [label[:4000]]},

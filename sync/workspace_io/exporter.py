@@ -46,7 +46,7 @@ def _owned(root: Path) -> set[str]:
 def _relations(ws: Workspace, agent_id: str, uids: Sequence[str], scopes: list[str]) -> list[Relation]:
     found: dict[str, Relation] = {}
     for uid in uids:
-        for relation in ws.store.relations.relations(uid, scopes=scopes):
+        for relation in ws.ports.relations.relations(uid, scopes=scopes):
             if relation.agent_id == agent_id:
                 found[relation.uid] = relation
     return sorted(found.values(), key=lambda r: (r.created_at, r.uid))
@@ -56,12 +56,12 @@ def agent_files(ws: Workspace, agent_id: str, report: AgentReport) -> dict[str, 
     """The text of each file of one agent, by path relative to the target."""
     scopes = ws.scopes.readable(agent_id)
     own = agent_id
-    facts = [f for f in ws.store.facts.query(FactQuery(scopes=scopes, include_retracted=True, limit=100_000))
+    facts = [f for f in ws.ports.facts.query(FactQuery(scopes=scopes, include_retracted=True, limit=100_000))
              if f.agent_id == own]  # fmt: skip
-    items = ws.store.memory.list(MemoryQuery(scopes=scopes, agent_id=own, include_archived=True, limit=MAX_RECORDS))
-    nodes = ws.store.bdi.list(scopes=scopes, agent_id=own, limit=MAX_RECORDS)
-    rules = [r for r in ws.store.rules.list(scopes=scopes) if r.agent_id == own]
-    cases = [c for c in ws.store.cases.list(scopes=scopes) if c.agent_id == own]
+    items = ws.ports.memory.list(MemoryQuery(scopes=scopes, agent_id=own, include_archived=True, limit=MAX_RECORDS))
+    nodes = ws.ports.bdi.list(scopes=scopes, agent_id=own, limit=MAX_RECORDS)
+    rules = [r for r in ws.ports.rules.list(scopes=scopes) if r.agent_id == own]
+    cases = [c for c in ws.ports.cases.list(scopes=scopes) if c.agent_id == own]
     uids = [*(n.uid for n in nodes), *(f.uid for f in facts), *(i.uid for i in items), *(c.uid for c in cases)]
     relations = _relations(ws, own, uids, scopes)
     by_kind: dict[NodeKind, list[BDINode]] = {kind: [] for kind in NodeKind}
@@ -69,7 +69,7 @@ def agent_files(ws: Workspace, agent_id: str, report: AgentReport) -> dict[str, 
         by_kind[node.kind].append(node)
     base = f"agents/{agent_id}/"
     files = {
-        base + records.AGENT_FILE: _dump(records.agent_to_json(ws.store.agents.get(agent_id))),
+        base + records.AGENT_FILE: _dump(records.agent_to_json(ws.ports.agents.get(agent_id))),
         base + records.MEMORY_FILE: _dump(records.memory_to_json(items)),
         base + records.FACTS_FILE: _dump(records.facts_to_json(facts)),
         base + records.RULES_FILE: _dump(records.rules_to_json(rules)),

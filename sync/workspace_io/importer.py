@@ -115,7 +115,7 @@ class _Planner:
             if reason is None:
                 accepted.append(item)
                 continue
-            if item.kind == "agent" and not self.ws.store.agents.exists(self.agent_id):
+            if item.kind == "agent" and not self.ws.ports.agents.exists(self.agent_id):
                 orphan = f"the record of agent {self.agent_id!r} was refused and the agent does not exist"
             agent.report.count(item.kind, "refused")
             agent.report.refused.append(Skipped(kind=item.kind, uid=item.uid, where=item.where, reason=reason))
@@ -156,7 +156,7 @@ class _Planner:
     def _agent(self, item: Item) -> tuple[str, str | None]:
         new: Agent = item.model  # type: ignore[assignment]
         try:
-            old = self.ws.store.agents.get(new.agent_id)
+            old = self.ws.ports.agents.get(new.agent_id)
         except NotFoundError:
             self.event("agent", new)
             return "created", None
@@ -174,7 +174,7 @@ class _Planner:
 
     def _fact(self, item: Item) -> tuple[str, str | None]:
         new: Fact = item.model  # type: ignore[assignment]
-        old = self.ws.store.facts.get_many([new.uid]).get(new.uid)
+        old = self.ws.ports.facts.get_many([new.uid]).get(new.uid)
         if old is None:
             return self._new_fact(new)
         if foreign := self._foreign(old, "fact"):
@@ -208,14 +208,14 @@ class _Planner:
 
         query = FactQuery(scopes=[fact.scope], subject=escape(fact.subject), predicate=escape(fact.predicate),
                           object=escape(fact.object), limit=1)  # fmt: skip
-        found = self.ws.store.facts.query(query)
+        found = self.ws.ports.facts.query(query)
         return found[0].uid if found else None
 
     def _memory(self, item: Item) -> tuple[str, str | None]:
         new: MemoryItem = item.model  # type: ignore[assignment]
         if new.updated_at is None:  # the store stamps a never-updated item with its creation time
             new = item.model = new.model_copy(update={"updated_at": new.created_at})
-        old = self.ws.store.memory.get_many([new.uid]).get(new.uid)
+        old = self.ws.ports.memory.get_many([new.uid]).get(new.uid)
         payload = new.model_dump(mode="json")
         payload["updated_at"] = payload["updated_at"] or payload["created_at"]
         if old is None:
@@ -235,7 +235,7 @@ class _Planner:
     def _node(self, item: Item) -> tuple[str, str | None]:
         new: BDINode = item.model  # type: ignore[assignment]
         try:
-            old = self.ws.store.bdi.get(new.uid)
+            old = self.ws.ports.bdi.get(new.uid)
         except NotFoundError:
             self.event(new.kind.value, new)
             return "created", None
@@ -252,7 +252,7 @@ class _Planner:
 
     def _rule(self, item: Item) -> tuple[str, str | None]:
         new: Rule = item.model  # type: ignore[assignment]
-        old = self.ws.store.rules.get_many([new.uid]).get(new.uid)
+        old = self.ws.ports.rules.get_many([new.uid]).get(new.uid)
         payload = new.model_dump(mode="json")
         if old is None:
             self.event("rule", new, {**payload, "updated_at": payload["created_at"]})
@@ -267,16 +267,16 @@ class _Planner:
     def _all_scopes(self) -> list[str]:
         """Every scope a record can be in: ``global``, each agent's own and each granted one (read once)."""
         if self.scopes is None:
-            agents = [a.agent_id for a in self.ws.store.agents.list()]
+            agents = [a.agent_id for a in self.ws.ports.agents.list()]
             found = {"global", *(agent_scope(a) for a in agents)}
-            found.update(g.scope for a in agents for g in self.ws.store.scopes.grants(a))
+            found.update(g.scope for a in agents for g in self.ws.ports.scopes.grants(a))
             self.scopes = sorted(found)
         return self.scopes
 
     def _case(self, item: Item) -> tuple[str, str | None]:
         new: Case = item.model  # type: ignore[assignment]
         if self.cases is None:  # the uid may name a case in any scope: another agent's is never touched
-            self.cases = {c.uid: c for c in self.ws.store.cases.list(scopes=sorted({*self._all_scopes(), new.scope}))}
+            self.cases = {c.uid: c for c in self.ws.ports.cases.list(scopes=sorted({*self._all_scopes(), new.scope}))}
         old = self.cases.get(new.uid)
         if old is not None:
             if foreign := self._foreign(old, "case"):
@@ -293,7 +293,7 @@ class _Planner:
 
     def _visible_kind(self, uid: str) -> str | None:
         """The kind of a stored record the agent may see (None for one it may not: same answer as no record)."""
-        info = self.ws.store.relations.node_info(uid)
+        info = self.ws.ports.relations.node_info(uid)
         return info[0] if info is not None and self._may_not_write(info[1]) is None else None
 
     def _relation(self, item: Item) -> tuple[str, str | None]:
@@ -308,13 +308,13 @@ class _Planner:
                 return "skipped", f"its {role} {uid} is a {kind}, not one of {', '.join(allowed)}"
         ends = (new.kind, new.source_uid, new.target_uid)
         for end in (new.source_uid, new.target_uid):  # the uid first: another agent's edge is refused, even a twin
-            for old in self.ws.store.relations.relations(end, scopes=self._all_scopes()):
+            for old in self.ws.ports.relations.relations(end, scopes=self._all_scopes()):
                 if old.uid == new.uid:
                     if foreign := self._foreign(old, "edge"):
                         return "refused", foreign
                     same = (old.kind, old.source_uid, old.target_uid, old.scope) == (*ends, new.scope)
                     return ("unchanged", None) if same else ("skipped", "the uid names another edge; kept")
-        existing = self.ws.store.relations.relations(new.source_uid, scopes=[new.scope])
+        existing = self.ws.ports.relations.relations(new.source_uid, scopes=[new.scope])
         if any((r.kind, r.source_uid, r.target_uid) == ends for r in existing):
             return "unchanged", None
         self.event("relation", new)
@@ -326,7 +326,7 @@ class _Planner:
         says refused, not created."""
         for report, item in self.created:
             model: Any = item.model
-            stored = self.ws.store
+            stored = self.ws.ports
             found: list[Case] | list[Relation] = (
                 stored.cases.list(scopes=[model.scope])
                 if item.kind == "case"
@@ -398,6 +398,6 @@ def import_workspace(ws: Workspace, path: Path | str, *, agents: Sequence[str] |
         if progress is not None:
             progress("check", done, len(read))
     if planner.events and not dry_run:
-        EmbeddedTarget(ws.store).apply(planner.events)
+        EmbeddedTarget(ws.ports).apply(planner.events)
         planner.verify()
     return report

@@ -108,14 +108,14 @@ class MethodContext:
             return []
         parsed = RuleType(kind) if isinstance(kind, str) else kind
         scopes = self.workspace.scopes.readable(self.agent_id)
-        return self.workspace.store.rules.list(scopes=scopes, type=parsed, enabled=enabled)
+        return self.workspace.ports.rules.list(scopes=scopes, type=parsed, enabled=enabled)
 
     def cases(self, *, limit: int = 10_000) -> builtins.list[Case]:
         """Past cases visible to the agent, oldest first."""
         if self.workspace is None:
             return []
         scopes = self.workspace.scopes.readable(self.agent_id)
-        return self.workspace.store.cases.list(scopes=scopes, limit=limit)
+        return self.workspace.ports.cases.list(scopes=scopes, limit=limit)
 
     def nodes(self, kind: str, **filters: Any) -> builtins.list[BDINode]:
         """BDI nodes visible to the agent: belief, desire, goal, intention, plan, plan_step."""

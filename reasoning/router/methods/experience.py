@@ -193,7 +193,7 @@ def _from_graph(ctx: MethodContext, source: str) -> tuple[list[tuple[str, ...]],
         count = sum(len(v) for v in uids.values())
     else:
         ws = ctx.workspace
-        items = [] if ws is None else ws.store.memory.list(
+        items = [] if ws is None else ws.ports.memory.list(
             MemoryQuery(scopes=ws.scopes.readable(ctx.agent_id), limit=MAX_GRAPH_RECORDS))  # fmt: skip
         for m in items:
             for item in (f"type={m.type.value}", *(f"tag={t}" for t in m.tags)):

@@ -219,7 +219,7 @@ def inductive(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     if inputs.get("propose") is True and rows:
         if ctx.workspace is None:
             raise fail("inductive", "propose", "needs an agent workspace to store the proposed rules")
-        service = RuleService(ctx.workspace.store, ctx.workspace.scopes, ctx.workspace.clock)
+        service = RuleService(ctx.workspace.ports, ctx.workspace.scopes, ctx.workspace.clock)
         stored = [service.create(ctx.agent_id, scope=agent_scope(ctx.agent_id), **row["rule"]) for row in rows]
         for row, rule in zip(rows, stored, strict=True):
             row["uid"] = rule.uid

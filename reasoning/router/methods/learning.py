@@ -101,7 +101,7 @@ def stored_outcomes(ctx: MethodContext) -> tuple[list[Outcome], list[str]]:
     if ws is not None:
         query = MemoryQuery(scopes=ws.scopes.readable(ctx.agent_id), tags=[RUN_TAG], include_archived=True,
                             limit=100_000)  # fmt: skip
-        for item in ws.store.memory.list(query):
+        for item in ws.ports.memory.list(query):
             verdicts = [OUTCOME_TAGS[t] for t in item.tags if t in OUTCOME_TAGS]
             methods = [t for t in item.tags if t != RUN_TAG and t not in OUTCOME_TAGS]
             if len(verdicts) == 1 and methods:
