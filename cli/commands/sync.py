@@ -27,7 +27,7 @@ def sync() -> None:
 @typedb_options
 def push(out: Session, *, batch: int) -> None:
     ws = out.workspace()
-    with progress("pushing", ws.store.outbox.counts()["pending"]) as update:
+    with progress("pushing", ws.ports.outbox.counts()["pending"]) as update:
         report = out.run("typedb_sync_agent_data", {"batch": batch}, PushResult,
                          progress=lambda pushed: update(pushed.sent))  # fmt: skip
     summary = f"pushed {report.sent} events in {report.batches} batches; {report.pending_left} left"
