@@ -202,7 +202,7 @@ def fact_stats(console: Console, agent: str, scope: str | None, recent: int = 12
         scopes = console.ws.scopes.narrow(agent, scope)
         last: deque[str] = deque(maxlen=recent)
         total = 0
-        for row in console.ws.store.facts.live_triples(scopes=scopes, valid_at=console.ws.clock.now()):
+        for row in console.ws.ports.facts.live_triples(scopes=scopes, valid_at=console.ws.clock.now()):
             total += 1
             last.append(row.uid)
         return total, list(reversed(last))
