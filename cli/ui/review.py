@@ -173,14 +173,14 @@ def conversation(console: Console, agent: str, params: Params) -> dict[str, Any]
     """The agent's sessions; with ``?session=`` its messages (``MESSAGES_PAGE`` a page from ``?from=SEQ``) and its
     summary DAG; with ``?summary=`` that summary expanded to its messages (``lcm_expand``)."""
     ws = console.ws
-    sessions = [c.model_dump(mode="json") for c in ws.store.conversations.list(agent)]
+    sessions = [c.model_dump(mode="json") for c in ws.ports.conversations.list(agent)]
     data: dict[str, Any] = {"agent_id": agent, "sessions": sessions}
     key = text_arg(params, "session")
     if key is not None:
         found = ws.conversations.conversation(agent, key)
-        summaries = ws.store.summaries.list(found.uid)
+        summaries = ws.ports.summaries.list(found.uid)
         start = int_arg(params, "from", 0, 0, 2**62)
-        page = ws.store.conversations.messages(MessageQuery(conversation_uid=found.uid, from_seq=start,
+        page = ws.ports.conversations.messages(MessageQuery(conversation_uid=found.uid, from_seq=start,
                                                             limit=MESSAGES_PAGE + 1))  # fmt: skip
         shown = page[:MESSAGES_PAGE]
         data["session"] = {"conversation": found.model_dump(mode="json"),
@@ -235,7 +235,7 @@ def last_report(console: Console, agent: str) -> dict[str, Any] | None:
 def outbox_counts(console: Console, agent: str) -> dict[str, int]:
     """Pending and acknowledged outbox events the agent may see (in scopes it reads, or its own unscoped ones):
     the tool's counts cover every agent, and how much the others wrote is not this agent's to know."""
-    return console.ws.store.outbox.counts(scopes=sorted(console.ws.scopes.readable(agent)), agent_id=agent)
+    return console.ws.ports.outbox.counts(scopes=sorted(console.ws.scopes.readable(agent)), agent_id=agent)
 
 
 def typedb_view(console: Console, agent: str) -> dict[str, Any]:
@@ -250,7 +250,7 @@ def sync(console: Console, agent: str, params: Params) -> dict[str, Any]:
     events) and nightly reports."""
     readable = set(console.ws.scopes.readable(agent))
     limit = int_arg(params, "limit", 200, 1, 5000)
-    events = [e.model_dump(mode="json", exclude={"payload"}) for e in console.ws.store.outbox.pending(limit=limit)
+    events = [e.model_dump(mode="json", exclude={"payload"}) for e in console.ws.ports.outbox.pending(limit=limit)
               if e.scope in readable or (e.scope is None and e.agent_id == agent)]  # fmt: skip
     status = typedb_view(console, agent)
     pictures = sorted(p.name for p in reports_dir(console).glob(f"graph-{agent}.*"))
