@@ -39,7 +39,7 @@ Uid = Annotated[str, Field(min_length=1, max_length=MAX_NAME, description="The p
 def service(ctx: ToolContext) -> OntologyService:
     """The ontology service on the context's workspace and ontology folder."""
     ws = ctx.workspace()
-    return OntologyService(ws.store, ws.scopes, ws.clock, ontology_dir(ctx) or ws.path / ONTOLOGY_DIR)
+    return OntologyService(ws.ports, ws.scopes, ws.clock, ontology_dir(ctx) or ws.path / ONTOLOGY_DIR)
 
 
 def readable(svc: OntologyService, uid: str, agent: str | None) -> OntologyProposal:
