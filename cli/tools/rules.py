@@ -29,7 +29,7 @@ MAX_DOCUMENT = 1_000_000
 
 def rules_of(ws: Workspace) -> RuleService:
     """The rule service of a workspace."""
-    return RuleService(ws.store, ws.scopes, ws.clock)
+    return RuleService(ws.ports, ws.scopes, ws.clock)
 
 
 def reasoner_of(ws: Workspace) -> Reasoner:
