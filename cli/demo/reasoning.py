@@ -57,7 +57,7 @@ def reasoning(ws: Workspace, agent_id: str, out: Section) -> None:
          conditions=[{"subject": "?x", "predicate": "isTarget", "object": "yes"}, discount])  # fmt: skip
     fired = call("policy_eval", context={"discount": "25%"}).firings
     out.say(f"policy eval --context discount=25%: {'; '.join(f.action for f in fired)} (escalate)")
-    cases = CaseService(ws.store, ws.scopes, ws.clock, None)
+    cases = CaseService(ws.ports, ws.scopes, ws.clock, None)
     cases.store_case(agent_id, situation={"beliefs": ["price sensitive", "saas"], "desires": ["grow revenue"]},
                      solution={"actions": ["annual plan with 15% discount"]}, outcome={"success": True})  # fmt: skip
     found = cases.retrieve(agent_id, beliefs=["price sensitive"], desires=["grow revenue"])
