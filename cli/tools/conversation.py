@@ -98,7 +98,7 @@ class DescribeInput(ToolInput):
 def lcm_describe(ctx: ToolContext, args: DescribeInput) -> SummaryDescription:
     """Describe a summary (or an extracted memory item)."""
     if is_memory_uid(args.summary_uid):
-        return describe_memory(ctx.workspace().store, ctx.agent_for(args), args.summary_uid)
+        return describe_memory(ctx.workspace().ports, ctx.agent_for(args), args.summary_uid)
     return ctx.workspace().conversations.describe(ctx.agent_for(args), args.summary_uid)
 
 
@@ -128,7 +128,7 @@ class ExpandInput(ToolInput):
 def lcm_expand(ctx: ToolContext, args: ExpandInput) -> ExpandResult:
     """Walk the DAG down from a summary (or from an extracted memory item to its messages)."""
     if is_memory_uid(args.summary_uid):
-        return expand_memory(ctx.workspace().store, ctx.agent_for(args), args.summary_uid, max_depth=args.max_depth,
+        return expand_memory(ctx.workspace().ports, ctx.agent_for(args), args.summary_uid, max_depth=args.max_depth,
                              max_tokens=args.max_tokens)  # fmt: skip
     return ctx.workspace().conversations.expand(
         ctx.agent_for(args), args.summary_uid, max_depth=args.max_depth, include_messages=args.include_messages,
