@@ -17,9 +17,8 @@ from cli.tools.graph import GraphQueryAnswer
 from cli.tools.graph_links import PathList, RelationList
 from cli.ui.graphview import DEFAULT_LIMIT
 from cli.ui.picture import FORMATS, write_picture
+from kg.backends import SQL_TIMEOUT
 from kg.models import Relation, RelationKind
-from kg.store.sqlite.readonly import DEFAULT_TIMEOUT, run_readonly
-from kg.workspace import DB_FILE, STATE_DIR
 
 RELATIONS = [k.value for k in RelationKind if k is not RelationKind.AGENT_OWNS]  # agent-owns is implied
 
@@ -113,12 +112,11 @@ def path(
 ))  # fmt: skip
 @click.argument("sql")
 @click.option("--limit", type=int, default=1000, show_default=True, help="Most rows returned (1..10000).")
-@click.option("--timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True,
+@click.option("--timeout", type=float, default=SQL_TIMEOUT, show_default=True,
               help="Seconds the query may run (at most 300); a query still running then is stopped.")  # fmt: skip
 @mabos_options
 def sql(out: Session, *, sql: str, limit: int, timeout: float) -> None:
-    ws = out.workspace()
-    result = run_readonly(ws.path / STATE_DIR / DB_FILE, sql, limit=limit, timeout=timeout)
+    result = out.workspace().read_sql(sql, limit=limit, timeout=timeout)
     cut = render.note(f"truncated after {len(result.rows)} rows (--limit {limit}, or the 32 MB cap)")
     out.emit(result, render.table("SQL", result.columns, result.rows), cut if result.truncated else None)
 
