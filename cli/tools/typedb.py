@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from cli.tools.overrides import optional_agent, push_progress, typedb_address
 from cli.tools.registry import ToolContext, ToolInput, tool
-from kg.store.typedb.schema import check_read_only
+from kg.shared_graph import check_read_only
 from sync.shared_graph import client_for, push_outbox, status, sync_schema
 
 GROUP = "typedb"
