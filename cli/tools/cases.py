@@ -13,7 +13,6 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from cli.tools.registry import ToolContext, ToolInput, tool
-from kg.conversation.llm import chat_model_from_config
 from kg.models import MAX_CONTENT, MAX_LIST, CaseOutcome, CaseSituation, CaseSolution, RecordId, Unit
 from kg.workspace import Workspace
 from reasoning.cases import CaseService, StoredCase
@@ -142,9 +141,11 @@ class ReasonInput(ToolInput):
 
 
 def method_context(ws: Workspace, agent: str, *, seed: int = 0, problem: str = "") -> MethodContext:
-    """The context engines run in: the agent, its workspace and the configured chat model (if any)."""
-    c = ws.config.conversation
-    chat = chat_model_from_config(c.llm_url, c.llm_model, c.llm_api_key_env)
+    """The context engines run in: the agent, its workspace and the configured chat model (if any, with the
+    configured ``[llm] timeout``, as every LLM user of the workspace)."""
+    from kg.extraction.workspace import workspace_chat  # noqa: PLC0415 - extraction loads only where a model may run
+
+    chat = workspace_chat(ws)
     return MethodContext(agent_id=agent, workspace=ws, chat=chat, seed=seed, problem=problem)
 
 

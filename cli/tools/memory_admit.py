@@ -13,7 +13,6 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from cli.tools.registry import ToolContext, ToolInput, tool
-from kg.conversation.llm import chat_model_from_config
 from kg.memory.admission import AdmissionResult, MemoryCandidate, evaluate
 from kg.memory.write_policy import MemoryWriter, OfferReport
 
@@ -70,9 +69,9 @@ def memory_admit(ctx: ToolContext, args: MemoryAdmitInput) -> AdmitResult:
         preset = "balanced" if args.preset == "off" else args.preset
         results = evaluate(args.candidates, existing=existing, now=ws.clock.now(), preset=preset, embedder=ws.embedder)
         return AdmitResult(dry_run=True, admission=results)
-    c = ws.config.conversation
-    writer = MemoryWriter(ws.memory, agent, embedder=ws.embedder,
-                          chat=chat_model_from_config(c.llm_url, c.llm_model, c.llm_api_key_env),
+    from kg.extraction.workspace import workspace_chat  # noqa: PLC0415 - extraction loads only where a model may run
+
+    writer = MemoryWriter(ws.memory, agent, embedder=ws.embedder, chat=workspace_chat(ws),
                           admission=None if args.preset == "off" else args.preset)  # fmt: skip
     report = writer.offer(args.candidates)
     report.outcomes += writer.close().outcomes
