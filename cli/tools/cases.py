@@ -28,7 +28,7 @@ _Item = Annotated[str, Field(max_length=1024)]
 
 def cases_of(ws: Workspace) -> CaseService:
     """The case service of a workspace."""
-    return CaseService(ws.store, ws.scopes, ws.clock, ws.embedder)
+    return CaseService(ws.ports, ws.scopes, ws.clock, ws.embedder)
 
 
 # ---------------------------------------------------------------------------------------------- cbr_store
