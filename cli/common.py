@@ -16,20 +16,23 @@ import sys
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Concatenate, ParamSpec, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar, cast
 
 import click
 from click.decorators import FC
 from pydantic import BaseModel
-from rich.console import Console, RenderableType
 
 from cli.tools.overrides import CommandContext
 from cli.tools.registry import run
 from kg.limits import MAX_DOCUMENT_BYTES, read_text_bounded
 from kg.models import to_utc
-from kg.workspace import Workspace, default_path, open_workspace
-from sync.replay import PushReport
-from sync.write_through import WriteThrough, attach
+
+if TYPE_CHECKING:  # imported where used: a command pays for the workspace, write-through and rich only if it uses them
+    from rich.console import Console, RenderableType
+
+    from kg.workspace import Workspace
+    from sync.replay import PushReport
+    from sync.write_through import WriteThrough
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -146,6 +149,8 @@ class Session:
     @property
     def path(self) -> Path:
         """``--workspace``, else ``$MABOS_WORKSPACE``, else ``./mabos-workspace``."""
+        from kg.workspace import default_path  # noqa: PLC0415
+
         return self.explicit_path or default_path()
 
     def workspace(self) -> Workspace:
@@ -156,6 +161,9 @@ class Session:
         stderr, never the command (the change waits in the outbox).
         """
         if self._workspace is None:
+            from kg.workspace import open_workspace  # noqa: PLC0415
+            from sync.write_through import attach  # noqa: PLC0415
+
             self._workspace = self.ctx.with_resource(open_workspace(self.path))
             writer = attach(self._workspace)
             if writer is not None:
@@ -216,6 +224,8 @@ def read_source(source: str, field: str = "file", cap: int = MAX_DOCUMENT_BYTES)
 
 def make_console() -> Console:
     """A console on the current stdout: no markup, emoji or highlighting of user text."""
+    from rich.console import Console  # noqa: PLC0415 - human output only: --json never imports rich
+
     width = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else PIPE_WIDTH
     return Console(file=sys.stdout, markup=False, emoji=False, highlight=False, width=width, soft_wrap=True)
 

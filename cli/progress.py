@@ -6,13 +6,12 @@ library's progress hook (a context variable such as :data:`kg.extraction.service
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Protocol
-
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 
 class Update(Protocol):
@@ -22,9 +21,30 @@ class Update(Protocol):
         """Move the bar."""
 
 
+def _maybe_terminal() -> bool:
+    """False when rich's console would surely not count stderr as a terminal: not a TTY and neither
+    ``TTY_COMPATIBLE`` nor ``FORCE_COLOR`` set (``rich.console.Console.is_terminal``'s rules)."""
+    if "TTY_COMPATIBLE" in os.environ or "FORCE_COLOR" in os.environ:
+        return True
+    try:
+        return sys.stderr.isatty()
+    except ValueError:  # closed
+        return False
+
+
+def _ignore(done: int, total: int | None = None) -> None:
+    """The callback of a hidden bar."""
+
+
 @contextmanager
 def progress(label: str, total: int | None = None) -> Iterator[Update]:
     """A bar labelled ``label`` (``total`` if known up front) and the callback that moves it."""
+    if not _maybe_terminal():  # rich would hide the bar: skip importing it
+        yield _ignore
+        return
+    from rich.console import Console  # noqa: PLC0415
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn  # noqa: PLC0415
+
     console = Console(stderr=True)
     with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=console,
                   transient=True, disable=not console.is_terminal) as bar:  # fmt: skip

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from rich.console import RenderableType
-from rich.table import Table
+from typing import TYPE_CHECKING
 
 from cli import render
-from kg.memory.service import RecallResult
-from kg.recall.fusion import ScoreBreakdown
+
+if TYPE_CHECKING:  # --json never imports rich (cli/render.py makes the renderings on first use)
+    from rich.console import RenderableType
+    from rich.table import Table
+
+    from kg.memory.service import RecallResult
+    from kg.recall.fusion import ScoreBreakdown
 
 #: Components shown by --explain, in pipeline order (docs/recall-scoring.md defines each).
 EXPLAIN_FIELDS = (
