@@ -26,8 +26,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
-import yaml
-
 from kg.errors import InputError
 
 #: Any one document read from a file, standard input or a tool argument (RDF, rules, JSONL, inputs): 100 MB.
@@ -139,6 +137,8 @@ def load_yaml(text: str) -> Any:
     Raises:
         yaml.YAMLError: as for any YAML the document's reader reports (with a line when PyYAML gives one).
     """
+    import yaml  # noqa: PLC0415 - only the commands that read YAML pay for PyYAML
+
     try:
         data = yaml.safe_load(text)
     except RecursionError:

@@ -14,10 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cli.tools.registry import ToolContext, ToolInput
 from kg.errors import InputError
-from sync.replay import PushReport
+
+if TYPE_CHECKING:
+    from sync.replay import PushReport
 
 
 @dataclass

@@ -51,9 +51,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import NamedTuple
-
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kg.errors import InputError
 from kg.recall.decay import DecayComponents, DecaySettings, MemoryLike, check_unit, decay_boost
@@ -68,7 +66,11 @@ from kg.recall.fusion_types import (
     ScoreBreakdown,
     check_fusion,
 )
-from kg.recall.mmr import mmr_select
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from kg.recall.mmr import mmr_select
 
 #: The engine's decay: the parameters of :class:`DecaySettings` at a quarter of their strength, calibrated on
 #: LoCoMo's dev conversations (docs/recall-scoring.md, "Why the vector leg lost to plain cosine").
@@ -320,6 +322,8 @@ def rank(
                         coverage=None if coverage is None else coverage.get(u, 0.0),
                         bonus=bonus.get(u, 0.0) if bonus else 0.0, decays=decays) for u in uids}  # fmt: skip
     if mmr:
+        from kg.recall.mmr import mmr_select  # noqa: PLC0415 - NumPy: only a recall that asks for MMR pays for it
+
         eligible = {uid: s.decayed for uid, s in scored.items() if s.decayed >= min_score}
         order = mmr_select(eligible, vectors or {}, lambda_=settings.mmr_lambda, limit=limit, min_score=min_score)
     else:
@@ -330,6 +334,15 @@ def rank(
         breakdown = _breakdown(scored[uid], branches, fusion, penalty=penalty, final=final)
         results.append(Ranked.model_construct(uid=uid, score=final, breakdown=breakdown))
     return results
+
+
+def __getattr__(name: str) -> Any:
+    """``mmr_select``, re-exported on first use (PEP 562): :mod:`kg.recall.mmr` imports NumPy."""
+    if name == "mmr_select":
+        from kg.recall.mmr import mmr_select  # noqa: PLC0415
+
+        return mmr_select
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [
