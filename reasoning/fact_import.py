@@ -23,13 +23,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from kg.errors import InputError
-from kg.workspace import Workspace
-from reasoning.rdf_parse import SUFFIX_FORMATS, Key, RdfDocument, parse_documents
+from reasoning.rdf_documents import SUFFIX_FORMATS, Key, RdfDocument
+
+if TYPE_CHECKING:
+    from kg.workspace import Workspace
 
 IMPORT_BATCH = 10_000
 
@@ -87,6 +89,8 @@ def import_documents(
     ws.scopes.require_agent(agent_id)
     if scope is not None:
         ws.scopes.check_write(agent_id, scope)
+    from reasoning.rdf_parse import parse_documents  # noqa: PLC0415 - the parsers load when there is a document
+
     started = time.perf_counter()
     parsed = parse_documents(documents)
     parse_end = time.perf_counter()

@@ -21,32 +21,18 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterator, Sequence
-from typing import Any, Literal, NamedTuple
+from typing import Any, NamedTuple
 
 import pyoxigraph as ox
-from pydantic import BaseModel, Field
 from rdflib import Literal as RdfLiteral
 from rdflib import URIRef
 
 from kg.errors import InputError
 from kg.facts_fast import gc_paused
-from kg.limits import MAX_DOCUMENT_BYTES, refuse_xml_dtd
+from kg.limits import refuse_xml_dtd
 from reasoning.owl import CORE_PREFIXES, NAMESPACE, iri_to_term
+from reasoning.rdf_documents import SUFFIX_FORMATS, Key, RdfDocument, RdfFormat
 
-RdfFormat = Literal["turtle", "nt", "json-ld", "xml", "nquads", "trig"]
-#: File suffix -> format (``.owl`` and ``.rdf`` files are RDF/XML, as LUBM's are). N-Quads and TriG carry named
-#: graphs: their triples are imported, the graph names dropped (as for JSON-LD's named graphs).
-SUFFIX_FORMATS: dict[str, RdfFormat] = {
-    ".ttl": "turtle",
-    ".nt": "nt",
-    ".jsonld": "json-ld",
-    ".json": "json-ld",
-    ".owl": "xml",
-    ".rdf": "xml",
-    ".xml": "xml",
-    ".nq": "nquads",
-    ".trig": "trig",
-}
 PARSERS: dict[str, ox.RdfFormat] = {
     "turtle": ox.RdfFormat.TURTLE,
     "nt": ox.RdfFormat.N_TRIPLES,
@@ -55,29 +41,10 @@ PARSERS: dict[str, ox.RdfFormat] = {
     "nquads": ox.RdfFormat.N_QUADS,
     "trig": ox.RdfFormat.TRIG,
 }
-MAX_DOCUMENT = MAX_DOCUMENT_BYTES
 XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
-#: A distinct triple: subject, predicate, object and the object's datatype or "@" language ("" for an entity).
-Key = tuple[str, str, str, str]
 #: The IRIs :func:`reasoning.owl.iri_to_term` may rewrite start with one of these; any other stays as it is.
 MAPPED = (NAMESPACE, *CORE_PREFIXES.values())
 MISSING: Any = object()
-
-
-class RdfDocument(BaseModel):
-    """One RDF document to import."""
-
-    name: str = Field(max_length=1_024, description="Where it came from (a file name), for error messages.")
-    format: RdfFormat = Field(
-        description="turtle, nt, json-ld, xml (RDF/XML: .owl and .rdf files), nquads or trig (graph names are dropped)."
-    )
-    content: str = Field(max_length=MAX_DOCUMENT, description="The document text (at most 100,000,000 characters).")
-    base_iri: str | None = Field(
-        None,
-        max_length=4_096,
-        description="The absolute IRI relative IRIs resolve against (the CLI gives the file: URI); without it a "
-        "relative IRI is refused.",
-    )
 
 
 class Parsed(NamedTuple):
