@@ -140,7 +140,7 @@ def populate(path: Path) -> dict[str, str]:
         ):
             ws.bdi.link(SALES, relation, source.uid, target.uid)
         ws.scopes.grant(FINANCE, "project:q3", granted_by="admin")
-        rules = RuleService(ws.store, ws.scopes, ws.clock)
+        rules = RuleService(ws.ports, ws.scopes, ws.clock)
         target = rules.create(SALES, name="saas-target", conditions=[{"subject": "?x", "predicate": "hasIndustry",
                               "object": "saas"}], conclusion={"subject": "?x", "predicate": "isTarget",
                               "object": "true"})  # fmt: skip
@@ -174,12 +174,12 @@ def populate(path: Path) -> dict[str, str]:
                 ("AffiliateSite", "Affiliate Site", "a website that refers buyers for a fee", "validated"),
             )
         )  # fmt: skip
-        ws.store.proposals.add(proposal)
-        ws.store.proposals.add(validated)
+        ws.ports.proposals.add(proposal)
+        ws.ports.proposals.add(validated)
         # a conversation with one leaf summary over its first two messages (written straight into the store)
         ingested = ws.conversations.ingest(SALES, "s1", DIALOGUE.read_text(encoding="utf-8"))
-        first = ws.store.conversations.messages(MessageQuery(conversation_uid=ingested.conversation_uid, to_seq=1))
-        summary = ws.store.summaries.add(Summary(
+        first = ws.ports.conversations.messages(MessageQuery(conversation_uid=ingested.conversation_uid, to_seq=1))
+        summary = ws.ports.summaries.add(Summary(
             uid=new_id("summary"), agent_id=SALES, conversation_uid=ingested.conversation_uid, kind=SummaryKind.LEAF,
             depth=0, content="Maya plans a Lisbon offsite for 14 people, 12-15 June 2025.", token_count=15,
             source_token_count=sum(m.token_count for m in first), method=SummaryMethod.EXTRACTIVE,

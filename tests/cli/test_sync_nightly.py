@@ -52,7 +52,7 @@ def test_demo_end_to_end_without_typedb(demo: Mabos) -> None:
 
 def test_demo_with_unreachable_typedb_exits_3_and_keeps_the_outbox(demo: Mabos) -> None:
     with kg.open_workspace(demo.workspace) as ws:
-        before = ws.store.outbox.counts()
+        before = ws.ports.outbox.counts()
     result = demo("sync", "nightly", "--all", "--typedb", DEAD_TYPEDB, "--json", env=NO_EMBEDDER)
     assert result.exit_code == 3, result.output
     steps = _steps(json.loads(result.stdout))  # stdout is still the whole report, as JSON
@@ -61,7 +61,7 @@ def test_demo_with_unreachable_typedb_exits_3_and_keeps_the_outbox(demo: Mabos) 
     assert result.stderr.startswith("error: nightly: schema, push failed (schema: typedb: 127.0.0.1:1 is unreachable")
     assert result.stderr.count("\n") == 1
     with kg.open_workspace(demo.workspace) as ws:
-        after = ws.store.outbox.counts()
+        after = ws.ports.outbox.counts()
     assert after["acked"] == before["acked"] and after["pending"] >= before["pending"]
 
 

@@ -31,7 +31,7 @@ MakeBackend = Callable[[Workspace], GraphQueryBackend]
 
 
 def _sqlite(ws: Workspace) -> GraphQueryBackend:
-    return SqliteGraphQueries(ws.store.db)
+    return SqliteGraphQueries(ws._store.db)
 
 
 def _typedb(ws: Workspace) -> GraphQueryBackend:  # replaced per test by make_backend (needs the server)

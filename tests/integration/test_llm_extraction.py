@@ -197,13 +197,13 @@ def test_every_window_ends_in_facts_refusals_or_a_reported_failure(ws: Workspace
     done = [w for w in report.windows if w.status == "done"]
     said: dict[str, str] = {}
     for i, window in enumerate(report.windows):
-        conv = ws.store.conversations.find("a", f"s{i + 1}")
+        conv = ws.ports.conversations.find("a", f"s{i + 1}")
         assert conv is not None and window.conversation_uid == conv.uid
-        assert ws.store.marks.get(MARK + conv.uid) == (1 if window.status == "done" else 0)  # never past a failure
+        assert ws.ports.marks.get(MARK + conv.uid) == (1 if window.status == "done" else 0)  # never past a failure
         assert window.status in ("done", "failed")
         if window.status == "failed":
             assert window.error and "attempts" in window.error
-        said |= {m.uid: m.content for m in ws.store.conversations.messages(MessageQuery(conversation_uid=conv.uid))}
+        said |= {m.uid: m.content for m in ws.ports.conversations.messages(MessageQuery(conversation_uid=conv.uid))}
     stored = ws.facts.query("a")
     check = SanityCheck(extractor.vocabulary, speakers=["user"])
     for f in stored:  # whatever the model said, what was stored is written in its message and has a known predicate
@@ -241,7 +241,7 @@ def test_a_tiny_timeout_fails_the_window_after_its_attempts_and_writes_nothing(
     [window] = failed.windows
     assert window.status == "failed" and "after 2 attempts" in (window.error or "")
     assert (window.error or "").count("timed out") == 2, window.error
-    conv = ws.store.conversations.find("a", "s1")
-    assert conv is not None and ws.store.marks.get(MARK + conv.uid) == 0
+    conv = ws.ports.conversations.find("a", "s1")
+    assert conv is not None and ws.ports.marks.get(MARK + conv.uid) == 0
     assert ws.facts.query("a") == [] and ws.memory.list_items("a") == []
     # the next run doing the window once the model answers: tests/unit/test_extraction_llm.py (a stub answers)

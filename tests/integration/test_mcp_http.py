@@ -89,7 +89,7 @@ def _seed(path: Path) -> dict[str, str]:
         revoked = ws.tokens.create(ALICE)
         ws.tokens.revoke(revoked.token.token_id)
         secrets["revoked"] = revoked.secret
-        past = TokenService(ws.store.tokens, FixedClock(SystemClock().now() - timedelta(days=2)))
+        past = TokenService(ws._store.tokens, FixedClock(SystemClock().now() - timedelta(days=2)))
         secrets["expired"] = past.create(ALICE, lifetime=timedelta(days=1)).secret  # expired a day ago
     finally:
         ws.close()

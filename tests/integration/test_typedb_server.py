@@ -70,12 +70,12 @@ def test_push_replicates_the_outbox_and_twice_equals_once(shared: tuple[Workspac
     ws, client = shared
     report = push_outbox(ws, batch=50)
     assert report.pending_left == 0 and report.sent == report.acknowledged > 0
-    facts = ws.store.db.read("SELECT count(*) FROM facts")[0][0]
-    goals = ws.store.db.read("SELECT count(*) FROM bdi_nodes WHERE kind = 'goal'")[0][0]
-    agents = ws.store.db.read("SELECT count(*) FROM agents")[0][0]
+    facts = ws._store.db.read("SELECT count(*) FROM facts")[0][0]
+    goals = ws._store.db.read("SELECT count(*) FROM bdi_nodes WHERE kind = 'goal'")[0][0]
+    agents = ws._store.db.read("SELECT count(*) FROM agents")[0][0]
     assert (_count(client, "fact"), _count(client, "goal"), _count(client, "agent")) == (facts, goals, agents)
     before = _dump(client)
-    with ws.store.db.write() as conn:  # forget every acknowledgement: a full replay of the whole outbox
+    with ws._store.db.write() as conn:  # forget every acknowledgement: a full replay of the whole outbox
         conn.execute("UPDATE outbox SET acked_at = NULL")
     push_outbox(ws, batch=7)
     assert _dump(client) == before
@@ -83,7 +83,7 @@ def test_push_replicates_the_outbox_and_twice_equals_once(shared: tuple[Workspac
 
 def test_a_retraction_reaches_the_shared_graph(shared: tuple[Workspace, TypeDBClient]) -> None:
     ws, client = shared
-    retracted = ws.store.db.read("SELECT uid FROM facts WHERE retracted_at IS NOT NULL LIMIT 1")
+    retracted = ws._store.db.read("SELECT uid FROM facts WHERE retracted_at IS NOT NULL LIMIT 1")
     push_outbox(ws)
     if retracted:
         uid = retracted[0][0]
@@ -105,7 +105,7 @@ def test_graph_queries_read_the_shared_graph_when_it_is_reachable(shared: tuple[
     ws, _client = shared
     backend, reason = graph_backend(ws)
     assert reason is None and backend.source == "typedb"
-    assert ws.store.outbox.counts()["pending"] == 0  # the read pushed this workspace's changes first
+    assert ws.ports.outbox.counts()["pending"] == 0  # the read pushed this workspace's changes first
     remote = GraphQueries(backend, ws.scopes, ws.clock).run("blocked-steps", {}, agent=None)
     local = GraphQueries(local_backend(ws), ws.scopes, ws.clock).run("blocked-steps", {}, agent=None)
     assert remote.model_dump(exclude={"source", "at"}) == local.model_dump(exclude={"source", "at"})

@@ -77,8 +77,8 @@ class Writer:
         self.ws = ws
         self.seed = seed
         self.rng = random.Random(seed)
-        self.rules = RuleService(ws.store, ws.scopes, ws.clock)
-        self.reasoner = Reasoner(ws.store, ws.scopes, ws.clock, ws.facts)
+        self.rules = RuleService(ws.ports, ws.scopes, ws.clock)
+        self.reasoner = Reasoner(ws.ports, ws.scopes, ws.clock, ws.facts)
         self.asserted: set[tuple[str, str, str]] = set()  # triples of this run: each is asserted once
         self.ops: dict[str, Callable[[int], None]] = {
             "memory": self.memory, "batch": self.batch, "assert": self.assert_fact, "retract": self.retract,

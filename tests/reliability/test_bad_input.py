@@ -318,7 +318,7 @@ def seeded(
         ws.agents.add("b")
         fact, _ = ws.facts.assert_fact("a", "acme", "hasRevenue", "2000000")
         ws.facts.assert_fact("a", "acme", "locatedIn", "US")
-        rules = RuleService(ws.store, ws.scopes, ws.clock)
+        rules = RuleService(ws.ports, ws.scopes, ws.clock)
         rule = rules.create("a", **TAXABLE)
         doomed = rules.create("a", **{**TAXABLE, "name": "doomed"})  # rule_delete's target (the first call deletes it)
         ws.memory.store_item("a", "Acme needs SSO", tags=["auth"])
@@ -341,7 +341,7 @@ def seeded(
 
 
 def _ontology(ws: Workspace) -> OntologyService:
-    return OntologyService(ws.store, ws.scopes, ws.clock, ws.path / "ontologies")
+    return OntologyService(ws.ports, ws.scopes, ws.clock, ws.path / "ontologies")
 
 
 def baselines(seed: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -572,7 +572,7 @@ def test_rule_conditions(mode: str, seeded: tuple[Path, dict[str, Any]], request
     )
     def run(fields: dict[str, Any], texts: list[str]) -> None:
         with kg.open_workspace(root) as ws:
-            rules = RuleService(ws.store, ws.scopes, ws.clock)
+            rules = RuleService(ws.ports, ws.scopes, ws.clock)
             attempt("rules:create", root, lambda: rules.create("a", **fields))
         attempt(
             "rules:rule_create(text conditions)",

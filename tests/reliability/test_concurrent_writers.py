@@ -202,7 +202,7 @@ def lost(acked: list[str], stored: list[str]) -> int:
 def make_workspace(root: Path) -> Path:
     """A workspace with the three agents and, for each, a rule that turns every ``worksAt`` into ``employedBy``."""
     with kg.init_workspace(root) as ws:
-        rules = RuleService(ws.store, ws.scopes, ws.clock)
+        rules = RuleService(ws.ports, ws.scopes, ws.clock)
         for agent in AGENTS:
             ws.agents.add(agent)
             rules.create(agent, **EMPLOYED)

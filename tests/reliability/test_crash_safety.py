@@ -207,7 +207,7 @@ def check_database(path: Path) -> list[str]:
 def check_acknowledged(ws: Workspace, expected: Expected) -> list[str]:
     """Every acknowledged write, as the acknowledged operations left it (one line per loss)."""
     lost = check_memories(ws, expected) + check_facts(ws, expected)
-    rules = _get_all(ws.store.rules.get_many, sorted(expected.rules))
+    rules = _get_all(ws.ports.rules.get_many, sorted(expected.rules))
     lost += [f"rule {uid}: missing" for uid in sorted(expected.rules) if uid not in rules]
     return lost + check_acknowledged_files(ws.path, expected)
 
@@ -216,7 +216,7 @@ def check_memories(ws: Workspace, expected: Expected) -> list[str]:
     """Memory items by uid and content, and what acknowledged consolidations did to them."""
     lost: list[str] = []
     memory_uids = sorted(expected.memories)
-    found = _get_all(ws.store.memory.get_many, memory_uids)
+    found = _get_all(ws.ports.memory.get_many, memory_uids)
     for uid in memory_uids:
         item = found.get(uid)
         if item is None:
@@ -238,7 +238,7 @@ def check_facts(ws: Workspace, expected: Expected) -> list[str]:
     """Asserted facts by uid with their acknowledged retracted state; derived facts by uid."""
     lost: list[str] = []
     fact_uids = sorted(set(expected.facts) | expected.derived)
-    facts = _get_all(ws.store.facts.get_many, fact_uids)
+    facts = _get_all(ws.ports.facts.get_many, fact_uids)
     for uid in fact_uids:
         fact = facts.get(uid)
         if fact is None:
@@ -279,7 +279,7 @@ def check_daily_logs(ws: Workspace) -> tuple[list[str], list[str]]:
     entries: dict[Path, Counter[str]] = {}
     missing: list[str] = []
     after = 0
-    while batch := ws.store.memory.scan(after, CHUNK):
+    while batch := ws.ports.memory.scan(after, CHUNK):
         after = batch[-1][0]
         for _, item in batch:
             if item.source == "consolidation":
@@ -335,7 +335,7 @@ def check_vectors(ws: Workspace, figures: Figures) -> list[str]:
     index = ws.vectors.loaded(report)
     uids: list[str] = []
     after = 0
-    while batch := ws.store.memory.scan(after, CHUNK):
+    while batch := ws.ports.memory.scan(after, CHUNK):
         after = batch[-1][0]
         uids += [item.uid for _, item in batch]
     problems = [f"vector index lacks {uid}" for uid in uids if uid not in index][:10]
@@ -436,7 +436,7 @@ class CrashLoop:
             self.figures.lost += len(lost)
             problems += lost
             problems += check_vectors(ws, self.figures)
-            stats = ws.store.stats()
+            stats = ws.ports.stats()
             self.figures.memory_items = int(stats["memory_items"])
             self.figures.facts = sum(int(stats["facts"][k]) for k in ("live", "retracted"))
         markdown, files, temps = check_markdown(self.workspace)
@@ -449,7 +449,7 @@ class CrashLoop:
         """A retraction in flight at the kill may or may not have committed: take what the store says."""
         if in_flight is None or in_flight["intent"] != "retract":
             return
-        found = ws.store.facts.get_many(in_flight["uids"])
+        found = ws.ports.facts.get_many(in_flight["uids"])
         for uid in in_flight["uids"]:
             if uid in found and found[uid].retracted_at is not None:
                 self.expected.facts[uid] = True
@@ -541,7 +541,7 @@ def test_a_missing_or_doubled_daily_log_entry_is_reported(tmp_path: Path, monkey
         with log.open("a", encoding="utf-8") as handle:
             handle.write(entry_of(twice))
         orphan = twice.model_copy(update={"uid": "M-" + "9" * 26, "content": "committed, never logged"})
-        ws.store.memory.add([orphan], limits=StoreLimits(), now=orphan.created_at)
+        ws.ports.memory.add([orphan], limits=StoreLimits(), now=orphan.created_at)
         missing, doubled = check_daily_logs(ws)
     assert missing == [f"daily log {log.name}: no entry for stored memory {orphan.uid}"]
     assert doubled == [f"daily log {log.name}: {twice.uid} written 2 times"]
@@ -577,6 +577,6 @@ def test_catch_up_beside_a_live_writer_never_doubles_an_entry(tmp_path: Path, mo
     assert writer.returncode == 0
     with open_workspace(tmp_path / "ws") as ws:
         missing, doubled = check_daily_logs(ws)
-        assert ws.store.stats()["memory_items"] == 100 * 1 + 50 * 3
+        assert ws.ports.stats()["memory_items"] == 100 * 1 + 50 * 3
     assert (missing, doubled) == ([], [])
     assert opens > 1

@@ -32,7 +32,7 @@ def rows(report: Any, status: str) -> list[tuple[str, str, str]]:
 
 def test_a_case_with_another_agents_uid_is_refused_not_created(workspace: Workspace, tmp_path: Path) -> None:
     victim(workspace)
-    cases = CaseService(workspace.store, workspace.scopes, workspace.clock, None)
+    cases = CaseService(workspace.ports, workspace.scopes, workspace.clock, None)
     theirs = cases.store_case(B, situation={"context": "b's secret"}, solution={"actions": ["x"]},
                               outcome={"success": True}).case  # fmt: skip
     before = scope_state(workspace, ["agent:b"])
@@ -45,7 +45,7 @@ def test_a_case_with_another_agents_uid_is_refused_not_created(workspace: Worksp
         [(kind, uid, reason)] = rows(report, "refused")
         assert (kind, uid) == ("case", theirs.uid) and "another agent" in reason
     assert scope_state(workspace, ["agent:b"]) == before
-    assert workspace.store.cases.list(scopes=["agent:a"]) == []
+    assert workspace.ports.cases.list(scopes=["agent:a"]) == []
 
 
 def test_an_edge_with_another_agents_uid_is_refused_not_created(workspace: Workspace, tmp_path: Path) -> None:
@@ -69,4 +69,4 @@ def test_an_edge_with_another_agents_uid_is_refused_not_created(workspace: Works
     [(kind, uid, reason)] = rows(report, "refused")
     assert (kind, uid) == ("relation", theirs.uid) and "could not see or change" in reason
     assert scope_state(workspace, ["agent:b"]) == before
-    assert [r.target_uid for r in workspace.store.relations.relations(mine.uid, scopes=["agent:a"])] == [plan.uid]
+    assert [r.target_uid for r in workspace.ports.relations.relations(mine.uid, scopes=["agent:a"])] == [plan.uid]

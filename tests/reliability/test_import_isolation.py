@@ -48,7 +48,7 @@ def victim(ws: Workspace) -> dict[str, str]:
     ws.agents.add(B)
     memory = ws.memory.store_item(B, "b's password hint is the dog's name", tags=["secret"]).item
     fact, _ = ws.facts.assert_fact(B, "acme", "hasIndustry", "saas")
-    rule = RuleService(ws.store, ws.scopes, ws.clock).create(
+    rule = RuleService(ws.ports, ws.scopes, ws.clock).create(
         B, name="saas-target", conditions=[{"subject": "?x", "predicate": "hasIndustry", "object": "saas"}],
         conclusion={"subject": "?x", "predicate": "isTarget", "object": "true"},
     )  # fmt: skip
@@ -67,7 +67,7 @@ def write_agent_dir(root: Path, agent: str, files: dict[str, Any]) -> Path:
 def scope_state(ws: Workspace, scopes: list[str]) -> dict[str, Any]:
     """Every record in ``scopes`` (any agent) as JSON data by uid."""
     out: dict[str, Any] = {}
-    store = ws.store
+    store = ws.ports
     for fact in store.facts.query(FactQuery(scopes=scopes, include_retracted=True, limit=100_000)):
         out[fact.uid] = fact.model_dump(mode="json")
     for item in store.memory.list(MemoryQuery(scopes=scopes, include_archived=True, limit=100_000)):
@@ -133,11 +133,11 @@ def test_another_agents_rule_is_not_rewritten(workspace: Workspace, tmp_path: Pa
             **({"scope": scope} if scope else {})}  # fmt: skip
         src = write_agent_dir(tmp_path / f"src-{scope}", A, {"rules.json": {"rules": [hostile]}})
         report = import_workspace(workspace, src, agents=[A])
-        rule = workspace.store.rules.get_many([uids["rule"]])[uids["rule"]]
+        rule = workspace.ports.rules.get_many([uids["rule"]])[uids["rule"]]
         assert (rule.agent_id, rule.scope, rule.conclusion and rule.conclusion.predicate) == (B, "agent:b",
                                                                                               "isTarget")  # fmt: skip
         assert [(r.kind, r.uid) for r in refused(report)] == [("rule", uids["rule"])]
-    forward = Reasoner(workspace.store, workspace.scopes, workspace.clock, workspace.facts).forward(B)
+    forward = Reasoner(workspace.ports, workspace.scopes, workspace.clock, workspace.facts).forward(B)
     assert {d.predicate for d in forward.derived} == {"isTarget"}
 
 
@@ -149,7 +149,7 @@ def test_a_relation_to_another_agents_node_is_skipped(workspace: Workspace, tmp_
                 "source_uid": belief.uid, "target_uid": goal.uid, "created_at": "2024-05-01T12:00:00Z"}  # fmt: skip
     src = write_agent_dir(tmp_path / "src", A, {"mabos-relations.json": {"relations": [relation]}})
     report = import_workspace(workspace, src, agents=[A])
-    assert not workspace.store.relations.relations(goal.uid, scopes=["agent:a", "agent:b", "global"])
+    assert not workspace.ports.relations.relations(goal.uid, scopes=["agent:a", "agent:b", "global"])
     [row] = [r for agent in report.agents for r in agent.skipped]
     assert row.kind == "relation" and goal.uid in row.reason and "b's secret goal" not in row.reason
 
@@ -187,7 +187,7 @@ def test_an_agent_record_in_another_scope_refuses_its_whole_new_directory(worksp
     report = import_workspace(workspace, src)
     assert [r.kind for r in refused(report)] == ["agent", "fact"]
     assert "own scope 'agent:n'" in refused(report)[0].reason and "was refused" in refused(report)[1].reason
-    assert not workspace.store.agents.exists("n")
+    assert not workspace.ports.agents.exists("n")
 
 
 def test_dry_run_reports_the_refusals_too(workspace: Workspace, tmp_path: Path, snapshot: Any) -> None:
@@ -262,7 +262,7 @@ def test_probe_no_hostile_directory_changes_what_a_may_not_write(
     ws.scopes.grant(A, "project:x", granted_by="test")
     forbidden = ["agent:b", "project:y"]
     before = scope_state(ws, forbidden)
-    last = max((e.seq for e in ws.store.outbox.pending(limit=100_000)), default=0)
+    last = max((e.seq for e in ws.ports.outbox.pending(limit=100_000)), default=0)
     report = import_workspace(ws, write_agent_dir(base / "src", A, hostile_files(entries, uids)), agents=[A])
     assert scope_state(ws, forbidden) == before
     # b's uids named in a's files: every one is refused, none changed hands
@@ -272,9 +272,9 @@ def test_probe_no_hostile_directory_changes_what_a_may_not_write(
     after = scope_state(ws, ["agent:a", "global", "project:x"])
     for data in after.values():
         assert data["agent_id"] in (A, B) and data["scope"] in ("agent:a", "global", "project:x")
-    events = ws.store.outbox.pending(limit=100_000, after_seq=last)  # what the import wrote, as the push sees it
+    events = ws.ports.outbox.pending(limit=100_000, after_seq=last)  # what the import wrote, as the push sees it
     assert {(e.agent_id, e.scope) for e in events} <= {(A, s) for s in ("agent:a", "global", "project:x")}
-    forward = Reasoner(ws.store, ws.scopes, ws.clock, ws.facts).forward(B)
+    forward = Reasoner(ws.ports, ws.scopes, ws.clock, ws.facts).forward(B)
     published = any(k == "rule" and scope == "global" and not steal for k, scope, steal in entries)
     assert ("sendsMoneyTo" in {d.predicate for d in forward.derived}) == published  # a's own global rule: a's right
     ws.close()

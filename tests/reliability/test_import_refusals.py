@@ -42,10 +42,10 @@ def b_records(ws: Workspace, scope: str) -> dict[str, Any]:
     ws.scopes.grant(B, "project:y", granted_by="test")
     memory = ws.memory.store_item(B, f"b's note in {scope}", scope=scope).item
     fact, _ = ws.facts.assert_fact(B, "acme", "hasIndustry", "saas", scope=scope)
-    rule = RuleService(ws.store, ws.scopes, ws.clock).create(
+    rule = RuleService(ws.ports, ws.scopes, ws.clock).create(
         B, name="b-rule", conditions=[CONDITION], scope=scope,
         conclusion={"subject": "?x", "predicate": "isTarget", "object": "true"})  # fmt: skip
-    case = CaseService(ws.store, ws.scopes, ws.clock, None).store_case(
+    case = CaseService(ws.ports, ws.scopes, ws.clock, None).store_case(
         B, situation={"context": f"b's case in {scope}"}, solution={"actions": ["x"]}, outcome={"success": True},
         scope=scope).case  # fmt: skip
     belief = ws.bdi.add("belief", B, "b's belief", scope=scope)

@@ -251,7 +251,7 @@ def test_rule_conditions(root: Path) -> None:
         root, "conditions", lambda: call(root, "rule_create", name="wider", conditions=extra, conclusion=conclusion)
     )
     with kg.open_workspace(root) as ws:
-        rules = RuleService(ws.store, ws.scopes, ws.clock)
+        rules = RuleService(ws.ports, ws.scopes, ws.clock)
         refused(root, "conditions", lambda: rules.create("a", name="svc", conditions=extra, conclusion=conclusion))
 
 

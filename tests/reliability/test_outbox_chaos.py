@@ -265,7 +265,7 @@ def chaos_push(src: Workspace, dst: Workspace, plan: Plan, batch: int) -> None:
     """One push through the chaos wrappers; an injected fault ends it (as a crash would)."""
     plan.figures.pushes += 1
     with contextlib.suppress(InjectedFaultError):
-        push(ChaosSource(src.store, plan), ChaosTarget(dst.store, plan), batch=batch)  # type: ignore[arg-type]
+        push(ChaosSource(src._store, plan), ChaosTarget(dst._store, plan), batch=batch)  # type: ignore[arg-type]
 
 
 # ------------------------------------------------------------------------------ histories
@@ -276,13 +276,13 @@ class History:
 
     def __init__(self, ws: Workspace) -> None:
         self.ws = ws
-        self.rules = RuleService(ws.store, ws.scopes, ws.clock)
-        self.reasoner = Reasoner(ws.store, ws.scopes, ws.clock, ws.facts)
-        self.cases = CaseService(ws.store, ws.scopes, ws.clock, None)
+        self.rules = RuleService(ws.ports, ws.scopes, ws.clock)
+        self.reasoner = Reasoner(ws.ports, ws.scopes, ws.clock, ws.facts)
+        self.cases = CaseService(ws.ports, ws.scopes, ws.clock, None)
         onto = ws.path / "ontologies"  # the small ontologies of the proposal workflow tests, where a merge passes
         shutil.rmtree(onto, ignore_errors=True)
         shutil.copytree(ONTOLOGY_DATA / "ontologies", onto)
-        self.onto = OntologyService(ws.store, ws.scopes, ws.clock, onto, ONTOLOGY_DATA / "shapes")
+        self.onto = OntologyService(ws.ports, ws.scopes, ws.clock, onto, ONTOLOGY_DATA / "shapes")
         self.made: dict[str, list[str]] = {k: [] for k in ("memory", "belief", "goal", "rule", "case", "chat")}
         self.links: dict[str, tuple[str, str]] = {}
         self.messages: list[Any] = []
@@ -371,7 +371,7 @@ class History:
                 self.links[ws.bdi.link("a", "belief-supports-goal", *pair).uid] = pair
         elif op == "unlink" and self.links:
             uid = sorted(self.links)[n % len(self.links)]
-            ws.store.relations.unlink(uid, removed_by="a")
+            ws.ports.relations.unlink(uid, removed_by="a")
             del self.links[uid]
         elif op == "rule":
             made["rule"].append(self.rules.create("a", **{**RULE, "name": f"r{len(made['rule'])}"}).uid)
@@ -385,7 +385,7 @@ class History:
             stored = self.cases.store_case("a", situation=situation, solution={"actions": [f"a{n}"]}, outcome=outcome)
             made["case"].append(stored.case.uid)
         elif op == "case_delete" and made["case"]:
-            ws.store.cases.delete([made["case"].pop(n % len(made["case"]))])
+            ws.ports.cases.delete([made["case"].pop(n % len(made["case"]))])
         elif op == "grant" and not self.granted:
             ws.scopes.grant("b", "agent:a", granted_by="a")
             self.granted = True
@@ -393,15 +393,15 @@ class History:
             ws.scopes.revoke("b", "agent:a", revoked_by="a")
             self.granted = False
         elif op == "chat":
-            made["chat"].append(ws.store.conversations.open("a", f"session-{n}", title=f"t{n}", now=ws.clock.now()).uid)
+            made["chat"].append(ws.ports.conversations.open("a", f"session-{n}", title=f"t{n}", now=ws.clock.now()).uid)
         elif op == "message" and (uid := pick("chat")):
             said = [MessageInput(role=Role.USER, content=f"hello {n}"),
                     MessageInput(role=Role.ASSISTANT, content=f"noted {n}", tool_call_id=f"call-{n}"),
                     MessageInput(role=Role.TOOL, content='{"ok": true}', tool_call_id=f"call-{n}")]  # fmt: skip
-            self.messages = ws.store.conversations.append(uid, said, now=ws.clock.now())
+            self.messages = ws.ports.conversations.append(uid, said, now=ws.clock.now())
         elif op == "summary" and len(self.messages) > 1:
             first, second = self.messages[0], self.messages[1]
-            ws.store.summaries.add(Summary(
+            ws.ports.summaries.add(Summary(
                 uid=new_id("summary"), agent_id="a", conversation_uid=first.conversation_uid, kind=SummaryKind.LEAF,
                 depth=0, content=f"summary {n}", token_count=3, source_token_count=8, method=SummaryMethod.EXTRACTIVE,
                 child_uids=[first.uid, second.uid], earliest_at=first.created_at, latest_at=second.created_at,
@@ -456,38 +456,38 @@ def run_chaos(root: Path, ops: Sequence[tuple[str, int, bool]], plan: Plan, batc
             else:
                 history.run(op, n)
         attempts = 0
-        while src.store.outbox.counts()["pending"]:
+        while src.ports.outbox.counts()["pending"]:
             attempts += 1
             assert attempts <= plan.most + 1, "push does not make progress"
             chaos_push(src, dst, plan, batches[attempts % len(batches)])
         figures.examples += 1
-        figures.events += src.store.outbox.counts()["acked"]
+        figures.events += src.ports.outbox.counts()["acked"]
 
-        source, target = state(src.store), state(dst.store)
+        source, target = state(src._store), state(dst._store)
         figures.mismatches += sum(source[t] != target[t] for t in source)
-        dupes = duplicates(dst.store)
+        dupes = duplicates(dst._store)
         figures.duplicates += len(dupes)
         assert target == source
         assert dupes == []
-        assert duplicates(src.store) == []
+        assert duplicates(src._store) == []
         check_target_outbox(src, dst, figures)
-        check_typedb(outbox(src.store), figures)
-        check_typedb(outbox(dst.store), figures)
+        check_typedb(outbox(src._store), figures)
+        check_typedb(outbox(dst._store), figures)
 
 
 def check_target_outbox(src: Workspace, dst: Workspace, figures: Figures) -> None:
     """The target's outbox rebuilds the state onward, and a resend never appears in it as a change."""
-    events = outbox(dst.store)
+    events = outbox(dst._store)
     # Every source change reached the target's outbox exactly once: a resent event is recognised by its outbox
     # position (even a resent create of a record deleted later, which used to re-create it and delete it again).
     # (A rule's event gains the row's updated_at on the way, so its key differs from the source's: once is the
     # bound then; other events may repeat as often as the source wrote them.)
-    copies, sent = Counter(event_key(e) for e in events), Counter(event_key(e) for e in outbox(src.store))
+    copies, sent = Counter(event_key(e) for e in events), Counter(event_key(e) for e in outbox(src._store))
     extra = [k for k, n in copies.items() if n > max(1, sent[k])]
     assert extra == [], extra
     with kg.init_workspace(dst.path.parent / "onward", clock=dst.clock) as onward:
-        push(dst.store, EmbeddedTarget(onward.store), batch=50)
-        same = state(onward.store) == state(src.store)
+        push(dst._store, EmbeddedTarget(onward._store), batch=50)
+        same = state(onward._store) == state(src._store)
         figures.onward_mismatches += not same
         assert same
 
@@ -563,9 +563,9 @@ def test_equal_timestamps_replay_twice_equals_once(tmp_path: Path) -> None:
         src.agents.add("a")
         src.facts.assert_fact("a", "acme", "hasRevenue", "100")
         src.facts.assert_fact("a", "acme", "hasRevenue", "100", confidence=0.5)  # the same instant: an update
-        push(src.store, EmbeddedTarget(dst.store))
-        once, events = state(dst.store), len(outbox(dst.store))
-        with src.store.db.write() as conn:  # a full resend, as after a lost ack
+        push(src._store, EmbeddedTarget(dst._store))
+        once, events = state(dst._store), len(outbox(dst._store))
+        with src._store.db.write() as conn:  # a full resend, as after a lost ack
             conn.execute("UPDATE outbox SET acked_at = NULL")
-        push(src.store, EmbeddedTarget(dst.store))
-        assert (state(dst.store), len(outbox(dst.store))) == (once, events)
+        push(src._store, EmbeddedTarget(dst._store))
+        assert (state(dst._store), len(outbox(dst._store))) == (once, events)

@@ -105,8 +105,8 @@ def test_jsonl_with_unicode_line_separators_ingests_as_written(workspace: Worksp
     path.write_text("\n".join(lines[:-1]) + "\n" + lines[-1] + "\r\n", encoding="utf-8")
     code, stderr = _cli(workspace, "conversation", "ingest", "--agent", "a", "--session", "s", "--file", str(path))
     assert code == 0, stderr
-    [conversation] = workspace.store.conversations.list("a")
-    stored = workspace.store.conversations.messages(MessageQuery(conversation_uid=conversation.uid))
+    [conversation] = workspace.ports.conversations.list("a")
+    stored = workspace.ports.conversations.messages(MessageQuery(conversation_uid=conversation.uid))
     assert [m.content for m in stored] == contents
 
 

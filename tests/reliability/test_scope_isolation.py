@@ -113,7 +113,7 @@ def populate(ws: Workspace, victim: str = B, mark: str = MARK) -> World:
     f2, _ = ws.facts.assert_fact(victim, "acme", "hasRevenue", f"{mark}rev")
     f3, _ = ws.facts.assert_fact(victim, "globex", "hasIndustry", "saas")  # same triple as a's, private copy
     p["fact1"], p["fact2"], p["fact3"] = f1.uid, f2.uid, f3.uid
-    rules = RuleService(ws.store, ws.scopes, ws.clock)
+    rules = RuleService(ws.ports, ws.scopes, ws.clock)
     rule = rules.create(victim, name=f"{mark}rule", conditions=[{"subject": "?x", "predicate": "hasIndustry",
                         "object": "saas"}], conclusion={"subject": "?x", "predicate": f"{mark}concl",
                         "object": "true"})  # fmt: skip
@@ -151,17 +151,17 @@ def populate(ws: Workspace, victim: str = B, mark: str = MARK) -> World:
     ingested = ws.conversations.ingest(victim, f"{mark}session", _dialogue(mark))
     p["conversation"] = ingested.conversation_uid
     ws.conversations.compact(victim, f"{mark}session", force=True)
-    first = ws.store.conversations.messages(MessageQuery(conversation_uid=ingested.conversation_uid, to_seq=1))
+    first = ws.ports.conversations.messages(MessageQuery(conversation_uid=ingested.conversation_uid, to_seq=1))
     p["message0"] = first[0].uid
-    if not ws.store.summaries.roots(ingested.conversation_uid):  # short dialogue: the fresh tail keeps it whole
-        ws.store.summaries.add(Summary(
+    if not ws.ports.summaries.roots(ingested.conversation_uid):  # short dialogue: the fresh tail keeps it whole
+        ws.ports.summaries.add(Summary(
             uid=new_id("summary"), agent_id=victim, conversation_uid=ingested.conversation_uid,
             kind=SummaryKind.LEAF, depth=0, content=f"The {mark}summary of the kestrel budget talk.", token_count=12,
             source_token_count=sum(m.token_count for m in first), method=SummaryMethod.EXTRACTIVE,
             child_uids=[m.uid for m in first], earliest_at=first[0].created_at, latest_at=first[-1].created_at,
             descendant_count=len(first), created_at=ws.clock.now(),
         ))  # fmt: skip
-    for i, summary in enumerate(ws.store.summaries.roots(ingested.conversation_uid)):
+    for i, summary in enumerate(ws.ports.summaries.roots(ingested.conversation_uid)):
         p[f"summary{i}"] = summary.uid
     proposal = run(victim, "ontology_propose_concept", domain="sbvr-business", node_type="class",
                    node_id=f"{mark.capitalize()}Widget", label=f"{mark.capitalize()} Widget",
@@ -768,7 +768,7 @@ def test_recall_fallbacks_keep_agents_apart(world: World, tmp_path: Path) -> Non
         shutil.rmtree(vec / STATE_DIR / "vectors", ignore_errors=True)
         wsv.recall_engine.settings = wsv.recall_engine.settings.model_copy(update={"inline_index_limit": 0})
         wsv.recall_engine.sidecar = type(wsv.recall_engine.sidecar)(  # type: ignore[misc]
-            vec / STATE_DIR / "vectors", wsv.store, wsv.embedder
+            vec / STATE_DIR / "vectors", wsv.ports, wsv.embedder
         )
         for query in queries:
             result = wsv.memory.recall(A, query, mode="vector")
@@ -902,7 +902,7 @@ def test_shared_scope_writes_name_their_agent(pair: Workspace) -> None:
     by_record = [(uid, agent) for _, uid, agent in events]
     assert (belief.uid, A) in by_record and (first.fact.uid, A) in by_record  # type: ignore[attr-defined]
     assert (rule.uid, A) in by_record, "the toggle of b's shared rule names a"  # type: ignore[attr-defined]
-    RuleService(pair.store, pair.scopes, pair.clock).delete(A, rule.uid)  # type: ignore[attr-defined]
+    RuleService(pair.ports, pair.scopes, pair.clock).delete(A, rule.uid)  # type: ignore[attr-defined]
     conn = sqlite3.connect(f"file:{pair.path / STATE_DIR / DB_FILE}?mode=ro", uri=True)
     try:
         deleted = conn.execute("SELECT agent_id FROM outbox WHERE record_uid = ? AND op = 'delete'",
@@ -938,7 +938,7 @@ def test_rule_delete_and_export_stay_within_the_agents_scopes(pair: Workspace) -
     assert refused.exit_code == 1 and refused.stderr.startswith("error: rule: no rule"), refused.output
     shown = CliRunner().invoke(cli, ["--workspace", str(pair.path), "rule", "export", "--agent", B, "--json"])
     assert shown.exit_code == 0 and "zqxaprivate" not in shown.stdout and json.loads(shown.stdout)["count"] == 1
-    assert [r.uid for r in pair.store.rules.list(scopes=[agent_scope(A)])] == [mine], "b's attempts changed nothing"
+    assert [r.uid for r in pair.ports.rules.list(scopes=[agent_scope(A)])] == [mine], "b's attempts changed nothing"
     # a shared rule: a may delete b's rule in project:x while granted, not after the grant is revoked
     pair.scopes.grant(A, "project:x", granted_by="admin")
     pair.scopes.grant(B, "project:x", granted_by="admin")
@@ -949,7 +949,7 @@ def test_rule_delete_and_export_stay_within_the_agents_scopes(pair: Workspace) -
     assert "zqxshared2" not in export(A)
     with pytest.raises(MabosError, match=r"^rule: no rule"):
         tools.run(ctx, "rule_delete", {"agent_id": A, "rule_id": kept})
-    assert [r.uid for r in pair.store.rules.list(scopes=["project:x"])] == [kept]
+    assert [r.uid for r in pair.ports.rules.list(scopes=["project:x"])] == [kept]
     TALLY.probes["rule-admin"] = 12
 
 
@@ -986,7 +986,7 @@ def test_bdi_tools_stay_within_the_agents_scopes(pair: Workspace) -> None:
     assert planted.exit_code == 1 and planted.stderr.startswith("error: scope: "), planted.output
     shown = CliRunner().invoke(cli, [*base, "goal", "list", "--owner", A, "--agent", B, "--json"])
     assert shown.exit_code == 0 and json.loads(shown.stdout) == [], shown.output
-    assert [(n.uid, n.content) for n in pair.store.bdi.list(scopes=[agent_scope(A)], limit=100)] == [
+    assert [(n.uid, n.content) for n in pair.ports.bdi.list(scopes=[agent_scope(A)], limit=100)] == [
         (mine, "zqxagoal private target")
     ], "b's attempts changed nothing"
     # a shared node: a may update b's goal in project:x while granted, not after the grant is revoked
@@ -1002,7 +1002,7 @@ def test_bdi_tools_stay_within_the_agents_scopes(pair: Workspace) -> None:
         tools.run(ctx, "bdi_update", {"agent_id": A, "uid": shared, "progress": 1.0})
     with pytest.raises(MabosError, match=r"^scope: "):
         add(A, "belief", "zqxlate", "project:x")
-    assert pair.store.bdi.get(shared).progress == 0.5
+    assert pair.ports.bdi.get(shared).progress == 0.5
     TALLY.probes["bdi-nodes"] = 14
 
 
@@ -1037,7 +1037,7 @@ def test_graph_edge_tools_stay_within_the_agents_scopes(pair: Workspace) -> None
     assert shown.exit_code == 0 and json.loads(shown.stdout) == [], shown.output
     paths = CliRunner().invoke(cli, [*base, "graph", "path", "belief", "goal", "--agent", B, "--json"])
     assert paths.exit_code == 0 and json.loads(paths.stdout) == [], paths.output
-    assert [r.uid for r in pair.store.relations.relations(goal, scopes=["global", agent_scope(A), agent_scope(B)])] == [
+    assert [r.uid for r in pair.ports.relations.relations(goal, scopes=["global", agent_scope(A), agent_scope(B)])] == [
         edge.uid
     ], "b's attempts added no edge"
     # a shared edge: b's belief and goal in project:x, linked by b; a sees the edge while granted only

@@ -139,7 +139,7 @@ def _wrong_arguments(name: str) -> st.SearchStrategy[dict[str, Any]]:
 
 
 def _outbox_total(ws: Workspace) -> int:
-    return sum(ws.store.outbox.counts().values())
+    return sum(ws.ports.outbox.counts().values())
 
 
 def _assert_one_line_input_error(exc: BaseException) -> None:

@@ -73,7 +73,7 @@ def main() -> None:
         derived, proposal = prepare(path)
         with open_workspace(path) as ws:
             conversation = ws.conversations.conversation(AGENT, "offsite")
-            summary = ws.store.summaries.list(conversation.uid)[-1].uid
+            summary = ws.ports.summaries.list(conversation.uid)[-1].uid
         shots = [
             *SHOTS,
             ("fact-history", f"/facts?fact={derived}"),

@@ -126,6 +126,6 @@ def test_approve_a_proposal_and_see_the_merge(page: Any, console: str, built: Bu
     assert row.locator(".status").inner_text() == "approved-merged"
     assert row.locator("button.approve").count() == 0
     with open_workspace(built.path) as ws:
-        assert ws.store.proposals.get(uid).status.value == "approved-merged"
+        assert ws.ports.proposals.get(uid).status.value == "approved-merged"
     page.goto(f"{console}/ontology?agent=a&proposal={uid}")
     assert page.inner_text("#proposal-status") == "approved-merged"

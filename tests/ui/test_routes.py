@@ -213,7 +213,7 @@ def test_outbox_counts_cover_only_what_the_agent_may_read(client: TestClient, bu
     """Before: /api/sync and /api/overview showed the outbox count of every agent (the tool's count). Now each
     agent sees the pending events it may read, exactly the events /api/sync lists for it."""
     with open_workspace(built.path) as ws:
-        everyone = ws.store.outbox.counts()["pending"]
+        everyone = ws.ports.outbox.counts()["pending"]
     seen = {}
     for agent in ("a", "b"):
         data = client.get(f"/api/sync?agent={agent}&limit=5000").json()

@@ -37,7 +37,7 @@ def _csrf(client: TestClient) -> str:
 
 def _status(built: Built, uid: str) -> str:
     with open_workspace(built.path) as ws:
-        return str(ws.store.proposals.get(uid).status.value)
+        return str(ws.ports.proposals.get(uid).status.value)
 
 
 def test_approve_needs_the_csrf_token_and_then_merges(client: TestClient, built: Built) -> None:

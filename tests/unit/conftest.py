@@ -104,4 +104,4 @@ def svc(ws) -> OntologyService:
     shutil.rmtree(onto, ignore_errors=True)
     shutil.copytree(ONTOLOGY_DATA / "ontologies", onto)
     ws.agents.add("knowledge")
-    return OntologyService(ws.store, ws.scopes, ws.clock, onto, ONTOLOGY_DATA / "shapes")
+    return OntologyService(ws.ports, ws.scopes, ws.clock, onto, ONTOLOGY_DATA / "shapes")

@@ -33,19 +33,19 @@ def ws(tmp_path: Path, clock: FixedClock, monkeypatch: pytest.MonkeyPatch) -> It
 
 @pytest.fixture
 def conv(ws: Workspace) -> Conversation:
-    return ws.store.conversations.open("a", "s1", now=ws.clock.now())
+    return ws.ports.conversations.open("a", "s1", now=ws.clock.now())
 
 
 def add(ws: Workspace, c: Conversation, specs: list[Any]) -> list[Message]:
     """Append messages one minute apart; a spec is a text (user) or (role, text[, tool_call_id])."""
     start = ws.clock.now()
-    already = len(ws.store.conversations.messages(MessageQuery(conversation_uid=c.uid)))
+    already = len(ws.ports.conversations.messages(MessageQuery(conversation_uid=c.uid)))
     inputs = []
     for i, spec in enumerate(specs):
         role, text, call = ("user", spec, None) if isinstance(spec, str) else (*spec, None)[:3]
         inputs.append(MessageInput(role=role, content=text, tool_call_id=call,
                                    created_at=start + timedelta(minutes=already + i)))  # fmt: skip
-    return ws.store.conversations.append(c.uid, inputs, now=start)
+    return ws.ports.conversations.append(c.uid, inputs, now=start)
 
 
 def filler(i: int) -> str:
@@ -64,11 +64,11 @@ def summarise(ws: Workspace, c: Conversation, children: list[Any], content: str)
         latest_at=max(t[1] for t in times),
         descendant_count=len(children) if leaf else sum(s.descendant_count for s in children),
     )  # fmt: skip
-    return ws.store.summaries.add(summary)
+    return ws.ports.summaries.add(summary)
 
 
 def run(ws: Workspace, c: Conversation, **kw: Any) -> Any:
-    return assemble(ws.store.conversations, ws.store.summaries, c.uid, **kw)
+    return assemble(ws.ports.conversations, ws.ports.summaries, c.uid, **kw)
 
 
 def uids(result: Any) -> list[str]:
@@ -313,7 +313,7 @@ def test_bad_input(ws, conv):
     with pytest.raises(InputError, match=r"^fresh_tail:"):
         run(ws, conv, budget_tokens=10, fresh_tail=True)
     with pytest.raises(NotFoundError):
-        assemble(ws.store.conversations, ws.store.summaries, new_id("conversation"), budget_tokens=10)
+        assemble(ws.ports.conversations, ws.ports.summaries, new_id("conversation"), budget_tokens=10)
 
 
 def test_budget_feeds_assembly(ws, conv):

@@ -105,7 +105,7 @@ def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Workspace]:
 
 
 def service(ws: Workspace, summarizer: object | None = None, **kwargs: object) -> ConversationService:
-    return ConversationService(ws.store, ws.scopes, ws.clock, summarizer=summarizer or FirstSentences(),  # type: ignore[arg-type]
+    return ConversationService(ws.ports, ws.scopes, ws.clock, summarizer=summarizer or FirstSentences(),  # type: ignore[arg-type]
                                checkpoints=ws.path, settings=kwargs.pop("settings", SMALL), **kwargs)  # type: ignore[arg-type]  # fmt: skip
 
 
@@ -113,22 +113,22 @@ def expand(ws: Workspace, summary: Summary) -> list[str]:
     """Message uids beneath a summary, walked independently of the code under test."""
     if summary.depth == 0:
         return list(summary.child_uids)
-    children = ws.store.summaries.get_many(summary.child_uids)
+    children = ws.ports.summaries.get_many(summary.child_uids)
     assert set(children) == set(summary.child_uids)
     return [uid for child in summary.child_uids for uid in expand(ws, children[child])]
 
 
 def assert_lossless(ws: Workspace, conversation_uid: str, fresh_tail: int) -> None:
     """Every message is beneath exactly one root or uncovered; counts, spans and the DAG's shape agree."""
-    log = ws.store.conversations.messages(MessageQuery(conversation_uid=conversation_uid))
+    log = ws.ports.conversations.messages(MessageQuery(conversation_uid=conversation_uid))
     by_uid = {m.uid: m for m in log}
-    covered = [uid for root in ws.store.summaries.roots(conversation_uid) for uid in expand(ws, root)]
-    uncovered = [m.uid for m in ws.store.summaries.uncovered_messages(conversation_uid)]
+    covered = [uid for root in ws.ports.summaries.roots(conversation_uid) for uid in expand(ws, root)]
+    uncovered = [m.uid for m in ws.ports.summaries.uncovered_messages(conversation_uid)]
     assert len(covered) == len(set(covered))
     assert not set(covered) & set(uncovered)
     assert set(covered) | set(uncovered) == set(by_uid)
     assert {m.uid for m in log[len(log) - fresh_tail :]} <= set(uncovered)  # the fresh tail is never covered
-    for summary in ws.store.summaries.list(conversation_uid):
+    for summary in ws.ports.summaries.list(conversation_uid):
         below = [by_uid[uid] for uid in expand(ws, summary)]
         assert summary.descendant_count == len(below)
         assert (summary.earliest_at, summary.latest_at) == (min(m.created_at for m in below),
@@ -136,9 +136,9 @@ def assert_lossless(ws: Workspace, conversation_uid: str, fresh_tail: int) -> No
         seqs = [m.seq for m in below]
         assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))  # a summary covers a contiguous span
         if summary.depth > 0:
-            depths = {c.depth for c in ws.store.summaries.get_many(summary.child_uids).values()}
+            depths = {c.depth for c in ws.ports.summaries.get_many(summary.child_uids).values()}
             assert depths == {summary.depth - 1}
-    report = lossless_check(ws.store.conversations, ws.store.summaries, conversation_uid)
+    report = lossless_check(ws.ports.conversations, ws.ports.summaries, conversation_uid)
     assert report.lossless and report.reachable == len(log), report
 
 
@@ -189,7 +189,7 @@ def ingest_dialogue(ws: Workspace, session: str = "offsite") -> str:
 
 def test_leaf_chunks_respect_the_size_the_fresh_tail_and_tool_pairs(ws: Workspace) -> None:
     uid = ingest_dialogue(ws)
-    log = ws.store.summaries.uncovered_messages(uid)
+    log = ws.ports.summaries.uncovered_messages(uid)
     chunks = leaf_chunks(log, fresh_tail=6, chunk_tokens=160)
     flat = [m for chunk in chunks for m in chunk]
     assert flat == log[: len(flat)]  # the oldest messages, in order, each once
@@ -206,7 +206,7 @@ def test_leaf_chunks_respect_the_size_the_fresh_tail_and_tool_pairs(ws: Workspac
 
 def test_a_tool_pair_straddling_the_fresh_tail_waits_with_it(ws: Workspace) -> None:
     uid = ingest_dialogue(ws)
-    log = ws.store.summaries.uncovered_messages(uid)
+    log = ws.ports.summaries.uncovered_messages(uid)
     call = next(m for m in log if m.tool_call_id == "call-5")  # call at seq 41, result at 42 (of 0..47)
     tail = log[-1].seq - call.seq  # the tail starts right at the result: the call would be outside it
     flat = [m.seq for chunk in leaf_chunks(log, fresh_tail=tail, chunk_tokens=10_000) for m in chunk]
@@ -218,23 +218,23 @@ def test_compaction_builds_leaves_then_condensed_summaries(ws: Workspace) -> Non
     summarizer = FirstSentences()
     report = service(ws, summarizer).compact(AGENT, "offsite")
     assert report.compacted and report.trigger == "manual" and not report.rejected
-    leaves = ws.store.summaries.list(uid, depth=0)
+    leaves = ws.ports.summaries.list(uid, depth=0)
     assert len(leaves) >= 4
     for leaf in leaves:
-        messages = ws.store.conversations.get_messages(leaf.child_uids).values()
+        messages = ws.ports.conversations.get_messages(leaf.child_uids).values()
         assert leaf.source_token_count == sum(m.token_count for m in messages)
         assert leaf.source_token_count <= SMALL.leaf_chunk_tokens or len(leaf.child_uids) <= 2
         assert leaf.token_count <= leaf.source_token_count * 0.65
-    condensed = [s for s in ws.store.summaries.list(uid) if s.depth >= 1]
+    condensed = [s for s in ws.ports.summaries.list(uid) if s.depth >= 1]
     assert condensed, "48 messages in chunks of 160 tokens make enough leaves for a depth-1 summary"
     for summary in condensed:
         assert len(summary.child_uids) >= (3 if summary.depth == 1 else 2)
-    assert {d.depth for d in report.depths} == {s.depth for s in ws.store.summaries.list(uid)}
+    assert {d.depth for d in report.depths} == {s.depth for s in ws.ports.summaries.list(uid)}
     for stats in report.depths:
         assert 0 < stats.compression_ratio <= 0.65
-        assert stats.summaries == len(ws.store.summaries.list(uid, depth=stats.depth))
+        assert stats.summaries == len(ws.ports.summaries.list(uid, depth=stats.depth))
     assert report.context_tokens_after < report.context_tokens_before
-    assert report.context_tokens_after == context_tokens(ws.store.summaries, uid)
+    assert report.context_tokens_after == context_tokens(ws.ports.summaries, uid)
     assert {target for _, target, depth in summarizer.calls if depth == 0} == {24}
     assert_lossless(ws, uid, fresh_tail=6)
 
@@ -243,25 +243,25 @@ def test_a_second_compaction_without_new_messages_does_nothing(ws: Workspace) ->
     uid = ingest_dialogue(ws)
     svc = service(ws)
     svc.compact(AGENT, "offsite")
-    before = ws.store.summaries.list(uid)
+    before = ws.ports.summaries.list(uid)
     files = checkpoint_files(ws.path, AGENT)
     again = svc.compact(AGENT, "offsite")
     assert not again.compacted and again.checkpoint is None and again.note
-    assert ws.store.summaries.list(uid) == before and checkpoint_files(ws.path, AGENT) == files
+    assert ws.ports.summaries.list(uid) == before and checkpoint_files(ws.path, AGENT) == files
 
 
 def test_forced_compaction_condenses_with_the_hard_minimum(ws: Workspace) -> None:
     uid = ingest_dialogue(ws)
     roomy = SMALL.model_copy(update={"leaf_min_fanout": 50, "condensed_min_fanout": 50})
     normal = compact(
-        ws.store.conversations, ws.store.summaries, FirstSentences(), uid, settings=roomy, now=ws.clock.now()
+        ws.ports.conversations, ws.ports.summaries, FirstSentences(), uid, settings=roomy, now=ws.clock.now()
     )
     assert {d.depth for d in normal.depths} == {0}  # fan-out 50 is never reached
-    forced = compact(ws.store.conversations, ws.store.summaries, FirstSentences(), uid, settings=roomy,
+    forced = compact(ws.ports.conversations, ws.ports.summaries, FirstSentences(), uid, settings=roomy,
                      now=ws.clock.now(), force=True)  # fmt: skip
     assert forced.forced and {d.depth for d in forced.depths} >= {1}
-    assert len(ws.store.summaries.roots(uid)) < len(ws.store.summaries.list(uid, depth=0))
-    assert all(len(s.child_uids) >= 2 for s in ws.store.summaries.list(uid) if s.depth >= 1)
+    assert len(ws.ports.summaries.roots(uid)) < len(ws.ports.summaries.list(uid, depth=0))
+    assert all(len(s.child_uids) >= 2 for s in ws.ports.summaries.list(uid) if s.depth >= 1)
     assert_lossless(ws, uid, fresh_tail=6)
 
 
@@ -273,11 +273,11 @@ def test_the_checkpoint_is_written_before_any_summary(ws: Workspace) -> None:
     seen: list[int] = []
 
     def checkpoint(context: str) -> str:
-        seen.append(len(ws.store.summaries.list(uid)))
+        seen.append(len(ws.ports.summaries.list(uid)))
         assert "48 messages not yet summarised" in context
         return "written"
 
-    report = compact(ws.store.conversations, ws.store.summaries, FirstSentences(), uid, settings=SMALL,
+    report = compact(ws.ports.conversations, ws.ports.summaries, FirstSentences(), uid, settings=SMALL,
                      now=ws.clock.now(), checkpoint=checkpoint)  # fmt: skip
     assert seen == [0] and report.checkpoint == "written" and report.created
 
@@ -289,9 +289,9 @@ def test_a_failing_checkpoint_stops_the_compaction_before_it_writes(ws: Workspac
         raise InputError("checkpoint", "disk full")
 
     with pytest.raises(InputError):
-        compact(ws.store.conversations, ws.store.summaries, FirstSentences(), uid, settings=SMALL,
+        compact(ws.ports.conversations, ws.ports.summaries, FirstSentences(), uid, settings=SMALL,
                 now=ws.clock.now(), checkpoint=checkpoint)  # fmt: skip
-    assert ws.store.summaries.list(uid) == []
+    assert ws.ports.summaries.list(uid) == []
 
 
 def test_the_service_writes_an_r3_checkpoint_file(ws: Workspace) -> None:
@@ -310,10 +310,10 @@ def test_the_service_writes_an_r3_checkpoint_file(ws: Workspace) -> None:
 def test_with_a_budget_compaction_runs_only_when_the_trigger_fires(ws: Workspace) -> None:
     uid = ingest_dialogue(ws)
     svc = service(ws)
-    tokens = context_tokens(ws.store.summaries, uid)
+    tokens = context_tokens(ws.ports.summaries, uid)
     calm = svc.compact(AGENT, "offsite", budget=tokens * 100 + 20_000)
     assert not calm.compacted and calm.note and calm.note.startswith("not needed")
-    assert ws.store.summaries.list(uid) == [] and checkpoint_files(ws.path, AGENT) == []
+    assert ws.ports.summaries.list(uid) == [] and checkpoint_files(ws.path, AGENT) == []
     assert svc.trigger(AGENT, "offsite", budget=tokens).needed
     busy = svc.compact(AGENT, "offsite", budget=tokens)  # over the threshold: compact, forced if still over
     assert busy.compacted and busy.trigger == "threshold" and busy.checkpoint is not None
@@ -326,26 +326,26 @@ def test_with_a_budget_compaction_runs_only_when_the_trigger_fires(ws: Workspace
 def test_summaries_that_do_not_compress_are_never_stored(ws: Workspace) -> None:
     uid = ingest_dialogue(ws)
     echo = Echo()
-    report = compact(ws.store.conversations, ws.store.summaries, echo, uid, settings=SMALL, now=ws.clock.now())
-    assert ws.store.summaries.list(uid) == [] and report.created == [] and not report.compacted
-    chunks = leaf_chunks(ws.store.summaries.uncovered_messages(uid), fresh_tail=6, chunk_tokens=160)
+    report = compact(ws.ports.conversations, ws.ports.summaries, echo, uid, settings=SMALL, now=ws.clock.now())
+    assert ws.ports.summaries.list(uid) == [] and report.created == [] and not report.compacted
+    chunks = leaf_chunks(ws.ports.summaries.uncovered_messages(uid), fresh_tail=6, chunk_tokens=160)
     assert len(report.rejected) == len(chunks) and echo.calls == 2 * len(chunks)  # one retry each
     assert all("not 35% smaller" in r.reason and "retry" in r.reason for r in report.rejected)
-    assert len(ws.store.summaries.uncovered_messages(uid)) == 48
+    assert len(ws.ports.summaries.uncovered_messages(uid)) == 48
     assert_lossless(ws, uid, fresh_tail=6)
 
 
 def test_summaries_over_three_times_the_target_are_rejected(ws: Workspace) -> None:
     uid = ingest_dialogue(ws)
     wordy = SMALL.model_copy(update={"leaf_chunk_tokens": 2_000, "leaf_target_tokens": 5})
-    report = compact(ws.store.conversations, ws.store.summaries, FirstSentences(), uid, settings=wordy,
+    report = compact(ws.ports.conversations, ws.ports.summaries, FirstSentences(), uid, settings=wordy,
                      now=ws.clock.now())  # fmt: skip
     # the first sentence cut at 4 x target characters is about the target: accepted
     assert report.created and not report.rejected
     uid2 = service(ws).ingest(AGENT, "other", dialogue()).conversation_uid
     long = Echo()
     long.summarize = lambda texts, **_: SummaryText(content=" ".join(texts)[:200], method="extractive")  # type: ignore[method-assign]
-    report = compact(ws.store.conversations, ws.store.summaries, long, uid2, settings=wordy, now=ws.clock.now())
+    report = compact(ws.ports.conversations, ws.ports.summaries, long, uid2, settings=wordy, now=ws.clock.now())
     assert not report.created and report.rejected
     assert "over 3x the target of 5" in report.rejected[0].reason
 
@@ -353,10 +353,10 @@ def test_summaries_over_three_times_the_target_are_rejected(ws: Workspace) -> No
 def test_a_rejected_summary_is_retried_with_the_fallback_at_a_smaller_target(ws: Workspace) -> None:
     uid = ingest_dialogue(ws)
     fallback = FirstSentences()
-    report = compact(ws.store.conversations, ws.store.summaries, Echo(), uid, settings=SMALL, now=ws.clock.now(),
+    report = compact(ws.ports.conversations, ws.ports.summaries, Echo(), uid, settings=SMALL, now=ws.clock.now(),
                      fallback=fallback)  # fmt: skip
     assert report.created and not report.rejected and report.retried == len(report.created)
-    assert {s.method.value for s in ws.store.summaries.list(uid)} == {"extractive"}
+    assert {s.method.value for s in ws.ports.summaries.list(uid)} == {"extractive"}
     assert all(target <= SMALL.leaf_target_tokens for _, target, depth in fallback.calls if depth == 0)
     assert_lossless(ws, uid, fresh_tail=6)
 
@@ -364,9 +364,9 @@ def test_a_rejected_summary_is_retried_with_the_fallback_at_a_smaller_target(ws:
 def test_an_unavailable_llm_falls_back_when_a_fallback_is_given(ws: Workspace) -> None:
     uid = ingest_dialogue(ws)
     with pytest.raises(BackendUnavailableError):
-        compact(ws.store.conversations, ws.store.summaries, Down(), uid, settings=SMALL, now=ws.clock.now())
-    assert ws.store.summaries.list(uid) == []
-    report = compact(ws.store.conversations, ws.store.summaries, Down(), uid, settings=SMALL, now=ws.clock.now(),
+        compact(ws.ports.conversations, ws.ports.summaries, Down(), uid, settings=SMALL, now=ws.clock.now())
+    assert ws.ports.summaries.list(uid) == []
+    report = compact(ws.ports.conversations, ws.ports.summaries, Down(), uid, settings=SMALL, now=ws.clock.now(),
                      fallback=FirstSentences())  # fmt: skip
     assert report.created and report.retried == len(report.created)
 
@@ -378,7 +378,7 @@ def test_a_summariser_that_refuses_a_span_is_a_rejection_not_a_failure(ws: Works
         def summarize(self, texts: Sequence[str], *, target_tokens: int, depth: int) -> SummaryText:
             raise InputError("texts", "nothing to summarise: no sentence in the texts")
 
-    report = compact(ws.store.conversations, ws.store.summaries, Refuses(), uid, settings=SMALL, now=ws.clock.now())
+    report = compact(ws.ports.conversations, ws.ports.summaries, Refuses(), uid, settings=SMALL, now=ws.clock.now())
     assert report.rejected and not report.created
     assert report.rejected[0].reason.startswith("summariser refused: texts: nothing to summarise")
 
@@ -389,7 +389,7 @@ def test_the_extractive_summariser_compacts_real_text(ws: Workspace) -> None:
                                      "condensed_target_tokens": 80})  # fmt: skip
     report = service(ws, ExtractiveSummarizer(), settings=sizes).compact(AGENT, "offsite")
     assert report.created and not report.rejected
-    made = ws.store.summaries.list(uid)
+    made = ws.ports.summaries.list(uid)
     assert {s.method.value for s in made} == {"extractive"} and {s.depth for s in made} >= {0, 1}
     assert all(s.content.startswith("[extractive summary:") for s in made)
     text = "\n".join(s.content for s in made if s.depth == 0)
@@ -406,7 +406,7 @@ def test_the_service_hands_assembly_and_the_tools_over(ws: Workspace) -> None:
     assert context.total_tokens <= 600 and context.system_prompt_addition
     relevant = svc.assemble(AGENT, "offsite", budget=600, prompt="Which flight goes to Munich?")
     assert relevant.ordering == "relevance"
-    root = ws.store.summaries.roots(uid)[0]
+    root = ws.ports.summaries.roots(uid)[0]
     assert svc.describe(AGENT, root.uid).model_dump()["uid"] == root.uid
     expanded = svc.expand(AGENT, root.uid, max_depth=64, include_messages=True, max_tokens=1_000_000)
     assert not expanded.truncated
@@ -426,7 +426,7 @@ def test_ingest_appends_in_order_and_reports_the_span(ws: Workspace) -> None:
     assert (first.created, first.appended, first.first_seq, first.last_seq) == (True, 10, 0, 9)
     assert (second.created, second.appended, second.first_seq, second.last_seq) == (False, 38, 10, 47)
     assert second.conversation_uid == first.conversation_uid
-    log = ws.store.conversations.messages(MessageQuery(conversation_uid=first.conversation_uid))
+    log = ws.ports.conversations.messages(MessageQuery(conversation_uid=first.conversation_uid))
     assert [m.content for m in log] == [r["content"] for r in rows]
     assert log[4].tool_call_id == "call-1" and log[5].role is Role.TOOL and log[0].name == "maya"
     assert log[0].created_at == T0
@@ -445,7 +445,7 @@ def test_bad_rows_name_the_line_and_the_field_and_write_nothing(ws: Workspace, t
     with pytest.raises(InputError) as err:
         service(ws).ingest(AGENT, "bad", text)
     assert err.value.field == field
-    assert ws.store.conversations.find(AGENT, "bad") is None
+    assert ws.ports.conversations.find(AGENT, "bad") is None
 
 
 def test_ingest_for_an_unknown_agent_writes_nothing(ws: Workspace) -> None:
@@ -524,14 +524,14 @@ def test_every_message_stays_reachable_after_compaction(
         event(f"depths made: {sorted(d.depth for d in report.depths)}; rejected: {bool(report.rejected)}")
     uid = svc.conversation(AGENT, session).uid
     assert_lossless(ws, uid, fresh_tail=config.fresh_tail)
-    _no_pair_split(ws, uid, ws.store.summaries.uncovered_messages(uid))
+    _no_pair_split(ws, uid, ws.ports.summaries.uncovered_messages(uid))
 
 
 def _no_pair_split(ws: Workspace, uid: str, uncovered: list[Message]) -> None:
     """A tool call and its results are all under one leaf, or all uncovered."""
     homes: dict[str, set[str]] = {}
-    for leaf in ws.store.summaries.list(uid, depth=0):
-        for m in ws.store.conversations.get_messages(leaf.child_uids).values():
+    for leaf in ws.ports.summaries.list(uid, depth=0):
+        for m in ws.ports.conversations.get_messages(leaf.child_uids).values():
             if m.tool_call_id:
                 homes.setdefault(m.tool_call_id, set()).add(leaf.uid)
     for m in uncovered:

@@ -221,14 +221,14 @@ def test_migration_7_applies_to_an_existing_workspace(tmp_path, clock):
                                        updated_at=now))  # fmt: skip
     old.close()
     with kg.init_workspace(root, clock=clock) as ws:
-        assert ws.store.db.schema_version() == max(m.version for m in load_migrations()) >= 7
-        assert ws.store.agents.get("old").name == "Old"
-        c = ws.store.conversations.open("old", "first", now=clock.now())
-        ms = ws.store.conversations.append(c.uid, [msg("hello 世界和平")], now=clock.now())
-        assert uids(ws.store.conversations.search("世界和平", conversation_uids=[c.uid])) == uids(ms)
-        assert ws.store.db.integrity_ok()
+        assert ws._store.db.schema_version() == max(m.version for m in load_migrations()) >= 7
+        assert ws.ports.agents.get("old").name == "Old"
+        c = ws.ports.conversations.open("old", "first", now=clock.now())
+        ms = ws.ports.conversations.append(c.uid, [msg("hello 世界和平")], now=clock.now())
+        assert uids(ws.ports.conversations.search("世界和平", conversation_uids=[c.uid])) == uids(ms)
+        assert ws._store.db.integrity_ok()
     with kg.open_workspace(root, clock=clock) as ws:  # reopening applies nothing and keeps the messages
-        assert ws.store.conversations.find("old", "first") == c
+        assert ws.ports.conversations.find("old", "first") == c
 
 
 # ---------------------------------------------------------------------------------------- concurrency, volume

@@ -144,7 +144,7 @@ def test_store_many_writes_one_transaction_and_one_append(ws):
     entries = parse_daily_log(log_of(ws), DAY)
     assert [(e.uid, e.text, e.type) for e in entries] == [(result.items[0].uid, "one", "observation"),
                                                           (result.items[1].uid, "two", "decision")]  # fmt: skip
-    assert ws.store.memory.get_many([i.uid for i in result.items]).keys() == {i.uid for i in result.items}
+    assert ws.ports.memory.get_many([i.uid for i in result.items]).keys() == {i.uid for i in result.items}
 
 
 def test_store_many_refuses_a_bad_entry_and_writes_nothing(ws):
@@ -169,7 +169,7 @@ def test_an_item_committed_without_its_entry_gets_it_at_the_next_open(ws):
     kept = ws.memory.store_item("a", "logged normally").item
     orphan = MemoryItem(uid="M-" + "7" * 26, agent_id="a", scope="agent:a", content=f"orphan\n{FORGED}",
                         created_at=WHEN, updated_at=WHEN)  # fmt: skip
-    ws.store.memory.add([orphan], limits=StoreLimits(), now=WHEN)  # committed; the process "died" here
+    ws.ports.memory.add([orphan], limits=StoreLimits(), now=WHEN)  # committed; the process "died" here
     assert orphan.uid not in files.logged_uids(files.daily_log_path(ws.path, "a", DAY))
     ws = _reopen(ws)
     try:
@@ -179,7 +179,7 @@ def test_an_item_committed_without_its_entry_gets_it_at_the_next_open(ws):
         ws = _reopen(ws)
         assert ws.opened.daily_log_entries_appended == []
         assert len(parse_daily_log(log_of(ws), DAY)) == 2  # never twice
-        assert ws.store.marks.get("daily_logs") > 0
+        assert ws.ports.marks.get("daily_logs") > 0
     finally:
         ws.close()
 
@@ -198,7 +198,7 @@ def test_an_entry_already_appended_is_not_written_again(ws):
 def test_consolidated_items_get_no_entry(ws):
     merged = MemoryItem(uid="M-" + "8" * 26, agent_id="a", scope="agent:a", content="merged", source="consolidation",
                         created_at=WHEN, updated_at=WHEN)  # fmt: skip
-    ws.store.memory.add([merged], limits=StoreLimits(), now=WHEN)
+    ws.ports.memory.add([merged], limits=StoreLimits(), now=WHEN)
     ws = _reopen(ws)
     try:
         assert ws.opened.daily_log_entries_appended == []
@@ -255,7 +255,7 @@ def test_the_nightly_job_completes_the_daily_logs(ws):
     """The nightly job runs the same catch-up (a long-lived process may run it without reopening)."""
     orphan = MemoryItem(uid="M-" + "6" * 26, agent_id="a", scope="agent:a", content="committed, then killed",
                         created_at=WHEN, updated_at=WHEN)  # fmt: skip
-    ws.store.memory.add([orphan], limits=StoreLimits(), now=WHEN)
+    ws.ports.memory.add([orphan], limits=StoreLimits(), now=WHEN)
     report = run_nightly(ws, ["a"], skip=[name for name in STEP_NAMES if name != "daily-logs"])
     [step] = [s for s in report.steps if s.name == "daily-logs"]
     assert step.message == "1 entries appended, 1 items checked"
@@ -270,15 +270,15 @@ def test_an_open_with_nothing_to_repair_writes_nothing(ws, snapshot):
     try:
         assert ws.opened.daily_log_entries_appended == [] and ws.opened.removed_temp_files == []
         assert snapshot(ws) == before
-        assert ws.store.marks.get("daily_logs") == 0  # nothing repaired, too few checked to settle the mark
+        assert ws.ports.marks.get("daily_logs") == 0  # nothing repaired, too few checked to settle the mark
     finally:
         ws.close()
 
 
 def test_the_mark_settles_after_enough_checked_items(ws):
     stored = ws.memory.store_many("a", [{"content": f"note {n}"} for n in range(5)]).items
-    report = catch_up(ws.path, ws.store.memory, ws.store.marks, settle_after=5)
+    report = catch_up(ws.path, ws.ports.memory, ws.ports.marks, settle_after=5)
     assert (report.checked, report.appended, report.mark_before) == (5, [], 0)
-    assert report.mark_after == ws.store.marks.get("daily_logs") > 0
-    assert catch_up(ws.path, ws.store.memory, ws.store.marks).checked == 0  # nothing after the mark now
+    assert report.mark_after == ws.ports.marks.get("daily_logs") > 0
+    assert catch_up(ws.path, ws.ports.memory, ws.ports.marks).checked == 0  # nothing after the mark now
     assert len(stored) == 5

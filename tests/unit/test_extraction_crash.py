@@ -74,7 +74,7 @@ def state(path: Path) -> dict[str, Any]:
             return tuple(text.get(u, u) for u in uids)
 
         facts = ws.facts.query("a", limit=10_000)
-        conv = ws.store.conversations.find("a", "s1")
+        conv = ws.ports.conversations.find("a", "s1")
         assert conv is not None
         logged: Counter[str] = Counter()
         for log in (path / "agents" / "a" / "memory").glob("*.md"):
@@ -84,7 +84,7 @@ def state(path: Path) -> dict[str, Any]:
             "facts": sorted(
                 (f.subject, f.predicate, f.object, f.valid_from, f.valid_until, tuple(f.derived_from)) for f in facts
             ),
-            "mark": ws.store.marks.get(MARK + conv.uid),
+            "mark": ws.ports.marks.get(MARK + conv.uid),
             "logged_once": all(logged[i.uid] == 1 for i in items),
         }
     finally:

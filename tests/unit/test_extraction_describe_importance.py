@@ -38,7 +38,7 @@ def xws(quiet_workspace: Callable[[datetime], Workspace]) -> Workspace:
 def say(ws: Workspace, *texts: str, when: datetime = T1, agent: str = "a") -> tuple[str, list[str]]:
     result = ws.conversations.ingest(agent, "s1", [{"role": "user", "content": t, "created_at": when} for t in texts])
     query = MessageQuery(conversation_uid=result.conversation_uid, from_seq=result.first_seq, to_seq=result.last_seq)
-    return result.conversation_uid, [m.uid for m in ws.store.conversations.messages(query)]
+    return result.conversation_uid, [m.uid for m in ws.ports.conversations.messages(query)]
 
 
 def one(ws: Workspace, uid: str) -> MemoryItem:
@@ -68,7 +68,7 @@ def test_lcm_describe_shows_a_memory_item_and_its_messages_to_its_agent_only(
     assert found.abstract and found.abstract == profile.content.split("\n\n")[0]
     assert found.token_count > 0 and found.source_token_count > 0 and found.replaced_uids == []
     # walk on from the description to the messages themselves
-    got = xws.store.conversations.get_messages(found.child_uids)
+    got = xws.ports.conversations.get_messages(found.child_uids)
     assert [got[u].content for u in found.child_uids] == ["I live in Berlin."]
     with pytest.raises(NotFoundError):  # another agent's item is reported as a missing one
         tools.call("lcm_describe", workspace=xws.path, agent_id="b", summary_uid=profile.uid)

@@ -116,11 +116,11 @@ def test_two_bad_replies_fail_the_window_and_leave_it_for_the_next_run(lws: Work
     say(lws, "I am Alex, a nurse in Berlin.", "I like green tea.")
     failed = extraction_service(lws, extractor="llm", admission=None).extract("a")
     assert failed.totals()["windows_failed"] == 1 and "memories.0.category" in failed.windows[0].error  # type: ignore[operator]
-    conv = lws.store.conversations.find("a", "s1")
-    assert conv is not None and lws.store.marks.get(MARK + conv.uid) == 0  # nothing half written
+    conv = lws.ports.conversations.find("a", "s1")
+    assert conv is not None and lws.ports.marks.get(MARK + conv.uid) == 0  # nothing half written
     assert lws.memory.list_items("a") == []
     retried = extraction_service(lws, extractor="llm", admission=None).extract("a")
-    assert retried.totals()["items_written"] == 2 and lws.store.marks.get(MARK + conv.uid) == 2
+    assert retried.totals()["items_written"] == 2 and lws.ports.marks.get(MARK + conv.uid) == 2
 
 
 def test_parse_reply_names_what_is_wrong() -> None:
@@ -305,11 +305,11 @@ def test_a_timeout_retries_then_fails_the_window_and_writes_nothing(tmp_path: Pa
         window = failed.windows[0]
         assert window.status == "failed" and "timed out" in (window.error or "")
         assert "after 2 attempts" in (window.error or "") and len(stub.requests) == 2
-        conv = ws.store.conversations.find("a", "s1")
-        assert conv is not None and ws.store.marks.get(MARK + conv.uid) == 0
+        conv = ws.ports.conversations.find("a", "s1")
+        assert conv is not None and ws.ports.marks.get(MARK + conv.uid) == 0
         assert ws.memory.list_items("a") == [] and ws.facts.query("a") == []
         done = extraction_service(ws, extractor="llm", admission=None).extract("a")
-        assert done.windows[0].status == "done" and ws.store.marks.get(MARK + conv.uid) == 1
+        assert done.windows[0].status == "done" and ws.ports.marks.get(MARK + conv.uid) == 1
         assert [f.object for f in ws.facts.query("a")] == ["berlin"]
     finally:
         ws.close()
@@ -349,8 +349,8 @@ def test_llm_facts_take_their_dates_and_lineage_from_the_text(lws: Workspace, st
         {"role": "user", "content": "I am from Porto.", "created_at": T1 + timedelta(days=3)},
     ])  # fmt: skip
     extraction_service(lws, extractor="llm", admission=None).extract("a")
-    messages = {m.content: m.uid for m in lws.store.conversations.messages(MessageQuery(
-        conversation_uid=lws.store.conversations.find("a", "s1").uid))}  # type: ignore[union-attr]  # fmt: skip
+    messages = {m.content: m.uid for m in lws.ports.conversations.messages(MessageQuery(
+        conversation_uid=lws.ports.conversations.find("a", "s1").uid))}  # type: ignore[union-attr]  # fmt: skip
     facts = {f.predicate: f for f in lws.facts.query("a")}
     assert facts["livesIn"].valid_from == datetime(2024, 4, 22, tzinfo=UTC)  # the Monday of the week before
     assert facts["livesIn"].derived_from == [messages["I moved to Paris last week."]]

@@ -36,9 +36,9 @@ def say(ws: Workspace, *texts: str, when: datetime = T1, session: str = "s1", ag
     result = ws.conversations.ingest(
         agent, session, [{"role": "user", "content": t, "created_at": when} for t in texts]
     )
-    conv = ws.store.conversations.get(result.conversation_uid)
+    conv = ws.ports.conversations.get(result.conversation_uid)
     query = MessageQuery(conversation_uid=conv.uid, from_seq=result.first_seq, to_seq=result.last_seq)
-    return [m.uid for m in ws.store.conversations.messages(query)]
+    return [m.uid for m in ws.ports.conversations.messages(query)]
 
 
 def test_items_and_facts_keep_lineage_scope_and_message_time(xws: Workspace) -> None:
@@ -73,8 +73,8 @@ def test_a_rerun_reads_nothing_twice_and_new_messages_only(xws: Workspace) -> No
     say(xws, "I prefer green tea.", when=T2)
     third = extraction_service(xws).extract("a")
     assert third.messages == 1 and third.totals()["facts_asserted"] == 1
-    conv = xws.store.conversations.find("a", "s1")
-    assert conv is not None and xws.store.marks.get(MARK + conv.uid) == 3
+    conv = xws.ports.conversations.find("a", "s1")
+    assert conv is not None and xws.ports.marks.get(MARK + conv.uid) == 3
     assert first.totals()["items_written"] == 2
 
 
@@ -196,7 +196,7 @@ def test_importance_is_the_spec_formula_and_is_recomputed_with_access_and_age(xw
     assert item.importance == pytest.approx(0.4)
     xws.clock.advance(timedelta(hours=200))  # type: ignore[attr-defined]
     for _ in range(5):
-        xws.store.memory.touch([item.uid], now=xws.clock.now())
+        xws.ports.memory.touch([item.uid], now=xws.clock.now())
     assert reweigh(xws, "a") == 1
     [after] = xws.memory.list_items("a")
     assert after.importance == pytest.approx(0.15 + 0.15 + 5 * 0.03 + 0.1 * math.exp(-0.005 * 200), abs=1e-4)

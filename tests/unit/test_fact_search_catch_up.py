@@ -39,7 +39,7 @@ def facts(n: int, word: str = "widget", start: int = 0) -> list[dict[str, Any]]:
 
 def indexed(ws: Workspace) -> int:
     """Rows in the index itself (facts_fts reads its content table, facts; the docsize table has a row per entry)."""
-    return int(ws.store.db.read("SELECT COUNT(*) FROM facts_fts_docsize")[0][0])
+    return int(ws._store.db.read("SELECT COUNT(*) FROM facts_fts_docsize")[0][0])
 
 
 @pytest.fixture
@@ -51,63 +51,63 @@ def ws(tmp_path: Path) -> Any:
 
 def test_writers_do_not_index_and_the_first_search_finds_every_fact(ws: Workspace) -> None:
     ws.facts.assert_many("a", facts(2500), batch_size=1000)
-    assert indexed(ws) == 0 and ws.store.facts.search_pending() == 2500
+    assert indexed(ws) == 0 and ws.ports.facts.search_pending() == 2500
     with pytest.raises(sqlite3.DatabaseError):  # the index lags its table until a search: the check says so
-        check_fts(ws.store.db)
-    found = ws.store.facts.search("widget", scopes=["agent:a"], limit=5000)
+        check_fts(ws._store.db)
+    found = ws.ports.facts.search("widget", scopes=["agent:a"], limit=5000)
     assert len({f.uid for f in found}) == len(found) == 2500
-    assert ws.store.facts.search_pending() == 0 and indexed(ws) == 2500
-    check_fts(ws.store.db)
+    assert ws.ports.facts.search_pending() == 0 and indexed(ws) == 2500
+    check_fts(ws._store.db)
     ws.facts.assert_fact("a", "gadget", "madeOf", "widget steel")  # a single assert: also found next time
-    assert len(ws.store.facts.search("widget", scopes=["agent:a"], limit=5000)) == 2501
-    assert [f.subject for f in ws.store.facts.search("steel", scopes=["agent:a"])] == ["gadget"]
-    check_fts(ws.store.db)
+    assert len(ws.ports.facts.search("widget", scopes=["agent:a"], limit=5000)) == 2501
+    assert [f.subject for f in ws.ports.facts.search("steel", scopes=["agent:a"])] == ["gadget"]
+    check_fts(ws._store.db)
 
 
 def test_a_search_finds_what_another_connection_committed(ws: Workspace) -> None:
     ws.facts.assert_many("a", facts(10))
-    assert len(ws.store.facts.search("widget", scopes=["agent:a"])) == 10
+    assert len(ws.ports.facts.search("widget", scopes=["agent:a"])) == 10
     with kg.open_workspace(ws.path) as other:  # a second process would use its own connection like this
         other.facts.assert_many("a", facts(30, "sprocket", start=10))
-    assert len(ws.store.facts.search("sprocket", scopes=["agent:a"], limit=50)) == 30
-    check_fts(ws.store.db)
+    assert len(ws.ports.facts.search("sprocket", scopes=["agent:a"], limit=50)) == 30
+    check_fts(ws._store.db)
 
 
 def test_a_failed_catch_up_changes_neither_the_index_nor_its_mark(ws: Workspace) -> None:
     ws.facts.assert_many("a", facts(3000), batch_size=1000)
-    conn = ws.store.db.conn
+    conn = ws._store.db.conn
     conn.set_progress_handler(lambda: 1, 1000)  # interrupts the indexing statement part way
     try:
         with pytest.raises(sqlite3.OperationalError, match="interrupted"):
-            ws.store.facts.catch_up_search()
+            ws.ports.facts.catch_up_search()
     finally:
         conn.set_progress_handler(None, 0)
-    assert indexed(ws) == 0 and ws.store.facts.search_pending() == 3000
-    assert len(ws.store.facts.search("widget", scopes=["agent:a"], limit=5000)) == 3000
-    check_fts(ws.store.db)
+    assert indexed(ws) == 0 and ws.ports.facts.search_pending() == 3000
+    assert len(ws.ports.facts.search("widget", scopes=["agent:a"], limit=5000)) == 3000
+    check_fts(ws._store.db)
 
 
 def test_a_catch_up_already_done_by_another_connection_does_nothing(
     ws: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ws.facts.assert_many("a", facts(40))
-    stale = ws.store.db.read("SELECT (SELECT seq FROM search_marks), (SELECT MAX(seq) FROM facts)")
+    stale = ws._store.db.read("SELECT (SELECT seq FROM search_marks), (SELECT MAX(seq) FROM facts)")
     with kg.open_workspace(ws.path) as other:  # does the work between this store's look and its lock
-        assert other.store.facts.catch_up_search() == 40
-    monkeypatch.setattr(ws.store.db, "read", lambda sql, params=(): stale)  # the look saw work to do
-    assert ws.store.facts.catch_up_search() == 0  # re-read under the write lock: nothing left
+        assert other.ports.facts.catch_up_search() == 40
+    monkeypatch.setattr(ws._store.db, "read", lambda sql, params=(): stale)  # the look saw work to do
+    assert ws.ports.facts.catch_up_search() == 0  # re-read under the write lock: nothing left
     monkeypatch.undo()
     assert indexed(ws) == 40
-    check_fts(ws.store.db)
+    check_fts(ws._store.db)
 
 
 def test_retracted_facts_stay_out_of_results_after_catch_up(ws: Workspace) -> None:
     ws.facts.assert_many("a", facts(5))
     ws.facts.retract("a", subject="item2", predicate="madeOf")
-    assert sorted(f.subject for f in ws.store.facts.search("widget", scopes=["agent:a"])) == [
+    assert sorted(f.subject for f in ws.ports.facts.search("widget", scopes=["agent:a"])) == [
         "item0", "item1", "item3", "item4"
     ]  # fmt: skip
-    check_fts(ws.store.db)
+    check_fts(ws._store.db)
 
 
 def test_quick_handoff_restores_the_interval_even_when_blocks_overlap() -> None:

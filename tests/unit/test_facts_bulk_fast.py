@@ -185,12 +185,12 @@ def test_a_bulk_batch_writes_one_event_per_new_fact_with_its_lineage(ws: Any) ->
     items.append({"subject": "d", "predicate": "p", "object": "x", "derived_from": first.uids, "rule_id": ID})
     result = ws.facts.assert_many("a", items, keep_uids=True)
     assert result.created == 6
-    events = ws.store.outbox.pending(after_seq=0, limit=100)[-6:]
+    events = ws.ports.outbox.pending(after_seq=0, limit=100)[-6:]
     assert [e.record_uid for e in events] == result.uids
     assert events[0].payload["confidence"] == 0.1 + 0.2  # exact double, not 0.3
     assert events[0].payload["derived_from"] == []
     assert events[-1].payload["derived_from"] == first.uids
     assert events[-1].payload["confidence"] == 1.0
-    raw = ws.store.db.read("SELECT payload FROM outbox WHERE record_uid = ?", [result.uids[-1]])[0][0]
+    raw = ws._store.db.read("SELECT payload FROM outbox WHERE record_uid = ?", [result.uids[-1]])[0][0]
     assert '"confidence":1.0,' in raw  # written as repr(1.0) without the Python function
-    assert ws.store.facts.get_many(result.uids[-1:])[result.uids[-1]].derived_from == first.uids
+    assert ws.ports.facts.get_many(result.uids[-1:])[result.uids[-1]].derived_from == first.uids

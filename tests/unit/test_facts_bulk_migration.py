@@ -56,8 +56,8 @@ def write_old_workspace(path: Path, clock: FixedClock, monkeypatch: pytest.Monke
         patch.setattr(facts_module, "CHANGED_EVENT", old_events)
         patch.setattr(facts_module.SqliteFactStore, "catch_up_search", lambda self: 0)  # no mark before 11
         with kg.init_workspace(path, clock=clock) as ws:
-            assert ws.store.db.schema_version() == OLD
-            assert ws.store.db.read("SELECT type FROM sqlite_master WHERE name = 'outbox'")[0][0] == "table"
+            assert ws._store.db.schema_version() == OLD
+            assert ws._store.db.read("SELECT type FROM sqlite_master WHERE name = 'outbox'")[0][0] == "table"
             ws.agents.add("a")
             revenue, _ = ws.facts.assert_fact("a", "acme", "hasRevenue", "100", confidence=0.1 + 0.2)
             ws.facts.assert_many("a", [{"subject": "acme", "predicate": "hasCustomer", "object": f"c{i}"}
@@ -68,16 +68,16 @@ def write_old_workspace(path: Path, clock: FixedClock, monkeypatch: pytest.Monke
             ws.facts.assert_fact("a", "acme", "isTaxable", "true", derived_from=[revenue.uid])
             clock.advance(timedelta(seconds=1))
             ws.facts.retract("a", subject="acme", predicate="hasCustomer")
-            with ws.store.db.write() as conn:  # the first events went out already
-                conn.execute("UPDATE outbox SET acked_at = ? WHERE seq <= 5", (ws.store.db.now(),))
+            with ws._store.db.write() as conn:  # the first events went out already
+                conn.execute("UPDATE outbox SET acked_at = ? WHERE seq <= 5", (ws._store.db.now(),))
                 conn.execute(facts_sql.INDEX_PENDING, (0,))  # what the writers before migration 11 did, once each
             return {
                 "queries": [[f.model_dump() for f in ws.facts.query("a", **q)] for q in QUERIES],
                 "as_of": [f.model_dump() for f in ws.facts.query("a", subject="acme", as_of=clock.now()
                                                                   - timedelta(seconds=1, microseconds=1))],
-                "search": [f.uid for f in ws.store.facts.search("acme", scopes=["agent:a"])],
-                "pending": [e.model_dump() for e in ws.store.outbox.pending(limit=1000)],
-                "raw": ws.store.db.read("SELECT seq, payload FROM outbox ORDER BY seq"),
+                "search": [f.uid for f in ws.ports.facts.search("acme", scopes=["agent:a"])],
+                "pending": [e.model_dump() for e in ws.ports.outbox.pending(limit=1000)],
+                "raw": ws._store.db.read("SELECT seq, payload FROM outbox ORDER BY seq"),
             }  # fmt: skip
 
 
@@ -90,7 +90,7 @@ def replicated(ws: Workspace) -> dict[str, list[str]]:
         ("fact_history", "uid, confidence, source, valid_from, valid_until, rule_id, updated_by, sys_from, sys_to"),
         ("lineage", "child_uid, parent_uid, position"),
     ):  # fmt: skip
-        dump[table] = sorted(repr(tuple(r)) for r in ws.store.db.read(f"SELECT {columns} FROM {table}"))
+        dump[table] = sorted(repr(tuple(r)) for r in ws._store.db.read(f"SELECT {columns} FROM {table}"))
     return dump
 
 
@@ -102,17 +102,17 @@ def test_an_old_workspace_migrates_and_keeps_its_facts_queries_and_events(
     assert before["queries"][0] and before["as_of"] and before["search"] and len(before["pending"]) > 20
 
     with kg.open_workspace(tmp_path / "old", clock=clock) as ws:
-        db = ws.store.db
+        db = ws._store.db
         assert db.schema_version() >= 10
         assert db.read("SELECT type FROM sqlite_master WHERE name = 'outbox'")[0][0] == "view"
         assert [[f.model_dump() for f in ws.facts.query("a", **q)] for q in QUERIES] == before["queries"]
         as_of = ws.facts.query("a", subject="acme", as_of=clock.now() - timedelta(seconds=1, microseconds=1))
         assert [f.model_dump() for f in as_of] == before["as_of"]
-        assert ws.store.facts.search_pending() == 0
-        assert [f.uid for f in ws.store.facts.search("acme", scopes=["agent:a"])] == before["search"]
-        check_fts(ws.store.db)
+        assert ws.ports.facts.search_pending() == 0
+        assert [f.uid for f in ws.ports.facts.search("acme", scopes=["agent:a"])] == before["search"]
+        check_fts(ws._store.db)
         # the old events, pending or not, read exactly as they were written
-        assert [e.model_dump() for e in ws.store.outbox.pending(limit=1000)] == before["pending"]
+        assert [e.model_dump() for e in ws.ports.outbox.pending(limit=1000)] == before["pending"]
         assert [tuple(r) for r in db.read("SELECT seq, payload FROM outbox ORDER BY seq")] == [
             tuple(r) for r in before["raw"]
         ]
@@ -124,12 +124,12 @@ def test_an_old_workspace_migrates_and_keeps_its_facts_queries_and_events(
         raw = {r[0]: r[1] for r in db.read("SELECT record_uid, payload FROM outbox_log WHERE record_uid IN "
                                            f"({','.join('?' * 5)})", result.uids)}  # fmt: skip
         assert set(raw.values()) == {""}
-        new_events = [e for e in ws.store.outbox.pending(limit=1000) if e.record_uid in raw]
+        new_events = [e for e in ws.ports.outbox.pending(limit=1000) if e.record_uid in raw]
         assert [e.payload["confidence"] for e in new_events] == [1 / 3] * 5
         assert [e.payload["uid"] for e in new_events] == result.uids
         clock.advance(timedelta(seconds=1))
         ws.facts.assert_fact("a", "acme", "hasSite", "s0", confidence=0.25)  # updated after its compact event
-        first = next(e for e in ws.store.outbox.pending(limit=1000) if e.record_uid == result.uids[0])
+        first = next(e for e in ws.ports.outbox.pending(limit=1000) if e.record_uid == result.uids[0])
         assert first.payload["confidence"] == 1 / 3  # still the state it was created in (from the history)
         assert json.loads(db.read("SELECT payload FROM outbox WHERE record_uid = ? ORDER BY seq DESC",
                                   (result.uids[0],))[0][0])["confidence"] == 0.25  # fmt: skip
@@ -138,12 +138,12 @@ def test_an_old_workspace_migrates_and_keeps_its_facts_queries_and_events(
         with db.write() as conn:
             conn.execute("UPDATE outbox SET acked_at = NULL")
         with kg.init_workspace(tmp_path / "target", clock=clock) as target:
-            report = push(ws.store, EmbeddedTarget(target.store), batch=7)
+            report = push(ws.ports, EmbeddedTarget(target.ports), batch=7)
             assert report.pending_left == 0 and report.sent == db.read("SELECT COUNT(*) FROM outbox")[0][0]
             assert replicated(target) == replicated(ws)
-            assert [f.uid for f in target.store.facts.search("acme", scopes=["agent:a"])] == [
-                f.uid for f in ws.store.facts.search("acme", scopes=["agent:a"])
+            assert [f.uid for f in target.ports.facts.search("acme", scopes=["agent:a"])] == [
+                f.uid for f in ws.ports.facts.search("acme", scopes=["agent:a"])
             ]
-            assert len({f.uid for f in ws.store.facts.search("hasSite", scopes=["agent:a"])}) == 5
-            check_fts(ws.store.db)
-            check_fts(target.store.db)
+            assert len({f.uid for f in ws.ports.facts.search("hasSite", scopes=["agent:a"])}) == 5
+            check_fts(ws._store.db)
+            check_fts(target._store.db)

@@ -37,14 +37,14 @@ STORED = (
 
 def stored(ws: Workspace) -> list[tuple[Any, ...]]:
     """Every fact row (uids aside: they are fresh in each store), with each double's exact bits, in seq order."""
-    rows = ws.store.db.read(f"SELECT {STORED} FROM facts ORDER BY seq")
+    rows = ws._store.db.read(f"SELECT {STORED} FROM facts ORDER BY seq")
     return [tuple(v.hex() if isinstance(v, float) else v for v in row) for row in rows]
 
 
 def events(ws: Workspace) -> list[tuple[Any, ...]]:
     """The outbox events (payloads as the view expands them), uids aside."""
     out = []
-    for e in ws.store.outbox.pending(after_seq=0, limit=100_000):
+    for e in ws.ports.outbox.pending(after_seq=0, limit=100_000):
         payload = {k: v for k, v in e.payload.items() if k not in ("uid", "derived_from")}
         out.append((e.op, e.scope, sorted(payload.items(), key=str)))
     return out
@@ -54,7 +54,7 @@ def pair(tmp_path: Path) -> tuple[Workspace, Workspace]:
     """Two fresh stores on one fixed clock: the JSON path and the row-binding path."""
     clock = FixedClock(datetime(2026, 11, 26, 12, tzinfo=UTC))
     fast, slow = (kg.init_workspace(tmp_path / name, clock=clock) for name in ("json", "rows"))
-    slow.store.facts._json_exact = False
+    slow.ports.facts._json_exact = False
     for ws in (fast, slow):
         ws.agents.add("a")
     return fast, slow
@@ -86,7 +86,7 @@ def test_the_json_path_stores_what_binding_rows_stored(tmp_path_factory: Any, it
         assert stored(fast) == stored(slow)
         assert events(fast) == events(slow)
         scopes = ["agent:a", "global"]
-        found = [[f.subject for f in ws.store.facts.search(items[0]["subject"], scopes=scopes)] for ws in (fast, slow)]
+        found = [[f.subject for f in ws.ports.facts.search(items[0]["subject"], scopes=scopes)] for ws in (fast, slow)]
         assert found[0] == found[1]
     finally:
         fast.close()
@@ -140,8 +140,8 @@ def test_a_batch_of_equal_but_distinct_doubles_keeps_each_one(tmp_path: Path) ->
 
 def test_this_sqlite_reads_json_doubles_exactly(workspace: Workspace) -> None:
     # where it did not, batches would be bound row by row (the other path of the tests above)
-    assert json_reads_doubles_exactly(workspace.store.db.conn)
-    assert workspace.store.facts._json_exact
+    assert json_reads_doubles_exactly(workspace._store.db.conn)
+    assert workspace.ports.facts._json_exact
 
 
 def items(n: int, start: int = 0) -> list[dict[str, Any]]:
@@ -164,7 +164,7 @@ def test_a_bad_batch_after_written_ones_is_not_written_and_is_named(workspace: W
 
 def test_many_batches_inside_an_outer_transaction_do_not_wait_on_themselves(workspace: Workspace) -> None:
     workspace.agents.add("a")
-    with workspace.store.transactions.transaction():  # as extraction writes facts with its other records
+    with workspace.ports.transactions.transaction():  # as extraction writes facts with its other records
         result = workspace.facts.assert_many("a", items(50), batch_size=7)
     assert result.created == 50
     assert len(workspace.facts.query("a", limit=1000)) == 50

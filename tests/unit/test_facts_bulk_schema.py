@@ -37,11 +37,11 @@ def ws(workspace: Workspace) -> Workspace:
 def traced(ws: Workspace) -> Iterator[list[str]]:
     """Every statement the store runs inside the block, parameters bound."""
     statements: list[str] = []
-    ws.store.db.conn.set_trace_callback(statements.append)
+    ws._store.db.conn.set_trace_callback(statements.append)
     try:
         yield statements
     finally:
-        ws.store.db.conn.set_trace_callback(None)
+        ws._store.db.conn.set_trace_callback(None)
 
 
 def plans(ws: Workspace, action: Callable[[], Any]) -> list[str]:
@@ -53,7 +53,7 @@ def plans(ws: Workspace, action: Callable[[], Any]) -> list[str]:
         head = sql.lstrip().split(None, 1)[0].upper()
         if head not in ("SELECT", "UPDATE", "INSERT") or not re.search(r"\bfacts\b", sql):
             continue
-        rows = ws.store.db.read(f"EXPLAIN QUERY PLAN {sql}")
+        rows = ws._store.db.read(f"EXPLAIN QUERY PLAN {sql}")
         found.append("\n".join(str(r["detail"]) for r in rows))
     assert found, "the action ran no statement over facts"
     return found
@@ -121,7 +121,7 @@ def test_writes_and_lookups_by_uid_use_indexes(ws: Workspace) -> None:
         ),
         "retract by subject": (lambda: ws.facts.retract("a", subject="acme4"), "facts_live_triple"),
         "retract by predicate": (lambda: ws.facts.retract("a", predicate="p0"), "facts_predicate_object"),
-        "search": (lambda: ws.store.facts.search("acme5", scopes=["agent:a"]), "INTEGER PRIMARY KEY"),
+        "search": (lambda: ws.ports.facts.search("acme5", scopes=["agent:a"]), "INTEGER PRIMARY KEY"),
     }
     for name, (action, index) in checks.items():
         found = plans(ws, action)

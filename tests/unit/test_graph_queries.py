@@ -12,7 +12,6 @@ import pytest
 
 from kg.clock import FixedClock
 from kg.errors import InputError, NotFoundError
-from kg.store.sqlite.graph_queries import SqliteGraphQueries
 from kg.workspace import Workspace
 from reasoning.graph_queries import CATALOGUE, GraphQueries, expected_progress
 from tests.conftest import q3_workspace
@@ -79,7 +78,7 @@ def build(ws: Workspace) -> SimpleNamespace:
 
 
 def run(ws: Workspace, name: str, agent: str | None = None, **params: Any) -> Any:
-    return GraphQueries(SqliteGraphQueries(ws.store.db), ws.scopes, ws.clock).run(name, params, agent=agent)
+    return GraphQueries(ws.ports.graph_queries, ws.scopes, ws.clock).run(name, params, agent=agent)
 
 
 def test_expected_progress_is_the_elapsed_share_clamped() -> None:

@@ -69,7 +69,7 @@ def _populate(ws: Workspace, texts: list[str], terms: list[str]) -> None:
     fact, _ = ws.facts.assert_fact("a", term(1), term(2), text(2), source=term(3))
     ws.facts.assert_fact("a", term(4), "hasNote", text(3), scope="global")
     ws.memory.store_item("a", text(4), type="decision", tags=[term(5)], store="long_term", source=term(6))
-    rule = RuleService(ws.store, ws.scopes, ws.clock).create(
+    rule = RuleService(ws.ports, ws.scopes, ws.clock).create(
         "a",
         name=term(7),
         description=text(5),
@@ -92,7 +92,7 @@ def _populate(ws: Workspace, texts: list[str], terms: list[str]) -> None:
         ("plan-contains-step", plan, step),
     ):
         ws.bdi.link("a", kind, source.uid, target.uid)
-    CaseService(ws.store, ws.scopes, ws.clock, None).store_case(
+    CaseService(ws.ports, ws.scopes, ws.clock, None).store_case(
         "a",
         situation={"beliefs": [belief.uid], "context": text(14)},
         solution={"plan_id": plan.uid, "actions": [text(15)]},
@@ -146,7 +146,7 @@ def test_a_line_separator_in_a_goal_forges_no_record(pair: Callable[[], tuple[Pa
         export_workspace(source, base / "out")
         report = import_workspace(target, base / "out")
         assert report.totals["goal"].created == len(made)
-        goals = {node.uid: node for node in target.store.bdi.list(scopes=["agent:a"])}
+        goals = {node.uid: node for node in target.ports.bdi.list(scopes=["agent:a"])}
         assert goals == {node.uid: node for node in made}
 
 

@@ -15,7 +15,7 @@ from kg.ports import StoreLimits
 
 
 def context(ws, uid: str) -> str:
-    return str(ws.store.db.read("SELECT context FROM memory_items WHERE uid = ?", (uid,))[0][0])
+    return str(ws._store.db.read("SELECT context FROM memory_items WHERE uid = ?", (uid,))[0][0])
 
 
 def said(ws, text: str, *, agent: str = "a", minutes: int = 1, **fields) -> str:
@@ -43,7 +43,7 @@ def test_a_batch_gets_the_same_contexts_as_one_by_one(ws):
                    created_at=now + timedelta(minutes=n), updated_at=now + timedelta(minutes=n))
         for n in (2, 3, 4)
     ]  # fmt: skip
-    ws.store.memory.add(batch, limits=StoreLimits(), now=now)
+    ws.ports.memory.add(batch, limits=StoreLimits(), now=now)
     assert [context(ws, u) for u in [first, *(i.uid for i in batch)]] == [
         "turn 2",
         "turn 1 turn 3",
@@ -73,11 +73,11 @@ def test_semantic_items_other_agents_and_other_scopes_lend_no_context(ws):
 
 def test_the_next_turn_changes_neither_the_item_nor_the_outbox(ws):
     first = said(ws, "turn 1")
-    before = ws.store.memory.get_many([first])[first]
-    events = ws.store.db.read("SELECT COUNT(*) FROM outbox")[0][0]
+    before = ws.ports.memory.get_many([first])[first]
+    events = ws._store.db.read("SELECT COUNT(*) FROM outbox")[0][0]
     said(ws, "turn 2")
-    assert ws.store.memory.get_many([first])[first] == before  # updated_at and content untouched
-    assert ws.store.db.read("SELECT COUNT(*) FROM outbox")[0][0] == events + 1  # the new item's event only
+    assert ws.ports.memory.get_many([first])[first] == before  # updated_at and content untouched
+    assert ws._store.db.read("SELECT COUNT(*) FROM outbox")[0][0] == events + 1  # the new item's event only
 
 
 def test_recall_finds_a_turn_through_the_words_of_the_next_one(ws):

@@ -142,7 +142,7 @@ def test_deductive_over_an_agent_without_rules_is_not_computed(tool_ws: Workspac
     for method in ("deductive", "abductive"):
         result = one(method, {"observation": "acme0 sells crm"} if method == "abductive" else {}, ctx)
         assert result.kind == "llm_prompt" and result.confidence == 0.0
-    RuleService(tool_ws.store, tool_ws.scopes, tool_ws.clock).create("a", **rule("r", ["?x sells crm"], "?x is vendor"))
+    RuleService(tool_ws.ports, tool_ws.scopes, tool_ws.clock).create("a", **rule("r", ["?x sells crm"], "?x is vendor"))
     computed = one("deductive", {}, ctx)
     assert computed.kind == "computed" and computed.value["derived"][0] == "acme0 is vendor"
 

@@ -135,7 +135,7 @@ def ws(tool_ws: Workspace) -> Workspace:
 def test_counterfactual_over_the_agents_facts_and_rules(ws: Workspace) -> None:
     industry, _ = ws.facts.assert_fact("a", "acme", "hasIndustry", "saas")
     ws.facts.assert_fact("a", "acme", "locatedIn", "US")
-    rules = RuleService(ws.store, ws.scopes, ws.clock)
+    rules = RuleService(ws.ports, ws.scopes, ws.clock)
     condition = {"subject": "?x", "predicate": "hasIndustry", "object": "saas"}
     target = rules.create("a", name="target", conditions=[condition],
                           conclusion={"subject": "?x", "predicate": "isTarget", "object": "yes"})  # fmt: skip

@@ -140,7 +140,7 @@ def test_patterns_in_the_visible_memories(ws: kg.Workspace) -> None:
 @pytest.fixture
 def warehouse(ws: kg.Workspace) -> MethodContext:
     """Three past cases, rules that say what actions lead to, and a constraint on margins."""
-    rules = RuleService(ws.store, ws.scopes, ws.clock)
+    rules = RuleService(ws.ports, ws.scopes, ws.clock)
     rules.create("a", name="reorder-restocks", conditions=[
         {"subject": "?a", "predicate": "performs", "object": "reorder-stock"},
         {"subject": "supplier", "predicate": "available", "object": "true"}],
@@ -153,7 +153,7 @@ def warehouse(ws: kg.Workspace) -> MethodContext:
                              {"subject": "policy", "predicate": "marginFloor", "object": "strict"}])  # fmt: skip
     ws.facts.assert_fact("a", "policy", "marginFloor", "strict")
     ws.facts.assert_fact("a", "supplier", "available", "true")
-    cases = CaseService(ws.store, ws.scopes, ws.clock, None)
+    cases = CaseService(ws.ports, ws.scopes, ws.clock, None)
     situation = {"beliefs": ["stock is low", "demand is rising"], "desires": ["avoid stock-outs"]}
     cases.store_case("a", situation=situation, solution={"actions": ["discount-clearance"]},
                      outcome={"success": True})  # fmt: skip

@@ -96,14 +96,14 @@ def test_induction_over_the_agents_facts_proposes_disabled_rules(ws: Workspace) 
     assert {(tuple(r["if"]), r["then"]) for r in result.value["rules"]} == {
         (("billing=monthly",), "hasIndustry=saas"), (("hasIndustry=saas",), "billing=monthly")}  # fmt: skip
     assert len(result.used) == 6
-    stored = RuleService(ws.store, ws.scopes, ws.clock).list("a")
+    stored = RuleService(ws.ports, ws.scopes, ws.clock).list("a")
     assert len(stored) == 2 and all(not r.enabled and r.scope == "agent:a" for r in stored)
     assert one("inductive", {"min_support": 0.5}, MethodContext("b", ws)).kind == "llm_prompt"  # b sees no facts
 
 
 def test_deduction_reads_only_the_agents_scopes(ws: Workspace) -> None:
     ws.facts.assert_fact("a", "socrates", "is", "man")
-    created = RuleService(ws.store, ws.scopes, ws.clock).create("a", **rule("mortal", ["?x is man"], "?x is mortal"))
+    created = RuleService(ws.ports, ws.scopes, ws.clock).create("a", **rule("mortal", ["?x is man"], "?x is mortal"))
     mine = one("deductive", {"goal": "socrates is mortal"}, MethodContext("a", ws))
     assert mine.value["proved"] and created.uid in mine.used and len(mine.used) == 2
     theirs = one("deductive", {"goal": "socrates is mortal"}, MethodContext("b", ws))
@@ -189,7 +189,7 @@ def test_deontic_conflict_resolved_by_priority_gdpr_retention() -> None:
 
 def test_deontic_reads_policy_rules(ws: Workspace) -> None:
     ws.facts.assert_fact("a", "deal", "discount", "25")
-    policy = RuleService(ws.store, ws.scopes, ws.clock).create(
+    policy = RuleService(ws.ports, ws.scopes, ws.clock).create(
         "a", name="big-discount", type="policy", action="must not sign without finance",
         conditions=[{"subject": "deal", "predicate": "discount", "object": "20", "operator": "gt"}])  # fmt: skip
     result = one("deontic", {}, MethodContext("a", ws))

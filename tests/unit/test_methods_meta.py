@@ -170,7 +170,7 @@ def test_reflection_compares_expected_and_actual() -> None:
 
 
 def test_reflection_over_cases_and_intentions(ws: kg.Workspace) -> None:
-    cases = CaseService(ws.store, ws.scopes, ws.clock, None)
+    cases = CaseService(ws.ports, ws.scopes, ws.clock, None)
     case = cases.store_case("a", situation={"beliefs": ["launch"]}, solution={"actions": ["launch in spain"]},
                             outcome={"success": False, "metrics": {"expected_revenue": 100, "revenue": 70},
                                      "lessons": ["test the price first"]}).case  # fmt: skip
@@ -197,7 +197,7 @@ def test_reflection_over_cases_and_intentions(ws: kg.Workspace) -> None:
 def targets(ws: kg.Workspace) -> MethodContext:
     ws.facts.assert_fact("a", "acme", "hasIndustry", "saas")
     ws.facts.assert_fact("a", "globex", "hasIndustry", "saas", confidence=0.5)
-    RuleService(ws.store, ws.scopes, ws.clock).create(
+    RuleService(ws.ports, ws.scopes, ws.clock).create(
         "a", name="saas-target", conditions=[{"subject": "?x", "predicate": "hasIndustry", "object": "saas"}],
         conclusion={"subject": "?x", "predicate": "isTarget", "object": "true"}, confidence_factor=0.9)  # fmt: skip
     return MethodContext(agent_id="a", workspace=ws)
@@ -215,7 +215,7 @@ def test_meta_cognitive_sorts_goals_into_known_uncertain_and_unknown(targets: Me
     rows = {r["goal"]: r for r in result.value["items"]}
     assert rows["globex isTarget true"]["confidence"] == pytest.approx(0.45)
     assert rows["globex isTarget true"]["weak_support"] == ["(globex, hasIndustry, saas) confidence 0.5"]
-    rule_uids = {r.uid for r in RuleService(ws.store, ws.scopes, ws.clock).list("a")}
+    rule_uids = {r.uid for r in RuleService(ws.ports, ws.scopes, ws.clock).list("a")}
     # the facts and the rule the proofs rest on
     assert set(result.used) == {f.uid for f in ws.facts.query("a", predicate="hasIndustry")} | rule_uids
     assert result.confidence == pytest.approx(1 / 3)

@@ -76,7 +76,7 @@ def _steps(report_steps: list[StepResult]) -> dict[str, StepResult]:
 
 
 def _pending(ws: Workspace) -> set[int]:
-    return {event.seq for event in ws.store.outbox.pending(limit=1_000_000)}
+    return {event.seq for event in ws.ports.outbox.pending(limit=1_000_000)}
 
 
 def test_full_run_without_typedb_exits_0_and_reports_every_step(night_ws: Workspace) -> None:
@@ -129,7 +129,7 @@ def test_report_files_are_named_by_the_workspace_date_and_hold_the_report(night_
 
 def test_unreachable_typedb_fails_push_runs_everything_else_and_exits_3(night_ws: Workspace) -> None:
     before = _pending(night_ws)
-    acked = night_ws.store.outbox.counts()["acked"]
+    acked = night_ws.ports.outbox.counts()["acked"]
     report = run_nightly(night_ws, AGENTS, typedb=DEAD_TYPEDB)
     steps = _steps(report.steps)
     assert report.exit_code == EXIT_UNAVAILABLE
@@ -143,7 +143,7 @@ def test_unreachable_typedb_fails_push_runs_everything_else_and_exits_3(night_ws
     assert steps["infer"].details["created"] == 2
     # the outbox lost nothing: every event pending before still is, none was acknowledged
     assert before <= _pending(night_ws)
-    assert night_ws.store.outbox.counts()["acked"] == acked
+    assert night_ws.ports.outbox.counts()["acked"] == acked
 
 
 def test_a_failing_step_does_not_stop_the_others_and_exits_1(night_ws: Workspace) -> None:

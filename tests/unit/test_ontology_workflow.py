@@ -329,9 +329,9 @@ def test_a_reference_to_a_prefix_the_file_does_not_bind_is_written_as_a_full_iri
     }
 
 
-def test_every_step_is_an_outbox_event(svc) -> None:
+def test_every_step_is_an_outbox_event(svc, ws) -> None:
     p = merged(svc)
-    rows = svc.store.db.read("SELECT op, payload FROM outbox WHERE aggregate = 'proposal' ORDER BY seq")
+    rows = ws._store.db.read("SELECT op, payload FROM outbox WHERE aggregate = 'proposal' ORDER BY seq")
     assert [json.loads(r[1])["status"] for r in rows] == ["pending", "validated", "approved-merged"]
     assert json.loads(rows[-1][1]) == p.model_dump(mode="json")
 

@@ -42,14 +42,14 @@ def ws(workspace):
 
 def events(ws, aggregate: str) -> list[tuple[str, str, dict[str, Any]]]:
     """(uid, raw payload text, parsed payload) of every upsert event of ``aggregate``, oldest first."""
-    rows = ws.store.db.read(
+    rows = ws._store.db.read(
         "SELECT record_uid, payload FROM outbox WHERE aggregate = ? AND op = 'upsert' ORDER BY seq", (aggregate,)
     )
     return [(r[0], r[1], json.loads(r[1])) for r in rows]
 
 
 def stored(ws, table: str, uid: str, *columns: str) -> tuple[Any, ...]:
-    return tuple(ws.store.db.read(f"SELECT {', '.join(columns)} FROM {table} WHERE uid = ?", (uid,))[0])
+    return tuple(ws._store.db.read(f"SELECT {', '.join(columns)} FROM {table} WHERE uid = ?", (uid,))[0])
 
 
 def test_fact_payload_carries_the_exact_confidence(ws):
@@ -111,7 +111,7 @@ def test_replay_into_a_second_store_keeps_the_exact_doubles(ws, tmp_path):
     item = ws.memory.store_item("a", "note", importance=0.1 + 0.2, confidence=1 / 3).item
     target = kg.init_workspace(tmp_path / "target", clock=ws.clock)
     try:
-        report = push(ws.store, EmbeddedTarget(target.store))
+        report = push(ws.ports, EmbeddedTarget(target.ports))
         assert report.pending_left == 0
         assert stored(target, "facts", fact.uid, "confidence") == stored(ws, "facts", fact.uid, "confidence")
         assert stored(target, "facts", fact.uid, "confidence")[0] == 0.30000000000000004

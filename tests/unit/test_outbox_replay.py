@@ -73,14 +73,14 @@ def build(ws) -> None:
     tick()
     ws.bdi.update("a", goal.uid, status="achieved")
     ws.bdi.link("a", "belief-supports-goal", belief.uid, goal.uid)
-    rules = RuleService(ws.store, ws.scopes, ws.clock)
+    rules = RuleService(ws.ports, ws.scopes, ws.clock)
     rule = rules.create("a", **RULE)
     tick()
     rules.toggle("a", rule.uid, enabled=False)
     doomed = rules.create("a", **{**RULE, "name": "doomed"})
     tick()
     rules.delete("a", doomed.uid)
-    CaseService(ws.store, ws.scopes, ws.clock, None).store_case(
+    CaseService(ws.ports, ws.scopes, ws.clock, None).store_case(
         "a", situation={"beliefs": ["x"], "desires": ["grow"]}, solution={"actions": ["act"]},
         outcome={"success": True},
     )  # fmt: skip
@@ -90,15 +90,15 @@ def build(ws) -> None:
 
 def conversation(ws) -> None:
     """A conversation with messages (one of them a tool result) and a leaf summary over two of them."""
-    chat = ws.store.conversations.open("a", "session-1", title="kick-off", now=ws.clock.now())
-    said = ws.store.conversations.append(chat.uid, [
+    chat = ws.ports.conversations.open("a", "session-1", title="kick-off", now=ws.clock.now())
+    said = ws.ports.conversations.append(chat.uid, [
         MessageInput(role=Role.USER, content="Acme needs SSO before renewal"),
         MessageInput(role=Role.ASSISTANT, content="Noted: SSO by March", tool_call_id="call-1"),
         MessageInput(role=Role.TOOL, content='{"ok": true}', tool_call_id="call-1"),
     ], now=ws.clock.now())  # fmt: skip
     ws.clock.advance(timedelta(seconds=1))
-    ws.store.conversations.append(chat.uid, [MessageInput(role=Role.USER, content="thanks")], now=ws.clock.now())
-    ws.store.summaries.add(Summary(
+    ws.ports.conversations.append(chat.uid, [MessageInput(role=Role.USER, content="thanks")], now=ws.clock.now())
+    ws.ports.summaries.add(Summary(
         uid=new_id("summary"), agent_id="a", conversation_uid=chat.uid, kind=SummaryKind.LEAF, depth=0,
         content="Acme needs SSO by March.", token_count=6, source_token_count=14, method=SummaryMethod.EXTRACTIVE,
         child_uids=[said[0].uid, said[1].uid], earliest_at=said[0].created_at, latest_at=said[1].created_at,
@@ -107,44 +107,44 @@ def conversation(ws) -> None:
 
 
 def reset_acks(ws) -> None:
-    with ws.store.db.write() as conn:
+    with ws._store.db.write() as conn:
         conn.execute("UPDATE outbox SET acked_at = NULL")
 
 
 def test_push_replays_every_aggregate_into_an_equal_store(ws, target):
     build(ws)
-    pending = ws.store.outbox.counts()["pending"]
-    report = push(ws.store, EmbeddedTarget(target.store), batch=7)
+    pending = ws.ports.outbox.counts()["pending"]
+    report = push(ws._store, EmbeddedTarget(target._store), batch=7)
     assert (report.sent, report.acknowledged, report.pending_left) == (pending, pending, 0)
     assert report.batches == -(-pending // 7)
     assert {"agent", "grant", "fact", "memory", "belief", "goal", "relation", "rule", "case", "conversation",
             "message", "summary"} <= set(report.by_aggregate)  # fmt: skip
-    assert state(target.store) == state(ws.store)
-    assert state(ws.store)["fact_history"]  # the update reached the target's history too
+    assert state(target._store) == state(ws._store)
+    assert state(ws._store)["fact_history"]  # the update reached the target's history too
 
 
 def test_push_again_sends_nothing_and_full_replay_changes_nothing(ws, target):
     build(ws)
-    push(ws.store, EmbeddedTarget(target.store))
-    once = state(target.store)
-    target_events = target.store.outbox.counts()["pending"]
-    assert push(ws.store, EmbeddedTarget(target.store)).sent == 0
+    push(ws._store, EmbeddedTarget(target._store))
+    once = state(target._store)
+    target_events = target.ports.outbox.counts()["pending"]
+    assert push(ws._store, EmbeddedTarget(target._store)).sent == 0
     reset_acks(ws)
-    again = push(ws.store, EmbeddedTarget(target.store), batch=5)
+    again = push(ws._store, EmbeddedTarget(target._store), batch=5)
     assert again.sent == again.acknowledged > 0
-    assert state(target.store) == once == state(ws.store)
+    assert state(target._store) == once == state(ws._store)
     # nothing runs again, not even a delete-then-recreate cycle (a grant revoked, a rule deleted): the target
     # knows each record's last applied outbox position
-    assert target.store.outbox.counts()["pending"] == target_events
+    assert target.ports.outbox.counts()["pending"] == target_events
 
 
 def test_target_outbox_records_what_it_applied(ws, target):
     build(ws)
-    push(ws.store, EmbeddedTarget(target.store))
+    push(ws._store, EmbeddedTarget(target._store))
     onward = kg.init_workspace(target.path.parent / "third", clock=ws.clock)
     try:
-        push(target.store, EmbeddedTarget(onward.store))
-        assert state(onward.store) == state(ws.store)
+        push(target._store, EmbeddedTarget(onward._store))
+        assert state(onward._store) == state(ws._store)
     finally:
         onward.close()
 
@@ -170,27 +170,27 @@ class CrashingTarget(EmbeddedTarget):
 def test_crash_between_apply_and_ack_loses_and_duplicates_nothing(ws, target, commit_half):
     build(ws)
     with pytest.raises(RuntimeError):
-        push(ws.store, CrashingTarget(target.store, commit_half=commit_half), batch=6)
-    assert ws.store.outbox.counts()["acked"] == 6
-    report = push(ws.store, EmbeddedTarget(target.store), batch=6)
+        push(ws._store, CrashingTarget(target._store, commit_half=commit_half), batch=6)
+    assert ws.ports.outbox.counts()["acked"] == 6
+    report = push(ws._store, EmbeddedTarget(target._store), batch=6)
     assert report.pending_left == 0
-    assert state(target.store) == state(ws.store)
+    assert state(target._store) == state(ws._store)
 
 
 def test_crash_after_apply_before_ack_is_resent_harmlessly(ws, target, monkeypatch):
     build(ws)
-    store = ws.store
+    store = ws._store
     monkeypatch.setattr(store.outbox, "ack", lambda seqs: (_ for _ in ()).throw(RuntimeError("crash")))
     with pytest.raises(RuntimeError):
-        push(store, EmbeddedTarget(target.store), batch=10)
+        push(store, EmbeddedTarget(target._store), batch=10)
     monkeypatch.undo()
-    push(store, EmbeddedTarget(target.store), batch=10)
-    assert state(target.store) == state(store)
+    push(store, EmbeddedTarget(target._store), batch=10)
+    assert state(target._store) == state(store)
 
 
 def test_batch_must_be_positive(ws, target):
     with pytest.raises(ValueError, match="batch"):
-        push(ws.store, EmbeddedTarget(target.store), batch=0)
+        push(ws._store, EmbeddedTarget(target._store), batch=0)
 
 
 OPS = st.lists(
@@ -206,16 +206,16 @@ def test_random_operations_replay_to_an_equal_state(tmp_path_factory, clock, ops
     root = tmp_path_factory.mktemp("replay")
     with kg.init_workspace(root / "src", clock=clock) as src, kg.init_workspace(root / "dst", clock=clock) as dst:
         src.agents.add("a")
-        rules = RuleService(src.store, src.scopes, src.clock)
+        rules = RuleService(src.ports, src.scopes, src.clock)
         made: dict[str, list[str]] = {"memory": [], "rule": []}
         for op, n in ops:
             clock.advance(timedelta(seconds=1))
             run(src, rules, made, op, n)
-        push(src.store, EmbeddedTarget(dst.store), batch=batch)
-        assert state(dst.store) == state(src.store)
+        push(src._store, EmbeddedTarget(dst._store), batch=batch)
+        assert state(dst._store) == state(src._store)
         reset_acks(src)
-        push(src.store, EmbeddedTarget(dst.store), batch=batch)
-        assert state(dst.store) == state(src.store)
+        push(src._store, EmbeddedTarget(dst._store), batch=batch)
+        assert state(dst._store) == state(src._store)
 
 
 def run(ws, rules, made: dict[str, list[str]], op: str, n: int) -> None:

@@ -14,7 +14,7 @@ from kg.store.sqlite.readonly import run_readonly
 def db(ws):
     for n in range(5):
         ws.facts.assert_fact("a", f"s{n}", "p", f"o{n}")
-    return ws.store.db.path
+    return ws._store.db.path
 
 
 def digest(path) -> str:
@@ -57,7 +57,7 @@ def test_anything_but_reading_is_refused_and_changes_nothing(db, sql):
 
 
 def test_blobs_are_described_not_dumped(ws, db):
-    ws.store.embeddings.put_many("m", {hashlib.sha256(b"x").hexdigest(): [1.0, 2.0]})
+    ws.ports.embeddings.put_many("m", {hashlib.sha256(b"x").hexdigest(): [1.0, 2.0]})
     assert run_readonly(db, "SELECT vector FROM embeddings").rows == [["<blob 8 bytes>"]]
 
 

@@ -116,7 +116,7 @@ def test_a_small_closure_is_complete_and_says_so(tmp_path: Path, clock: FixedClo
     with kg.init_workspace(tmp_path / "small", clock=clock) as small:
         small.agents.add("a")
         chain(small, 10)
-        RuleService(small.store, small.scopes, small.clock).create("a", **{
+        RuleService(small.ports, small.scopes, small.clock).create("a", **{
             **TRANSITIVE, "conditions": [{"subject": "?x", "predicate": "p", "object": "?y"},
                                          {"subject": "?y", "predicate": "p", "object": "?z"}],
             "conclusion": {"subject": "?x", "predicate": "p", "object": "?z"}})  # fmt: skip

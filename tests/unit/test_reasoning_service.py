@@ -23,12 +23,12 @@ AUDIT = {  # chains on the first rule
 
 @pytest.fixture
 def rules(ws) -> RuleService:
-    return RuleService(ws.store, ws.scopes, ws.clock)
+    return RuleService(ws.ports, ws.scopes, ws.clock)
 
 
 @pytest.fixture
 def reasoner(ws) -> Reasoner:
-    return Reasoner(ws.store, ws.scopes, ws.clock, ws.facts)
+    return Reasoner(ws.ports, ws.scopes, ws.clock, ws.facts)
 
 
 @pytest.fixture
@@ -58,7 +58,7 @@ def test_a_bad_rule_is_refused_with_the_field_and_nothing_is_stored(ws, rules):
     with pytest.raises(InputError, match="operator"):
         rules.create("a", **{**TAXABLE, "conditions": [{"subject": "?x", "predicate": "p", "object": "1",
                                                         "operator": "between"}]})  # fmt: skip
-    assert rules.list("a") == [] and ws.store.stats()["rules"] == 0
+    assert rules.list("a") == [] and ws.ports.stats()["rules"] == 0
 
 
 def test_rules_are_private_to_their_scope_and_toggle(ws, rules, acme):
@@ -113,10 +113,10 @@ def test_forward_persists_chained_facts_with_provenance_and_confidence(ws, reaso
 
 def test_forward_twice_adds_nothing(ws, reasoner, acme):
     reasoner.forward("a", persist=True)
-    before = ws.store.stats()["facts"]
+    before = ws.ports.stats()["facts"]
     again = reasoner.forward("a", persist=True)
     assert (again.created, again.retracted) == (0, []) and again.unchanged == 2
-    assert ws.store.stats()["facts"] == before
+    assert ws.ports.stats()["facts"] == before
 
 
 def test_retracting_a_support_retracts_what_followed_from_it_on_the_next_run(ws, reasoner, acme):
@@ -132,10 +132,10 @@ def test_retracting_a_support_retracts_what_followed_from_it_on_the_next_run(ws,
 
 
 def test_forward_without_persist_writes_nothing_and_max_iterations_is_checked(ws, reasoner, acme):
-    before = ws.store.stats()["facts"]
+    before = ws.ports.stats()["facts"]
     report = reasoner.forward("a", max_iterations=1)
     assert not report.fixpoint and [d.predicate for d in report.derived] == ["isTaxable"]
-    assert ws.store.stats()["facts"] == before
+    assert ws.ports.stats()["facts"] == before
     with pytest.raises(InputError, match="max_iterations"):
         reasoner.forward("a", max_iterations=0)
 
@@ -217,18 +217,18 @@ def case(beliefs, desires=("grow",), success=True, context=""):
 
 
 def test_cases_are_stored_once_per_situation_and_pruned_past_capacity(ws):
-    cases = CaseService(ws.store, ws.scopes, ws.clock, None, capacity=2)
+    cases = CaseService(ws.ports, ws.scopes, ws.clock, None, capacity=2)
     first = cases.store_case("a", **case(["x"]))
     assert first.created and not cases.store_case("a", **case(["X "])).created  # same situation, normalised
     cases.store_case("a", **case(["y"], success=False))
     third = cases.store_case("a", **case(["z"]))
-    assert len(third.pruned) == 1 and ws.store.cases.count("agent:a") == 2
-    kept = {c.situation.beliefs[0] for c in ws.store.cases.list(scopes=["agent:a"])}
+    assert len(third.pruned) == 1 and ws.ports.cases.count("agent:a") == 2
+    kept = {c.situation.beliefs[0] for c in ws.ports.cases.list(scopes=["agent:a"])}
     assert kept == {"x", "z"}  # the failed case went first
 
 
 def test_retrieval_ranks_by_belief_and_desire_overlap_within_readable_scopes(ws):
-    cases = CaseService(ws.store, ws.scopes, ws.clock, None)
+    cases = CaseService(ws.ports, ws.scopes, ws.clock, None)
     best = cases.store_case("a", **case(["price sensitive", "small team"], ["grow"])).case
     cases.store_case("a", **case(["price sensitive"], ["retain"]))
     cases.store_case("b", **case(["price sensitive", "small team"], ["grow"]))  # b's own, private

@@ -58,7 +58,7 @@ def pottery(embedded_ws):
 
 def test_hybrid_recall_finds_by_keyword_what_the_first_results_talk_about(embedded_ws, pottery) -> None:
     ws = embedded_ws
-    plain = {item.uid: score for item, score in ws.store.memory.search(QUERY, ws.memory._query("a", limit=40))}
+    plain = {item.uid: score for item, score in ws.ports.memory.search(QUERY, ws.memory._query("a", limit=40))}
     assert set(plain) == {pottery["pottery"].uid}  # BM25 alone: the kiln fact shares no word with the query
     result = ws.memory.recall("a", QUERY, explain=True, touch=False)
     found = {h.item.uid: h.explain for h in result.hits}

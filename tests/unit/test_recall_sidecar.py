@@ -42,7 +42,7 @@ def manifest(ws) -> dict:
 
 def sidecar(ws, embedder=None) -> VectorSidecar:
     """Another sidecar on the workspace's directory: another process."""
-    return VectorSidecar(ws.path / VECTORS_DIR, ws.store, embedder or ws.embedder)
+    return VectorSidecar(ws.path / VECTORS_DIR, ws.ports, embedder or ws.embedder)
 
 
 @pytest.fixture
@@ -62,7 +62,7 @@ def test_triggers_queue_inserts_and_content_changes_only(ws):
     ws.memory.update("a", car.uid, importance=0.9, tags=["auto"])  # not the content: nothing to re-embed
     ws.memory.recall("a", "car")  # touching access statistics is not a content change either
     assert queue_rows(ws) == []  # ... and the recall indexed and saved, which forgot the row
-    ws.store.memory.update([(car.uid, {"archived_at": ws.clock.now()})], now=ws.clock.now())
+    ws.ports.memory.update([(car.uid, {"archived_at": ws.clock.now()})], now=ws.clock.now())
     assert queue_rows(ws) == []
 
 
@@ -96,7 +96,7 @@ def test_a_content_change_is_re_embedded(ws):
     car = put(ws, CAR)
     ws.memory.recall("a", "vehicle broke down", mode="vector")
     # content changes go through the store (the service keeps content immutable)
-    with ws.store.memory.db.write() as conn:
+    with ws.ports.memory.db.write() as conn:
         conn.execute("UPDATE memory_items SET content = ? WHERE uid = ?", (TEA, car.uid))
     assert [uid for _, uid in queue_rows(ws)] == [car.uid]
     assert ws.memory.recall("a", "vehicle broke down", mode="vector").hits == []
@@ -122,7 +122,7 @@ def test_status_does_not_load_the_model(ws, broken):
     ws.memory.recall("a", "car")
     status = sidecar(ws, broken).status()
     assert (status["state"], status["indexed"], status["backlog"], status["kind"]) == ("ready", 2, 0, "flat")
-    assert status["store_id"] == ws.store.index_queue.store_id()
+    assert status["store_id"] == ws.ports.index_queue.store_id()
 
 
 def test_inline_limit_of_a_sync_without_an_index(ws):
@@ -210,7 +210,7 @@ class _Killed(Exception):
 def test_an_interrupted_build_resumes_from_its_last_checkpoint(ws):
     items = [put(ws, f"Note {n}: {text}") for n, text in enumerate((CAR, TEA, HOT, CAR, TEA))]
     counting = _Counting(ws.embedder)
-    first = VectorSidecar(ws.path / VECTORS_DIR, ws.store, counting, save_every=2, batch=2)
+    first = VectorSidecar(ws.path / VECTORS_DIR, ws.ports, counting, save_every=2, batch=2)
     seen: list[tuple[int, int]] = []
 
     def die_after_four(done: int, total: int) -> None:
@@ -227,7 +227,7 @@ def test_an_interrupted_build_resumes_from_its_last_checkpoint(ws):
     report = sidecar(ws).sync(limit=0)  # a recall's inline pass does not build: BM25 meanwhile
     assert report.usable is False and report.reason.startswith("vector index being built (4 of 5 items)")
     counting.texts, seen[:] = 0, []
-    again = VectorSidecar(ws.path / VECTORS_DIR, ws.store, counting, save_every=2, batch=2)  # the next process
+    again = VectorSidecar(ws.path / VECTORS_DIR, ws.ports, counting, save_every=2, batch=2)  # the next process
     report = again.sync(progress=lambda done, total: seen.append((done, total)))
     assert (report.usable, report.rebuilt, report.indexed, report.backlog) == (True, True, 1, 0)
     assert counting.texts == 1 and seen == [(5, 5)]  # only the item after the checkpoint was embedded
@@ -240,7 +240,7 @@ def test_an_interrupted_build_resumes_from_its_last_checkpoint(ws):
 def test_items_written_during_a_build_are_indexed_by_the_next_pass(ws):
     put(ws, CAR)
     put(ws, TEA)
-    building = VectorSidecar(ws.path / VECTORS_DIR, ws.store, ws.embedder, save_every=1, batch=1)
+    building = VectorSidecar(ws.path / VECTORS_DIR, ws.ports, ws.embedder, save_every=1, batch=1)
     late: list = []
 
     def write_meanwhile(done: int, total: int) -> None:

@@ -219,7 +219,7 @@ def test_storing_a_result_takes_the_narrowest_scope_of_its_sources(tool_ws: Work
         store_result(ws, "a", "churn?", from_shared, store_as="memory", scope="global")
     stored = store_result(ws, "a", "churn?", from_shared, store_as="memory", scope="project:x")
     assert (
-        stored["scope"] == "project:x" and ws.store.memory.get_many([stored["uid"]])[stored["uid"]].scope == "project:x"
+        stored["scope"] == "project:x" and ws.ports.memory.get_many([stored["uid"]])[stored["uid"]].scope == "project:x"
     )
     from_public = reason(ctx, method="bayesian", inputs={"fact": public.uid, "evidence": evidence}).results[0]
     assert "global" in allowed_scopes(ws, "a", from_public.used)
@@ -262,7 +262,7 @@ def test_graph_engines_never_read_another_agents_records(tool_ws: Workspace) -> 
                     ("kestrel", "region", "eu")]:  # fmt: skip
         fact, _ = ws.facts.assert_fact("a", s, p, o, valid_from=datetime(2020, 1, 1, tzinfo=UTC))
         marks.append(fact.uid)
-    rules = RuleService(ws.store, ws.scopes, ws.clock)
+    rules = RuleService(ws.ports, ws.scopes, ws.clock)
     marks.append(rules.create("a", name="kestrel-rule", conditions=[
         {"subject": "?x", "predicate": "hasIndustry", "object": "saas"}],
         conclusion={"subject": "?x", "predicate": "isTarget", "object": "yes"}).uid)  # fmt: skip

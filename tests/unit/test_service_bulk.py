@@ -23,7 +23,7 @@ def test_counts_and_uids(ws):
 
     assert (result.created, result.updated, result.unchanged) == (7, 0, 0)
     assert len(result.uids) == len(set(result.uids)) == 7
-    stored = ws.store.facts.get_many(result.uids)
+    stored = ws.ports.facts.get_many(result.uids)
     assert [stored[u].subject for u in result.uids] == [f"item-{i}" for i in range(7)]  # input order
 
     again = ws.facts.assert_many("a", rows(7), batch_size=3, keep_uids=True)
@@ -37,11 +37,11 @@ def test_counts_and_uids(ws):
 
 
 def test_each_new_fact_appends_one_event_in_input_order(ws):
-    before = ws.store.outbox.counts()["pending"]
+    before = ws.ports.outbox.counts()["pending"]
 
     ws.facts.assert_many("a", rows(10), batch_size=4)
 
-    events = ws.store.outbox.pending(after_seq=0, limit=1000)
+    events = ws.ports.outbox.pending(after_seq=0, limit=1000)
     assert len(events) - before == 10
     # the clock is fixed, so batches are told apart by their order only: 4 + 4 + 2 events in seq order
     assert [e.payload["subject"] for e in events[-10:]] == [f"item-{i}" for i in range(10)]
@@ -60,7 +60,7 @@ def test_a_bad_item_stops_its_batch_but_not_earlier_ones(ws):
 
 
 def test_a_bad_item_in_a_single_batch_writes_nothing(ws):
-    before = ws.store.outbox.counts()
+    before = ws.ports.outbox.counts()
     items = [*rows(3), {"subject": "   ", "predicate": "p", "object": "o"}, *rows(3, start=3)]
 
     with pytest.raises(InputError) as err:
@@ -68,7 +68,7 @@ def test_a_bad_item_in_a_single_batch_writes_nothing(ws):
 
     assert err.value.field == "facts[3].subject"
     assert subjects(ws) == []
-    assert ws.store.outbox.counts() == before
+    assert ws.ports.outbox.counts() == before
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,7 @@ def test_private_facts_are_invisible_to_others(ws, private):
 
     assert ws.facts.query("b") == []
     assert ws.facts.query("b", subject="acme") == []
-    assert ws.store.facts.search("acme", scopes=ws.scopes.readable("b")) == []
+    assert ws.ports.facts.search("acme", scopes=ws.scopes.readable("b")) == []
     with pytest.raises(ScopeError):
         ws.facts.query("b", scope="agent:a")
     with pytest.raises(NotFoundError):

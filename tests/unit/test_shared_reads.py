@@ -38,11 +38,11 @@ def test_not_configured_reads_locally_without_a_reason(ws: Workspace) -> None:
 
 
 def test_unreachable_reads_locally_opens_the_breaker_and_keeps_the_outbox(ws: Workspace) -> None:
-    before = ws.store.outbox.counts()
+    before = ws.ports.outbox.counts()
     backend, reason = graph_backend(ws, DEAD)
     assert backend.source == "local"
     assert reason is not None and reason.startswith(f"typedb: {DEAD} is unreachable")
-    assert ws.store.outbox.counts() == before
+    assert ws.ports.outbox.counts() == before
     assert status(ws, DEAD)["circuit_breaker"]["failures"] == 1
     backend, reason = graph_backend(ws, DEAD)  # within the cooldown: no new attempt
     assert backend.source == "local" and reason is not None and "circuit breaker open" in reason

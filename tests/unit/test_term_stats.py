@@ -22,8 +22,8 @@ def store(ws):
         items.append(MemoryItem(uid=f"M-{n:026d}", agent_id="a", scope="agent:a", content=" ".join(words),
                                 type="fact", store=MemoryStoreKind.LONG_TERM, created_at=now,
                                 updated_at=now))  # fmt: skip
-    ws.store.memory.add(items, limits=StoreLimits(), now=now)
-    return ws.store.memory
+    ws.ports.memory.add(items, limits=StoreLimits(), now=now)
+    return ws.ports.memory
 
 
 def test_a_word_in_more_than_half_of_the_items_is_left_out(store):

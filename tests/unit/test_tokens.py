@@ -92,7 +92,7 @@ def test_refusals_name_the_field(ws: Workspace) -> None:
 
 def test_the_service_works_on_any_token_store(ws: Workspace, clock: FixedClock) -> None:
     # The console will build its own service on the same port: the same store gives the same answers.
-    other = TokenService(ws.store.tokens, clock)
+    other = TokenService(ws._store.tokens, clock)
     secret = ws.tokens.create("alice").secret
     found = other.verify(secret)
     assert found is not None and found.agent_id == "alice"

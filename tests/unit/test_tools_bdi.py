@@ -63,7 +63,7 @@ def test_each_kind_is_added_with_its_fields_listed_and_updated(ws: Workspace) ->
     assert call(ws, "bdi_list", kind="goal", status="achieved").count == 0
     done = call(ws, "bdi_update", uid=made["goal"].uid, kind="goal", status="achieved", progress=1.0)
     assert (done.status, done.progress, done.content) == ("achieved", 1.0, "Grow revenue")
-    assert ws.store.bdi.get(made["goal"].uid).status == "achieved"
+    assert ws.ports.bdi.get(made["goal"].uid).status == "achieved"
     assert call(ws, "bdi_update", uid=made["belief"].uid, content="Acme shrinks").content == "Acme shrinks"
     assert call(ws, "bdi_list", agent_id="b").count == 0, "b sees none of a's private nodes"
 

@@ -41,7 +41,7 @@ def test_store_keeps_one_case_per_situation(ws: Workspace) -> None:
     again = call(ws, "cbr_store", agent_id="a", **case(["small team", "price sensitive"], ["grow"], success=False))
     assert isinstance(first, StoredCase)
     assert first.created and not again.created and again.case.uid == first.case.uid
-    stored = ws.store.cases.list(scopes=["agent:a"])
+    stored = ws.ports.cases.list(scopes=["agent:a"])
     assert [c.uid for c in stored] == [first.case.uid]
     assert stored[0].outcome.success and stored[0].outcome.lessons == ["keep it short"]
     shared = call(ws, "cbr_store", agent_id="a", scope="global", **case(["x"], ["y"]))
@@ -68,7 +68,7 @@ def test_retrieve_ranks_readable_cases(ws: Workspace) -> None:
 def test_reason_explicit_multi_and_auto(ws: Workspace) -> None:
     ws.facts.assert_fact("a", "acme", "hasRevenue", "$2,000,000")
     ws.facts.assert_fact("a", "acme", "locatedIn", "US")
-    RuleService(ws.store, ws.scopes, ws.clock).create("a", **TAXABLE)
+    RuleService(ws.ports, ws.scopes, ws.clock).create("a", **TAXABLE)
     call(ws, "cbr_store", agent_id="a", **case(["price sensitive"], ["grow"]))
 
     explicit = call(
@@ -106,7 +106,7 @@ def test_reason_stores_a_result_on_request(ws: Workspace) -> None:
     assert result.methods == ["expected-utility"] and result.results[0].conclusion.startswith("choose B")
     [stored] = result.stored
     assert stored["kind"] == "memory" and stored["scope"] == "agent:a"
-    item = ws.store.memory.get_many([stored["uid"]])[stored["uid"]]
+    item = ws.ports.memory.get_many([stored["uid"]])[stored["uid"]]
     assert item.content.startswith("Reasoning (expected-utility, computed): choose B")
 
 
@@ -146,7 +146,7 @@ def test_a_malformed_call_names_the_field_and_changes_nothing(
     ws: Workspace, name: str, arguments: dict[str, Any], field: str
 ) -> None:
     assert refused(ws, name, agent_id="a", **arguments).field == field
-    assert ws.store.cases.list(scopes=["agent:a", "global"]) == []
+    assert ws.ports.cases.list(scopes=["agent:a", "global"]) == []
 
 
 def test_a_bound_agent_cannot_act_as_another(ws: Workspace) -> None:
@@ -155,6 +155,6 @@ def test_a_bound_agent_cannot_act_as_another(ws: Workspace) -> None:
             tools.call(name, workspace=ws.path, agent="a", agent_id="b", **arguments)
     stored = tools.call("cbr_store", workspace=ws.path, agent="a", **case(["x"], ["y"]))
     assert isinstance(stored, StoredCase) and stored.case.agent_id == "a"
-    assert ws.store.cases.list(scopes=["agent:b"]) == []
+    assert ws.ports.cases.list(scopes=["agent:b"]) == []
     with pytest.raises(NotFoundError, match="agent"):
         call(ws, "reason", agent_id="nobody")  # an unknown agent

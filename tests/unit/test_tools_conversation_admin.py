@@ -30,7 +30,7 @@ def test_ingest_as_messages_or_jsonl_then_compact(ws: Workspace, long_dialogue: 
     more = call(ws, "conversation_ingest", session_key="s1", jsonl=jsonl)
     assert (more.created, more.appended, more.conversation_uid) == (False, len(rows) - 10, first.conversation_uid)
     assert more.extraction is None, "every_messages is off by default"
-    stored = ws.store.conversations.messages(MessageQuery(conversation_uid=first.conversation_uid))
+    stored = ws.ports.conversations.messages(MessageQuery(conversation_uid=first.conversation_uid))
     assert [m.content for m in stored] == [r["content"] for r in rows]
     report = call(ws, "conversation_compact", session_key="s1")
     assert isinstance(report, Compacted) and report.compacted and report.created

@@ -106,7 +106,7 @@ def test_a_bad_rule_names_the_field_and_stores_nothing(ws: Workspace) -> None:
     with pytest.raises(InputError) as no_conclusion:
         call(ws, "rule_create", name="bad", conditions=["?x p o"])
     assert no_conclusion.value.field == "conclusion"
-    assert ws.store.rules.list(scopes=["agent:a"]) == []
+    assert ws.ports.rules.list(scopes=["agent:a"]) == []
 
 
 # ------------------------------------------------------------------------------------------------ inference
@@ -263,7 +263,7 @@ def test_the_acting_agent_is_required_and_a_bound_agent_cannot_act_as_another(ws
                             ("rule_create", AUDIT)]:  # fmt: skip
         with pytest.raises(ScopeError, match="agent_id"):
             tools.call(name, workspace=ws.path, agent="a", agent_id="b", **arguments)
-    assert [r.name for r in ws.store.rules.list(scopes=["agent:a", "agent:b"])] == ["taxable"]
+    assert [r.name for r in ws.ports.rules.list(scopes=["agent:a", "agent:b"])] == ["taxable"]
 
 
 def test_every_rules_tool_is_registered_with_described_fields() -> None:

@@ -45,7 +45,7 @@ def test_a_deleted_rule_is_gone_from_the_store_and_from_reasoning(ws: Workspace)
     gone = call(ws, "rule_delete", rule_id=taxable.uid)
     assert isinstance(gone, RuleDeleted) and (gone.uid, gone.deleted) == (taxable.uid, True)
     assert gone.rule == taxable, "the rule as it was"
-    assert ws.store.rules.get_many([taxable.uid]) == {}
+    assert ws.ports.rules.get_many([taxable.uid]) == {}
     assert [r.uid for r in call(ws, "rule_list").rules] == [audit.uid]
     assert call(ws, "infer_forward").derived == [] and call(ws, "constraint_check").violations == []
     with pytest.raises(NotFoundError, match=r"^rule: no rule"):

@@ -44,7 +44,7 @@ def call(ws_path: Path, name: str, agent: str | None = None, **args: Any) -> Any
 
 def outbox(ws_path: Path) -> dict[str, int]:
     with kg.open_workspace(ws_path) as ws:
-        return ws.store.outbox.counts()
+        return ws.ports.outbox.counts()
 
 
 def test_status_without_typedb_says_how_to_configure_it(ws_path: Path) -> None:

@@ -92,7 +92,7 @@ def test_workspace_status_and_push_without_and_with_a_dead_server(tmp_path: Path
     ws = init_workspace(tmp_path / "w")
     try:
         ws.agents.add("sales-agent", name="Sales")
-        pending = ws.store.outbox.counts()["pending"]
+        pending = ws.ports.outbox.counts()["pending"]
         assert pending > 0
         report = status(ws, override=_closed_port())
         assert report["configured"] is True and report["reachable"] is False
@@ -100,7 +100,7 @@ def test_workspace_status_and_push_without_and_with_a_dead_server(tmp_path: Path
             push_outbox(ws, override=_closed_port())
         with pytest.raises(BackendUnavailableError):
             sync_schema(ws, override=_closed_port())
-        assert ws.store.outbox.counts()["pending"] == pending  # nothing acknowledged, nothing lost
+        assert ws.ports.outbox.counts()["pending"] == pending  # nothing acknowledged, nothing lost
     finally:
         ws.close()
 

@@ -47,7 +47,7 @@ def populate(ws: Workspace, clock: FixedClock) -> dict[str, str]:
         "sales", "acme", "hasRevenue", "$50000", confidence=0.9, source="crm", valid_from="2024-01-01T00:00:00Z"
     )
     industry, _ = ws.facts.assert_fact("sales", "acme", "hasIndustry", "saas")
-    rules = RuleService(ws.store, ws.scopes, ws.clock)
+    rules = RuleService(ws.ports, ws.scopes, ws.clock)
     rule = rules.create(
         "sales",
         name="saas-target",
@@ -109,7 +109,7 @@ def populate(ws: Workspace, clock: FixedClock) -> dict[str, str]:
         "sales", "Acme prefers annual billing", type="preference", store="long_term", importance=0.9, source="call"
     )
     ws.memory.store_item("finance", "Invoices go out on the 1st", type="fact", store="short_term")
-    CaseService(ws.store, ws.scopes, ws.clock, None).store_case(
+    CaseService(ws.ports, ws.scopes, ws.clock, None).store_case(
         "sales",
         situation={"beliefs": [belief.uid], "desires": [desire.uid], "context": "a late client"},
         solution={"plan_id": plan.uid, "actions": ["remind", "offer a plan"]},
@@ -124,17 +124,17 @@ def dump_all(ws: Workspace) -> dict[str, Any]:
     scopes = sorted({"global", *(f"agent:{a.agent_id}" for a in ws.agents.list())})
     for agent in ws.agents.list():
         out[agent.uid] = agent.model_dump(mode="json")
-    for fact in ws.store.facts.query(FactQuery(scopes=scopes, include_retracted=True, limit=1000)):
+    for fact in ws.ports.facts.query(FactQuery(scopes=scopes, include_retracted=True, limit=1000)):
         out[fact.uid] = fact.model_dump(mode="json")
-    for item in ws.store.memory.list(MemoryQuery(scopes=scopes, include_archived=True)):
+    for item in ws.ports.memory.list(MemoryQuery(scopes=scopes, include_archived=True)):
         out[item.uid] = {k: v for k, v in item.model_dump(mode="json").items() if k not in NOT_CARRIED}
-    for node in ws.store.bdi.list(scopes=scopes):
+    for node in ws.ports.bdi.list(scopes=scopes):
         out[node.uid] = node.model_dump(mode="json")
-        for relation in ws.store.relations.relations(node.uid, scopes=scopes):
+        for relation in ws.ports.relations.relations(node.uid, scopes=scopes):
             out[relation.uid] = relation.model_dump(mode="json")
-    for rule in ws.store.rules.list(scopes=scopes):
+    for rule in ws.ports.rules.list(scopes=scopes):
         out[rule.uid] = rule.model_dump(mode="json")
-    for case in ws.store.cases.list(scopes=scopes):
+    for case in ws.ports.cases.list(scopes=scopes):
         out[case.uid] = case.model_dump(mode="json")
     return out
 
@@ -160,12 +160,12 @@ def test_importing_twice_adds_nothing(workspace: Workspace, clock: FixedClock, t
     export_workspace(workspace, tmp_path / "out")
     target = fresh(tmp_path, "target")
     first = import_workspace(target, tmp_path / "out")
-    outbox = target.store.outbox.counts()
+    outbox = target.ports.outbox.counts()
     before = dump_all(target)
     second = import_workspace(target, tmp_path / "out")
     assert counts(second, "created") == {} and counts(second, "updated") == {} and counts(second, "skipped") == {}
     assert counts(second, "unchanged") == counts(first, "created")
-    assert target.store.outbox.counts() == outbox
+    assert target.ports.outbox.counts() == outbox
     assert dump_all(target) == before
 
 
@@ -246,7 +246,7 @@ def test_the_original_layout_imports_with_the_expected_counts(workspace: Workspa
     assert goals["Close the 2025 books"].status == "achieved"
     steps = sorted(workspace.bdi.list("cfo", "step"), key=lambda s: s.sequence or 0)
     assert [s.status for s in steps] == ["done", "pending"]
-    case = workspace.store.cases.list(scopes=["agent:cfo"])[0]
+    case = workspace.ports.cases.list(scopes=["agent:cfo"])[0]
     assert case.outcome.lessons == ["A payment plan gets paid faster than reminders"]
     plan = workspace.bdi.list("cfo", "plan")[0]
     assert case.solution.plan_id == plan.uid

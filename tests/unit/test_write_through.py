@@ -52,14 +52,14 @@ def _wait_until(condition: object, seconds: float = 20.0) -> bool:
 def test_a_commit_reaches_the_target_without_a_push(ws: Workspace, tmp_path: Path) -> None:
     replica = SqliteGraphStore(tmp_path / "replica.sqlite")
     writer = WriteThrough(ws, SETTINGS, target=EmbeddedTarget(replica))
-    ws.store.db.commit_hooks.append(writer.notify)
+    ws.ports.commits.subscribe(writer.notify)
     try:
         ws.agents.add("sales-agent", name="Sales")
         assert _wait_until(lambda: replica.agents.exists("sales-agent")), "the worker never pushed the change"
         ws.bdi.add("belief", "sales-agent", "Acme is expanding", certainty=0.7)
     finally:
         writer.close()
-    assert ws.store.outbox.counts()["pending"] == 0
+    assert ws.ports.outbox.counts()["pending"] == 0
     assert [n.content for n in replica.bdi.list(kind=NodeKind.BELIEF, scopes=["agent:sales-agent"])] == [
         "Acme is expanding"
     ]
@@ -70,14 +70,14 @@ def test_a_commit_reaches_the_target_without_a_push(ws: Workspace, tmp_path: Pat
 def test_a_dead_target_never_fails_the_caller_and_loses_nothing(ws: Workspace) -> None:
     DeadTarget.calls = 0
     writer = WriteThrough(ws, SETTINGS, target=DeadTarget())
-    ws.store.db.commit_hooks.append(writer.notify)
+    ws.ports.commits.subscribe(writer.notify)
     try:
         agent = ws.agents.add("sales-agent", name="Sales")  # succeeds locally whatever the target does
         ws.agents.add("finance-agent", name="Finance")
     finally:
         writer.close()
     assert ws.agents.get("sales-agent").uid == agent.uid
-    assert ws.store.outbox.counts() == {"pending": 2, "acked": 0}
+    assert ws.ports.outbox.counts() == {"pending": 2, "acked": 0}
     assert writer.last_error is not None and "unreachable" in writer.last_error
     # The first failure opened the breaker: later attempts in the cooldown did not touch the target.
     assert DeadTarget.calls == 1
@@ -105,7 +105,7 @@ def test_the_breaker_is_shared_by_processes_through_its_file(ws: Workspace) -> N
     path = ws.path / STATE_DIR / BREAKER_FILE
     CircuitBreaker(path).record_failure("refused")
     writer = WriteThrough(ws, SETTINGS, target=DeadTarget())  # another process's writer, same workspace
-    ws.store.db.commit_hooks.append(writer.notify)
+    ws.ports.commits.subscribe(writer.notify)
     try:
         ws.agents.add("sales-agent", name="Sales")
     finally:
@@ -118,9 +118,9 @@ def test_attach_only_when_configured(ws: Workspace, monkeypatch: pytest.MonkeyPa
     monkeypatch.delenv("MABOS_TYPEDB_ADDRESS", raising=False)
     assert attach(ws) is None
     writer = attach(ws, "127.0.0.1:1")
-    assert writer is not None and writer.notify in ws.store.db.commit_hooks
+    assert writer is not None and ws.ports.commits.subscribed(writer.notify)
     writer.close()
-    assert writer.notify not in ws.store.db.commit_hooks
+    assert not ws.ports.commits.subscribed(writer.notify)
     ws.config.typedb.write_through = False
     assert attach(ws, "127.0.0.1:1") is None
 
@@ -133,4 +133,4 @@ def test_a_real_refused_connection_is_absorbed(ws: Workspace) -> None:
     finally:
         writer.close()
     assert writer.last_error is not None and "127.0.0.1:1 is unreachable" in writer.last_error
-    assert ws.store.outbox.counts()["pending"] == 1
+    assert ws.ports.outbox.counts()["pending"] == 1
