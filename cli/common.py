@@ -212,7 +212,7 @@ def _finish_write_through(writer: WriteThrough) -> None:
     if problem is None and result is not None and result.skipped and result.skipped.startswith("circuit"):
         problem = "typedb: " + result.skipped
     if problem:
-        pending = writer.ws.store.outbox.counts()["pending"]
+        pending = writer.ws.ports.outbox.counts()["pending"]
         click.echo(f"warning: {problem}; outbox events waiting for 'mabos sync push': {pending}", err=True)
 
 
