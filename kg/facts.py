@@ -1,4 +1,7 @@
-"""Fact service: the seed tools fact_assert, fact_retract, fact_query and fact_explain."""
+"""Fact service: the seed tools fact_assert, fact_retract, fact_query and fact_explain.
+
+Each takes its request model (:mod:`kg.facts_requests`), or, from Python, the request's fields as arguments.
+"""
 
 from __future__ import annotations
 
@@ -15,14 +18,15 @@ from pydantic import Field
 
 from kg.errors import InputError, NotFoundError
 from kg.facts_fast import agent_ok, fast_row, gc_paused, quick_handoff
+from kg.facts_requests import FactAssertRequest, FactExplainRequest, FactQueryRequest, FactRetractRequest
 from kg.models import AssertOutcome, AssertStatus, Fact, FactInput, FactQuery, Model, parse
+from kg.models.request import fields_of, requested
 from kg.ports import GraphStore
 from kg.ports.facts import FactRow, PreparedFacts
 from kg.scopes import ScopePolicy
 
 DEFAULT_BATCH = 5_000
 _status = itemgetter(1)  # of an AssertOutcome
-MAX_EXPLAIN_DEPTH = 10
 
 
 class Explanation(Model):
@@ -66,9 +70,14 @@ class FactService:
         self.store = store
         self.policy = policy
 
-    def assert_fact(self, agent_id: str, subject: str, predicate: str, obj: str, **fields: Any) -> tuple[Fact, str]:
-        """Assert one fact; return it as stored and ``created``/``updated``/``unchanged``."""
-        fact = self._input(agent_id, {"subject": subject, "predicate": predicate, "object": obj, **fields})
+    def assert_fact(self, agent_id: str, subject: str | FactAssertRequest, predicate: str | None = None,
+                    obj: str | None = None, **fields: Any) -> tuple[Fact, str]:  # fmt: skip
+        """Assert one fact (a request, or its subject, predicate, object and fields); return it as stored and
+        ``created``/``updated``/``unchanged``."""
+        request = requested(
+            FactAssertRequest, subject, {"predicate": predicate, "object": obj, **fields}, first="subject"
+        )
+        fact = self._input(agent_id, fields_of(request, FactAssertRequest))
         outcome = self.store.facts.assert_many([fact], asserted_by=agent_id)[0]
         return self.store.facts.get_many([outcome.uid])[outcome.uid], outcome.status.value
 
@@ -193,16 +202,12 @@ class FactService:
         self.policy.check_write(agent_id, fact.scope)
         return fact
 
-    def retract(
-        self,
-        agent_id: str,
-        *,
-        uids: Sequence[str] = (),
-        subject: str | None = None,
-        predicate: str | None = None,
-        scope: str | None = None,
-    ) -> list[str]:
-        """Retract by id(s), subject and/or predicate in the agent's writable scopes; return the uids."""
+    def retract(self, agent_id: str, request: FactRetractRequest | None = None, /, *, uids: Sequence[str] = (),
+                **fields: Any) -> list[str]:  # fmt: skip
+        """Retract by id(s), subject and/or predicate in the agent's writable scopes (a request, or ``uids`` and the
+        request's other fields); return the uids."""
+        given = requested(FactRetractRequest, request, {"fact_ids": list(uids) or None, **fields})
+        uids, subject, predicate, scope = given.fact_ids, given.subject, given.predicate, given.scope
         if not uids and not subject and not predicate:
             raise InputError("retract", "give fact ids, --subject or --predicate")
         for name, value in (("subject", subject), ("predicate", predicate)):
@@ -213,12 +218,14 @@ class FactService:
             scopes=scopes, retracted_by=agent_id, uids=list(uids), subject=subject, predicate=predicate
         )
 
-    def query(self, agent_id: str, **criteria: Any) -> list[Fact]:
-        """Facts visible to the agent matching ``criteria`` (fields of :class:`FactQuery`, plus ``scope``)."""
+    def query(self, agent_id: str, request: FactQueryRequest | None = None, /, **criteria: Any) -> list[Fact]:
+        """Facts visible to the agent matching the request (or its fields given as ``criteria``)."""
         if "scopes" in criteria:  # the readable scopes come from the policy, never from the caller
             raise InputError("scopes", "cannot be given; narrow with scope=<one readable scope>")
-        scopes = self.policy.narrow(agent_id, criteria.pop("scope", None))
-        query = parse(FactQuery, {"scopes": scopes, **{k: v for k, v in criteria.items() if v is not None}})
+        given = requested(FactQueryRequest, request, criteria)
+        scopes = self.policy.narrow(agent_id, given.scope)
+        fields = {k: v for k, v in fields_of(given, FactQueryRequest).items() if v is not None and k != "scope"}
+        query = parse(FactQuery, {"scopes": scopes, **fields})
         return self.store.facts.query(query)
 
     def get(self, agent_id: str, uid: str, *, as_of: datetime | None = None) -> Fact:
@@ -229,10 +236,11 @@ class FactService:
             raise NotFoundError(f"fact: no fact {uid!r} visible to {agent_id!r}")
         return fact
 
-    def explain(self, agent_id: str, uid: str, *, depth: int = 2) -> Explanation:
-        """Walk ``derived_from`` and ``rule_id`` from a fact, ``depth`` levels down."""
-        if not 0 <= depth <= MAX_EXPLAIN_DEPTH:
-            raise InputError("depth", f"must be between 0 and {MAX_EXPLAIN_DEPTH}")
+    def explain(self, agent_id: str, uid: str | FactExplainRequest, *, depth: int | None = None) -> Explanation:
+        """Walk ``derived_from`` and ``rule_id`` from a fact, ``depth`` levels down (a request, or the fact's uid
+        and the depth, at most :data:`~kg.facts_requests.MAX_EXPLAIN_DEPTH`)."""
+        request = requested(FactExplainRequest, uid, {"depth": depth}, first="fact_id")
+        uid, depth = request.fact_id, request.depth
         scopes = set(self.policy.readable(agent_id))
         root_fact = self.get(agent_id, uid)
         root = Explanation(uid=uid, fact=root_fact, rule_id=root_fact.rule_id)

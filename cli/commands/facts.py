@@ -3,22 +3,31 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import datetime
 from pathlib import Path
 from typing import cast
 
 import click
 
 from cli import render
-from cli.common import ISO_DATETIME, Session, agent_option, mabos_options, scope_option
+from cli.common import Session, agent_option, mabos_options, scope_option
+from cli.options import Cli, request_options
 from cli.progress import progress
-from cli.tools.facts import FactAssertResult, FactList, FactRetractResult
+from cli.tools.facts import (
+    FactAssertInput,
+    FactAssertResult,
+    FactExplainInput,
+    FactList,
+    FactQueryInput,
+    FactRetractInput,
+    FactRetractResult,
+)
 from cli.tools.registry import run
 from kg.errors import InputError
 from kg.facts import Explanation
 from kg.limits import read_text_bounded
-from kg.models import ObjectKind
 from reasoning.fact_import import SUFFIX_FORMATS, ImportReport, RdfDocument
+
+ARGUMENT = Cli(argument=True)
 
 
 @click.group("fact")
@@ -30,36 +39,10 @@ def fact() -> None:
 
 
 @fact.command("assert")
-@agent_option
-@click.argument("subject")
-@click.argument("predicate")
-@click.argument("obj", metavar="OBJECT")
-@click.option("--confidence", type=float, default=None, help="0..1 (default 1).")
-@click.option("--source", default=None, help="Where the fact comes from (default 'agent').")
-@scope_option
-@click.option("--object-kind", type=click.Choice([k.value for k in ObjectKind]), default=None,
-              help="Whether OBJECT names an entity or is a literal (guessed when omitted).")  # fmt: skip
-@click.option("--valid-from", type=ISO_DATETIME, default=None, help="World time it starts to hold (ISO-8601).")
-@click.option("--valid-until", type=ISO_DATETIME, default=None, help="World time it stops holding (ISO-8601).")
-@click.option("--derived-from", "derived_from", multiple=True, metavar="F-...", help="A supporting fact (repeatable).")
-@click.option("--rule-id", default=None, metavar="R-...", help="The rule that derived this fact.")
+@request_options(FactAssertInput, subject=ARGUMENT, predicate=ARGUMENT, object=ARGUMENT,
+                 derived_from=Cli(metavar="F-..."), rule_id=Cli(metavar="R-..."))  # fmt: skip
 @mabos_options
-def assert_(
-    out: Session,
-    *,
-    agent: str,
-    subject: str,
-    predicate: str,
-    obj: str,
-    confidence: float | None,
-    source: str | None,
-    scope: str | None,
-    object_kind: str | None,
-    valid_from: datetime | None,
-    valid_until: datetime | None,
-    derived_from: tuple[str, ...],
-    rule_id: str | None,
-) -> None:
+def assert_(out: Session, *, request: FactAssertInput) -> None:
     """Assert a fact (an upsert).
 
     The same subject, predicate and object in the same scope is updated, never duplicated.
@@ -71,12 +54,7 @@ def assert_(
     \b
       mabos fact assert --agent sales-agent acme hasRevenue "$50000" --confidence 0.9 --source cfo-report
     """
-    given = {"confidence": confidence, "source": source, "scope": scope, "object_kind": object_kind,
-             "valid_from": valid_from, "valid_until": valid_until, "derived_from": list(derived_from),
-             "rule_id": rule_id}  # fmt: skip
-    arguments = {"agent_id": agent, "subject": subject, "predicate": predicate, "object": obj,
-                 **{k: v for k, v in given.items() if v is not None}}  # fmt: skip
-    result = out.run("fact_assert", arguments, FactAssertResult)
+    result = out.run("fact_assert", request, FactAssertResult)
     stored = result.fact
     text = render.done(f"{stored.uid} {result.status.value}")
     text.append(f"  {render.fact_text(stored)}  [{stored.scope}]", style="")
@@ -84,21 +62,9 @@ def assert_(
 
 
 @fact.command("retract")
-@agent_option
-@click.argument("fact_ids", nargs=-1, metavar="[FACT_ID]...")
-@click.option("--subject", default=None, help="Retract live facts with this subject.")
-@click.option("--predicate", default=None, help="Retract live facts with this predicate.")
-@scope_option
+@request_options(FactRetractInput, fact_ids=Cli(argument=True, metavar="[FACT_ID]..."))
 @mabos_options
-def retract(
-    out: Session,
-    *,
-    agent: str,
-    fact_ids: tuple[str, ...],
-    subject: str | None,
-    predicate: str | None,
-    scope: str | None,
-) -> None:
+def retract(out: Session, *, request: FactRetractInput) -> None:
     """Retract facts by id, subject and/or predicate.
 
     Retraction keeps history: query --as-of still finds the fact.
@@ -109,44 +75,16 @@ def retract(
       mabos fact retract --agent sales-agent --subject acme
       mabos fact retract --agent sales-agent F-01J0000000000000000000000
     """
-    arguments = {"agent_id": agent, "fact_ids": list(fact_ids), "subject": subject, "predicate": predicate,
-                 "scope": scope}  # fmt: skip
-    result = out.run("fact_retract", arguments, FactRetractResult)
+    result = out.run("fact_retract", request, FactRetractResult)
     lines = [render.done(f"Retracted {result.count} fact{'' if result.count == 1 else 's'}")]
     lines += [render.note(f"  {uid}") for uid in result.retracted]
     out.emit(result, *lines)
 
 
 @fact.command("query")
-@agent_option
-@click.option("--subject", default=None, help="Subject; '*' is a wildcard (acme*, *corp).")
-@click.option("--predicate", default=None, help="Predicate; '*' is a wildcard.")
-@click.option("--object", "obj", default=None, help="Object; '*' is a wildcard.")
-@click.option("--min-confidence", type=float, default=None, help="Only facts at least this confident (0..1).")
-@click.option("--valid-at", type=ISO_DATETIME, default=None, help="Only facts holding at this world time.")
-@click.option("--as-of", type=ISO_DATETIME, default=None, help="The store as it stood at this system time.")
-@click.option("--derived/--no-derived", "include_derived", default=True, help="Include derived facts (default yes).")
-@click.option("--only-derived", is_flag=True, default=False, help="Only derived facts.")
-@click.option("--include-retracted", is_flag=True, default=False, help="Include retracted facts.")
-@scope_option
-@click.option("--limit", type=int, default=100, show_default=True, help="At most this many facts.")
+@request_options(FactQueryInput, include_derived=Cli(flag="--derived"))
 @mabos_options
-def query(
-    out: Session,
-    *,
-    agent: str,
-    subject: str | None,
-    predicate: str | None,
-    obj: str | None,
-    min_confidence: float | None,
-    valid_at: datetime | None,
-    as_of: datetime | None,
-    include_derived: bool,
-    only_derived: bool,
-    include_retracted: bool,
-    scope: str | None,
-    limit: int,
-) -> None:
+def query(out: Session, *, request: FactQueryInput) -> None:
     """Find facts visible to the agent.
 
     JSON output is a list of fact objects.
@@ -157,21 +95,14 @@ def query(
       mabos fact query --agent sales-agent --subject acme --json
       mabos fact query --agent sales-agent --predicate 'has*' --as-of 2024-05-01T12:00:00Z
     """
-    arguments = {
-        "agent_id": agent, "subject": subject, "predicate": predicate, "object": obj, "min_confidence": min_confidence,
-        "valid_at": valid_at, "as_of": as_of, "include_derived": include_derived, "only_derived": only_derived,
-        "include_retracted": include_retracted, "scope": scope, "limit": limit,
-    }  # fmt: skip
-    found = out.run("fact_query", arguments, FactList)
-    out.emit(found.facts, render.facts_table(found.facts), render.count(found.facts, "fact", limit))
+    found = out.run("fact_query", request, FactList)
+    out.emit(found.facts, render.facts_table(found.facts), render.count(found.facts, "fact", request.limit))
 
 
 @fact.command("explain")
-@agent_option
-@click.argument("fact_id", metavar="FACT_ID")
-@click.option("--depth", type=int, default=2, show_default=True, help="How many levels of supports to follow (0..10).")
+@request_options(FactExplainInput, fact_id=ARGUMENT)
 @mabos_options
-def explain(out: Session, *, agent: str, fact_id: str, depth: int) -> None:
+def explain(out: Session, *, request: FactExplainInput) -> None:
     """Explain why a fact holds.
 
     Shows the rule that derived it and the facts it was derived from, as a tree.
@@ -181,8 +112,7 @@ def explain(out: Session, *, agent: str, fact_id: str, depth: int) -> None:
     \b
       mabos fact explain --agent sales-agent F-01J0000000000000000000000 --depth 3
     """
-    arguments = {"agent_id": agent, "fact_id": fact_id, "depth": depth}
-    explanation = out.run("fact_explain", arguments, Explanation)
+    explanation = out.run("fact_explain", request, Explanation)
     out.emit(explanation, render.explanation_tree(explanation))
 
 

@@ -9,11 +9,12 @@ import click
 from pydantic import ValidationError
 
 from cli import render
-from cli.common import Session, agent_option, example, mabos_options, read_source
-from cli.tools.memory_admit import AdmitResult
+from cli.common import Session, example, mabos_options, read_source
+from cli.options import Cli, request_options
+from cli.tools.memory_admit import AdmitResult, MemoryAdmitInput
 from kg.errors import InputError
 from kg.limits import jsonl_lines, load_json
-from kg.memory.admission import PRESETS, MemoryCandidate
+from kg.memory.admission import MemoryCandidate
 from kg.memory.write_policy import CandidateOutcome
 from kg.models import describe_validation_error
 
@@ -32,6 +33,12 @@ def read_candidates(text: str) -> list[MemoryCandidate]:
     return candidates
 
 
+#: The candidates come from a JSONL file the command reads and checks (a bad line is named): the file is the
+#: operator's, never a tool input (docs/decisions/2026-11-26-cli-registry.md).
+FILE = click.Option(["--file", "source"], required=True, type=click.Path(dir_okay=False, allow_dash=True),
+                    help="JSONL file.")  # fmt: skip
+
+
 @click.command("admit", help=example(
     "Offer candidate memories (JSONL: content, type, importance, tags, store, evidence = the conversation text "
     "they came from, key) to admission control (--preset balanced, conservative or high-recall; off admits all), "
@@ -39,15 +46,12 @@ def read_candidates(text: str) -> list[MemoryCandidate]:
     "LLM, else similarity rules; history is kept) and write them. --dry-run only scores them.",
     "mabos memory admit --agent sales-agent --file candidates.jsonl --preset balanced --json",
 ))  # fmt: skip
-@agent_option
-@click.option("--file", "source", required=True, type=click.Path(dir_okay=False, allow_dash=True), help="JSONL file.")
-@click.option("--preset", type=click.Choice([*sorted(PRESETS), "off"]), default="balanced", show_default=True)
-@click.option("--dry-run", is_flag=True, help="Score and decide admission only; write nothing.")
+@request_options(
+    MemoryAdmitInput, candidates=Cli(params=(FILE,), build=lambda source: read_candidates(read_source(source)))
+)
 @mabos_options
-def admit(out: Session, *, agent: str, source: str, preset: str, dry_run: bool) -> None:
-    candidates = read_candidates(read_source(source))
-    arguments = {"agent_id": agent, "candidates": candidates, "preset": preset, "dry_run": dry_run}
-    result = out.run("memory_admit", arguments, AdmitResult)
+def admit(out: Session, *, request: MemoryAdmitInput) -> None:
+    result = out.run("memory_admit", request, AdmitResult)
     if result.report is None:
         results = result.admission or []
         rows = [(r.index, r.decision, f"{r.score:.3f}", r.reason) for r in results]

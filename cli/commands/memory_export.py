@@ -6,28 +6,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Concatenate, ParamSpec, TypeVar
+from collections.abc import Sequence
 
 import click
 from rich.table import Table
 from rich.text import Text
 
 from cli import render
-from cli.common import Session, agent_option, mabos_options
-from kg.memory.cognitive import CognitiveKind
+from cli.common import Session, mabos_options
+from cli.options import request_options
+from cli.tools.memory_files import CognitiveInput, MaterializeInput
 from kg.memory.cognitive_format import ExportResult, ImportResult
 from kg.memory.materialize import FileOutcome, MaterializeResult
-
-P = ParamSpec("P")
-R = TypeVar("R")
-KIND = click.Choice([*(k.value for k in CognitiveKind), "all"])
-kind_option = click.option("--kind", type=KIND, default="all", show_default=True, help="Which cognitive file.")
-
-
-def cognitive_file_options(func: Callable[Concatenate[Session, P], R]) -> Callable[P, R]:
-    """``--agent``, ``--kind`` and :func:`mabos_options`: the commands that write or read an agent's cognitive files."""
-    return agent_option(kind_option(mabos_options(func)))
 
 
 def files_table(files: Sequence[FileOutcome]) -> Table:
@@ -36,9 +26,9 @@ def files_table(files: Sequence[FileOutcome]) -> Table:
 
 
 @click.command("materialize")
-@agent_option
+@request_options(MaterializeInput)
 @mabos_options
-def materialize_(out: Session, *, agent: str) -> None:
+def materialize_(out: Session, *, request: MaterializeInput) -> None:
     """Write the agent's read-only memory files from the store.
 
     memory/mabos-memory-items.md (archived items marked), mabos-facts.md (retracted facts marked) and
@@ -49,13 +39,14 @@ def materialize_(out: Session, *, agent: str) -> None:
     \b
       mabos memory materialize --agent sales-agent --json
     """
-    result = out.run("memory_materialize", {"agent_id": agent}, MaterializeResult)
+    result = out.run("memory_materialize", request, MaterializeResult)
     out.emit(result, files_table(result.files))
 
 
 @click.command("export")
-@cognitive_file_options
-def export(out: Session, *, agent: str, kind: str) -> None:
+@request_options(CognitiveInput)
+@mabos_options
+def export(out: Session, *, request: CognitiveInput) -> None:
     """Write the agent's cognitive files (Beliefs.md, Goals.md, Plans.md ...) from the store.
 
     One '## ' section per record with marker lines (certainty: 0.8, priority: 7, [deadline: ...],
@@ -66,13 +57,14 @@ def export(out: Session, *, agent: str, kind: str) -> None:
     \b
       mabos memory export --agent sales-agent --kind beliefs
     """
-    result = out.run("memory_export", {"agent_id": agent, "kind": kind}, ExportResult)
+    result = out.run("memory_export", request, ExportResult)
     out.emit(result, files_table(result.files))
 
 
 @click.command("import")
-@cognitive_file_options
-def import_(out: Session, *, agent: str, kind: str) -> None:
+@request_options(CognitiveInput)
+@mabos_options
+def import_(out: Session, *, request: CognitiveInput) -> None:
     """Read the agent's cognitive files back into the store.
 
     A section with an id updates the fields that differ; one without an id creates a record. Every
@@ -83,7 +75,7 @@ def import_(out: Session, *, agent: str, kind: str) -> None:
     \b
       mabos memory import --agent sales-agent --kind beliefs --json
     """
-    result = out.run("memory_import", {"agent_id": agent, "kind": kind}, ImportResult)
+    result = out.run("memory_import", request, ImportResult)
     summary = (
         f"{len(result.created)} created, {len(result.updated)} updated, {len(result.linked)} steps linked, "
         f"{result.unchanged} unchanged"

@@ -6,20 +6,17 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from pathlib import Path
-from typing import get_args
 
 import click
 from rich.console import Group, RenderableType
 from rich.text import Text
 
 from cli import render
-from cli.common import Session, agent_option, example, mabos_options
-from cli.tools.memory import CheckpointResult, HierarchyHits
-from kg.memory.hierarchy import HierarchyResult, HierarchyScope, Level
-
-DATE = click.DateTime(formats=["%Y-%m-%d"])
+from cli.common import Session, example, mabos_options
+from cli.options import Cli, acting, request_options
+from cli.tools.memory import BuildHierarchyInput, CheckpointInput, CheckpointResult, HierarchyHits, HierarchySearchInput
+from kg.memory.hierarchy import HierarchyResult
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -45,27 +42,18 @@ def _relative(path: Path, root: Path) -> str:
         "mabos memory checkpoint --agent sales-agent --show-latest --json",
     ),
 )
-@agent_option
-@click.option("--context", default=None, help="What the agent is working on (required unless --show-latest).")
-@click.option("--decision", "decisions", multiple=True, help="An active decision (repeatable).")
-@click.option("--finding", "findings", multiple=True, help="A key finding (repeatable).")
-@click.option("--next-step", "next_steps", multiple=True, help="A next step (repeatable).")
-@click.option("--question", "questions", multiple=True, help="An open question (repeatable).")
-@click.option("--show-latest", is_flag=True, help="Print the newest checkpoint instead of writing one.")
+@request_options(CheckpointInput, decisions=Cli(flag="--decision"), findings=Cli(flag="--finding"),
+                 next_steps=Cli(flag="--next-step"), open_questions=Cli(flag="--question"))  # fmt: skip
 @mabos_options
-def checkpoint(out: Session, *, agent: str, context: str | None, decisions: tuple[str, ...],
-               findings: tuple[str, ...], next_steps: tuple[str, ...], questions: tuple[str, ...],
-               show_latest: bool) -> None:  # fmt: skip
+def checkpoint(out: Session, *, request: CheckpointInput) -> None:
     """Write or show a checkpoint."""
-    entries = {"decisions": list(decisions), "findings": list(findings), "next_steps": list(next_steps),
-               "open_questions": list(questions)}  # fmt: skip
-    if show_latest and (context is not None or any(entries.values())):
+    entries = request.decisions or request.findings or request.next_steps or request.open_questions
+    if request.show_latest and (request.context is not None or entries):
         raise click.UsageError("--show-latest takes no --context, --decision, --finding, --next-step or --question")
-    if not show_latest and context is None:
+    if not request.show_latest and request.context is None:
         raise click.UsageError("--context is required (or give --show-latest)")
-    arguments = {"show_latest": True} if show_latest else {"context": context, **entries}
-    result = out.run("memory_checkpoint", {"agent_id": agent, **arguments}, CheckpointResult)
-    out.emit(result, _checkpoint_view(result, agent, out.workspace().path, written=not show_latest))
+    result = out.run("memory_checkpoint", request, CheckpointResult)
+    out.emit(result, _checkpoint_view(result, acting(request), out.workspace().path, written=not request.show_latest))
 
 
 def _checkpoint_view(result: CheckpointResult, agent: str, root: Path, *, written: bool) -> RenderableType:
@@ -100,15 +88,11 @@ def hierarchy() -> None:
         "mabos memory hierarchy build --agent sales-agent --scope week --since 2026-01-01 --json",
     ),
 )
-@agent_option
-@click.option("--scope", type=click.Choice(get_args(HierarchyScope)), default="all", show_default=True,
-              help="Which summaries to build.")  # fmt: skip
-@click.option("--since", type=DATE, default=None, metavar="YYYY-MM-DD", help="Only periods ending on or after it.")
+@request_options(BuildHierarchyInput)
 @mabos_options
-def build(out: Session, *, agent: str, scope: str, since: datetime | None) -> None:
+def build(out: Session, *, request: BuildHierarchyInput) -> None:
     """Build the time hierarchy."""
-    arguments = {"agent_id": agent, "scope": scope, "since": since.date() if since else None}
-    result = out.run("memory_build_hierarchy", arguments, HierarchyResult)
+    result = out.run("memory_build_hierarchy", request, HierarchyResult)
     out.emit(result, *_build_report(result, out.workspace().path))
 
 
@@ -136,20 +120,15 @@ def _build_report(result: HierarchyResult, root: Path) -> list[RenderableType]:
         'mabos memory hierarchy search --agent sales-agent "jwt" --level daily --limit 5 --json',
     ),
 )
-@agent_option
-@click.argument("query")
-@click.option("--level", type=click.Choice(get_args(Level)), default="weekly", show_default=True,
-              help="Which files to search.")  # fmt: skip
-@click.option("--limit", type=int, default=10, show_default=True, help="At most this many hits.")
+@request_options(HierarchySearchInput, query=Cli(argument=True))
 @mabos_options
-def search(out: Session, *, agent: str, query: str, level: str, limit: int) -> None:
+def search(out: Session, *, request: HierarchySearchInput) -> None:
     """Search the time hierarchy."""
-    arguments = {"agent_id": agent, "query": query, "level": level, "limit": limit}
-    found = out.run("memory_hierarchy_search", arguments, HierarchyHits)
+    found = out.run("memory_hierarchy_search", request, HierarchyHits)
     hits, root = found.hits, out.workspace().path
     rows = [(f"{_relative(h.path, root)}:{h.line_start}-{h.line_end}", f"{h.score:.2f}", h.snippet) for h in hits]
-    out.emit(hits, render.table(f"{level.capitalize()} hits", ("where", "score", "text"), rows),
-             render.count(hits, "hit", limit))  # fmt: skip
+    out.emit(hits, render.table(f"{request.level.capitalize()} hits", ("where", "score", "text"), rows),
+             render.count(hits, "hit", request.limit))  # fmt: skip
 
 
 __all__ = ["build", "checkpoint", "hierarchy", "search"]

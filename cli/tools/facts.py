@@ -1,7 +1,7 @@
 """Fact tools: fact_assert, fact_retract, fact_query, fact_explain and fact_import (over the fact service).
 
-Every handler makes the one service call ``mabos fact ...`` makes; the limits are the service's
-(confidence 0..1, explain depth 0..10, query limit 1..100,000 with 100 by default).
+Every handler makes the one service call ``mabos fact ...`` makes. The inputs are the fact service's request models
+(:mod:`kg.facts_requests`) plus ``agent_id``; their fields, limits and descriptions are declared there once.
 """
 
 from __future__ import annotations
@@ -10,12 +10,10 @@ from pydantic import BaseModel, Field
 
 from cli.tools.overrides import count_progress, may_tune_process
 from cli.tools.registry import ToolContext, ToolInput, tool
-from kg.facts import MAX_EXPLAIN_DEPTH, Explanation
-from kg.models import MAX_LIST, AssertStatus, Fact, ObjectKind, ObjectText, RecordId, Term, Unit, UtcDatetime
+from kg.facts import Explanation
+from kg.facts_requests import FactAssertRequest, FactExplainRequest, FactQueryRequest, FactRetractRequest
+from kg.models import MAX_LIST, AssertStatus, Fact
 from reasoning.fact_import import ImportReport, RdfDocument, import_documents
-
-MAX_QUERY_LIMIT = 100_000  # the store's own ceiling (kg.models.FactQuery.limit)
-DEFAULT_QUERY_LIMIT = 100
 
 _SCOPE = (
     "The scope: 'global', 'agent:<id>' (private to that agent, the default is the acting agent's own), "
@@ -26,26 +24,8 @@ _SCOPE = (
 # ---------------------------------------------------------------------------------------------- assert
 
 
-class FactAssertInput(ToolInput):
+class FactAssertInput(FactAssertRequest, ToolInput):
     """Arguments of ``fact_assert``."""
-
-    subject: Term = Field(description="The entity the fact is about, e.g. 'acme'.")
-    predicate: Term = Field(description="The relation or attribute, e.g. 'hasRevenue' (camelCase by convention).")
-    object: ObjectText = Field(description="The value or the other entity, e.g. '$50000' or 'globex'.")
-    confidence: Unit = Field(1.0, description="How sure the agent is, 0..1 (default 1).")
-    source: str = Field("agent", max_length=256, description="Where the fact comes from, e.g. 'cfo-report'.")
-    scope: str | None = Field(None, description=_SCOPE)
-    object_kind: ObjectKind | None = Field(
-        None, description="Whether the object names an entity or is a literal; guessed from the object when omitted."
-    )
-    valid_from: UtcDatetime | None = Field(None, description="World time the fact starts to hold (ISO-8601).")
-    valid_until: UtcDatetime | None = Field(
-        None, description="World time the fact stops holding (ISO-8601); must be later than valid_from."
-    )
-    derived_from: list[RecordId] = Field(
-        default_factory=list, max_length=MAX_LIST, description="Uids (F-...) of facts this one was derived from."
-    )
-    rule_id: RecordId | None = Field(None, description="The uid (R-...) of the rule that derived this fact.")
 
 
 class FactAssertResult(BaseModel):
@@ -66,26 +46,15 @@ class FactAssertResult(BaseModel):
 )
 def fact_assert(ctx: ToolContext, args: FactAssertInput) -> FactAssertResult:
     """Assert one fact through the fact service."""
-    fields = args.model_dump(exclude={"agent_id", "subject", "predicate", "object"})
-    fields["derived_from"] = fields["derived_from"] or None
-    stored, status = ctx.workspace().facts.assert_fact(
-        ctx.agent_for(args), args.subject, args.predicate, args.object, **fields
-    )
+    stored, status = ctx.workspace().facts.assert_fact(ctx.agent_for(args), args)
     return FactAssertResult(uid=stored.uid, status=AssertStatus(status), fact=stored)
 
 
 # ---------------------------------------------------------------------------------------------- retract
 
 
-class FactRetractInput(ToolInput):
+class FactRetractInput(FactRetractRequest, ToolInput):
     """Arguments of ``fact_retract``: ids and/or a subject and/or a predicate (at least one)."""
-
-    fact_ids: list[RecordId] = Field(
-        default_factory=list, max_length=MAX_LIST, description="Uids (F-...) of the facts to retract (up to 1000)."
-    )
-    subject: str | None = Field(None, max_length=1024, description="Retract the live facts with this subject.")
-    predicate: str | None = Field(None, max_length=1024, description="Retract the live facts with this predicate.")
-    scope: str | None = Field(None, description="Only retract in this one scope (default: every writable scope).")
 
 
 class FactRetractResult(BaseModel):
@@ -105,31 +74,15 @@ class FactRetractResult(BaseModel):
 )
 def fact_retract(ctx: ToolContext, args: FactRetractInput) -> FactRetractResult:
     """Retract facts through the fact service."""
-    uids = ctx.workspace().facts.retract(
-        ctx.agent_for(args), uids=args.fact_ids, subject=args.subject, predicate=args.predicate, scope=args.scope
-    )
+    uids = ctx.workspace().facts.retract(ctx.agent_for(args), args)
     return FactRetractResult(retracted=uids, count=len(uids))
 
 
 # ---------------------------------------------------------------------------------------------- query
 
 
-class FactQueryInput(ToolInput):
+class FactQueryInput(FactQueryRequest, ToolInput):
     """Arguments of ``fact_query``."""
-
-    subject: str | None = Field(None, max_length=1024, description="Subject; '*' is a wildcard (acme*, *corp).")
-    predicate: str | None = Field(None, max_length=1024, description="Predicate; '*' is a wildcard (has*).")
-    object: str | None = Field(None, max_length=8192, description="Object; '*' is a wildcard.")
-    min_confidence: Unit | None = Field(None, description="Only facts at least this confident (0..1).")
-    valid_at: UtcDatetime | None = Field(None, description="Only facts holding at this world time (ISO-8601).")
-    as_of: UtcDatetime | None = Field(None, description="The store as it stood at this system time (ISO-8601).")
-    include_derived: bool = Field(True, description="Include facts derived by inference (default true).")
-    only_derived: bool = Field(False, description="Only facts derived by inference.")
-    include_retracted: bool = Field(False, description="Include retracted facts.")
-    scope: str | None = Field(None, description="Only this one readable scope (default: every scope the agent reads).")
-    limit: int = Field(
-        DEFAULT_QUERY_LIMIT, ge=1, le=MAX_QUERY_LIMIT, description="At most this many facts (1..100000, default 100)."
-    )
 
 
 class FactList(BaseModel):
@@ -147,20 +100,14 @@ class FactList(BaseModel):
 )
 def fact_query(ctx: ToolContext, args: FactQueryInput) -> FactList:
     """Query facts through the fact service."""
-    criteria = args.model_dump(exclude={"agent_id"})
-    return FactList(facts=ctx.workspace().facts.query(ctx.agent_for(args), **criteria))
+    return FactList(facts=ctx.workspace().facts.query(ctx.agent_for(args), args))
 
 
 # ---------------------------------------------------------------------------------------------- explain
 
 
-class FactExplainInput(ToolInput):
+class FactExplainInput(FactExplainRequest, ToolInput):
     """Arguments of ``fact_explain``."""
-
-    fact_id: str = Field(max_length=64, description="The uid (F-...) of the fact to explain.")
-    depth: int = Field(
-        2, ge=0, le=MAX_EXPLAIN_DEPTH, description="How many levels of supporting facts to follow (0..10, default 2)."
-    )
 
 
 @tool(
@@ -172,7 +119,7 @@ class FactExplainInput(ToolInput):
 )
 def fact_explain(ctx: ToolContext, args: FactExplainInput) -> Explanation:
     """Explain a fact through the fact service."""
-    return ctx.workspace().facts.explain(ctx.agent_for(args), args.fact_id, depth=args.depth)
+    return ctx.workspace().facts.explain(ctx.agent_for(args), args)
 
 
 # ---------------------------------------------------------------------------------------------- import

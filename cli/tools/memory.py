@@ -7,39 +7,31 @@ Each handler makes the same service call as the matching ``mabos memory ...`` co
 
 from __future__ import annotations
 
-from datetime import date
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from cli.tools.registry import ToolContext, ToolInput, token_count, tool
+from cli.tools.registry import ToolContext, ToolInput, tool
 from kg.conversation.budget import allocate
 from kg.errors import BackendUnavailableError, CorruptStoreError, InputError
 from kg.memory import consolidation
 from kg.memory.checkpoints import latest_checkpoint, read_checkpoint, write_checkpoint
 from kg.memory.consolidation import ConsolidationResult
-from kg.memory.hierarchy import MAX_LIMIT as MAX_HIERARCHY_LIMIT
-from kg.memory.hierarchy import (
-    HierarchyHit,
-    HierarchyResult,
-    HierarchyScope,
-    Level,
-    build_hierarchy,
-    search_hierarchy,
+from kg.memory.hierarchy import HierarchyHit, HierarchyResult, build_hierarchy, search_hierarchy
+from kg.memory.requests import (
+    BuildHierarchyRequest,
+    CheckpointRequest,
+    ConsolidateRequest,
+    HierarchySearchRequest,
+    RecallRequest,
+    StoreRequest,
 )
-from kg.memory.service import MAX_DEPTH, MAX_RECALL_LIMIT, MAX_RECALL_TOKENS, RecallResult, StoreResult
+from kg.memory.service import RecallResult, StoreResult
 from kg.memory.service import answer_from_files as _answer_from_files
-from kg.models import Checkpoint, MemoryStoreKind, MemoryType, UtcDatetime
-from kg.recall.engine import RecallMode
-from kg.recall.fusion import FusionMethod
+from kg.models import Checkpoint
 from kg.workspace import Workspace, default_path
 
 GROUP = "memory"
-#: The largest context window a recall accepts (its retrieved-memory share becomes the token budget).
-MAX_WINDOW = 100_000_000
-
-_SCOPE = "Scope such as global, agent:<id> or project:<name>; default: the agent's own scope."
 
 
 def _workspace_of(ctx: ToolContext, agent: str) -> Workspace:
@@ -52,24 +44,8 @@ def _workspace_of(ctx: ToolContext, agent: str) -> Workspace:
 # ---------------------------------------------------------------------------------- store
 
 
-class StoreInput(ToolInput):
+class StoreInput(StoreRequest, ToolInput):
     """Arguments of ``memory_store_item``."""
-
-    content: str = Field(description="The text to remember, one self-contained statement.")
-    type: MemoryType | None = Field(
-        default=None, description="What kind of memory this is (default observation); sets the default importance."
-    )
-    importance: float | None = Field(
-        default=None, ge=0.0, le=1.0, description="0..1; default by type (e.g. decision 0.75, observation 0.5)."
-    )
-    confidence: float | None = Field(default=None, ge=0.0, le=1.0, description="0..1 (default 1).")
-    tags: list[str] | None = Field(default=None, description="Short labels without spaces or commas, e.g. ['auth'].")
-    store: MemoryStoreKind | None = Field(
-        default=None,
-        description="working (7 items), short_term (default: 200 items for 2 hours, then archived) or long_term.",
-    )
-    source: str | None = Field(default=None, description="Where the memory comes from (default 'agent').")
-    scope: str | None = Field(default=None, description=_SCOPE)
 
 
 @tool(
@@ -91,51 +67,8 @@ def memory_store_item(ctx: ToolContext, args: StoreInput) -> StoreResult:
 # ---------------------------------------------------------------------------------- recall
 
 
-class RecallInput(ToolInput):
+class RecallInput(RecallRequest, ToolInput):
     """Arguments of ``memory_recall``."""
-
-    query: str = Field(default="", description="What to look for; empty lists the most important memories.")
-    limit: int = Field(
-        default=20,
-        ge=1,
-        le=MAX_RECALL_LIMIT,
-        description=f"At most this many hits per depth level (1..{MAX_RECALL_LIMIT}).",
-    )
-    depth: int = Field(
-        default=0,
-        ge=0,
-        le=MAX_DEPTH,
-        description=f"Recursive search 0..{MAX_DEPTH}: each level searches again with the most frequent new terms of "
-        "the previous level's hits (each hit says which depth found it).",
-    )
-    mode: RecallMode = Field(default="hybrid", description="hybrid (BM25 + vectors), bm25 or vector.")
-    fusion: FusionMethod = Field(default="weighted", description="weighted (0.4 vector / 0.6 BM25) or rrf.")
-    mmr: bool = Field(default=False, description="Re-rank for diversity (maximal marginal relevance).")
-    explain: bool = Field(default=False, description="Return every component of every score.")
-    min_score: float = Field(default=0.0, ge=0.0, description="Drop hits scoring below this.")
-    source: Literal["items", "files"] = Field(
-        default="items", description="Search memory items, or the agent's Markdown files (cited by file and lines)."
-    )
-    types: list[MemoryType] | None = Field(default=None, description="Only these memory types.")
-    stores: list[MemoryStoreKind] | None = Field(default=None, description="Only these stores.")
-    tags: list[str] | None = Field(default=None, description="Tags that must all be present.")
-    min_importance: float | None = Field(
-        default=None, ge=0.0, le=1.0, description="Only items at least this important (0..1)."
-    )
-    max_age: str | None = Field(default=None, description="Only items newer than this: 90m, 36h, 7d or 2w.")
-    valid_at: UtcDatetime | None = Field(
-        default=None, description="Only items that existed then and were not yet archived (ISO-8601; naive = UTC)."
-    )
-    include_archived: bool = Field(default=False, description="Also recall archived items.")
-    max_tokens: int | None = token_count(
-        MAX_RECALL_TOKENS, "Keep the best hits whose contents fit in this many tokens."
-    )
-    window: int | None = token_count(
-        MAX_WINDOW,
-        "The model's whole context window: the token budget becomes its retrieved-memory share (20%); overrides "
-        "max_tokens.",
-    )
-    scope: str | None = Field(default=None, description="Only this readable scope (default: all the agent may read).")
 
 
 @tool(
@@ -180,19 +113,8 @@ def recall_from_files(workspace: Path, agent: str, args: RecallInput, *, reason:
 # ---------------------------------------------------------------------------------- consolidate
 
 
-class ConsolidateInput(ToolInput):
+class ConsolidateInput(ConsolidateRequest, ToolInput):
     """Arguments of ``memory_consolidate``."""
-
-    dry_run: bool = Field(default=False, description="Only report what would happen; change nothing.")
-    summarize: bool = Field(
-        default=True, description="Merge memories with similar tags into one; false promotes each one as it is."
-    )
-    min_importance: float | None = Field(
-        default=None, ge=0.0, le=1.0, description="Candidates are at least this important (default 0.6)."
-    )
-    min_access_count: int | None = Field(
-        default=None, ge=0, description="Short-term candidates were recalled at least this often (default 2)."
-    )
 
 
 @tool(
@@ -216,19 +138,8 @@ def memory_consolidate(ctx: ToolContext, args: ConsolidateInput) -> Consolidatio
 # ---------------------------------------------------------------------------------- checkpoint
 
 
-class CheckpointInput(ToolInput):
+class CheckpointInput(CheckpointRequest, ToolInput):
     """Arguments of ``memory_checkpoint``."""
-
-    context: str | None = Field(
-        default=None, description="What the agent is working on (required unless show_latest is true)."
-    )
-    decisions: list[str] = Field(default_factory=list, description="Active decisions.")
-    findings: list[str] = Field(default_factory=list, description="Key findings.")
-    next_steps: list[str] = Field(default_factory=list, description="Next steps.")
-    open_questions: list[str] = Field(default_factory=list, description="Open questions.")
-    show_latest: bool = Field(
-        default=False, description="Return the newest checkpoint instead of writing one (give no other fields)."
-    )
 
 
 class CheckpointResult(BaseModel):
@@ -269,11 +180,8 @@ def memory_checkpoint(ctx: ToolContext, args: CheckpointInput) -> CheckpointResu
 # ---------------------------------------------------------------------------------- hierarchy
 
 
-class BuildHierarchyInput(ToolInput):
+class BuildHierarchyInput(BuildHierarchyRequest, ToolInput):
     """Arguments of ``memory_build_hierarchy``."""
-
-    scope: HierarchyScope = Field(default="all", description="Which summaries to build: week, month, quarter or all.")
-    since: date | None = Field(default=None, description="Only periods ending on or after this date (YYYY-MM-DD).")
 
 
 @tool(
@@ -290,17 +198,8 @@ def memory_build_hierarchy(ctx: ToolContext, args: BuildHierarchyInput) -> Hiera
     return build_hierarchy(ws.path, agent, scope=args.scope, since=args.since, clock=ws.clock)
 
 
-class HierarchySearchInput(ToolInput):
+class HierarchySearchInput(HierarchySearchRequest, ToolInput):
     """Arguments of ``memory_hierarchy_search``."""
-
-    query: str = Field(description="Words to look for (lexical: query-term overlap).")
-    level: Level = Field(
-        default="weekly",
-        description="daily searches the entries of the daily logs; weekly, monthly and quarterly the summaries.",
-    )
-    limit: int = Field(
-        default=10, ge=1, le=MAX_HIERARCHY_LIMIT, description=f"At most this many hits (1..{MAX_HIERARCHY_LIMIT})."
-    )
 
 
 class HierarchyHits(BaseModel):

@@ -8,35 +8,18 @@ dedup never merges across scopes (a derived item's scope is never wider than the
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, Field
 
 from cli.tools.registry import ToolContext, ToolInput, tool
-from kg.memory.admission import AdmissionResult, MemoryCandidate, evaluate
+from kg.memory.admission import AdmissionResult, evaluate
+from kg.memory.admission_requests import MAX_CANDIDATES, AdmitRequest
 from kg.memory.write_policy import MemoryWriter, OfferReport
 
 GROUP = "memory"
-#: The most candidates one call takes.
-MAX_CANDIDATES = 10_000
-
-Preset = Literal["balanced", "conservative", "high-recall", "off"]
 
 
-class MemoryAdmitInput(ToolInput):
+class MemoryAdmitInput(AdmitRequest, ToolInput):
     """Arguments of ``memory_admit``."""
-
-    candidates: list[MemoryCandidate] = Field(
-        min_length=1,
-        max_length=MAX_CANDIDATES,
-        description="The candidate memories: content, type, importance, tags, store, scope, evidence (the "
-        "conversation text each came from), observed_at, key (your own label, carried into the results).",
-    )
-    preset: Preset = Field(
-        default="balanced",
-        description="Admission control: balanced, conservative or high-recall; off admits every candidate.",
-    )
-    dry_run: bool = Field(default=False, description="Score and decide admission only; write nothing.")
 
 
 class AdmitResult(BaseModel):

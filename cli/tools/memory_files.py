@@ -9,31 +9,21 @@ agent cannot see is an error naming the file, line and ``id``, and nothing is wr
 
 from __future__ import annotations
 
-from typing import Literal
-
-from pydantic import Field
-
 from cli.tools.registry import ToolContext, ToolInput, tool
 from kg.memory.cognitive import export_cognitive, import_cognitive
 from kg.memory.cognitive_format import ExportResult, ImportResult
 from kg.memory.materialize import MaterializeResult, materialize
+from kg.memory.requests import CognitiveRequest, Kind
 
 GROUP = "memory"
-
-Kind = Literal["beliefs", "desires", "goals", "intentions", "plans", "learnings", "all"]
 
 
 class MaterializeInput(ToolInput):
     """Arguments of ``memory_materialize`` (the acting agent only)."""
 
 
-class CognitiveInput(ToolInput):
+class CognitiveInput(CognitiveRequest, ToolInput):
     """Arguments of ``memory_export`` and ``memory_import``."""
-
-    kind: Kind = Field(
-        default="all",
-        description="Which cognitive file: beliefs, desires, goals, intentions, plans, learnings, or all of them.",
-    )
 
 
 _MATERIALIZE = (

@@ -1,0 +1,266 @@
+"""Click parameters generated from a request model: a use case's parameters are declared once, in kg (issue 34).
+
+``@request_options(FactQueryInput)`` gives a command one click parameter per field of the model (a registry tool's
+input: the kg request model plus ``agent_id``, which becomes :data:`cli.common.agent_option`), in the model's
+field order, and hands the command body the validated model as ``request``. The rules
+(docs/decisions/2026-11-28-request-models.md):
+
+* a field ``max_age`` is the option ``--max-age``; its help is the field's description, its default the field's
+  (shown unless it is None, false or empty); a field without a default is required;
+* a ``Literal`` or enum field takes a choice; ``bool`` is a flag (``--x/--no-x`` when it defaults to true);
+  ``list[X]`` a repeatable option ("(repeatable)" ends its help); ``datetime`` an ISO-8601 value (naive = UTC),
+  ``date`` a ``YYYY-MM-DD`` one; numbers are plain numbers;
+* only the values the user gave reach the model (the defaults stay the model's), the model validates them once,
+  and a bad value is the one-line :class:`~kg.errors.InputError` naming the field (exit 1), as over MCP.
+
+Where the command line differs from the field, the command says how with :class:`Cli`, never by declaring the
+field again: another flag name, a positional argument, a comma-separated text for a list, a flag that sets a
+boolean false, bounds click checks itself, or parameters of the command's own that build the field's value.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import types
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
+
+import annotated_types
+import click
+from click.core import ParameterSource
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+
+from cli.common import ISO_DATETIME, agent_option
+from kg.errors import InputError
+from kg.models import parse
+
+R = TypeVar("R")
+M = TypeVar("M", bound=BaseModel)
+#: The parameter sources that mean the user gave the value (not click's default).
+GIVEN = frozenset({ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT, ParameterSource.PROMPT})
+DATE = click.DateTime(formats=["%Y-%m-%d"])
+
+
+@dataclass(frozen=True)
+class Cli:
+    """How one field of a request appears on the command line, where that differs from the generated option.
+
+    Attributes:
+        flag: The option's name when it is not ``--<field-name>`` (``types`` is ``--type``).
+        argument: A positional argument instead of an option (a list field takes any number of them).
+        metavar: What the help shows for the value (``F-...``; a positional argument's ``[FACT_ID]...``).
+        split: A list given as one text split on this separator (``--tags auth,jwt``).
+        negated: A flag that sets the boolean field to false, and its help (``--active`` for
+            ``include_archived``): the field's description says what true means.
+        bounded: click checks the field's ``ge``/``le`` bounds itself (an ``IntRange``; a value outside is a usage
+            error, exit 2), for the options that always did; otherwise the model checks them (exit 1).
+        params: The command's own parameters that give this field (``documents`` from ``FILES`` and ``--format``),
+            in the field's place; ``build`` turns their values, by parameter name, into the field's value.
+    """
+
+    flag: str | None = None
+    argument: bool = False
+    metavar: str | None = None
+    split: str | None = None
+    negated: str | None = None
+    bounded: bool = False
+    params: tuple[click.Parameter, ...] = ()
+    build: Callable[..., Any] | None = None
+
+
+def request_options(model: type[M], **fields: Cli) -> Callable[[Callable[..., R]], Callable[..., R]]:
+    """A decorator giving a command the parameters of ``model``'s fields and passing it ``request=<the model>``.
+
+    Args:
+        model: The request model (a tool's input: the kg request plus ``agent_id``).
+        **fields: :class:`Cli` for the fields whose command line differs from the generated option.
+    """
+    unknown = sorted(fields.keys() - model.model_fields.keys())
+    if unknown:
+        raise TypeError(f"request_options({model.__name__}): no field {', '.join(unknown)}")
+    shapes = {name: _Field(name, info, fields.get(name, Cli())) for name, info in model.model_fields.items()}
+
+    def decorate(command: Callable[..., R]) -> Callable[..., R]:
+        @functools.wraps(command)
+        def with_request(**kwargs: Any) -> R:
+            ctx = click.get_current_context()
+            given = {}
+            for name, shape in shapes.items():
+                if shape.present(ctx, kwargs):
+                    given[name] = shape.value(kwargs)
+                shape.consume(kwargs)
+            return command(request=parse(model, given), **kwargs)
+
+        for shape in reversed(shapes.values()):  # click lists parameters in the reverse of their attachment
+            shape.attach(with_request)
+        return with_request
+
+    return decorate
+
+
+def acting(request: BaseModel) -> str:
+    """The acting agent of a request built from the command line (the ``--agent`` it was given)."""
+    agent = getattr(request, "agent_id", None)
+    if not isinstance(agent, str):
+        raise InputError("agent_id", "required (the acting agent's id)")
+    return agent
+
+
+def _attach(command: Callable[..., Any], param: click.Parameter) -> None:
+    """Add ``param`` to the parameters the ``@click.command`` decorator collects (as ``@click.option`` does)."""
+    params: list[click.Parameter] = command.__dict__.setdefault("__click_params__", [])
+    params.append(param)
+
+
+class _Field:
+    """One field's click parameter(s) and how its value goes from click to the model."""
+
+    def __init__(self, name: str, info: FieldInfo, cli: Cli) -> None:
+        self.name, self.info, self.cli = name, info, cli
+        self.kind, self.many = _shape(info.annotation)
+        self.param: click.Parameter | None = None
+        if name == "agent_id":
+            return  # --agent/-a (cli.common.agent_option): the one spelling of the acting agent
+        if cli.params:
+            if cli.build is None:
+                raise TypeError(f"{name}: Cli(params=...) needs build=")
+            return
+        self.param = self._argument() if cli.argument else self._option()
+
+    # ------------------------------------------------------------------ the parameter
+
+    def _default(self) -> Any:
+        default = None if self.info.is_required() or self.many else self.info.get_default()
+        return default.value if isinstance(default, enum.Enum) else default
+
+    def _help(self) -> str | None:
+        text = self.info.description
+        if text is None or self.cli.negated:
+            return self.cli.negated or text
+        suffix = " (comma-separated)" if self.cli.split else " (repeatable)" if self.many else ""
+        return f"{text.removesuffix('.')}{suffix}." if suffix else text
+
+    def _type(self) -> click.ParamType[Any]:
+        kind = self.kind
+        if get_origin(kind) is Literal:
+            return click.Choice([str(v) for v in get_args(kind)])
+        if isinstance(kind, type) and issubclass(kind, enum.Enum):
+            return click.Choice([str(member.value) for member in kind])
+        if kind is datetime:
+            return ISO_DATETIME
+        if kind is date:
+            return DATE
+        if kind in (int, float):
+            return self._number(kind)
+        if kind is str or self.cli.split:
+            return click.STRING
+        raise TypeError(f"{self.name}: no command-line type for {kind!r}")
+
+    def _number(self, kind: type) -> click.ParamType[Any]:
+        if not self.cli.bounded:
+            return click.INT if kind is int else click.FLOAT
+        low: Any = next((m.ge for m in self.info.metadata if isinstance(m, annotated_types.Ge)), None)
+        high: Any = next((m.le for m in self.info.metadata if isinstance(m, annotated_types.Le)), None)
+        return click.IntRange(low, high) if kind is int else click.FloatRange(low, high)
+
+    def _argument(self) -> click.Argument:
+        extra = _given(default=None if self.info.is_required() else self._default(), metavar=self.cli.metavar)
+        return click.Argument([self.name], type=self._type(), nargs=-1 if self.many else 1,
+                              required=self.info.is_required(), **extra)  # fmt: skip
+
+    def _option(self) -> click.Option:
+        flag = self.cli.flag or "--" + self.name.replace("_", "-")
+        default = self._default()
+        shown = default is not None and default is not False and default != ""
+        if self.kind is bool:
+            if self.cli.negated:
+                return click.Option([flag, self.name], is_flag=True, default=False, help=self._help())
+            names = [f"{flag}/--no-{flag.removeprefix('--')}" if default else flag, self.name]
+            return click.Option(names, is_flag=True, default=bool(default), show_default=shown,
+                                help=self._help())  # fmt: skip
+        extra = _given(default=default, metavar=self.cli.metavar or ("YYYY-MM-DD" if self.kind is date else None))
+        return click.Option([flag, self.name], type=self._type(), multiple=self.many and not self.cli.split,
+                            required=self.info.is_required(), show_default=shown, help=self._help(),
+                            **extra)  # fmt: skip
+
+    def attach(self, command: Callable[..., Any]) -> None:
+        """Give ``command`` this field's parameter(s)."""
+        if self.name == "agent_id":
+            agent_option(command)
+            return
+        for param in reversed(self.cli.params or (self.param,)):
+            if param is not None:
+                _attach(command, param)
+
+    # ------------------------------------------------------------------ the value
+
+    def _names(self) -> list[str]:
+        if self.name == "agent_id":
+            return ["agent"]
+        return [p.name for p in (self.cli.params or (self.param,)) if p is not None and p.name is not None]
+
+    def present(self, ctx: click.Context, kwargs: dict[str, Any]) -> bool:
+        """Whether the user gave this field (always, for a field the command's own parameters build)."""
+        if self.cli.params:
+            return True
+        source = ctx.get_parameter_source(self._names()[0])
+        if source not in GIVEN:
+            return False
+        return not (self.cli.split and not _split(kwargs[self._names()[0]], self.cli.split))
+
+    def value(self, kwargs: dict[str, Any]) -> Any:
+        """The field's value from click's ``kwargs``."""
+        if self.cli.params and self.cli.build is not None:
+            return self.cli.build(**{name: kwargs[name] for name in self._names()})
+        value = kwargs[self._names()[0]]
+        if self.cli.split:
+            return _split(value, self.cli.split)
+        if self.cli.negated:
+            return not value
+        if isinstance(value, datetime) and self.kind is date:
+            return value.date()
+        return list(value) if isinstance(value, tuple) else value
+
+    def consume(self, kwargs: dict[str, Any]) -> None:
+        """Take this field's parameters out of the keywords the command body receives."""
+        for name in self._names():
+            kwargs.pop(name, None)
+
+
+def _given(**attributes: Any) -> dict[str, Any]:
+    """The attributes that are not None: click tells an explicit ``default=None`` from no default at all."""
+    return {key: value for key, value in attributes.items() if value is not None}
+
+
+def _split(text: str, separator: str) -> list[str]:
+    return [part.strip() for part in text.split(separator) if part.strip()]
+
+
+def _shape(annotation: Any) -> tuple[Any, bool]:
+    """The type a field's values have on the command line, without ``None``, ``Annotated`` and the list around it;
+    and whether the field is a list."""
+    kind = _bare(annotation)
+    if get_origin(kind) in (list, tuple, set, Sequence):
+        return _bare(get_args(kind)[0]), True
+    return kind, False
+
+
+def _bare(annotation: Any) -> Any:
+    while True:
+        origin = get_origin(annotation)
+        if origin is Annotated:
+            annotation = get_args(annotation)[0]
+        elif origin in (Union, types.UnionType):
+            members = [a for a in get_args(annotation) if a is not type(None)]
+            if len(members) != 1:
+                return annotation
+            annotation = members[0]
+        else:
+            return annotation
+
+
+__all__ = ["Cli", "acting", "request_options"]

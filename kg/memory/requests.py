@@ -1,0 +1,188 @@
+"""The memory use cases' requests: what store, recall, consolidate, checkpoint, the time hierarchy, the cognitive
+files take, each declared once (admission's is in :mod:`kg.memory.admission_requests`).
+
+:class:`kg.memory.service.MemoryService` and the memory functions accept these models; the ``memory_*`` tools
+(cli/tools/memory*.py) are these models plus ``agent_id``, and ``mabos memory ...`` generates its options from them
+(docs/decisions/2026-11-28-request-models.md). Nothing here imports a numeric stack: a recall's request costs
+pydantic and the models only.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Literal
+
+from pydantic import Field
+
+from kg.conversation.budget import MAX_WINDOW
+from kg.memory.hierarchy import HierarchyScope, Level
+from kg.memory.hierarchy_logs import MAX_LIMIT as MAX_HIERARCHY_LIMIT
+from kg.models import MemoryStoreKind, MemoryType, UtcDatetime
+from kg.models.request import Request
+from kg.recall.fusion_types import FusionMethod
+from kg.recall.modes import RecallMode
+
+MAX_RECALL_LIMIT = 100
+MAX_DEPTH = 3
+#: The largest token budget a recall accepts.
+MAX_RECALL_TOKENS = 10_000_000
+
+#: Which cognitive file(s) an export or import reads or writes.
+Kind = Literal["beliefs", "desires", "goals", "intentions", "plans", "learnings", "all"]
+
+
+class StoreRequest(Request):
+    """One memory item to store."""
+
+    content: str = Field(description="The text to remember, one self-contained statement.")
+    type: MemoryType | None = Field(
+        default=None, description="What kind of memory this is (default observation); sets the default importance."
+    )
+    importance: float | None = Field(
+        default=None, ge=0.0, le=1.0, description="0..1; default by type (e.g. decision 0.75, observation 0.5)."
+    )
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0, description="0..1 (default 1).")
+    tags: list[str] | None = Field(
+        default=None, description="Short labels without spaces or commas, e.g. auth and jwt."
+    )
+    store: MemoryStoreKind | None = Field(
+        default=None,
+        description="working (7 items), short_term (default: 200 items for 2 hours, then archived) or long_term.",
+    )
+    source: str | None = Field(default=None, description="Where the memory comes from (default 'agent').")
+    scope: str | None = Field(
+        default=None, description="Scope such as global, agent:<id> or project:<name>; default: the agent's own scope."
+    )
+
+
+class RecallRequest(Request):
+    """What to recall, how to search and rank, which items qualify, and how much to return."""
+
+    query: str = Field(default="", description="What to look for; empty lists the most important memories.")
+    limit: int = Field(
+        default=20,
+        ge=1,
+        le=MAX_RECALL_LIMIT,
+        description=f"At most this many hits per depth level (1..{MAX_RECALL_LIMIT}).",
+    )
+    depth: int = Field(
+        default=0,
+        ge=0,
+        le=MAX_DEPTH,
+        description=f"Recursive search 0..{MAX_DEPTH}: each level searches again with the most frequent new terms of "
+        "the previous level's hits (each hit says which depth found it).",
+    )
+    mode: RecallMode = Field(
+        default="hybrid",
+        description="hybrid (BM25 + vectors), bm25 or vector; bm25 is used when no embedder can load.",
+    )
+    fusion: FusionMethod = Field(
+        default="weighted",
+        description="weighted (0.4 vector / 0.6 BM25 with a keyword floor) or rrf (reciprocal rank fusion).",
+    )
+    mmr: bool = Field(default=False, description="Re-rank for diversity (maximal marginal relevance, lambda 0.7).")
+    explain: bool = Field(default=False, description="Show every component of every score.")
+    min_score: float = Field(default=0.0, ge=0.0, description="Drop hits scoring below this.")
+    source: Literal["items", "files"] = Field(
+        default="items", description="Search memory items, or the agent's Markdown files (cited by file and lines)."
+    )
+    types: list[MemoryType] | None = Field(default=None, description="Only these memory types.")
+    stores: list[MemoryStoreKind] | None = Field(default=None, description="Only these stores.")
+    tags: list[str] | None = Field(default=None, description="Tags that must all be present.")
+    min_importance: float | None = Field(
+        default=None, ge=0.0, le=1.0, description="Only items at least this important (0..1)."
+    )
+    max_age: str | None = Field(default=None, description="Only items newer than this: 90m, 36h, 7d or 2w.")
+    valid_at: UtcDatetime | None = Field(
+        default=None, description="Only items that existed then and were not yet archived (ISO-8601; naive = UTC)."
+    )
+    include_archived: bool = Field(default=False, description="Also recall archived items.")
+    max_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_RECALL_TOKENS,
+        description="Keep the best hits whose contents fit in this many tokens.",
+    )
+    window: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_WINDOW,
+        description="The model's whole context window: the token budget becomes its retrieved-memory share (20%); "
+        "overrides max_tokens.",
+    )
+    scope: str | None = Field(default=None, description="Only this readable scope (default: all the agent may read).")
+
+
+class ConsolidateRequest(Request):
+    """Which memories consolidation considers, and whether it only reports."""
+
+    dry_run: bool = Field(default=False, description="Only report what would happen; change nothing.")
+    summarize: bool = Field(
+        default=True, description="Merge memories with similar tags into one; false promotes each one as it is."
+    )
+    min_importance: float | None = Field(
+        default=None, ge=0.0, le=1.0, description="Candidates are at least this important (default 0.6)."
+    )
+    min_access_count: int | None = Field(
+        default=None, ge=0, description="Short-term candidates were recalled at least this often (default 2)."
+    )
+
+
+class CheckpointRequest(Request):
+    """A checkpoint of the agent's working context to write, or ``show_latest`` to read the newest one back."""
+
+    context: str | None = Field(
+        default=None, description="What the agent is working on (required when writing a checkpoint)."
+    )
+    decisions: list[str] = Field(default_factory=list, description="Active decisions.")
+    findings: list[str] = Field(default_factory=list, description="Key findings.")
+    next_steps: list[str] = Field(default_factory=list, description="Next steps.")
+    open_questions: list[str] = Field(default_factory=list, description="Open questions.")
+    show_latest: bool = Field(
+        default=False, description="Return the newest checkpoint instead of writing one (with nothing else given)."
+    )
+
+
+class BuildHierarchyRequest(Request):
+    """Which summaries of the time hierarchy to build."""
+
+    scope: HierarchyScope = Field(default="all", description="Which summaries to build: week, month, quarter or all.")
+    since: date | None = Field(default=None, description="Only periods ending on or after this date (YYYY-MM-DD).")
+
+
+class HierarchySearchRequest(Request):
+    """What to look for in one level of the time hierarchy."""
+
+    query: str = Field(description="Words to look for (lexical: query-term overlap).")
+    level: Level = Field(
+        default="weekly",
+        description="daily searches the entries of the daily logs; weekly, monthly and quarterly the summaries.",
+    )
+    limit: int = Field(
+        default=10, ge=1, le=MAX_HIERARCHY_LIMIT, description=f"At most this many hits (1..{MAX_HIERARCHY_LIMIT})."
+    )
+
+
+class CognitiveRequest(Request):
+    """Which of the agent's cognitive files to export or import."""
+
+    kind: Kind = Field(
+        default="all",
+        description="Which cognitive file: beliefs, desires, goals, intentions, plans, learnings, or all of them.",
+    )
+
+
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_HIERARCHY_LIMIT",
+    "MAX_RECALL_LIMIT",
+    "MAX_RECALL_TOKENS",
+    "BuildHierarchyRequest",
+    "CheckpointRequest",
+    "CognitiveRequest",
+    "ConsolidateRequest",
+    "HierarchySearchRequest",
+    "Kind",
+    "RecallRequest",
+    "StoreRequest",
+]

@@ -1,0 +1,158 @@
+"""cli.options: click parameters generated from a request model (issue 34), run through click itself."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, date, datetime
+from enum import StrEnum
+from typing import Any, Literal
+
+import click
+import pytest
+from click.testing import CliRunner
+from pydantic import Field
+
+from cli.main import reported_errors
+from cli.options import Cli, acting, request_options
+from cli.tools.registry import ToolInput
+from kg.models import UtcDatetime
+from kg.models.request import Request
+
+
+class Colour(StrEnum):
+    RED = "red"
+    BLUE = "blue"
+
+
+class PaintRequest(Request):
+    """A request with one field of every kind the generator handles."""
+
+    what: str = Field(description="What to paint.")
+    colour: Colour | None = Field(None, description="Which colour.")
+    finish: Literal["matt", "gloss"] = Field("matt", description="The finish.")
+    coats: int = Field(2, ge=1, le=5, description="How many coats (1..5).")
+    bounded: int | None = Field(None, ge=1, le=9, description="Checked by click.")
+    thinner: float | None = Field(None, ge=0.0, le=1.0, description="Share of thinner.")
+    dry: bool = Field(False, description="Dry run.")
+    primer: bool = Field(True, description="Prime first.")
+    sand: bool = Field(True, description="Sand between coats.")
+    walls: list[str] = Field(default_factory=list, description="Walls to paint.")
+    tags: list[str] | None = Field(None, description="Labels.")
+    after: UtcDatetime | None = Field(None, description="Not before this time.")
+    day: date | None = Field(None, description="The day.")
+    brushes: list[int] | None = Field(None, description="Brush sizes.")
+
+
+class PaintInput(PaintRequest, ToolInput):
+    """Arguments of a paint tool."""
+
+
+SEEN: list[PaintInput] = []
+
+
+@click.command("paint")
+@request_options(PaintInput, what=Cli(argument=True), walls=Cli(flag="--wall"), tags=Cli(split=","),
+                 bounded=Cli(bounded=True), sand=Cli(flag="--no-sand", negated="Do not sand."),
+                 brushes=Cli(params=(click.Option(["--brush-sizes", "sizes"], default=""),),
+                             build=lambda sizes: [int(s) for s in sizes.split("/") if s]))  # fmt: skip
+@click.option("--loud", is_flag=True)
+def paint(*, request: PaintInput, loud: bool) -> None:
+    SEEN.append(request)
+    click.echo(json.dumps({"given": sorted(request.model_fields_set), "loud": loud, "agent": acting(request)}))
+
+
+def _run(*args: str) -> tuple[int, str, dict[str, Any] | None]:
+    SEEN.clear()
+    result = CliRunner().invoke(_Reported([paint]), ["paint", *args])
+    return result.exit_code, result.output, (json.loads(result.stdout) if result.exit_code == 0 else None)
+
+
+class _Reported(click.Group):
+    """A group reporting errors as ``mabos`` does (one line, exit 1 for an InputError)."""
+
+    def __init__(self, commands: list[click.Command]) -> None:
+        super().__init__("t", commands={c.name or "": c for c in commands})
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with reported_errors():
+            return super().invoke(ctx)
+
+
+def _params() -> dict[str, click.Parameter]:
+    return {p.name or "": p for p in paint.params}
+
+
+def test_the_parameters_follow_the_fields_in_order():
+    assert [p.name for p in paint.params] == ["agent", "what", "colour", "finish", "coats", "bounded", "thinner",
+                                              "dry", "primer", "sand", "walls", "tags", "after", "day", "sizes",
+                                              "loud"]  # fmt: skip
+    params = _params()
+    assert isinstance(params["what"], click.Argument) and params["what"].required
+    assert params["agent"].opts == ["--agent", "-a"] and params["agent"].required
+    assert params["colour"].type.to_info_dict()["choices"] == ("red", "blue")
+    assert params["finish"].type.to_info_dict()["choices"] == ("matt", "gloss")
+    assert params["walls"].opts == ["--wall"] and params["walls"].multiple
+    assert params["primer"].secondary_opts == ["--no-primer"]
+    assert params["sand"].opts == ["--no-sand"] and params["sand"].secondary_opts == []
+
+
+def test_help_is_the_description_with_what_the_command_line_adds():
+    ctx = click.Context(paint)
+    records = {name: p.get_help_record(ctx) for name, p in _params().items() if isinstance(p, click.Option)}
+    assert records["coats"] == ("--coats INTEGER", "How many coats (1..5).  [default: 2]")
+    assert records["bounded"] == ("--bounded INTEGER RANGE", "Checked by click.  [1<=x<=9]")
+    assert records["walls"] == ("--wall TEXT", "Walls to paint (repeatable).")
+    assert records["tags"] == ("--tags TEXT", "Labels (comma-separated).")
+    assert records["sand"] == ("--no-sand", "Do not sand.")
+    assert records["primer"] == ("--primer / --no-primer", "Prime first.  [default: primer]")
+    assert records["dry"] == ("--dry", "Dry run.")
+    assert records["day"] == ("--day YYYY-MM-DD", "The day.")
+
+
+def test_only_what_the_user_gave_reaches_the_model():
+    code, output, printed = _run("--agent", "a", "kitchen")
+    assert code == 0, output
+    assert printed == {"given": ["agent_id", "brushes", "what"], "loud": False, "agent": "a"}
+    assert SEEN[0].coats == 2 and SEEN[0].primer and SEEN[0].sand and SEEN[0].walls == []
+
+
+def test_values_are_converted_as_the_field_wants_them():
+    code, output, _ = _run("-a", "a", "hall", "--colour", "blue", "--wall", "n", "--wall", "s", "--tags", " x, ,y ",
+                           "--no-sand", "--no-primer", "--after", "2024-05-01", "--day", "2024-05-02",
+                           "--brush-sizes", "3/5", "--loud")  # fmt: skip
+    assert code == 0, output
+    got = SEEN[0]
+    assert (got.colour, got.walls, got.tags) == (Colour.BLUE, ["n", "s"], ["x", "y"])
+    assert (got.sand, got.primer) == (False, False)
+    assert got.after == datetime(2024, 5, 1, tzinfo=UTC) and got.day == date(2024, 5, 2) and got.brushes == [3, 5]
+
+
+def test_an_empty_split_list_is_not_given():
+    code, _, printed = _run("-a", "a", "hall", "--tags", " , ")
+    assert code == 0 and printed is not None and "tags" not in printed["given"]
+
+
+@pytest.mark.parametrize(
+    ("args", "field"),
+    [
+        pytest.param(("--coats", "9"), "coats", id="int-bound"),
+        pytest.param(("--thinner", "1.5"), "thinner", id="float-bound"),
+        pytest.param(("--brush-sizes", "0/-1", "--thinner", "0.5", "--coats", "0"), "coats", id="after-the-build"),
+    ],
+)
+def test_the_model_validates_once_and_names_the_field(args: tuple[str, ...], field: str):
+    code, output, _ = _run("-a", "a", "hall", *args)
+    assert code == 1 and output.startswith(f"error: {field}: ") and output.count("\n") == 1
+    assert SEEN == []
+
+
+def test_a_bounded_option_is_a_usage_error():
+    code, output, _ = _run("-a", "a", "hall", "--bounded", "10")
+    assert code == 2 and "10 is not in the range 1<=x<=9" in output
+
+
+def test_a_field_the_model_lacks_is_refused_when_the_command_is_declared():
+    with pytest.raises(TypeError, match="no field nope"):
+        request_options(PaintInput, nope=Cli(flag="--nope"))
+    with pytest.raises(TypeError, match="needs build="):
+        request_options(PaintInput, brushes=Cli(params=(click.Option(["--b"]),)))
