@@ -94,13 +94,17 @@ COMMAND_TABLE: dict[str, tuple[str, str]] = {
 
 def load_command(name: str) -> click.Command:
     """Import the command ``name`` of :data:`COMMAND_TABLE` (KeyError for a name it does not hold)."""
-    where, _ = COMMAND_TABLE[name]
+    return import_command(COMMAND_TABLE[name][0], name)
+
+
+def import_command(where: str, name: str) -> click.Command:
+    """The command ``name`` at ``where`` (``module:attribute``; an attribute holding a list is searched by name)."""
     module, attribute = where.split(":")
     found = getattr(importlib.import_module(module), attribute)
     for command in found if isinstance(found, list) else [found]:
         if isinstance(command, click.Command) and command.name == name:
             return command
-    raise LookupError(f"{where} defines no command {name!r}: update cli.commands.COMMAND_TABLE")
+    raise LookupError(f"{where} defines no command {name!r}: update the table that names it")
 
 
 class LazyCommands(MutableMapping[str, click.Command]):
@@ -119,7 +123,7 @@ class LazyCommands(MutableMapping[str, click.Command]):
         if name not in self._loaded:
             if name not in self._table or name not in self._names:
                 raise KeyError(name)
-            self._loaded[name] = load_command(name)
+            self._loaded[name] = import_command(self._table[name][0], name)
         return self._loaded[name]
 
     def __setitem__(self, name: str, command: click.Command) -> None:
@@ -151,10 +155,36 @@ class LazyCommands(MutableMapping[str, click.Command]):
         return click.Command(name, help=self._table[name][1])
 
 
+class LazyGroup(click.Group):
+    """A command group whose subcommands from other modules are imported when one of them is used.
+
+    ``lazy`` maps a subcommand name to ``"module:attribute"`` (as :data:`COMMAND_TABLE` does), so invoking one
+    subcommand imports its module only, not its siblings'. Listing them (``--help``, completion) imports them all:
+    the help is click's own. The group's own commands (``@group.command``) are kept as usual; ``commands`` holds
+    every name, in sorted order as click lists a group's commands.
+
+    Example:
+        >>> @click.group("memory", cls=LazyGroup, lazy={"admit": "cli.commands.memory_admit:admit"})
+        ... def memory() -> None:
+        ...     pass
+    """
+
+    def __init__(self, *args: Any, lazy: dict[str, str] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        commands = LazyCommands({name: (where, "") for name, where in (lazy or {}).items()})
+        for name, command in self.commands.items():
+            commands[name] = command
+        self.commands: LazyCommands = commands
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Every subcommand's name, sorted (imports nothing)."""
+        return sorted(self.commands)
+
+
 def __getattr__(name: str) -> Any:
     if name == "COMMANDS":  # the old eager list (every top-level command but ui), imported on request
         return [load_command(n) for n in COMMAND_TABLE if n != "ui"]
     raise AttributeError(f"module 'cli.commands' has no attribute {name!r}")
 
 
-__all__ = ["COMMANDS", "COMMAND_TABLE", "LazyCommands", "load_command"]
+__all__ = ["COMMANDS", "COMMAND_TABLE", "LazyCommands", "LazyGroup", "import_command", "load_command"]
