@@ -3,19 +3,19 @@
 The console is one more front door over the library (design.md §7): every page's data comes from a registry
 tool (:func:`cli.tools.registry.run`) or, where no tool exists, from the same service the CLI command calls
 (``ws.bdi``, ``ws.memory``, ``ws.scopes`` ...), always with the acting agent so its scopes apply. The workspace
-is opened once and used from one worker thread (:class:`Console` is not thread-safe by itself; the app runs every
-call on a single-thread executor), so SQLite sees one connection user at a time.
+is opened once per console worker process (:mod:`cli.ui.lanes`), which runs one request at a time, so SQLite sees
+one connection user at a time (:class:`Console` is not thread-safe by itself).
 """
 
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from cachetools import LRUCache
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
@@ -27,8 +27,10 @@ from sync.write_through import WriteThrough, attach
 
 T = TypeVar("T")
 
-#: How many computed views (graph pages, counts) are kept; they are keyed on the store's change stamp.
+#: How many computed views (graph pages, counts) are kept, least recently used first out; they are keyed on the
+#: store's change stamp.
 CACHE_SIZE = 64
+_MISSING = object()
 
 
 @dataclass
@@ -45,7 +47,7 @@ class Console:
     agent: str | None = None
     workspace: Workspace | None = None
     _tools: ToolContext | None = field(default=None, repr=False)
-    _cache: OrderedDict[tuple[Any, ...], Any] = field(default_factory=OrderedDict, repr=False)
+    _cache: LRUCache[tuple[Any, ...], Any] = field(default_factory=lambda: LRUCache(CACHE_SIZE), repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _kept: dict[str, Any] = field(default_factory=dict, repr=False)
     _opened: Workspace | None = field(default=None, repr=False)
@@ -113,15 +115,13 @@ class Console:
     def cached(self, key: tuple[Any, ...], compute: Callable[[], T]) -> T:
         """``compute()``, reused while the store is unchanged (the key includes the change stamp)."""
         full = (*key, self.stamp())
-        with self._lock:
-            if full in self._cache:
-                self._cache.move_to_end(full)
-                return self._cache[full]  # type: ignore[no-any-return]
+        with self._lock:  # cachetools' caches are not thread-safe by themselves
+            found = self._cache.get(full, _MISSING)
+        if found is not _MISSING:
+            return found  # type: ignore[no-any-return]
         value = compute()
         with self._lock:
             self._cache[full] = value
-            while len(self._cache) > CACHE_SIZE:
-                self._cache.popitem(last=False)
         return value
 
     def keep(self, name: str, make: Callable[[], T]) -> T:

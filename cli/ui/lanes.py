@@ -1,165 +1,122 @@
-"""Where console work runs: a few worker threads ("lanes"), each with its own workspace handle, a deadline per
-request and one running request per agent, so one agent's slow page never starves another's.
+"""Where console work runs: worker processes ("lanes") that are killed at the deadline, and one thread for the token
+check.
 
-The MCP server's model (docs/decisions/2026-11-26-mcp-concurrency.md) applied to the console:
+The MCP server's model (docs/decisions/2026-11-26-mcp-concurrency.md, docs/decisions/2026-11-28-console-workers.md)
+applied to the console, on the same pool (:class:`cli.workers.Workers`):
 
-- **Lanes.** ``count`` threads, each holding its own :class:`~cli.ui.context.Console` (its own SQLite connection:
-  reads of different requests run side by side under WAL; writes serialize on SQLite's lock as the CLI's do). A
-  request takes a free lane and gives it back when its work ends.
-- **Fairness.** An agent has at most one request running; its next waits for that one, not for the lanes, so one
-  agent (or a page hammering the console as that agent) holds one lane at most and the other lanes stay free for
+- **Worker processes** (:class:`Lanes`): every request that reads or writes the workspace (every page and its
+  ``/api`` twin, the graph views and node details, recall, the reasoning runs, approve and reject) runs in one of
+  ``count`` worker processes, each holding its own workspace handle (:class:`cli.ui.work.ConsoleWork`): the page's
+  data is computed and rendered there, and only the finished answer comes back.
+- **Fairness.** An agent has at most one request running; its next waits for that one, not for the workers, so one
+  agent (or a page hammering the console as that agent) holds one worker at most and the others stay free for
   everyone else.
-- **Deadline.** A request that has not finished (waiting included) within ``deadline`` seconds is answered with a
-  one-line ``deadline`` error (504). A thread cannot be killed, so the work behind it runs on until it ends and
-  keeps its lane and its agent's turn meanwhile: every computation a request can start is bounded (capped views,
-  bounded reasoning methods, and GETs that compute nothing heavy; reasoning runs on POST with the CSRF token).
+- **Deadline.** A request that has not finished within ``deadline`` seconds (waiting for its turn included) is
+  answered with a one-line ``deadline`` error (504) and its worker is killed (SIGKILL: what it had not committed
+  rolls back); the worker slot and the agent's turn are free at once, and the next request gets a new worker. A
+  worker is also capped in memory (``MABOS_WORKER_MEMORY``, 2 GiB by default, :mod:`cli.workers`).
+- **In this process**, on the event loop or one thread: the token check of a request that carries an agent's API
+  token (:class:`TokenCheck`: one lookup by the token's id, on its own workspace handle), the security headers and
+  checks (:mod:`cli.ui.security`), static files and the index progress (``/api/index``, no workspace access).
+  Nothing there computes over the store, so none of it needs to be killable.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
-from concurrent.futures import wait as wait_futures
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+
+import anyio
 
 from cli.ui.context import Console
-from kg.errors import MabosError
+from cli.ui.work import Answer, ConsoleWork, Job
+from cli.workers import DeadlineError, PoolSettings, WorkerKind, Workers
+from kg.errors import InputError
 
-T = TypeVar("T")
-
-#: Defaults of ``mabos ui``: three lanes, half a minute per request.
+#: Defaults of ``mabos ui``: three worker processes, half a minute per request.
 DEFAULT_LANES = 3
 DEFAULT_DEADLINE = 30.0
 
-
-class DeadlineError(MabosError):
-    """A console request ran (or waited) past its deadline (HTTP 504)."""
-
-
-@dataclass
-class _Lane:
-    executor: ThreadPoolExecutor
-    console: Console
-
-
-@dataclass
-class _Turn:
-    """One agent's turn: a lock, and how many requests hold or wait for it."""
-
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    users: int = 0
+#: The console's workers: the deadline counts from a request's arrival (a browser gets its answer within it).
+CONSOLE_WORKERS = WorkerKind("mabos-ui-worker", ConsoleWork, advice="narrow the request (a smaller cap, fewer facts)",
+                             waiting_counts=True, preload=("cli.ui.work", "cli.ui.rendering"))  # fmt: skip
 
 
 class Lanes:
-    """Worker lanes over one workspace (see the module text).
+    """The console's worker processes over one workspace (see the module text).
 
     Args:
         path: the workspace directory.
-        agent: the console's start agent (every lane's :class:`Console` default).
-        count: how many lanes (threads with their own workspace handle).
+        agent: the console's start agent (every worker's default).
+        count: how many worker processes.
         deadline: seconds a request may take, waiting included.
     """
 
     def __init__(self, path: Path, agent: str | None, *, count: int = DEFAULT_LANES,
                  deadline: float = DEFAULT_DEADLINE) -> None:  # fmt: skip
         if not 1 <= count <= 32:
-            raise ValueError("lanes: must be between 1 and 32")
+            raise InputError("lanes", "must be between 1 and 32")
         self.deadline = deadline
-        self._lanes = [_Lane(ThreadPoolExecutor(1, thread_name_prefix=f"mabos-ui-{i}"), Console(path, agent=agent))
-                       for i in range(count)]  # fmt: skip
-        self._free: asyncio.Queue[_Lane] | None = None
-        self._turns: dict[str, _Turn] = {}
-        self._running = 0
+        settings = PoolSettings(workers=count, per_agent=1, deadline=deadline)
+        self.pool = Workers(path, CONSOLE_WORKERS, settings, options=(agent,))
 
     @property
     def busy(self) -> int:
-        """How many lanes run a request's work now (abandoned work past its deadline included)."""
-        return self._running
+        """How many workers run a request now."""
+        return self.pool.busy
 
-    @property
-    def first(self) -> Console:
-        """The first lane's console (for work outside a request, e.g. start-up checks, on that lane only)."""
-        return self._lanes[0].console
+    def pids(self) -> list[int]:
+        """The process ids of the live workers."""
+        return self.pool.pids()
 
-    def _queue(self) -> asyncio.Queue[_Lane]:
-        if self._free is None:
-            self._free = asyncio.Queue()
-            for lane in self._lanes:
-                self._free.put_nowait(lane)
-        return self._free
+    def running(self) -> dict[int, str]:
+        """The process id of each worker running a request (busy), and which request it runs."""
+        return self.pool.running()
 
-    async def run(self, key: str, work: Callable[[Console], T], *, what: str = "the request") -> T:
-        """``work(console)`` on a free lane, in ``key``'s turn (the acting agent), within the deadline.
+    async def start(self) -> None:
+        """Start every worker now, so the first requests find them warm."""
+        await self.pool.start()
 
-        Raises :class:`DeadlineError` past the deadline; the lane and the turn are given back when the work ends.
+    async def run(self, key: str, job: Job, *, what: str) -> Answer:
+        """``job`` in a worker, in ``key``'s turn (the acting agent), within the deadline.
+
+        Raises:
+            DeadlineError: past the deadline (the worker was killed, the turn is free again).
+            WorkerError: the worker ended (e.g. past its memory limit: :class:`cli.workers.WorkerMemoryError`).
         """
-        loop = asyncio.get_running_loop()
-        turn = self._turns.setdefault(key, _Turn())
-        turn.users += 1
-        done: asyncio.Future[T] = loop.create_future()
-        started = False
-
-        async def start() -> None:
-            nonlocal started
-            await turn.lock.acquire()
-            try:
-                lane = await self._queue().get()
-            except BaseException:
-                turn.lock.release()
-                raise
-            started = True
-            self._running += 1
-            job = lane.executor.submit(work, lane.console)
-
-            def finished(job: Future[T]) -> None:
-                loop.call_soon_threadsafe(self._finish, job, lane, turn, key, done)
-
-            job.add_done_callback(finished)
-
-        try:
-            async with asyncio.timeout(self.deadline):
-                await start()
-                return await asyncio.shield(done)
-        except TimeoutError:
-            raise DeadlineError(
-                f"deadline: {what} took longer than {self.deadline:g} s and was abandoned (its work ends on its own "
-                "bound); narrow it (a smaller cap, fewer facts) or try again"
-            ) from None
-        finally:
-            if not started:
-                self._leave(turn, key)
-
-    def _finish(self, job: Future[T], lane: _Lane, turn: _Turn, key: str, done: asyncio.Future[T]) -> None:
-        """On the loop, when a lane's work ended: hand over its result, give back the lane and the turn."""
-        self._running -= 1
-        self._queue().put_nowait(lane)
-        turn.lock.release()
-        self._leave(turn, key)
-        if done.cancelled():
-            return
-        error = job.exception()
-        if error is not None:
-            done.set_exception(error)
-        else:
-            done.set_result(job.result())
-        with contextlib.suppress(Exception):
-            done.exception()  # a result nobody awaits any more (past its deadline) is not an unhandled error
-
-    def _leave(self, turn: _Turn, key: str) -> None:
-        turn.users -= 1
-        if turn.users == 0 and self._turns.get(key) is turn:
-            del self._turns[key]  # one entry per agent with requests, not per agent ever seen
+        answer: Answer = await self.pool.run(job, key=key, what=what)
+        return answer
 
     def close(self) -> None:
-        """Close every lane's workspace (after the work it runs, at most a deadline's wait) and stop the threads."""
-        closing = [lane.executor.submit(lane.console.close) for lane in self._lanes]
-        wait_futures(closing, timeout=self.deadline)
-        for lane in self._lanes:
-            lane.executor.shutdown(wait=False, cancel_futures=True)
+        """Stop the workers (busy ones are killed)."""
+        self.pool.close()
 
 
-__all__ = ["DEFAULT_DEADLINE", "DEFAULT_LANES", "DeadlineError", "Lanes"]
+class TokenCheck:
+    """The agent an API token belongs to, checked in this process on one thread with its own workspace handle: a
+    lookup by the token's id, so it stays out of the workers (a request would otherwise pay two trips)."""
+
+    def __init__(self, path: Path, deadline: float = DEFAULT_DEADLINE) -> None:
+        self.console = Console(path)
+        self.deadline = deadline
+        self._one = anyio.CapacityLimiter(1)  # the handle is used by one thread at a time
+
+    def _verify(self, secret: str) -> str | None:
+        info = self.console.ws.tokens.verify(secret)
+        return info.agent_id if info is not None else None
+
+    async def agent(self, secret: str) -> str | None:
+        """The token's agent while the token is live, else None.
+
+        Raises:
+            DeadlineError: the check did not end within the deadline (the store stayed unreadable).
+        """
+        with anyio.move_on_after(self.deadline):
+            return await anyio.to_thread.run_sync(self._verify, secret, limiter=self._one, abandon_on_cancel=True)
+        raise DeadlineError(f"deadline: the token check took longer than {self.deadline:g} s; try again")
+
+    def close(self) -> None:
+        """Close the workspace handle."""
+        self.console.close()
+
+
+__all__ = ["CONSOLE_WORKERS", "DEFAULT_DEADLINE", "DEFAULT_LANES", "Lanes", "TokenCheck"]

@@ -55,8 +55,11 @@ def test_the_header_follows_the_idle_index_pass_without_a_reload(browser: Any, s
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.on("request", lambda request: polls.append(request.url) if request.url.endswith("/api/index") else None)
     try:
-        page.goto(f"{url}/?agent=a")
-        assert page.locator("#index-status").count() == 1  # on by default in mabos ui
+        # the pass may end before the page is drawn (its child forks from the workers' warm forkserver): either way
+        # the page polls /api/index (first after 3 s) and shows the state the pass ended in
+        with page.expect_request(lambda request: request.url.endswith("/api/index"), timeout=180_000):
+            page.goto(f"{url}/?agent=a")
+            assert page.locator("#index-status").count() == 1  # on by default in mabos ui
         page.wait_for_selector("#index-status[data-state='unavailable']", timeout=180_000)  # no eval: CSP forbids it
         shown = page.inner_text("#index-status")
     finally:

@@ -1,8 +1,9 @@
-"""The console served for real (uvicorn in a thread, raw HTTP): DNS rebinding refused on any loopback address, and
-one agent's slow request neither blocks another agent nor outlives its deadline.
+"""The console served for real (uvicorn in a thread, raw HTTP, real worker processes): DNS rebinding refused on any
+loopback address, and one agent's slow request neither blocks another agent nor outlives its deadline.
 
 The slow request is real: a reject (a write) that waits for SQLite's write lock, which the test holds, as the MCP
-server's concurrency test does. Nothing is mocked.
+server's concurrency test does: it waits inside SQLite's busy handler, in C, where no flag could stop it, so only
+killing its process ends it. Nothing is mocked.
 """
 
 from __future__ import annotations
@@ -73,14 +74,22 @@ def _until(condition: Any, what: str) -> None:
         time.sleep(0.02)
 
 
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie (killed but not yet reaped)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
 def test_a_slow_request_of_one_agent_blocks_no_other_agent(built: Built) -> None:
     """Before: one worker thread, no deadline: a's slow request (64 s in the report) held b's /api/overview. Now b
-    is answered while a's request still runs."""
+    is answered while a's request still runs in its worker."""
     app = create_app(built.path, agent="a", deadline=120)
     lanes, csrf = app.state.console.lanes, app.state.console.guard.csrf  # the token the pages carry
     with serving(app) as base:
-        for agent in ("a", "b", "a"):  # every lane has opened its workspace
-            assert get(f"{base}/api/overview?agent={agent}").status_code == 200
+        assert len(lanes.pids()) == 3  # started warm, with the server
         reject = {"uid": built.uids["proposal"], "reason": "slow", "agent": "a"}
         with ThreadPoolExecutor(1) as pool, write_lock(built):  # the lock goes first, then the pool waits
             slow = pool.submit(get, f"{base}/api/ontology/reject", {"X-CSRF-Token": csrf}, method="POST", data=reject)
@@ -91,16 +100,29 @@ def test_a_slow_request_of_one_agent_blocks_no_other_agent(built: Built) -> None
         assert slow.result(timeout=120).json()["done"] == "rejected"  # the lock released: it completes
 
 
-def test_a_request_past_its_deadline_is_answered_and_its_agent_waits_its_turn(built: Built) -> None:
-    app = create_app(built.path, agent="a", deadline=1)
+def test_a_request_past_its_deadline_is_stopped_and_its_worker_killed(built: Built) -> None:
+    """Before: a thread cannot be killed, so a's request past its deadline ran on and kept its lane and a's turn.
+    Now its worker process is killed at the deadline: the process is gone, the write it had not committed is rolled
+    back, and a's next request is served at once (while the lock that held the first one is still held)."""
+    app = create_app(built.path, agent="a", deadline=8)
     lanes, csrf = app.state.console.lanes, app.state.console.guard.csrf
     with serving(app) as base:
         reject = {"uid": built.uids["proposal"], "reason": "slow", "agent": "a"}
-        with write_lock(built):
-            late = get(f"{base}/api/ontology/reject", {"X-CSRF-Token": csrf}, method="POST", data=reject)
-            assert late.status_code == 504 and late.json()["error"].startswith("deadline: POST /api/ontology/reject")
-            assert lanes.busy == 1  # a thread cannot be killed: the work runs on, holding a's turn
-            mine = get(f"{base}/api/overview?agent=a")  # waits for a's turn, and meets its own deadline
-            assert mine.status_code == 504 and "deadline:" in mine.json()["error"]
-        _until(lambda: lanes.busy == 0, "a's abandoned work never ended")
-        _until(lambda: get(f"{base}/api/overview?agent=a").status_code == 200, "a never got its turn back")
+        with write_lock(built), ThreadPoolExecutor(1) as pool:
+            late_call = pool.submit(get, f"{base}/api/ontology/reject", {"X-CSRF-Token": csrf}, method="POST",
+                                    data=reject)  # fmt: skip
+            _until(lambda: lanes.busy == 1, "a's reject never started")
+            [(pid, what)] = lanes.running().items()
+            assert what == "POST /api/ontology/reject" and _alive(pid)
+            other = get(f"{base}/api/overview?agent=b")  # b's request runs in another worker meanwhile
+            assert other.status_code == 200 and other.json()["agent_id"] == "b"
+            assert not late_call.done()
+            late = late_call.result(timeout=120)
+            assert late.status_code == 504
+            assert late.json()["error"].startswith("deadline: POST /api/ontology/reject took longer than 8 s")
+            assert "\n" not in late.json()["error"]
+            assert not _alive(pid) and pid not in lanes.pids() and lanes.busy == 0  # killed, and its slot free
+            mine = get(f"{base}/api/overview?agent=a")  # a's turn is free at once: a read needs no write lock
+            assert mine.status_code == 200 and mine.json()["agent_id"] == "a"
+        page = get(f"{base}/api/ontology?agent=a&proposal={built.uids['proposal']}").json()
+        assert page["selected"]["proposal"]["status"] == "validated"  # the killed reject was rolled back
