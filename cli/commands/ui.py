@@ -25,8 +25,8 @@ from kg.workspace import open_workspace
     "create), each of which fixes the acting agent; then every request must carry one. "
     "While no request comes for --index-when-idle seconds (default 30), the vector index backlog is indexed in the "
     "background in resumable checkpoints (a request stops the pass at once; the header shows the progress). "
-    "Requests run on --lanes worker threads, one running request per agent, each answered within --deadline "
-    "seconds. Stop with Ctrl-C.",
+    "Requests run in --lanes worker processes, one running request per agent, each answered within --deadline "
+    "seconds (a request past it is stopped: its worker is killed). Stop with Ctrl-C.",
     "mabos ui --workspace ./w --agent sales-agent --open",
     "MABOS_UI_TOKEN=$(openssl rand -hex 24) mabos ui --host 0.0.0.0 --port 8765",
 ))  # fmt: skip
@@ -40,7 +40,8 @@ from kg.workspace import open_workspace
     type=click.IntRange(1, 32),
     default=DEFAULT_LANES,
     show_default=True,
-    help="Worker threads (each with its own workspace handle); an agent runs one request at a time.",
+    help="Worker processes (each with its own workspace handle; killed at the deadline); an agent runs one request "
+    "at a time.",
 )
 @click.option(
     "--deadline",
