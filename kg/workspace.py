@@ -20,7 +20,7 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from pydantic import Field
 
@@ -43,7 +43,6 @@ if TYPE_CHECKING:
     from kg.recall.engine import RecallEngine, RecallSettings
     from kg.recall.sidecar import VectorSidecar
     from kg.scopes import ScopePolicy
-    from kg.store.sqlite import SqliteGraphStore
     from kg.store.sqlite.readonly import SqlResult
     from kg.tokens import TokenService
 
@@ -157,7 +156,6 @@ class Workspace:
         self._lock = threading.RLock()
         self._store = open_store(config.store, path / STATE_DIR / DB_FILE, clock=self.clock)
         self.ports = StorePorts.of(self._store)
-        self.store = cast("SqliteGraphStore", self._store)  # transitional (issue 34): callers move to ports
         self.opened = open_housekeeping(self)
 
     @_Service
