@@ -16,8 +16,11 @@ included). Cases:
 - ``fact_import``: ``mabos fact import`` of LUBM(1) (``--lubm``, default ``$MABOS_BENCH_DATA/lubm1`` or
   ``../shared/data/lubm1``: 15 files, ~100k triples) into a fresh empty workspace each run.
 
-Each result: median and every run's wall time, and the median peak RSS (the child's ``ru_maxrss``, from ``wait4``).
+Each result: median and every run's wall time, the median CPU time (the child's user + system time, from ``wait4``:
+less sensitive than wall time to other work on the machine) and the median peak RSS (its ``ru_maxrss``).
 The last line on stdout is one JSON object.
+
+``--table BEFORE.json AFTER.json`` prints the README's Markdown table from two saved JSON lines instead.
 """
 
 from __future__ import annotations
@@ -43,8 +46,9 @@ def _default_lubm() -> Path:
     return Path(os.environ.get("MABOS_BENCH_DATA", ROOT.parent / "shared" / "data")) / "lubm1"
 
 
-def _timed(command: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MiB) of one run of ``command``; a failing command stops the bench."""
+def _timed(command: list[str], env: dict[str, str]) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system) and peak RSS (MiB) of one run of ``command``; a failing command
+    stops the bench."""
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)  # noqa: S603 - the bench's own commands
     _, status, usage = os.wait4(process.pid, 0)
@@ -53,7 +57,7 @@ def _timed(command: list[str], env: dict[str, str]) -> tuple[float, float]:
     stderr = process.stderr.read().decode() if process.stderr else ""
     if process.returncode != 0:
         raise SystemExit(f"{' '.join(command)} exited {process.returncode}: {stderr[-1000:]}")
-    return wall, usage.ru_maxrss / 1024
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def launcher(checkout: Path | None) -> list[str]:
@@ -115,6 +119,47 @@ def prepare(scratch: Path, env: dict[str, str], checkout: Path | None = None) ->
     return workspace
 
 
+#: The README's rows: case -> (the call as the table shows it, the issue's target).
+ROWS: dict[str, tuple[str, str]] = {
+    "help": ("`mabos --help`", "<= 1.5x `sqlite-utils --help`"),
+    "fact_query": ("`mabos fact query --agent sales-agent --subject acme --json` (demo)", "<= 0.4 s"),
+    "recall_bm25": ("`mabos memory recall ... --mode bm25`", "<= 0.5 s"),
+    "recall_hybrid": ("`mabos memory recall ...` (hybrid, cold)", "<= 1.0 s and 250 MiB"),
+    "reason_run": ("`mabos reason run --method deductive ...`", ""),
+    "fact_import": ("`mabos fact import` of LUBM(1), fresh workspace", "<= 2 s"),
+}
+
+
+def _summary(walls: list[float], cpus: list[float], rss: list[float]) -> dict[str, Any]:
+    return {"median_s": round(statistics.median(walls), 3), "runs_s": [round(w, 3) for w in walls],
+            "cpu_s": round(statistics.median(cpus), 3), "peak_rss_mib": round(statistics.median(rss), 1)}  # fmt: skip
+
+
+def markdown(result: dict[str, Any]) -> str:
+    """The README's table of one bench line: each case after (and before, with ``--baseline``), wall and CPU
+    medians and peak RSS, the yardsticks in the same run."""
+    after, before = result["results"], result.get("baseline") or {}
+    sqlite_utils = after.get("sqlite_utils_help", {}).get("median_s")
+
+    def cell(found: dict[str, Any] | None) -> str:
+        if not found:
+            return ""
+        return f"{found['median_s']:.3f} s (CPU {found['cpu_s']:.2f} s), {found['peak_rss_mib']:.0f} MiB"
+
+    lines = ["| call | before | after | target |", "|---|---|---|---|"]
+    for case, (call, target) in ROWS.items():
+        if case in after:
+            ratio = f" ({after[case]['median_s'] / sqlite_utils:.2f}x)" if case == "help" and sqlite_utils else ""
+            lines.append(f"| {call} | {cell(before.get(case))} | {cell(after[case])}{ratio} | {target} |")
+    for case, call in (
+        ("sqlite_utils_help", "yardstick: `sqlite-utils --help`"),
+        ("python_pass", "yardstick: `python -c pass`"),
+    ):
+        if case in after:
+            lines.append(f"| {call} | | {cell(after[case])} | |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
@@ -126,37 +171,55 @@ def main() -> None:
         default=None,
         help="run `python -m cli.main` from this source tree instead of the installed mabos",
     )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        help="also run every mabos case from this source tree (another commit), alternating run by run",
+    )
+    parser.add_argument("--markdown", type=Path, default=None, help="print the table of this saved JSON line, no runs")
     args = parser.parse_args()
+    if args.markdown is not None:
+        print(markdown(json.loads(args.markdown.read_text().strip().splitlines()[-1])))
+        return
     env = {**os.environ, "COLUMNS": "80"}
     if args.checkout is not None:
         env["PYTHONPATH"] = str(args.checkout.resolve())
     with tempfile.TemporaryDirectory(prefix="mabos-cli-latency-") as tmp:
         scratch = Path(tmp)
-        workspace = prepare(scratch, env, args.checkout)
-        table = cases(workspace, args.lubm, scratch, args.checkout)
-        chosen = [c for c in table if args.only is None or c in args.only.split(",")]
-        walls: dict[str, list[float]] = {c: [] for c in chosen}
-        rss: dict[str, list[float]] = {c: [] for c in chosen}
+        trees = {"": (env, cases(prepare(scratch, env, args.checkout), args.lubm, scratch, args.checkout))}
+        if args.baseline is not None:
+            (scratch / "baseline").mkdir()
+            old = {**os.environ, "COLUMNS": "80", "PYTHONPATH": str(args.baseline.resolve())}
+            old_cases = cases(prepare(scratch / "baseline", old, args.baseline), args.lubm, scratch / "baseline",
+                              args.baseline)  # fmt: skip
+            trees["baseline"] = (old, {c: spec for c, spec in old_cases.items() if c in ROWS})
+        chosen = [c for c in trees[""][1] if args.only is None or c in args.only.split(",")]
+        runs = [(tree, case) for case in chosen for tree in trees if case in trees[tree][1]]
+        measured: dict[tuple[str, str], list[tuple[float, float, float]]] = {key: [] for key in runs}
         for run in range(args.runs):
-            for case in chosen if run % 2 == 0 else list(reversed(chosen)):
+            for tree, case in runs if run % 2 == 0 else list(reversed(runs)):
+                tree_env, table = trees[tree]
                 spec = table[case]
-                wall, peak = _timed(spec(run) if callable(spec) else spec, env)
-                walls[case].append(wall)
-                rss[case].append(peak)
-                print(f"run {run} {case}: {wall:.3f} s {peak:.0f} MiB", file=sys.stderr)
-    results = {
-        c: {"median_s": round(statistics.median(walls[c]), 3), "runs_s": [round(w, 3) for w in walls[c]],
-            "peak_rss_mib": round(statistics.median(rss[c]), 1)}
-        for c in chosen
-    }  # fmt: skip
+                wall, cpu, peak = _timed(spec(run) if callable(spec) else spec, tree_env)
+                measured[(tree, case)].append((wall, cpu, peak))
+                print(f"run {run} {tree or 'current'} {case}: {wall:.3f} s, CPU {cpu:.2f} s, {peak:.0f} MiB",
+                      file=sys.stderr)  # fmt: skip
+    summaries = {key: _summary(*(list(column) for column in zip(*found, strict=True)))
+                 for key, found in measured.items()}  # fmt: skip
+    results = {case: summaries[("", case)] for case in chosen}
     if "help" in results and "sqlite_utils_help" in results:
         results["help"]["vs_sqlite_utils"] = round(
             results["help"]["median_s"] / results["sqlite_utils_help"]["median_s"], 2
         )
-    print(json.dumps({"benchmark": "cli_latency", "runs": args.runs, "checkout": str(args.checkout or ""),
-                      "results": results,
-                      "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                                  "load": [round(x, 2) for x in os.getloadavg()]}}))  # fmt: skip
+    line: dict[str, Any] = {"benchmark": "cli_latency", "runs": args.runs, "checkout": str(args.checkout or ""),
+                            "results": results}  # fmt: skip
+    if args.baseline is not None:
+        line["baseline_checkout"] = str(args.baseline)
+        line["baseline"] = {case: summaries[("baseline", case)] for case in chosen if ("baseline", case) in summaries}
+    line["machine"] = {"cpus": os.cpu_count(), "python": platform.python_version(),
+                       "load": [round(x, 2) for x in os.getloadavg()]}  # fmt: skip
+    print(json.dumps(line))
 
 
 if __name__ == "__main__":
