@@ -1,15 +1,19 @@
-"""The fact service's requests: what ``assert``, ``retract``, ``query`` and ``explain`` take, each declared once.
+"""The fact use cases' requests: what ``assert``, ``retract``, ``query``, ``explain`` and ``import`` take, each
+declared once.
 
-:class:`kg.facts.FactService` accepts these models; the tools ``fact_assert`` ... ``fact_explain`` (cli/tools/facts.py)
-are these models plus ``agent_id``, and ``mabos fact assert|retract|query|explain`` generate their options from them
-(docs/decisions/2026-11-28-request-models.md). The limits are the store's: confidence 0..1, query limit 1..100,000
-(100 by default), explain depth 0..10.
+:class:`kg.facts.FactService` accepts these models (and :func:`reasoning.fact_import.import_documents` the import's);
+the tools ``fact_assert`` ... ``fact_import`` (cli/tools/facts.py) are these models plus ``agent_id``, and ``mabos
+fact ...`` generates its options from them (docs/decisions/2026-11-28-request-models.md). The limits are the
+store's: confidence 0..1, query limit 1..100,000 (100 by default), explain depth 0..10, a document 100 MB.
 """
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Literal
 
+from pydantic import BaseModel, Field
+
+from kg.limits import MAX_DOCUMENT_BYTES
 from kg.models import MAX_LIST, ObjectKind, ObjectText, RecordId, Term, Unit, UtcDatetime
 from kg.models.base import MAX_OBJECT, MAX_TERM
 from kg.models.request import Request
@@ -17,6 +21,9 @@ from kg.models.request import Request
 MAX_EXPLAIN_DEPTH = 10
 MAX_QUERY_LIMIT = 100_000  # the store's own ceiling (kg.models.FactQuery.limit)
 DEFAULT_QUERY_LIMIT = 100
+MAX_DOCUMENT = MAX_DOCUMENT_BYTES
+
+RdfFormat = Literal["turtle", "nt", "json-ld", "xml", "nquads", "trig"]
 
 _WRITE_SCOPE = (
     "The scope: 'global', 'agent:<id>' (private to that agent, the default is the acting agent's own), "
@@ -84,12 +91,39 @@ class FactExplainRequest(Request):
     )
 
 
+class RdfDocument(BaseModel):
+    """One RDF document to import."""
+
+    name: str = Field(max_length=1_024, description="Where it came from (a file name), for error messages.")
+    format: RdfFormat = Field(
+        description="turtle, nt, json-ld, xml (RDF/XML: .owl and .rdf files), nquads or trig (graph names are dropped)."
+    )
+    content: str = Field(max_length=MAX_DOCUMENT, description="The document text (at most 100,000,000 characters).")
+    base_iri: str | None = Field(
+        None,
+        max_length=4_096,
+        description="The absolute IRI relative IRIs resolve against (the CLI gives the file: URI); without it a "
+        "relative IRI is refused.",
+    )
+
+
+class FactImportRequest(Request):
+    """RDF documents to import as facts, one fact per triple."""
+
+    documents: list[RdfDocument] = Field(min_length=1, max_length=MAX_LIST, description="The RDF documents.")
+    scope: str | None = Field(None, description=_WRITE_SCOPE)
+
+
 __all__ = [
     "DEFAULT_QUERY_LIMIT",
+    "MAX_DOCUMENT",
     "MAX_EXPLAIN_DEPTH",
     "MAX_QUERY_LIMIT",
     "FactAssertRequest",
     "FactExplainRequest",
+    "FactImportRequest",
     "FactQueryRequest",
     "FactRetractRequest",
+    "RdfDocument",
+    "RdfFormat",
 ]

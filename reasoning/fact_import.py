@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 
 from kg.errors import InputError
+from kg.facts_requests import FactImportRequest
+from kg.models.request import requested
 from reasoning.rdf_documents import SUFFIX_FORMATS, Key, RdfDocument
 
 if TYPE_CHECKING:
@@ -70,13 +72,14 @@ def rows_to_facts(
 def import_documents(
     ws: Workspace,
     agent_id: str,
-    documents: Sequence[RdfDocument],
+    documents: FactImportRequest | Sequence[RdfDocument],
     *,
     scope: str | None = None,
     progress: Progress | None = None,
     tune_process: bool = False,
 ) -> ImportReport:
-    """Parse ``documents`` and assert their triples as facts of ``agent_id`` (in ``scope`` when given).
+    """Parse the documents and assert their triples as facts of ``agent_id`` (in the scope when given): a
+    :class:`~kg.facts_requests.FactImportRequest`, or its ``documents`` and ``scope``.
 
     One :meth:`~kg.facts.FactService.assert_many` call takes all the facts, so it can screen the next batch
     while it writes the current one. It takes a batch only after the one before last is committed, so when a
@@ -86,6 +89,8 @@ def import_documents(
     """
     if not documents:
         raise InputError("documents", "give at least one RDF document")
+    request = requested(FactImportRequest, documents, {"scope": scope}, first="documents")
+    documents, scope = request.documents, request.scope
     ws.scopes.require_agent(agent_id)
     if scope is not None:
         ws.scopes.check_write(agent_id, scope)

@@ -11,15 +11,15 @@ from pydantic import BaseModel, Field
 from cli.tools.overrides import count_progress, may_tune_process
 from cli.tools.registry import ToolContext, ToolInput, tool
 from kg.facts import Explanation
-from kg.facts_requests import FactAssertRequest, FactExplainRequest, FactQueryRequest, FactRetractRequest
-from kg.models import MAX_LIST, AssertStatus, Fact
-from reasoning.fact_import import ImportReport, RdfDocument, import_documents
-
-_SCOPE = (
-    "The scope: 'global', 'agent:<id>' (private to that agent, the default is the acting agent's own), "
-    "'project:<name>', 'user:<name>' or 'custom:<name>'; the agent must be allowed to write it."
+from kg.facts_requests import (
+    FactAssertRequest,
+    FactExplainRequest,
+    FactImportRequest,
+    FactQueryRequest,
+    FactRetractRequest,
 )
-
+from kg.models import AssertStatus, Fact
+from reasoning.fact_import import ImportReport, import_documents
 
 # ---------------------------------------------------------------------------------------------- assert
 
@@ -125,11 +125,8 @@ def fact_explain(ctx: ToolContext, args: FactExplainInput) -> Explanation:
 # ---------------------------------------------------------------------------------------------- import
 
 
-class FactImportInput(ToolInput):
+class FactImportInput(FactImportRequest, ToolInput):
     """Arguments of ``fact_import``."""
-
-    documents: list[RdfDocument] = Field(min_length=1, max_length=MAX_LIST, description="The RDF documents.")
-    scope: str | None = Field(None, description=_SCOPE)
 
 
 @tool(
@@ -143,8 +140,7 @@ class FactImportInput(ToolInput):
 def fact_import(ctx: ToolContext, args: FactImportInput) -> ImportReport:
     """Parse the documents and bulk-assert their triples through the fact service."""
     workspace, agent_id = ctx.workspace(), ctx.agent_for(args)
-    return import_documents(workspace, agent_id, args.documents, scope=args.scope, progress=count_progress(ctx),
-                            tune_process=may_tune_process(ctx))  # fmt: skip
+    return import_documents(workspace, agent_id, args, progress=count_progress(ctx), tune_process=may_tune_process(ctx))
 
 
 __all__ = [
