@@ -29,6 +29,7 @@ from kg.memory.requests import (
 from kg.memory.service import RecallResult, StoreResult
 from kg.memory.service import answer_from_files as _answer_from_files
 from kg.models import Checkpoint
+from kg.models.request import fields_of
 from kg.workspace import Workspace, default_path
 
 GROUP = "memory"
@@ -58,10 +59,7 @@ class StoreInput(StoreRequest, ToolInput):
 def memory_store_item(ctx: ToolContext, args: StoreInput) -> StoreResult:
     """Store one memory item."""
     agent = ctx.agent_for(args)
-    return ctx.workspace().memory.store_item(
-        agent, args.content, type=args.type, importance=args.importance, confidence=args.confidence,
-        tags=args.tags, store=args.store, source=args.source, scope=args.scope,
-    )  # fmt: skip
+    return ctx.workspace().memory.store_item(agent, **fields_of(args, StoreRequest))
 
 
 # ---------------------------------------------------------------------------------- recall
@@ -129,10 +127,7 @@ def memory_consolidate(ctx: ToolContext, args: ConsolidateInput) -> Consolidatio
     """Consolidate memories."""
     agent = ctx.agent_for(args)
     ws = _workspace_of(ctx, agent)
-    return consolidation.consolidate(
-        ws, agent, dry_run=args.dry_run, summarize=args.summarize, min_importance=args.min_importance,
-        min_access_count=args.min_access_count,
-    )  # fmt: skip
+    return consolidation.consolidate(ws, agent, **fields_of(args, ConsolidateRequest))
 
 
 # ---------------------------------------------------------------------------------- checkpoint
@@ -195,7 +190,7 @@ def memory_build_hierarchy(ctx: ToolContext, args: BuildHierarchyInput) -> Hiera
     """Build the missing or stale summaries."""
     agent = ctx.agent_for(args)
     ws = _workspace_of(ctx, agent)
-    return build_hierarchy(ws.path, agent, scope=args.scope, since=args.since, clock=ws.clock)
+    return build_hierarchy(ws.path, agent, **fields_of(args, BuildHierarchyRequest), clock=ws.clock)
 
 
 class HierarchySearchInput(HierarchySearchRequest, ToolInput):
@@ -219,7 +214,7 @@ def memory_hierarchy_search(ctx: ToolContext, args: HierarchySearchInput) -> Hie
     """Search the time hierarchy."""
     agent = ctx.agent_for(args)
     ws = _workspace_of(ctx, agent)
-    return HierarchyHits(hits=search_hierarchy(ws.path, agent, args.query, level=args.level, limit=args.limit))
+    return HierarchyHits(hits=search_hierarchy(ws.path, agent, **fields_of(args, HierarchySearchRequest)))
 
 
 # ---------------------------------------------------------------------------------- status
