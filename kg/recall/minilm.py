@@ -99,7 +99,9 @@ class MiniLM:
         of long texts holds fewer rows, so its attention scores (rows x heads x width^2 floats) stay within
         :data:`ATTENTION_BYTES`: the batch's memory, not its vectors, depends on the batch size.
         """
-        encodings = self.tokenizer.encode_batch(list(texts))
+        texts = list(texts)
+        # one text (a query): encode() on this thread; encode_batch() would first start the tokenizer's thread pool
+        encodings = [self.tokenizer.encode(texts[0])] if len(texts) == 1 else self.tokenizer.encode_batch(texts)
         order = sorted(range(len(encodings)), key=lambda i: -len(encodings[i].ids))
         result = np.empty((len(encodings), self.dimension), dtype=np.float32)
         start = 0
