@@ -5,6 +5,12 @@ Every closure the services compute (``infer_forward``, ``constraint_check``, ``p
 the workspace's ``[reasoning]`` bounds, else :data:`DEFAULT_LIMITS`. A call may ask for lower bounds, never
 higher ones (an agent on the MCP server cannot lift the owner's cap). A cut closure is sound but incomplete:
 the answer carries ``fixpoint: false`` and a note naming the bound and what to do.
+
+Backward chaining (``infer_backward``, the backward proofs of ``knowledge_explain``) is bounded by work too:
+one proof search takes at most :data:`MAX_PROOF_STEPS` steps (a goal opened, or a stored fact tried against
+one), its proofs and its knowledge gaps together, whatever ``max_depth`` says; ``knowledge_explain`` shares one
+such bound among every goal it tries. A cut search answers with the proofs it found (they hold),
+``complete: false`` and a note: "not proved" then means not proved within the bound.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from typing import TYPE_CHECKING
 from kg.errors import InputError
 from kg.models import Model
 from reasoning.rules import ChainLimits, ForwardResult
+from reasoning.rules.backward import MAX_PROOF_STEPS
 
 if TYPE_CHECKING:
     from kg.workspace import Workspace
@@ -116,5 +123,5 @@ def joined(*notes: str | None) -> str | None:
     return " ".join(found) if found else None
 
 
-__all__ = ["DEFAULT_LIMITS", "MAX_RESULTS", "ClosureStatus", "check_note", "complete", "joined", "lowered", "status",
-           "workspace_limits"]  # fmt: skip
+__all__ = ["DEFAULT_LIMITS", "MAX_PROOF_STEPS", "MAX_RESULTS", "ClosureStatus", "check_note", "complete", "joined",
+           "lowered", "status", "workspace_limits"]  # fmt: skip

@@ -59,6 +59,8 @@ from reasoning.rules import (
     policy_firings,
     prove,
 )
+from reasoning.rules.backward import MAX_PROOF_STEPS
+from reasoning.rules.index import FactIndex
 
 if TYPE_CHECKING:
     from kg.workspace import Workspace
@@ -133,6 +135,7 @@ class KnowledgeAnswer(Model):
     findings: list[MethodFinding]
     methods: dict[str, int]
     fixpoint: bool = True
+    backward_complete: bool = True
     note: str | None = None
 
 
@@ -264,11 +267,13 @@ class Reasoner:
     # ------------------------------------------------------------------ other methods
 
     def backward(self, agent_id: str, subject: str, predicate: str, obj: str, *, max_depth: int = 5) -> ProofResult:
-        """Prove ``(subject, predicate, obj)`` (``?variables`` allowed) from the asserted facts and the rules."""
+        """Prove ``(subject, predicate, obj)`` (``?variables`` allowed) from the asserted facts and the rules, in at
+        most :data:`~reasoning.rules.MAX_PROOF_STEPS` steps (``complete`` false and a note past them)."""
         if not 1 <= max_depth <= MAX_DEPTH:
             raise InputError("max_depth", f"must be between 1 and {MAX_DEPTH}")
         goal = _goal(subject, predicate, obj)
-        return prove(goal, self.base_facts(agent_id), self.rules(agent_id, RuleType.INFERENCE), max_depth=max_depth)
+        return prove(goal, self.base_facts(agent_id), self.rules(agent_id, RuleType.INFERENCE), max_depth=max_depth,
+                     max_steps=MAX_PROOF_STEPS)  # fmt: skip
 
     def abduce(self, agent_id: str, subject: str, predicate: str, obj: str) -> list[Hypothesis]:
         """Hypotheses that would explain the observation, best first."""
@@ -334,9 +339,12 @@ class Reasoner:
                                               predicate=d.triple.predicate, object=d.triple.object,
                                               confidence=d.triple.confidence,
                                               detail={"rule_id": d.rule_id}))  # fmt: skip
+        index, steps, cut = FactIndex(base), MAX_PROOF_STEPS, 0  # one step bound for every goal's proof together
         for goal in _goals(rules, wanted, unknown):
-            proof = prove(goal, base, rules, max_depth=5)
-            if proof.proved:
+            proof = prove(goal, index, rules, max_depth=5, max_steps=steps) if steps > 0 else None
+            steps -= proof.steps if proof is not None else 0
+            cut += proof is None or not proof.complete
+            if proof is not None and proof.proved:
                 for node in proof.proofs[:1]:
                     findings.append(MethodFinding(method="backward", subject=goal[0], predicate=goal[1],
                                                   object=goal[2], confidence=getattr(node, "confidence", None),
@@ -349,8 +357,13 @@ class Reasoner:
         findings = findings[:limit]
         methods = {m: sum(1 for f in findings if f.method == m) for m in ("direct", "forward", "backward", "abduction")}
         closure = self.closure_status(result)
+        backward = None
+        if cut:
+            backward = (f"backward chaining stopped at its bound of {MAX_PROOF_STEPS:,} steps for the question "
+                        f"(max_steps): {cut} goal(s) not proved within it, which is not disproved.")  # fmt: skip
         return KnowledgeAnswer(agent_id=agent_id, question=question, terms=terms, findings=findings, methods=methods,
-                               fixpoint=closure.fixpoint, note=closure.note)  # fmt: skip
+                               fixpoint=closure.fixpoint, backward_complete=not cut,
+                               note=joined(closure.note, backward))  # fmt: skip
 
 
 def _with_check(closure: ClosureStatus, stopped: str | None, limits: ChainLimits, found: int) -> ClosureStatus:

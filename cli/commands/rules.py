@@ -246,7 +246,7 @@ def backward(out: Session, *, agent: str, subject: str, predicate: str, obj: str
         human.append(tree)
     for gap in result.gaps:
         human.append(render.note(f"knowledge gap: {json.dumps(gap.model_dump(mode='json'), ensure_ascii=False)}"))
-    out.emit(result, *human)
+    out.emit(result, *human, _cut(result.note))
 
 
 @infer.command("abduce", help=example(

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 
 from cli.tools.registry import ToolContext, ToolInput, tool
 from cli.tools.rules import GROUP, PatternOut, TripleIn, TripleOut, reasoner_of
+from reasoning.bounds import MAX_PROOF_STEPS
 from reasoning.service import DEFAULT_LIMITS, MAX_DEPTH, MAX_ITERATIONS, MAX_PAGE, PAGE, ForwardReport, KnowledgeAnswer
 
 MAX_HYPOTHESES = 100
@@ -83,6 +84,10 @@ class ProofOutcome(BaseModel):
     proved: bool
     proofs: list[ProofStep] = Field(description="One proof tree per distinct answer.")
     gaps: list[PatternOut] = Field(description="When not proved: the missing facts that would complete a proof.")
+    complete: bool = Field(True, description="False when the search stopped at its step bound (max_steps): the "
+                           "proofs found hold; 'not proved' then means not proved within the bound.")  # fmt: skip
+    steps: int = Field(0, description="Steps the search took (goals opened and facts tried).")
+    note: str | None = Field(None, description="One sentence when the search was cut, saying what to do.")
 
 
 class AbduceInput(TripleQuery):
@@ -144,7 +149,8 @@ def infer_forward(ctx: ToolContext, args: ForwardInput) -> ForwardReport:
     group=GROUP,
     description="Backward chaining: try to prove one goal (subject, predicate, object; ?variables allowed) from "
     "the agent's facts and inference rules. Use to answer 'is X true, and why?'. Returns proof trees when "
-    "proved, otherwise the knowledge gaps: the missing facts that would complete a proof.",
+    "proved, otherwise the knowledge gaps: the missing facts that would complete a proof. The search takes at "
+    f"most {MAX_PROOF_STEPS:,} steps; past them complete=false and a note say so (what was found holds).",
 )
 def infer_backward(ctx: ToolContext, args: BackwardInput) -> ProofOutcome:
     """Prove a goal or report its gaps."""
@@ -156,6 +162,9 @@ def infer_backward(ctx: ToolContext, args: BackwardInput) -> ProofOutcome:
         proved=result.proved,
         proofs=[ProofStep.model_validate(p.to_dict()) for p in result.proofs],
         gaps=[PatternOut.model_validate(asdict(g)) for g in result.gaps],
+        complete=result.complete,
+        steps=result.steps,
+        note=result.note,
     )
 
 
@@ -178,7 +187,8 @@ def infer_abductive(ctx: ToolContext, args: AbduceInput) -> HypothesisList:
     group=GROUP,
     description="Answer a plain-language question ('Is acme taxable?') with every reasoning method at once: "
     "direct facts, forward inference, backward proofs and abduction. Use when you do not know which method "
-    "applies. Returns the findings, each saying which method found it, and a count per method.",
+    "applies. Returns the findings, each saying which method found it, and a count per method; fixpoint, "
+    "backward_complete and a note say when a bound cut the forward closure or the backward proofs.",
 )
 def knowledge_explain(ctx: ToolContext, args: KnowledgeInput) -> KnowledgeAnswer:
     """A question answered by every method."""

@@ -142,12 +142,16 @@ class ProofNode:
 
 @dataclass(frozen=True, slots=True)
 class ProofResult:
-    """The outcome of :func:`~reasoning.rules.prove`: proofs (one per distinct answer) or the gaps."""
+    """The outcome of :func:`~reasoning.rules.prove`: proofs (one per distinct answer) or the gaps; ``complete``
+    false and a ``note`` when the search was cut at its step bound, and the ``steps`` it took."""
 
     goal: Key
     proved: bool
     proofs: list[ProofNode]
     gaps: list[Pattern]
+    complete: bool = True
+    steps: int = 0
+    note: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
