@@ -12,9 +12,10 @@ against a search that never returns, not a measure of speed. Real rules, facts a
 
 from __future__ import annotations
 
-import concurrent.futures
 import itertools
+import queue
 import re
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -54,12 +55,24 @@ def complete_graph(n: int) -> list[Triple]:
 
 
 def within_safety(call: Callable[[], Any]) -> Any:
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        future = pool.submit(call)
+    """``call()``, run in a daemon thread so that a search that never returns fails the test (and cannot hold up
+    the end of the run) instead of hanging it."""
+    done: queue.Queue[tuple[bool, Any]] = queue.Queue()
+
+    def run() -> None:
         try:
-            return future.result(timeout=SAFETY_SECONDS)
-        except concurrent.futures.TimeoutError:
-            pytest.fail(f"the proof search did not return within its {SAFETY_SECONDS} s safety deadline")
+            done.put((True, call()))
+        except BaseException as exc:  # handed to the test's thread and raised there
+            done.put((False, exc))
+
+    threading.Thread(target=run, daemon=True).start()
+    try:
+        ok, value = done.get(timeout=SAFETY_SECONDS)
+    except queue.Empty:
+        pytest.fail(f"the proof search did not return within its {SAFETY_SECONDS} s safety deadline")
+    if not ok:
+        raise value
+    return value
 
 
 def sizes(default: tuple[int, ...], slow: tuple[int, ...]) -> list[Any]:
