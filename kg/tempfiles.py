@@ -24,8 +24,6 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from filelock import FileLock, Timeout
-
 #: Age after which a temp file without a process id is taken for a leftover.
 MAX_AGE_SECONDS = 3600
 _TEMP_RE = re.compile(r"^\..+\.tmp$")
@@ -75,6 +73,8 @@ def _free_lock(lock_file: Path) -> Iterator[bool]:
     if not lock_file.exists():
         yield False
         return
+    from filelock import FileLock, Timeout  # noqa: PLC0415 - only when there is something to remove
+
     lock = FileLock(lock_file, timeout=0)
     try:
         lock.acquire()
@@ -97,7 +97,9 @@ def remove_stale(root: Path, *, vectors: Path, vector_lock: str) -> list[Path]:
         *_temps(root / "agents", recursive=True),
         *_temps(root / "ontologies", recursive=True),
     ]
-    with _free_lock(vectors / vector_lock) as idle:  # a busy index folder is left alone
+    # a busy index folder is left alone; one without temp files needs no lock (nor filelock imported)
+    leftovers = any(_temps(vectors, recursive=False))
+    with _free_lock(vectors / vector_lock) if leftovers else contextlib.nullcontext(False) as idle:
         for path in _temps(vectors, recursive=False) if idle else ():
             with contextlib.suppress(OSError):
                 if path.is_file():
