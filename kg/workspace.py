@@ -68,13 +68,14 @@ def embedder_kind(config: RecallConfig) -> str:
     return kind
 
 
-def make_embedder(config: RecallConfig, cache: EmbeddingCache) -> Embedder | None:
-    """The configured embedder behind the store's embedding cache (None for ``none``); nothing loads yet."""
+def make_embedder(config: RecallConfig, cache: EmbeddingCache, kind: str | None = None) -> Embedder | None:
+    """The configured embedder behind the store's embedding cache (None for ``none``); nothing loads yet. ``kind``:
+    what :func:`embedder_kind` said (read now when not given)."""
     from kg.recall.embedder import SentenceTransformerEmbedder  # noqa: PLC0415 - recall loads on first use
     from kg.recall.embedding_cache import CachedEmbedder  # noqa: PLC0415
     from kg.recall.http_embedder import HttpEmbedder  # noqa: PLC0415
 
-    kind = embedder_kind(config)
+    kind = kind or embedder_kind(config)
     if kind == "none":
         return None
     if kind == "http" and config.embedder_url:  # embedder_kind refused an http embedder without a URL
@@ -152,7 +153,7 @@ class Workspace:
         self.path = path
         self.config = config
         self.clock: Clock = clock or SystemClock()
-        embedder_kind(config.recall)  # a bad embedder setting fails the open, as it always did
+        self._embedder_kind = embedder_kind(config.recall)  # read at open: a bad setting fails the open, as before
         self._lock = threading.RLock()
         self._store = open_store(config.store, path / STATE_DIR / DB_FILE, clock=self.clock)
         self.ports = StorePorts.of(self._store)
@@ -189,7 +190,7 @@ class Workspace:
     @_Service
     def embedder(self) -> Embedder | None:
         """The configured embedder behind the embedding cache (None for ``none``; the model loads on first use)."""
-        return make_embedder(self.config.recall, self.ports.embeddings)
+        return make_embedder(self.config.recall, self.ports.embeddings, self._embedder_kind)
 
     @_Service
     def vectors(self) -> VectorSidecar | None:

@@ -151,3 +151,11 @@ def test_opening_a_workspace_and_querying_facts_loads_no_recall(tmp_path: Path) 
     loaded = set(report["modules"])
     assert not loaded & {"numpy", "faiss", "kg.recall.engine", "kg.recall.sidecar", "kg.memory.service",
                          "kg.conversation.service"}  # fmt: skip
+
+
+def test_the_embedder_setting_is_read_when_the_workspace_opens(tmp_path: Path, monkeypatch) -> None:
+    """The embedder is built on first use from the setting read at open, as when it was built at open."""
+    monkeypatch.setenv(ENV_EMBEDDER, "none")
+    with kg.init_workspace(tmp_path / "w") as ws:
+        monkeypatch.setenv(ENV_EMBEDDER, "local")
+        assert ws.embedder is None and ws.vectors is None
