@@ -58,12 +58,38 @@ class Deferred(Generic[R]):
         return str(self.made)
 
 
+class DeferredText(Deferred["Text"]):
+    """A deferred :class:`rich.text.Text` whose ``append`` waits too: ``fact import --json`` appends to its summary
+    line, which it never prints."""
+
+    __slots__ = ()
+
+    def append(self, text: Any, style: Any = None) -> DeferredText:
+        """``Text.append(text, style)``, done when the text is made (now if it was)."""
+        make = self._make
+        if make is None:
+            self.made.append(text, style)
+        else:
+            self._make = lambda: make().append(text, style)
+        return self
+
+
 def deferred(make: Callable[P, R]) -> Callable[P, R]:
     """``make`` returning a :class:`Deferred` of its result: it stands in for the rich object (see the module)."""
 
     @functools.wraps(make)
     def later(*args: P.args, **kwargs: P.kwargs) -> R:
         return cast(R, Deferred(functools.partial(make, *args, **kwargs)))
+
+    return later
+
+
+def deferred_text(make: Callable[P, Text]) -> Callable[P, Text]:
+    """:func:`deferred` for a :class:`rich.text.Text`: a :class:`DeferredText`."""
+
+    @functools.wraps(make)
+    def later(*args: P.args, **kwargs: P.kwargs) -> Text:
+        return cast("Text", DeferredText(functools.partial(make, *args, **kwargs)))
 
     return later
 
@@ -102,19 +128,19 @@ def table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> 
     return _table(title, columns, rows)
 
 
-@deferred
+@deferred_text
 def note(text: str) -> Text:
     """A dim remark (counts, hints)."""
     return _text(text, style="dim")
 
 
-@deferred
+@deferred_text
 def done(text: str) -> Text:
     """A success line."""
     return _text(text, style="green")
 
 
-@deferred
+@deferred_text
 def count(items: Sequence[Any], noun: str, limit: int | None = None) -> Text:
     """``3 facts`` (and a hint when a limit cut the list)."""
     text = f"{len(items)} {noun}{'' if len(items) == 1 else 's'}"
@@ -226,7 +252,7 @@ def nodes_table(title: str, nodes: Sequence[BDINode]) -> Table:
     return _table(title, headers, rows)
 
 
-@deferred
+@deferred_text
 def node_line(verb: str, node: BDINode) -> Text:
     """``Created goal G-... "Grow revenue" (strategic, priority 8)``."""
     details = [f"{c.replace('hierarchy_level', 'level')} {cell(getattr(node, c))}" for c in NODE_COLUMNS
@@ -244,7 +270,7 @@ def relations_table(relations: Sequence[Relation]) -> Table:
     return _table("Relations", ("uid", "source", "relation", "target", "scope"), rows)
 
 
-@deferred
+@deferred_text
 def path_text(path: GraphPath) -> Text:
     """``label (kind) -[rel]-> label (kind) ...``."""
     text = _text(f"{path.labels[0]} ({path.kinds[0]})")
@@ -346,7 +372,7 @@ def graph_query(result: Any) -> list[Any]:
     """A graph-query result (``reasoning.graph_query_models.GraphQueryResult``): its rows and a footer."""
     body: list[Deferred[Any]]
     if result.query == "paths":  # one line a path
-        body = [Deferred(functools.partial(_query_path, path)) for path in result.results]
+        body = [DeferredText(functools.partial(_query_path, path)) for path in result.results]
     else:
         body = [Deferred(functools.partial(_GRAPH_QUERY_TABLES[result.query], result.results))]
     who = f"as seen by {result.agent}" if result.agent else "all agents"

@@ -37,7 +37,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-import owlrl
 from pydantic import Field
 from rdflib import OWL, RDF, RDFS, XSD, BNode, Graph, Literal, URIRef
 from rdflib.term import Node
@@ -45,9 +44,7 @@ from rdflib.term import Node
 from kg.errors import InputError
 from kg.limits import read_text_bounded, refuse_remote_context, refuse_xml_dtd
 from kg.models import MAX_OBJECT, MAX_TERM, LiveTriple, Model, agent_scope
-from kg.ontology.typeql import load_graph, ontology_files
 from kg.workspace import Workspace
-from reasoning import owl2rl
 
 #: The source of facts written by :func:`run_owl_rl` (and the mark its truth maintenance looks for).
 OWL_RL_SOURCE = "owl-rl"
@@ -226,6 +223,8 @@ def load_ontology(workspace_path: Path, extra: Sequence[Path] = ()) -> Graph:
     Raises:
         InputError: a file is missing, has an unknown extension or does not parse (naming the file).
     """
+    from kg.ontology.typeql import load_graph, ontology_files  # noqa: PLC0415 - not needed to map IRIs (fact import)
+
     folder = workspace_path / "ontologies"
     paths = [*(ontology_files(folder) if folder.is_dir() else []), *extra]
     ontology = Graph(bind_namespaces="core")
@@ -312,10 +311,14 @@ def compute_closure(facts: Sequence[LiveTriple], ontology: Graph, *, engine: str
             mentions.setdefault(node, []).append(index)
     before = set(graph)
     if engine == "owlrl":
+        import owlrl  # noqa: PLC0415 - the reference engine, on request only
+
         owlrl.DeductiveClosure(owlrl.OWLRL_Semantics).expand(graph)
         after: set[tuple[Node, Node, Node]] = set(graph)
         errors = sorted(str(o) for _, _, o in graph.triples((None, _ERROR, None)))
     else:
+        from reasoning import owl2rl  # noqa: PLC0415 - the closure, not the term mapping fact import uses
+
         result = owl2rl.closure(graph)
         after = result.triples()
         errors = sorted(result.inconsistencies + result.errors)
