@@ -6,8 +6,7 @@ workspace hands out (``ws.ports``): the ports by role, never the adapter.
 Stores do not decide who may see what: callers pass the scopes to read (see :mod:`kg.scopes`).
 Every mutation is one transaction that also appends its outbox event(s).
 
-Adapters declare what they can do in :class:`Capabilities`; the core adapts to the flags and never
-asks which backend it is talking to.
+The core never asks which backend it is talking to.
 """
 
 from __future__ import annotations
@@ -32,7 +31,7 @@ from kg.ports.ontology import ProposalStore
 from kg.ports.outbox import CommitNotifier, OutboxStore
 from kg.ports.reasoning import CaseStore, RuleStore
 from kg.ports.replay import ReplayApplier, SituationKey, UnknownAggregateError
-from kg.ports.store import Capabilities, GraphStore, StoreBackend, StorePorts
+from kg.ports.store import GraphStore, StoreBackend, StorePorts
 from kg.ports.tokens import TokenRecord, TokenStore
 
 __all__ = [
@@ -40,7 +39,6 @@ __all__ = [
     "PATH_LIMIT",
     "AgentStore",
     "BDIStore",
-    "Capabilities",
     "CaseStore",
     "ChatMessage",
     "ChatModel",

@@ -1,5 +1,5 @@
 """A store by its ports: :class:`GraphStore` (the ports features take), :class:`StoreBackend` (an adapter as a
-whole: every port, capabilities, life cycle) and :class:`StorePorts` (what the workspace hands out: the ports by
+whole: every port and its life cycle) and :class:`StorePorts` (what the workspace hands out: the ports by
 role and nothing else, never the adapter)."""
 
 from __future__ import annotations
@@ -21,20 +21,6 @@ from kg.ports.outbox import CommitNotifier, OutboxStore
 from kg.ports.reasoning import CaseStore, RuleStore
 from kg.ports.replay import ReplayApplier
 from kg.ports.tokens import TokenStore
-
-
-@dataclass(frozen=True)
-class Capabilities:
-    """What a backend supports."""
-
-    full_text: bool = False
-    recursive_paths: bool = False
-    system_time_history: bool = False
-    outbox: bool = False
-    shared: bool = False  # several machines read and write the same graph
-    # memory items, rules, cases, ontology proposals, embeddings and the index queue (an agent's own working
-    # data); a backend without them raises BackendError from those ports and the core uses the local store
-    memory: bool = True
 
 
 class GraphStore(Protocol):
@@ -116,15 +102,10 @@ class GraphStore(Protocol):
 
 
 class StoreBackend(GraphStore, Protocol):
-    """A store adapter as a whole (``kg.backends`` opens one): its ports, capabilities and life cycle.
+    """A store adapter as a whole (``kg.backends`` opens one): its ports and life cycle.
 
     Only ``kg`` holds one: the workspace keeps it private and hands out :class:`StorePorts`.
     """
-
-    @property
-    def capabilities(self) -> Capabilities:
-        """What this backend supports."""
-        ...
 
     @property
     def marks(self) -> Marks:

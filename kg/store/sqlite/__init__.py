@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Any
 
 from kg.clock import Clock
-from kg.ports import Capabilities
 from kg.store.sqlite.agents import SqliteAgentStore, SqliteScopeStore
 from kg.store.sqlite.conversation import SqliteConversationStore, SqliteSummaryStore
 from kg.store.sqlite.db import Database
@@ -30,8 +29,6 @@ _COUNTED_TABLES = ("agents", "grants", "bdi_nodes", "relations", "memory_items",
 
 class SqliteGraphStore:
     """Every port of the embedded store over one SQLite database."""
-
-    capabilities = Capabilities(full_text=True, recursive_paths=True, system_time_history=True, outbox=True)
 
     def __init__(self, path: Path | str, *, clock: Clock | None = None) -> None:
         self.db = Database(path, clock=clock)
