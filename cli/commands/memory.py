@@ -7,10 +7,7 @@ from typing import cast
 import click
 
 from cli import render
-from cli.commands.memory_admit import admit
-from cli.commands.memory_export import COMMANDS as EXPORT_COMMANDS
-from cli.commands.memory_extract import extract, list_
-from cli.commands.memory_files import checkpoint, hierarchy
+from cli.commands import LazyGroup
 from cli.common import Session, mabos_options
 from cli.options import Cli, acting, request_options
 from cli.recall_view import recall_view
@@ -28,7 +25,20 @@ BOUNDED = Cli(bounded=True)
 NO_SUMMARIZE = "Promote every candidate one-to-one (no merging)."
 
 
-@click.group("memory")
+#: The subcommands of other modules, imported when one is used: a recall imports neither admission nor extraction.
+SUBCOMMANDS = {
+    "admit": "cli.commands.memory_admit:admit",
+    "checkpoint": "cli.commands.memory_files:checkpoint",
+    "export": "cli.commands.memory_export:export",
+    "extract": "cli.commands.memory_extract:extract",
+    "hierarchy": "cli.commands.memory_files:hierarchy",
+    "import": "cli.commands.memory_export:import_",
+    "list": "cli.commands.memory_extract:list_",
+    "materialize": "cli.commands.memory_export:materialize_",
+}
+
+
+@click.group("memory", cls=LazyGroup, lazy=SUBCOMMANDS)
 def memory() -> None:
     """Store, recall and consolidate an agent's memories (working, short-term, long-term)."""
 
@@ -121,12 +131,3 @@ def status(out: Session, *, request: StatusInput) -> None:
     data = out.run("memory_status", request, memory_tools.MemoryStatus)
     rows = [(name, c.active, c.archived, data.capacity[name] or "unbounded") for name, c in data.stores.items()]
     out.emit(data, render.table(f"memory of {data.agent_id}", ["store", "active", "archived", "capacity"], rows))
-
-
-memory.add_command(checkpoint)
-memory.add_command(hierarchy)
-memory.add_command(admit)
-memory.add_command(extract)
-memory.add_command(list_)
-for _command in EXPORT_COMMANDS:
-    memory.add_command(_command)
