@@ -325,12 +325,14 @@ class Workers:
                 with anyio.move_on_after(budget if self.kind.waiting_counts else math.inf) as waiting:
                     await held.enter_async_context(mine)
                     await held.enter_async_context(self._slots)
+                ends = begun + budget if self.kind.waiting_counts else math.inf
                 if waiting.cancelled_caught:
-                    raise DeadlineError(f"deadline: {what} waited {budget:g} s for its turn and did not start (the "
-                                        "agent's earlier request still ran); try again")  # fmt: skip
-                ends = begun + budget if self.kind.waiting_counts else None
+                    raise DeadlineError(self._unstarted(what))
                 for attempt in (1, 2):  # an idle worker may have died (killed from outside): the call never started
                     worker = self._idle.pop() if self._idle else await anyio.to_thread.run_sync(self._spawn)
+                    if anyio.current_time() >= ends:  # the start of a new worker took the rest: keep it for the next
+                        self._idle.append(worker)
+                        raise DeadlineError(self._unstarted(what))
                     try:
                         worker.conn.send(message)
                     except OSError:
@@ -338,8 +340,7 @@ class Workers:
                         if attempt == 2:
                             raise WorkerError(f"no worker could take {what}") from None
                         continue
-                    left = budget if ends is None else max(ends - anyio.current_time(), 0)
-                    return await self._wait(worker, what, left)
+                    return await self._wait(worker, what, min(budget, ends - anyio.current_time()))
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _wait(self, worker: _Worker, what: str, left: float) -> Any:
@@ -371,6 +372,10 @@ class Workers:
                 self._idle.append(worker)
             else:
                 worker.stop(kill=True)  # past its deadline, cancelled by the caller, or dead
+
+    def _unstarted(self, what: str) -> str:
+        return (f"deadline: {what} waited {self.settings.deadline:g} s for a worker and did not start (the agent's "
+                "earlier request, or every worker, was still busy); try again")  # fmt: skip
 
     def _late(self, what: str) -> str:
         took = "took longer than {:g} s (waiting for its turn included)" if self.kind.waiting_counts else \
