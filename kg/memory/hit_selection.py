@@ -7,7 +7,7 @@ from typing import Protocol, TypeVar
 
 from kg.models import MemoryItem
 from kg.models.conversation import estimate_tokens
-from kg.text.words import WORD_RE, lower_words
+from kg.text.words import lower_words
 
 
 class _Hit(Protocol):
@@ -18,9 +18,6 @@ class _Hit(Protocol):
 
 
 H = TypeVar("H", bound=_Hit)
-
-#: The word pattern of :mod:`kg.text.words`, named here for kg/memory/service.py, which still imports it from here.
-WORD = WORD_RE
 
 
 def within_budget(hits: list[H], max_tokens: int) -> tuple[list[H], int]:
@@ -45,4 +42,4 @@ def new_terms(hits: list[H], known: set[str], *, limit: int = 5) -> list[str]:
     return [term for _, term in ranked[:limit]]
 
 
-__all__ = ["WORD", "new_terms", "within_budget"]
+__all__ = ["new_terms", "within_budget"]

@@ -2,8 +2,13 @@
 memory_status over the three stores.
 
 Stores: working (7 items; overflow demotes the oldest to short-term), short-term (200 items, 2-hour
-TTL; expired items are archived on access, overflow archives the lowest importance), long-term
-(unbounded). Nothing is deleted: archived items stay recallable with ``include_archived``.
+TTL; overflow archives the lowest importance), long-term (unbounded). Nothing is deleted: archived items stay
+recallable with ``include_archived``. An expired short-term item reads as archived from its expiry on; the write
+that archives it on disk (with its outbox event) comes with the agent's next memory write, the servers' idle
+time (:meth:`MemoryService.prune_all_expired`) or the nightly job - never with a read.
+
+Reads read: a recall computes its answer without writing, then records the access of what it returned in one
+write (:mod:`kg.memory.access`) and keeps any vector it had to compute in the embedding cache.
 """
 
 from __future__ import annotations
@@ -12,18 +17,20 @@ import builtins
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field
 
 from kg.clock import Clock
 from kg.errors import InputError, NotFoundError
 from kg.ids import new_id
+from kg.memory.access import AccessLog
 from kg.memory.daily_log import append_items
 from kg.memory.durations import parse_max_age
 from kg.memory.files import directory_lock, memory_dir
-from kg.memory.hit_selection import WORD, new_terms, within_budget
+from kg.memory.hit_selection import new_terms, within_budget
 from kg.memory.importance import MANUAL_TAG, formula_weighted, item_importance, recalculated, topic_tags
+from kg.memory.recall_search import IMPORTANCE_WEIGHT, HitMode, RecallHit, RecallResult, RecallSearch
 from kg.memory.tiers import TierChange, TierPolicy, plan_tier_changes
 from kg.models import (
     MemoryItem,
@@ -34,13 +41,14 @@ from kg.models import (
     parse,
 )
 from kg.ports import GraphStore, MemoryWriteResult, StoreLimits
-from kg.recall.engine import RecallEngine, RecallMode, check_mode
-from kg.recall.fallback import FileHit, fallback_recall
+from kg.recall.engine import RecallEngine, check_mode
+from kg.recall.fallback import fallback_recall
 from kg.recall.file_search import search_files
-from kg.recall.fusion import FusionMethod, ScoreBreakdown, check_fusion
+from kg.recall.fusion import check_fusion
 from kg.recall.markdown_index import MarkdownIndex
 from kg.recall.sidecar import IndexUnavailableError
 from kg.scopes import ScopePolicy
+from kg.text.words import lower_words
 
 #: Importance of a new item when the caller gives none (the seed's table; others 0.5).
 DEFAULT_IMPORTANCE: dict[MemoryType, float] = {
@@ -56,55 +64,6 @@ DEFAULT_IMPORTANCE: dict[MemoryType, float] = {
 FALLBACK_IMPORTANCE = 0.5
 MAX_RECALL_LIMIT = 100
 MAX_DEPTH = 3
-#: Weight of importance in the score of an empty-query recall (the fusion blend's weight).
-IMPORTANCE_WEIGHT = 0.3
-HitMode = Literal["hybrid", "bm25", "vector", "importance"]
-
-
-class RecallHit(Model):
-    """One recalled item: its final score, the main components and (with ``explain``) every component.
-
-    ``mode`` is the search that ran (``bm25`` when no embedder could load, ``importance`` for an empty
-    query); ``bm25`` and ``vector`` are the normalised branch scores (0 when that branch did not find it);
-    ``depth`` is set only for recursive searches.
-    """
-
-    item: MemoryItem
-    score: float
-    mode: HitMode
-    bm25: float
-    vector: float
-    importance: float
-    decay: float
-    depth: int | None = None
-    query: str
-    explain: ScoreBreakdown | None = None
-
-
-class RecallResult(Model):
-    """What a recall found, how, and anything the caller should know.
-
-    ``fallback`` is true when the database or vector index could not answer and ``files`` holds spans of
-    the agent's Markdown files instead of ``hits`` (``reason`` says why). ``backlog`` counts items not
-    yet in the vector index (found by BM25 only until the next indexing pass).
-    """
-
-    agent_id: str
-    query: str
-    mode: HitMode
-    requested_mode: RecallMode
-    fusion: FusionMethod
-    mmr: bool
-    hits: builtins.list[RecallHit] = Field(default_factory=list)
-    files: builtins.list[FileHit] = Field(default_factory=list)
-    fallback: bool = False
-    reason: str | None = None
-    backlog: int = 0
-    notes: builtins.list[str] = Field(default_factory=list)
-    max_tokens: int | None = None
-    budget_dropped: int = 0
-
-
 #: The largest token budget a recall accepts.
 MAX_RECALL_TOKENS = 10_000_000
 
@@ -142,6 +101,7 @@ class MemoryService:
         self.workspace = workspace
         self.limits = limits or StoreLimits()
         self.engine = engine or RecallEngine(store, None, None)
+        self.access = AccessLog(store.memory)
 
     # ------------------------------------------------------------------ writes
 
@@ -215,9 +175,17 @@ class MemoryService:
         self.store.memory.update([(uid, {"importance": v}) for uid, v in changes.items()], now=self.clock.now())
 
     def prune_expired(self, agent_id: str) -> builtins.list[str]:
-        """Archive the agent's expired short-term items (done on every access); return their uids."""
+        """Archive the agent's expired short-term items on disk (reads already treat them as archived); their
+        uids. The nightly job's tiers step and consolidation run it; no read does."""
         self.policy.require_agent(agent_id)
         return self.store.memory.archive_expired(agent_id, now=self.clock.now())
+
+    def prune_all_expired(self) -> dict[str, builtins.list[str]]:
+        """:meth:`prune_expired` for every agent (for idle time: costs no write where nothing expired); the uids
+        archived, by agent (agents with none left out)."""
+        now = self.clock.now()
+        done = {a.agent_id: self.store.memory.archive_expired(a.agent_id, now=now) for a in self.store.agents.list()}
+        return {agent: uids for agent, uids in done.items() if uids}
 
     def update(self, agent_id: str, uid: str, **changes: Any) -> MemoryItem:
         """Change an item the agent may write (store, tier, importance, tags, type, archived_at ...)."""
@@ -271,9 +239,13 @@ class MemoryService:
         ``max_tokens`` is the retrieved-memory share of a context budget (``kg.conversation.budget``): hits are
         kept best first while their contents fit (a hit that does not fit is passed over), and
         ``budget_dropped`` counts the rest. ``source="files"`` searches the agent's Markdown files instead
-        (``files`` in the result). Returned
-        items have their access count and time updated unless ``touch`` is false. If the vector index is
-        unusable and too large to rebuild inline, the Markdown files answer (``fallback``).
+        (``files`` in the result). If the vector index is unusable and the store too large to search without it,
+        the Markdown files answer (``fallback``).
+
+        The answer is computed by reads alone. Then, unless ``touch`` is false, the returned items' access counts
+        and times are updated in one write (with their recalculated importances; if the store cannot be written
+        now, a note says so and the access is written with the next one), and vectors the search had to compute
+        go to the embedding cache.
         """
         if not 1 <= limit <= MAX_RECALL_LIMIT:
             raise InputError("limit", f"must be between 1 and {MAX_RECALL_LIMIT}")
@@ -287,15 +259,15 @@ class MemoryService:
         method = check_fusion(fusion)
         result = RecallResult(agent_id=agent_id, query=query, mode=requested, requested_mode=requested,
                               fusion=method, mmr=mmr)  # fmt: skip
-        self.prune_expired(agent_id)
         if source == "files":
             return self._recall_files(result, limit=limit, explain=explain, min_score=min_score)
         base = self._query(agent_id, limit=max(20, 4 * limit), **filters)
-        search = _Search(self, result, mode=requested, fusion=method, mmr=mmr, explain=explain, min_score=min_score)
+        search = RecallSearch(self.store.memory, self.engine, self.clock, result, mode=requested, fusion=method,
+                              mmr=mmr, explain=explain, min_score=min_score)  # fmt: skip
         try:
             hits = search.run(query, base, limit, depth=0 if depth else None)
             seen = {h.item.uid for h in hits}
-            known = {w.lower() for w in WORD.findall(query)}
+            known = set(lower_words(query))
             level = hits
             for d in range(1, depth + 1):
                 terms = new_terms(level, known)
@@ -312,12 +284,16 @@ class MemoryService:
         if max_tokens is not None:
             hits, result.budget_dropped = within_budget(hits, max_tokens)
             result.max_tokens = max_tokens
-        if touch:  # an access recalculates formula-weighted importances, in the write that counts it
-            uids = [h.item.uid for h in hits]
-            now = self.clock.now()
-            self.store.memory.touch(uids, now=now, importance=recalculated((h.item for h in hits), now, accessed=uids))
         result.hits = hits
+        # the answer is complete: now the writes it leaves behind
+        if touch and (problem := self.access.record([h.item.uid for h in hits], self.clock.now())):
+            result.notes.append(problem)
+        self.engine.remember(search.unsaved)
         return result
+
+    def flush_access(self) -> str | None:
+        """Write accesses still waiting (a recall could not write them); None when none is left, else why not."""
+        return self.access.flush()
 
     def _recall_files(self, result: RecallResult, *, limit: int, explain: bool, min_score: float) -> RecallResult:
         if self.workspace is None:
@@ -346,8 +322,8 @@ class MemoryService:
         return changes
 
     def status(self, agent_id: str) -> dict[str, Any]:
-        """Counts per store, capacities and the daily log of today."""
-        self.prune_expired(agent_id)
+        """Counts per store (expired items count as archived) and capacities."""
+        self.policy.require_agent(agent_id)
         counts = self.store.memory.counts(agent_id)
         return {
             "agent_id": agent_id,
@@ -369,31 +345,8 @@ def answer_from_files(workspace: Path, result: RecallResult, *, limit: int, reas
     return result
 
 
-class _Search:
-    """One recall's searches (one per depth) with the settings they share."""
-
-    def __init__(self, service: MemoryService, result: RecallResult, *, mode: RecallMode, fusion: FusionMethod,
-                 mmr: bool, explain: bool, min_score: float) -> None:  # fmt: skip
-        self.service, self.mode, self.fusion, self.mmr = service, mode, fusion, mmr
-        self.explain, self.min_score, self.result = explain, min_score, result
-
-    def run(self, text: str, base: MemoryQuery, limit: int, *, depth: int | None) -> builtins.list[RecallHit]:
-        memory = self.service.store.memory
-        if not text.strip():  # no query: the most important, then the newest
-            self.result.mode = "importance"
-            items = memory.list(base.model_copy(update={"order": "importance"}))
-            return [RecallHit(item=i, score=round(IMPORTANCE_WEIGHT * i.importance, 6), mode="importance", bm25=0.0,
-                              vector=0.0, importance=i.importance, decay=1.0, depth=depth, query=text)
-                    for i in items[:limit] if IMPORTANCE_WEIGHT * i.importance >= self.min_score]  # fmt: skip
-        found = self.service.engine.search(text, base, limit=limit, now=self.service.clock.now(), mode=self.mode,
-                                           fusion=self.fusion, mmr=self.mmr, min_score=self.min_score)  # fmt: skip
-        self.result.mode = found.mode
-        self.result.backlog = found.backlog
-        self.result.notes.extend(n for n in found.notes if n not in self.result.notes)
-        return [
-            RecallHit(item=item, score=round(r.score, 6), mode=found.mode, bm25=round(r.breakdown.bm25_norm, 6),
-                      vector=round(r.breakdown.vector_norm, 6), importance=item.importance,
-                      decay=round(r.breakdown.decay_boost, 6), depth=depth, query=text,
-                      explain=r.breakdown if self.explain else None)
-            for item, r in found.hits
-        ]  # fmt: skip
+__all__ = [
+    "DEFAULT_IMPORTANCE", "FALLBACK_IMPORTANCE", "IMPORTANCE_WEIGHT", "MAX_DEPTH", "MAX_RECALL_LIMIT",
+    "MAX_RECALL_TOKENS", "MAX_STORE_MANY", "HitMode", "MemoryService", "RecallHit", "RecallResult", "StoreManyResult",
+    "StoreResult", "answer_from_files", "new_terms", "parse_max_age",
+]  # fmt: skip

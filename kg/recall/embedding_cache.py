@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor
 
 from kg.errors import BackendUnavailableError
@@ -96,6 +96,31 @@ class CachedEmbedder:
             return [list(found[h]) for h in hashes]
 
         return collect
+
+    def embed_unsaved(
+        self, texts: Sequence[str], *, batch: bool = False
+    ) -> tuple[list[list[float]], dict[str, list[float]]]:
+        """Like :meth:`embed` but writing nothing: one vector per text, in order, and the vectors the cache lacked
+        (embedded now) by content hash, for :meth:`remember` once the caller may write.
+
+        Raises:
+            BackendUnavailableError: some text is not cached and the embedder cannot run.
+        """
+        hashes = [content_hash(t) for t in texts]
+        found = self._cached(hashes) if texts else {}
+        missing = {h: t for h, t in zip(hashes, texts, strict=True) if h not in found}
+        fresh: dict[str, list[float]] = {}
+        if missing:
+            vectors = self.embedder.embed(list(missing.values()), batch=batch)
+            fresh = {h: as_float32(v) for h, v in zip(missing, vectors, strict=True)}
+            found.update(fresh)
+        return [list(found[h]) for h in hashes], fresh
+
+    def remember(self, vectors: Mapping[str, Sequence[float]]) -> None:
+        """Store vectors by content hash (from :meth:`embed_unsaved`); best-effort: a store that cannot be written
+        is logged and skipped, the texts are embedded again next time."""
+        if vectors:
+            self._store({h: list(v) for h, v in vectors.items()})
 
     def _cached(self, hashes: list[str]) -> dict[str, list[float]]:
         try:

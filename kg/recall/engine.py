@@ -7,30 +7,35 @@ One search, given the filters as a :class:`~kg.models.MemoryQuery`:
 2. **Vector branch** (modes ``hybrid`` and ``vector``): the query embedded on one BLAS thread - on a
    worker thread, while this one runs the BM25 search, so a hybrid recall costs the slower of the two - the
    ``max(20, 4 * limit)`` nearest items that pass the same filters (the index over-fetches until enough
-   pass). Before searching, up to ``inline_index_limit`` items waiting in the index queue are embedded
-   and added, so a new item is found by vector at the next recall; the rest stay in the backlog
-   (``mabos index status``) and are found by BM25 meanwhile.
+   pass). The search reads the saved index as it is (:meth:`~kg.recall.sidecar.VectorSidecar.view`); up to
+   ``inline_index_limit`` items waiting in the index queue are scored exactly beside it, their vectors read
+   from the embedding cache or, when not cached yet, embedded in memory - so a new item is found by vector at
+   once, with the similarity the index will give it. The rest stay in the backlog (``mabos index status``)
+   and are found by BM25 until ``mabos index update``, the idle indexer or the nightly job indexes them.
 3. **Feedback** (mode ``hybrid``, when ``feedback_docs`` > 0; off by default): the words of the first
    fusion's best items search BM25 once more and the two BM25 lists are merged (:mod:`kg.recall.feedback`).
 4. :func:`kg.recall.fusion.rank` fuses, blends importance, applies decay, MMR and the min score.
 
-If no embedder can load, or the vector index is missing, unusable or still being built and too large to
-build inline, the search runs BM25-only over the store and says ``mode: "bm25"`` (with the reason in
-``notes`` and the items still to index in ``backlog``) - never a fake vector, and never the Markdown files:
-those answer only when the store itself cannot be read (the caller's decision, see ``memory_recall``).
+A search writes nothing. Vectors it had to compute are handed back (``EngineResult.unsaved``) for the caller
+to keep with :meth:`RecallEngine.remember` once the answer is out.
+
+If no embedder can load, or the vector index is missing, unusable or still being built and the store too
+large to search without it, the search runs BM25-only over the store and says ``mode: "bm25"`` (with the
+reason in ``notes`` and the items still to index in ``backlog``) - never a fake vector, and never the Markdown
+files: those answer only when the store itself cannot be read (the caller's decision, see ``memory_recall``).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
+from cachetools import LRUCache
 from pydantic import Field
 
 from kg.errors import BackendUnavailableError, InputError
@@ -44,13 +49,14 @@ from kg.recall.fusion import DEFAULT_DECAY, DEFAULT_FUSION, FusionMethod, Fusion
 from kg.recall.lexical import content_terms, coverage
 from kg.recall.sidecar import IndexUnavailableError, VectorSidecar, embedding_text
 from kg.recall.stopwords import query_terms
+from kg.recall.vector_branch import Candidates, exact_scores, nearest
 
 log = logging.getLogger("mabos.recall")
 
 RecallMode = Literal["hybrid", "bm25", "vector"]
 RECALL_MODES: tuple[RecallMode, ...] = ("hybrid", "bm25", "vector")
 _MODES: dict[str, RecallMode] = {m: m for m in RECALL_MODES}
-#: Items embedded inline by a recall before it searches (the rest wait for ``mabos index``).
+#: Queued items a recall scores exactly beside the index (the rest wait for ``mabos index update``).
 INLINE_INDEX_LIMIT = 500
 #: Query vectors remembered per engine (a repeated query skips the model).
 QUERY_CACHE_SIZE = 1024
@@ -105,12 +111,17 @@ class RecallSettings(Model):
 
 @dataclass
 class EngineResult:
-    """Ranked items, the mode that actually ran and why it differs from the one asked for."""
+    """Ranked items, the mode that actually ran and why it differs from the one asked for.
+
+    ``unsaved``: vectors computed for this search that the embedding cache did not hold, by content hash
+    (:meth:`RecallEngine.remember` keeps them).
+    """
 
     hits: list[tuple[MemoryItem, Ranked]]
     mode: RecallMode
     notes: list[str] = field(default_factory=list)
     backlog: int = 0
+    unsaved: dict[str, list[float]] = field(default_factory=dict)
 
 
 def check_mode(mode: str) -> RecallMode:
@@ -129,7 +140,7 @@ class RecallEngine:
         self.embedder = embedder
         self.sidecar = sidecar
         self.settings = settings or RecallSettings()
-        self._queries: OrderedDict[str, list[float]] = OrderedDict()  # recent query vectors, oldest first
+        self._queries: LRUCache[str, list[float]] = LRUCache(maxsize=QUERY_CACHE_SIZE)  # recent query vectors
         self._queries_lock = threading.Lock()
 
     def search(self, text: str, query: MemoryQuery, *, limit: int, now: datetime, mode: RecallMode = "hybrid",
@@ -143,6 +154,7 @@ class RecallEngine:
         vector: list[tuple[str, float]] = []
         admitted: dict[str, MemoryItem] = {}
         backlog = 0
+        unsaved: dict[str, list[float]] = {}
         lexical: list[tuple[MemoryItem, float]] | None = None
         if mode != "bm25":
             try:
@@ -150,7 +162,7 @@ class RecallEngine:
                 query_vector = self._embed_later(text)
                 if mode == "hybrid":
                     lexical = self._lexical(text, query, cand)
-                vector, admitted, backlog = self._vector_branch(query_vector(), query, cand)
+                vector, admitted, backlog = self._vector_branch(query_vector(), query, cand, unsaved)
             except (BackendUnavailableError, IndexUnavailableError) as exc:
                 # one step down, not two: the store is healthy, so BM25 over it answers (never the files)
                 used = "bm25"
@@ -169,7 +181,7 @@ class RecallEngine:
         if used == "hybrid" and bm25 and vector and self.settings.feedback_docs:
             bm25 = self._feedback(text, query, cand=cand, bm25=bm25, vector=vector, items=items, now=now,
                                   fusion=fusion, decays=decays)  # fmt: skip
-        vectors = self._vectors(items) if mmr and used != "bm25" else None
+        vectors = self._vectors(items, unsaved) if mmr and used != "bm25" else None
         covered: dict[str, float] | None = None
         terms = content_terms(without_dates(text)) if used == "bm25" else []  # a date is matched by created_at
         if terms and lexical:  # no vector branch: an absolute relevance next to BM25's relative one
@@ -185,9 +197,15 @@ class RecallEngine:
             coverage=covered, decays=decays, bonus=self._bonuses(text, items, now),
         )  # fmt: skip
         if backlog and used != "bm25":
-            notes.append(f"{backlog} items are not in the vector index yet (found by BM25 only); "
-                         "run 'mabos index rebuild' or recall again")  # fmt: skip
-        return EngineResult([(items[r.uid], r) for r in ranked], used, notes, backlog)
+            notes.append(f"{backlog} items are not in the vector index yet (found by BM25 only); run 'mabos index "
+                         "update' (the idle indexer and the nightly job index them too)")  # fmt: skip
+        return EngineResult([(items[r.uid], r) for r in ranked], used, notes, backlog, unsaved)
+
+    def remember(self, vectors: Mapping[str, Sequence[float]]) -> None:
+        """Keep ``vectors`` (an :class:`EngineResult`'s ``unsaved``) in the embedding cache, best-effort: the one
+        write a search leaves for after its answer, so the next search reads them instead of embedding again."""
+        if vectors and isinstance(self.embedder, CachedEmbedder):
+            self.embedder.remember(vectors)
 
     def _feedback(self, text: str, query: MemoryQuery, *, cand: int, bm25: list[tuple[str, float]],
                   vector: list[tuple[str, float]], items: dict[str, MemoryItem], now: datetime,
@@ -224,9 +242,7 @@ class RecallEngine:
         if self.embedder is None or self.sidecar is None:
             raise BackendUnavailableError("embedder: none configured")
         with self._queries_lock:
-            known = self._queries.get(text)
-            if known is not None:
-                self._queries.move_to_end(text)
+            known = self._queries.get(text)  # a hit makes it the most recently used
         if known is not None:
             return lambda: known
         if isinstance(self.embedder, CachedEmbedder):  # the store's cache is read on this thread only
@@ -237,34 +253,40 @@ class RecallEngine:
         def collect() -> list[float]:
             [vector] = pending()
             with self._queries_lock:
-                self._queries[text] = vector
-                if len(self._queries) > QUERY_CACHE_SIZE:
-                    self._queries.popitem(last=False)
+                self._queries[text] = vector  # the least recently used one goes past QUERY_CACHE_SIZE
             return vector
 
         return collect
 
     def _vector_branch(
-        self, qvec: list[float], query: MemoryQuery, cand: int
+        self, qvec: list[float], query: MemoryQuery, cand: int, unsaved: dict[str, list[float]]
     ) -> tuple[list[tuple[str, float]], dict[str, MemoryItem], int]:
-        """``(uid, similarity)`` of the nearest admitted items, those items by uid, and the index backlog."""
-        if self.sidecar is None:
+        """``(uid, similarity)`` of the nearest admitted items, those items by uid, and the index backlog; the
+        vectors embedded for queued items go to ``unsaved``."""
+        if self.sidecar is None or self.embedder is None:
             raise BackendUnavailableError("vector index: none configured")
-        report = self.sidecar.sync(limit=self.settings.inline_index_limit)  # after the model: a model that
-        index, backlog = self.sidecar.loaded(report), report.backlog  # cannot load must not cost an index pass
-        fetch, total = cand, len(index)
-        while True:
-            raw = index.search(qvec, min(fetch, total))
-            admitted = self.store.memory.filter_items([u for u, _ in raw], query)
-            hits = [(u, s) for u, s in raw if u in admitted and s >= self.settings.min_similarity]
-            if len(hits) >= cand or fetch >= total or (raw and raw[-1][1] < self.settings.min_similarity):
-                return hits[:cand], admitted, backlog
-            fetch *= 4
+        view = self.sidecar.view(limit=self.settings.inline_index_limit)  # after the model: a model that cannot
+        pending = self._embed_items(view.pending, unsaved)  # load must not cost reading the index
+        found = Candidates(view.index, view.stale, exact_scores(qvec, pending))
+        hits, admitted = nearest(found, qvec, cand, self.settings.min_similarity,
+                                 lambda uids: self.store.memory.filter_items(uids, query))  # fmt: skip
+        return hits, admitted, view.backlog
 
-    def _vectors(self, items: dict[str, MemoryItem]) -> dict[str, Sequence[float]]:
-        """Embeddings of the candidates for MMR (from the cache: they were embedded when indexed)."""
-        if self.embedder is None:
+    def _embed_items(self, items: Sequence[MemoryItem], unsaved: dict[str, list[float]], *,
+                     batch: bool = False) -> dict[str, list[float]]:  # fmt: skip
+        """Vectors of ``items`` by uid: cached ones read, the others embedded now (as one batch when ``batch`` or
+        several) and added to ``unsaved``, not stored."""
+        if not items or self.embedder is None:
             return {}
-        uids = list(items)
-        vectors = self.embedder.embed([embedding_text(items[u]) for u in uids], batch=True)
-        return dict(zip(uids, vectors, strict=True))
+        texts = [embedding_text(i) for i in items]
+        batch = batch or len(texts) > 1
+        if isinstance(self.embedder, CachedEmbedder):
+            vectors, fresh = self.embedder.embed_unsaved(texts, batch=batch)
+            unsaved.update(fresh)
+        else:
+            vectors = self.embedder.embed(texts, batch=batch)
+        return {i.uid: v for i, v in zip(items, vectors, strict=True)}
+
+    def _vectors(self, items: dict[str, MemoryItem], unsaved: dict[str, list[float]]) -> dict[str, Sequence[float]]:
+        """Embeddings of the candidates for MMR (from the cache: they were embedded when indexed)."""
+        return dict(self._embed_items(list(items.values()), unsaved, batch=True))

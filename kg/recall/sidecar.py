@@ -9,29 +9,36 @@ crash between the save and the forgetting only repeats work.
 
 The saved index is used only when its manifest names this store (``store_meta.store_id``), the same model
 and dimension, and its files match their hashes; otherwise it is rebuilt from the store - never a wrong answer.
-A recall rebuilds it inline only when the store is small (``limit``); a larger store is built by ``mabos index
-update`` or the nightly job (:meth:`VectorSidecar.sync` without a limit) while recall runs BM25-only. The build
-saves a checkpoint every ``save_every`` items (the manifest's ``build`` entry: how far the scan of the store
-got), so a build that is killed resumes where its last checkpoint stopped instead of starting again.
+It is built and kept up to date by ``mabos index update``, the servers' idle indexer and the nightly job
+(:meth:`VectorSidecar.sync`). The build saves a checkpoint every ``save_every`` items (the manifest's ``build``
+entry: how far the scan of the store got), so a build that is killed resumes where its last checkpoint stopped
+instead of starting again.
 
-One process writes at a time (an advisory lock file); a process that finds the saved index changed by
-another one reloads it before writing.
+A recall only reads (:meth:`VectorSidecar.view`): the saved index as it is, and the items it lacks - up to a
+``limit`` of queued items, or the whole store when it holds no more than that and no usable index exists - for
+the caller to score exactly. Beyond the limit, items wait for an indexing pass (BM25 finds them meanwhile).
+
+One process writes at a time (an advisory lock file, :class:`filelock.FileLock`); a process that finds the saved
+index changed by another one reloads it before writing. Reading takes no lock: a save writes new data files and
+the manifest last, so a reader sees one generation or the other, and retries once if a save removed the files of
+the generation it had started to load.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import logging
 import os
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kg.errors import InputError
+from filelock import FileLock
+
+from kg.errors import BackendUnavailableError, InputError
 from kg.models import MemoryItem, Model
 from kg.ports import Embedder, GraphStore
 from kg.recall.vectors import MANIFEST, FaissVectorIndex, VectorIndexConfig
@@ -89,8 +96,8 @@ class _Build:
         return {"after": self.after, "upto": self.upto, "done": self.done}
 
 
-class IndexUnavailableError(Exception):
-    """The index cannot be used and is too large to build inline; the message says why.
+class IndexUnavailableError(BackendUnavailableError):
+    """The index cannot be used, and the store holds too many items to search without it; the message says why.
 
     ``backlog`` counts the items still to index.
     """
@@ -98,6 +105,23 @@ class IndexUnavailableError(Exception):
     def __init__(self, reason: str, backlog: int = 0) -> None:
         super().__init__(reason)
         self.backlog = backlog
+
+
+@dataclass(frozen=True)
+class IndexView:
+    """What a recall searches, read without writing anything (:meth:`VectorSidecar.view`).
+
+    Attributes:
+        index: The saved (or this process's) index; None when there is no usable one.
+        pending: Items the index lacks or holds an old vector of, to be scored exactly by the caller.
+        stale: Uids whose vectors in ``index`` must not be used (``pending``'s, and deleted items').
+        backlog: Items left for the next indexing pass (found by BM25 only meanwhile).
+    """
+
+    index: FaissVectorIndex | None
+    pending: list[MemoryItem] = field(default_factory=list)
+    stale: frozenset[str] = frozenset()
+    backlog: int = 0
 
 
 class VectorSidecar:
@@ -136,6 +160,38 @@ class VectorSidecar:
         """Items the in-memory index (or, before loading, the saved one) has not seen."""
         with self._lock:
             return self.store.index_queue.count(self._covered)
+
+    def view(self, *, limit: int) -> IndexView:
+        """The index as saved (reloaded if another process saved since) and up to ``limit`` queued items it lacks;
+        without a usable index, every item when the store holds at most ``limit`` (counting what a build in
+        progress has not reached). Writes nothing: no embedding, no save, no lock file.
+
+        Raises:
+            IndexUnavailableError: no usable index and more than ``limit`` items to search without one.
+        """
+        if limit < 0:
+            raise InputError("limit", f"must be >= 0, got {limit}")
+        with self._lock:
+            before = self._manifest_stamp()
+            reason = self._reload_if_changed()
+            if reason.startswith("unusable") and self._manifest_stamp() != before:
+                reason = self._reload_if_changed()  # a save replaced the files while they were read: once more
+            queue = self.store.index_queue
+            if self._index is not None and self._build is None:
+                rows = queue.pending(self._covered, limit)
+                uids = list(dict.fromkeys(uid for _, uid in rows))
+                items = self.store.memory.get_many(uids)
+                backlog = queue.count(rows[-1][0] if rows else self._covered)  # what is left past the limit
+                return IndexView(self._index, [items[u] for u in uids if u in items], frozenset(uids), backlog)
+            build = self._build
+            left = self._item_count() - (build.done if build is not None else 0)
+            if left > limit:
+                raise IndexUnavailableError(f"vector index {reason}: {left} items to index (run 'mabos index "
+                                            "update'; the nightly job builds it too)", left)  # fmt: skip
+            rest = [item for _, item in self.store.memory.scan(build.after if build else 0, max(left, 1))]
+            if build is None:
+                return IndexView(None, rest)
+            return IndexView(self._index, rest, frozenset(i.uid for i in rest), queue.count(build.upto))
 
     # ------------------------------------------------------------------ writing
 
@@ -231,13 +287,10 @@ class VectorSidecar:
 
     @contextlib.contextmanager
     def _file_lock(self) -> Iterator[None]:
+        """Hold the index folder's lock file (kept on release: kg.tempfiles looks for it) for a write."""
         self.directory.mkdir(parents=True, exist_ok=True)
-        with (self.directory / LOCK_FILE).open("a") as handle:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        with FileLock(self.directory / LOCK_FILE, preserve_lock_file=True):
+            yield
 
     def _manifest_stamp(self) -> tuple[int, int, int] | None:
         try:

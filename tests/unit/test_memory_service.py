@@ -161,7 +161,7 @@ def test_recall_bounds(memories, field, kwargs):
         lexical(memories, "a", "x", **kwargs)
 
 
-def test_expired_items_are_archived_on_access_and_still_recallable(memories):
+def test_expired_items_read_as_archived_and_stay_recallable(memories):
     memories.clock.advance(timedelta(hours=3))
     assert "JWT tokens are signed with RS256" not in contents(lexical(memories, "a", "tokens"))
     archived = lexical(memories, "a", "tokens", include_archived=True)

@@ -61,7 +61,9 @@ def test_triggers_queue_inserts_and_content_changes_only(ws):
     assert [uid for _, uid in queue_rows(ws)] == [car.uid]
     ws.memory.update("a", car.uid, importance=0.9, tags=["auto"])  # not the content: nothing to re-embed
     ws.memory.recall("a", "car")  # touching access statistics is not a content change either
-    assert queue_rows(ws) == []  # ... and the recall indexed and saved, which forgot the row
+    assert [uid for _, uid in queue_rows(ws)] == [car.uid]  # ... and a recall indexes nothing
+    ws.vectors.sync(save=True)  # an indexing pass saves, which forgets the row
+    assert queue_rows(ws) == []
     ws.ports.memory.update([(car.uid, {"archived_at": ws.clock.now()})], now=ws.clock.now())
     assert queue_rows(ws) == []
 
@@ -94,15 +96,20 @@ def test_queue_rows_are_forgotten_only_after_the_save(ws, broken):
 
 def test_a_content_change_is_re_embedded(ws):
     car = put(ws, CAR)
-    ws.memory.recall("a", "vehicle broke down", mode="vector")
+    ws.vectors.sync(save=True)
     # content changes go through the store (the service keeps content immutable)
     with ws.ports.memory.db.write() as conn:
         conn.execute("UPDATE memory_items SET content = ? WHERE uid = ?", (TEA, car.uid))
     assert [uid for _, uid in queue_rows(ws)] == [car.uid]
+    # a recall scores the new content (the index's old vector of it is left out) ...
     assert ws.memory.recall("a", "vehicle broke down", mode="vector").hits == []
     [hit] = ws.memory.recall("a", "a hot drink Bob enjoys", mode="vector").hits
     assert hit.item.uid == car.uid and hit.vector > 0.3
-    assert len(ws.vectors.index(inline_limit=0)) == 1
+    assert [uid for _, uid in queue_rows(ws)] == [car.uid]  # ... and leaves the re-embedding to a pass
+    report = ws.vectors.sync(save=True)
+    assert (report.indexed, queue_rows(ws)) == (1, []) and len(ws.vectors.index(inline_limit=0)) == 1
+    [again] = ws.memory.recall("a", "a hot drink Bob enjoys", mode="vector").hits
+    assert again.item.uid == car.uid and again.vector == hit.vector
 
 
 # ------------------------------------------------------------------------------ status, limits, rebuild
@@ -115,11 +122,11 @@ def test_status_does_not_load_the_model(ws, broken):
     assert (status["state"], status["reason"], status["items"], status["indexed"], status["backlog"]) == (
         "missing", "no manifest", 2, 0, 2)  # fmt: skip
     assert (status["model"], status["dimension"]) == ("all-MiniLM-L6-v2", 384)
-    assert ws.vectors.status()["state"] == "missing"  # the workspace's own, before the first recall
+    assert ws.vectors.status()["state"] == "missing"  # the workspace's own, before the first indexing pass
     assert not (ws.path / VECTORS_DIR).exists()  # status creates nothing
     with pytest.raises(BackendUnavailableError):
         broken.load()  # it really could not have loaded
-    ws.memory.recall("a", "car")
+    ws.vectors.sync(save=True)  # what 'mabos index update' runs
     status = sidecar(ws, broken).status()
     assert (status["state"], status["indexed"], status["backlog"], status["kind"]) == ("ready", 2, 0, "flat")
     assert status["store_id"] == ws.ports.index_queue.store_id()

@@ -1,4 +1,11 @@
-"""SQLite adapter of the memory port: inserts with capacity rules, updates, filters, FTS5 search."""
+"""SQLite adapter of the memory port: inserts with capacity rules, updates, filters, FTS5 search.
+
+Expiry is read, not written, by a read: a short-term item past its ``expires_at`` reads as archived at that
+moment (``archived_at`` = ``expires_at``, left out unless archived items are asked for, counted as archived) at
+the store clock's time, whether or not the write that archives it (:meth:`SqliteMemoryStore.archive_expired`,
+the next :meth:`~SqliteMemoryStore.add` of the agent, the nightly job) has run yet. That write stores the same
+``archived_at`` and appends the outbox event, so what a read shows does not depend on when it runs.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Unpack
 
-from kg.errors import InputError, NotFoundError
+from kg.errors import BackendUnavailableError, InputError, NotFoundError
 from kg.models import MemoryItem, MemoryQuery, MemoryStoreKind, MemoryType, Tier, format_ts
 from kg.ports import MemoryWrite, MemoryWriteResult, StoreLimits
 from kg.store.sqlite.db import Database, marks, ordered_ids
@@ -23,7 +30,14 @@ _FIELDS = (
 )  # fmt: skip
 # Every read also takes the item's lineage (one index probe per row, ordered by position).
 _LINEAGE = f"CASE WHEN m.derived THEN {ordered_ids('parent_uid', 'lineage', 'child_uid', 'm.uid')} ELSE '[]' END"
-_COLUMNS = ", ".join(f"m.{f}" for f in _FIELDS) + f", {_LINEAGE} AS derived_from"
+#: A short-term item whose TTL has passed at ``?`` (now) and that no write has archived yet.
+_EXPIRED = "(m.archived_at IS NULL AND m.store = 'short_term' AND m.expires_at IS NOT NULL AND m.expires_at <= ?)"
+#: When an item was archived, as reads see it (one ``?``: now): stored, or its expiry once that has passed.
+_ARCHIVED_AT = f"CASE WHEN m.archived_at IS NOT NULL THEN m.archived_at WHEN {_EXPIRED} THEN m.expires_at END"
+# The columns of an item (one ``?``, now, comes first in a read's parameters: see _ARCHIVED_AT).
+_COLUMNS = ", ".join(f"m.{f}" if f != "archived_at" else f"{_ARCHIVED_AT} AS archived_at" for f in _FIELDS) + (
+    f", {_LINEAGE} AS derived_from"
+)
 #: Earlier items of the same agent and scope that make up an item's context (with the one just after it),
 #: and how close in time.
 CONTEXT_ITEMS = 2
@@ -155,12 +169,14 @@ class SqliteMemoryStore:
 
     @staticmethod
     def _archive_expired(conn: sqlite3.Connection, agent_id: str, stamp: str) -> list[str]:
+        """Archive the agent's expired short-term items as of their expiry (what reads already show)."""
         rows = conn.execute(
-            "UPDATE memory_items SET archived_at = ?, updated_at = ? WHERE agent_id = ? AND store = 'short_term' "
-            "AND archived_at IS NULL AND expires_at IS NOT NULL AND expires_at <= ? RETURNING uid",
-            (stamp, stamp, agent_id, stamp),
+            "UPDATE memory_items SET archived_at = expires_at, updated_at = ? WHERE agent_id = ? "
+            "AND store = 'short_term' AND archived_at IS NULL AND expires_at IS NOT NULL AND expires_at <= ? "
+            "RETURNING uid",
+            (stamp, agent_id, stamp),
         ).fetchall()
-        return [r[0] for r in rows]
+        return sorted(r[0] for r in rows)
 
     @staticmethod
     def _demote_working(conn: sqlite3.Connection, agent_id: str, limits: StoreLimits, now: datetime) -> list[str]:
@@ -217,10 +233,11 @@ class SqliteMemoryStore:
                 raise NotFoundError(f"uid: no memory item {(missing or ['?'])[0]!r}")
 
     def archive_expired(self, agent_id: str, *, now: datetime) -> list[str]:
-        """Archive expired short-term items of one agent (with their outbox events).
+        """Archive expired short-term items of one agent (with their outbox events), ``archived_at`` their expiry.
 
-        Run before every read of the agent's memory, so it checks first without taking the write lock:
-        a recall does not wait for (or hold up) writers when nothing has expired.
+        Run by writes and maintenance (idle time, the nightly job), never by a read (reads already see expired
+        items as archived); it checks first without taking the write lock, so it costs no write when nothing
+        has expired.
         """
         stamp = format_ts(now)
         due = self.db.read(
@@ -237,24 +254,33 @@ class SqliteMemoryStore:
 
     def touch(self, uids: Sequence[str], *, now: datetime, importance: Mapping[str, float] | None = None) -> None:
         """Increment access counts (no outbox event: usage statistics stay local) and, in the same write, set the
-        recalculated ``importance`` of some of them (those do get an outbox event)."""
+        recalculated ``importance`` of some of them (those do get an outbox event).
+
+        Raises:
+            BackendUnavailableError: the store cannot be written (read-only file or connection; StoreBusyError
+                when it stayed locked): nothing was counted.
+        """
         if not uids:
             return
         stamp = format_ts(now)
-        with self.db.write() as conn:
-            conn.execute(
-                "UPDATE memory_items SET access_count = access_count + 1, accessed_at = ? "
-                f"WHERE uid IN ({marks(uids)})",
-                [stamp, *uids],
-            )
-            if importance:
-                self._apply(conn, [(uid, {"importance": v}) for uid, v in importance.items()], stamp)
-                self._events(conn, list(importance), stamp)
+        try:
+            with self.db.write() as conn:
+                conn.execute(
+                    "UPDATE memory_items SET access_count = access_count + 1, accessed_at = ? "
+                    f"WHERE uid IN ({marks(uids)})",
+                    [stamp, *uids],
+                )
+                if importance:
+                    self._apply(conn, [(uid, {"importance": v}) for uid, v in importance.items()], stamp)
+                    self._events(conn, list(importance), stamp)
+        except sqlite3.OperationalError as exc:  # busy is StoreBusyError already; this is a read-only store
+            raise BackendUnavailableError(f"store: access counts not written ({exc})") from exc
 
     # ------------------------------------------------------------------ reads
 
     @staticmethod
-    def _where(query: MemoryQuery) -> tuple[list[str], list[Any]]:
+    def _where(query: MemoryQuery, now: str) -> tuple[list[str], list[Any]]:
+        """The conditions of ``query`` and their parameters; an item expired at ``now`` counts as archived."""
         where = [f"m.scope IN ({marks(query.scopes)})"]
         params: list[Any] = list(query.scopes)
         if query.agent_id is not None:
@@ -275,21 +301,24 @@ class SqliteMemoryStore:
             params.append(format_ts(query.created_after))
         if query.valid_at is not None:
             stamp = format_ts(query.valid_at)
-            where.append("m.created_at <= ? AND (m.archived_at IS NULL OR m.archived_at > ?)")
-            params.extend((stamp, stamp))
+            where.append(f"m.created_at <= ? AND IFNULL(({_ARCHIVED_AT}) > ?, 1)")
+            params.extend((stamp, now, stamp))
         if query.only_archived:
-            where.append("m.archived_at IS NOT NULL")
+            where.append(f"(m.archived_at IS NOT NULL OR {_EXPIRED})")
+            params.append(now)
         elif not query.include_archived and query.valid_at is None:
-            where.append("m.archived_at IS NULL")
+            where.append(f"m.archived_at IS NULL AND NOT {_EXPIRED}")
+            params.append(now)
         return where, params
 
     def list(self, query: MemoryQuery) -> builtins.list[MemoryItem]:
         """Items matching ``query`` in creation order."""
-        where, params = self._where(query)
+        now = self.db.now()
+        where, params = self._where(query, now)
         order = "m.created_at, m.uid" if query.order == "created" else "m.importance DESC, m.created_at DESC, m.uid"
         rows = self.db.read(
             f"SELECT {_COLUMNS} FROM memory_items m WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ?",
-            [*params, query.limit],
+            [now, *params, query.limit],
         )
         return self._to_items(rows)
 
@@ -304,14 +333,15 @@ class SqliteMemoryStore:
             return []
         kept, matches = self.term_stats.plan(terms)  # common words cost most and weigh least
         match = " OR ".join(f'"{t}"' for t in kept)
-        where, params = self._where(query)
+        now = self.db.now()
+        where, params = self._where(query, now)
         # the newest ROW_WINDOW matches only, when there are far more (see kg.store.sqlite.term_stats)
         window = f"ORDER BY rowid DESC LIMIT {ROW_WINDOW}" if matches > ROW_WINDOW else ""
         rows = self.db.read(
             f"SELECT {_COLUMNS}, f.rank AS rank FROM (SELECT rowid, bm25(memory_fts, 1.0, 1.0, {CONTEXT_WEIGHT}) "
             f"AS rank FROM memory_fts WHERE memory_fts MATCH ? {window}) f JOIN memory_items m ON m.seq = f.rowid "
             f"WHERE {' AND '.join(where)} ORDER BY f.rank, m.uid LIMIT ?",
-            [match, *params, query.limit],
+            [now, match, *params, query.limit],
         )
         items = self._to_items(rows)
         return [(item, float(row["rank"])) for item, row in zip(items, rows, strict=True)]
@@ -319,34 +349,37 @@ class SqliteMemoryStore:
     def scan(self, after: int, limit: int) -> builtins.list[tuple[int, MemoryItem]]:
         """Up to ``limit`` items in insertion order after position ``after`` (0: from the start), with positions."""
         sql = f"SELECT m.seq AS pos, {_COLUMNS} FROM memory_items m WHERE m.seq > ? ORDER BY m.seq LIMIT ?"
-        rows = self.db.read(sql, (after, limit))
+        rows = self.db.read(sql, (self.db.now(), after, limit))
         return list(zip((int(r["pos"]) for r in rows), self._to_items(rows), strict=True))
 
     def filter_items(self, uids: Iterable[str], query: MemoryQuery) -> dict[str, MemoryItem]:
         """The items of ``uids`` that match ``query``'s filters, by uid (its text, order and limit are ignored)."""
-        where, params = self._where(query)
-        return self._by_uid(uids, " AND ".join(where), params)
+        now = self.db.now()
+        where, params = self._where(query, now)
+        return self._by_uid(uids, " AND ".join(where), params, now)
 
     def get_many(self, uids: Iterable[str]) -> dict[str, MemoryItem]:
         """Items by uid."""
-        return self._by_uid(uids, "1", [])
+        return self._by_uid(uids, "1", [], self.db.now())
 
-    def _by_uid(self, uids: Iterable[str], where: str, params: builtins.list[Any]) -> dict[str, MemoryItem]:
+    def _by_uid(self, uids: Iterable[str], where: str, params: builtins.list[Any],
+                now: str) -> dict[str, MemoryItem]:  # fmt: skip
         # The uid list drives the join (CROSS JOIN fixes the order): without statistics SQLite would
         # otherwise scan the agent's (agent_id, scope) index - 40 ms instead of 0.3 at 100,000 items.
         rows = self.db.read(
             f"SELECT {_COLUMNS} FROM json_each(?) w CROSS JOIN memory_items m ON m.uid = w.value WHERE {where}",
-            [json.dumps(list(dict.fromkeys(uids))), *params],
+            [now, json.dumps(list(dict.fromkeys(uids))), *params],
         )
         return {item.uid: item for item in self._to_items(rows)}
 
     def counts(self, agent_id: str) -> dict[str, dict[str, int]]:
-        """Active and archived items per store for one agent."""
+        """Active and archived items per store for one agent (an expired item counts as archived)."""
         result = {s: {"active": 0, "archived": 0} for s in ("working", "short_term", "long_term")}
+        archived = f"(m.archived_at IS NOT NULL OR {_EXPIRED})"
         for row in self.db.read(
-            "SELECT store, COUNT(*) - COUNT(archived_at) AS active, COUNT(archived_at) AS archived "
-            "FROM memory_items WHERE agent_id = ? GROUP BY store",
-            (agent_id,),
+            f"SELECT m.store AS store, COUNT(*) - SUM({archived}) AS active, SUM({archived}) AS archived "
+            "FROM memory_items m WHERE m.agent_id = ? GROUP BY m.store",
+            (self.db.now(), self.db.now(), agent_id),
         ):
             result[row["store"]] = {"active": int(row["active"]), "archived": int(row["archived"])}
         return result
