@@ -77,7 +77,7 @@ def broken(tmp_path: Path) -> SentenceTransformerEmbedder:
 
 def break_embedder(ws, broken: SentenceTransformerEmbedder) -> None:
     ws.recall_engine.embedder = broken
-    ws.recall_engine.sidecar = VectorSidecar(ws.path / VECTORS_DIR, ws.store, broken)
+    ws.recall_engine.sidecar = VectorSidecar(ws.path / VECTORS_DIR, ws.ports, broken)
 
 
 def reopen(ws):
@@ -133,9 +133,9 @@ def test_the_vector_branch_over_fetches_past_other_agents_private_items(ws):
 
 def test_a_query_vector_is_not_stored_and_a_repeated_query_skips_the_model(ws, three):
     ws.memory.recall("a", CAR, touch=False)  # no index yet: embeds the three items, caches them after
-    cached = ws.store.embeddings.count()
+    cached = ws.ports.embeddings.count()
     first = ws.memory.recall("a", BROKE_DOWN, touch=False)
-    assert cached == 3 and ws.store.embeddings.count() == cached  # the items only (CAR was found as one of them)
+    assert cached == 3 and ws.ports.embeddings.count() == cached  # the items only (CAR was found as one of them)
     calls: list[list[str]] = []
     real = ws.embedder.embedder.embed
     ws.embedder.embedder.embed = lambda texts, batch=False: calls.append(list(texts)) or real(texts, batch=batch)
@@ -159,8 +159,8 @@ def test_a_recall_does_not_wait_for_a_writer(ws, three):
 def test_filter_items_returns_the_admitted_items_themselves(ws, three):
     put_b = ws.memory.store_item("b", "vehicle of agent b", type="fact").item
     wanted = [three["car"].uid, put_b.uid, three["jwt"].uid, "M-00000000000000000000000000"]
-    admitted = ws.store.memory.filter_items(wanted, MemoryQuery(scopes=["agent:a"], types=["observation"]))
-    assert admitted == {three["car"].uid: ws.store.memory.get_many([three["car"].uid])[three["car"].uid]}
+    admitted = ws.ports.memory.filter_items(wanted, MemoryQuery(scopes=["agent:a"], types=["observation"]))
+    assert admitted == {three["car"].uid: ws.ports.memory.get_many([three["car"].uid])[three["car"].uid]}
 
 
 # ------------------------------------------------------------------------------ 2. no embedder
@@ -609,7 +609,7 @@ def test_bad_recall_arguments_raise_input_error_and_change_nothing(ws, snapshot,
 
 
 def test_the_engine_itself_refuses_an_unknown_mode(ws):
-    engine = RecallEngine(ws.store, None, None)
+    engine = RecallEngine(ws.ports, None, None)
     query = MemoryQuery(scopes=["agent:a"])
     with pytest.raises(InputError) as caught:
         engine.search("x", query, limit=5, now=ws.clock.now(), mode="fuzzy")  # type: ignore[arg-type]
