@@ -17,8 +17,8 @@ from kg.errors import InputError
 from kg.models import AGENT_ID_RE
 from kg.tempfiles import temp_prefix
 
-#: The vector index's folder in a workspace and its lock file (:mod:`kg.recall.sidecar`, which still spells them
-#: too); here so that opening a workspace can clean the folder up without importing the index and numpy.
+#: The vector index's folder in a workspace and its lock file (:mod:`kg.recall.sidecar`); here so that opening a
+#: workspace can clean the folder up without importing the index and numpy.
 VECTORS_DIR = Path(".mabos") / "vectors"
 LOCK_FILE = "index.lock"
 

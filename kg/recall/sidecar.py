@@ -39,14 +39,13 @@ from typing import Any
 from filelock import FileLock
 
 from kg.errors import BackendUnavailableError, InputError
+from kg.layout import LOCK_FILE, VECTORS_DIR  # noqa: F401 - VECTORS_DIR stays importable from here
 from kg.models import MemoryItem, Model
 from kg.ports import Embedder, GraphStore
 from kg.recall.vectors import MANIFEST, FaissVectorIndex, VectorIndexConfig
 
 log = logging.getLogger("mabos.recall")
 
-VECTORS_DIR = Path(".mabos") / "vectors"
-LOCK_FILE = "index.lock"
 #: Items embedded per batch while indexing.
 BATCH = 256
 #: Without an explicit save, the index is saved once this many queue rows are covered (or when small).
