@@ -30,7 +30,7 @@ def test_the_workspace_hands_out_ports_and_no_adapter(workspace) -> None:
     assert not hasattr(workspace, "store")
     ports = workspace.ports
     assert isinstance(ports, StorePorts)
-    for internal in ("db", "close", "capabilities", "tokens"):  # the adapter's handle, life cycle, credentials
+    for internal in ("db", "close", "tokens"):  # the adapter's handle, life cycle, credentials
         assert not hasattr(ports, internal), internal
     with pytest.raises(dataclasses.FrozenInstanceError):
         ports.facts = ports.rules  # type: ignore[misc]
