@@ -85,7 +85,8 @@ def import_documents(
     while it writes the current one. It takes a batch only after the one before last is committed, so when a
     batch starts being taken, all but the last batch handed over are stored: that is what ``progress`` is
     told (plus the skipped triples), and the total once the call returns. ``tune_process`` is passed to
-    :meth:`~kg.facts.FactService.assert_many` (only the process's owner, the CLI, sets it).
+    :func:`~reasoning.rdf_parse.parse_documents` and :meth:`~kg.facts.FactService.assert_many` (only the
+    process's owner, the CLI, sets it).
     """
     if not documents:
         raise InputError("documents", "give at least one RDF document")
@@ -97,7 +98,7 @@ def import_documents(
     from reasoning.rdf_parse import parse_documents  # noqa: PLC0415 - the parsers load when there is a document
 
     started = time.perf_counter()
-    parsed = parse_documents(documents)
+    parsed = parse_documents(documents, tune_process=tune_process)
     parse_end = time.perf_counter()
     total, skipped = parsed.triples, parsed.skipped
     handed = None if progress is None else (lambda count: progress(count - IMPORT_BATCH + skipped, total))

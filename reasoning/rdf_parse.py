@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterator, Sequence
+from contextlib import nullcontext
 from typing import Any, NamedTuple
 
 import pyoxigraph as ox
@@ -137,12 +138,18 @@ def _quads(document: RdfDocument) -> Iterator[ox.Quad]:
     )
 
 
-def parse_documents(documents: Sequence[RdfDocument]) -> Parsed:
-    """The distinct triples of every document as fact rows; a document that does not parse is an InputError."""
+def parse_documents(documents: Sequence[RdfDocument], *, tune_process: bool = False) -> Parsed:
+    """The distinct triples of every document as fact rows; a document that does not parse is an InputError.
+
+    ``tune_process`` pauses the process's cyclic garbage collector while the documents are read
+    (:func:`kg.facts_fast.gc_paused`): about three new tuples per triple, none in a cycle, which the collector's
+    full passes would walk again and again for nothing. A setting of the whole process: only its owner may ask
+    (``mabos fact import`` does); by default nothing outside the call changes.
+    """
     mapper = TermMapper()
     seen: dict[Key, None] = {}
     blank: set[tuple[str, str, ox.Literal]] = set()
-    with gc_paused():  # ~3 new tuples per triple, none in a cycle: full collections would walk them for nothing
+    with gc_paused() if tune_process else nullcontext():
         for index, document in enumerate(documents):
             if document.base_iri is not None:
                 try:

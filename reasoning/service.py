@@ -187,12 +187,14 @@ class Reasoner:
 
     def forward(self, agent_id: str, *, persist: bool = False, max_iterations: int = 10,
                 max_derived: int | None = None, max_join: int | None = None, offset: int = 0,
-                limit: int = PAGE) -> ForwardReport:  # fmt: skip
+                limit: int = PAGE, tune_process: bool = False) -> ForwardReport:  # fmt: skip
         """Forward chaining to a fixpoint, ``max_iterations`` or a bound; with ``persist``, write and maintain.
 
         ``max_derived``/``max_join`` lower :attr:`limits` for this call (never raise them). The report holds
         the derived facts from ``offset``, at most ``limit`` (1..10,000); persisting writes all of them.
         A cut closure is persisted but retracts nothing (truth maintenance needs the whole closure).
+        ``tune_process`` is passed to :func:`~reasoning.rules.forward_chain` (only the process's owner, the CLI,
+        sets it).
         """
         if not 1 <= max_iterations <= MAX_ITERATIONS:
             raise InputError("max_iterations", f"must be between 1 and {MAX_ITERATIONS}")
@@ -202,7 +204,7 @@ class Reasoner:
             self.scopes.check_write(agent_id, agent_scope(agent_id))
         rules = self.rules(agent_id, RuleType.INFERENCE)
         base = self.base_facts(agent_id)
-        result = forward_chain(base, rules, max_iterations=max_iterations, limits=limits)
+        result = forward_chain(base, rules, max_iterations=max_iterations, limits=limits, tune_process=tune_process)
         closure = status(result, limits)
         report = ForwardReport(agent_id=agent_id, facts=len(base), rules=len(rules), derived=[],
                                total_derived=len(result.derived), offset=offset, limit=limit,

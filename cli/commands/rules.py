@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import click
 from rich.text import Text
@@ -13,6 +14,7 @@ from rich.tree import Tree
 from cli import render
 from cli.common import Session, agent_option, example, mabos_options, scope_option
 from cli.tools.inference import MAX_HYPOTHESES, HypothesisList, ProofOutcome, ProofStep
+from cli.tools.registry import run
 from cli.tools.rules import ImportedRules, PolicyFiringList, RuleList, ViolationList
 from cli.tools.rules_admin import RuleDeleted, RuleExport
 from kg.errors import InputError
@@ -199,7 +201,8 @@ def forward(out: Session, *, agent: str, persist: bool, max_iterations: int, max
             max_join: int | None, offset: int, limit: int) -> None:  # fmt: skip
     arguments = {"agent_id": agent, "persist": persist, "max_iterations": max_iterations, "max_derived": max_derived,
                  "max_join": max_join, "offset": offset, "limit": limit}  # fmt: skip
-    report = out.run("infer_forward", arguments, ForwardReport)
+    # this process is the CLI's own: the closure may pause its garbage collector (reasoning.rules.forward_chain)
+    report = cast(ForwardReport, run(replace(out.tools(), tune_process=True), "infer_forward", arguments))
     rows = [
         (d.subject, d.predicate, d.object, round(d.confidence, 4), d.rule_name, d.uid or "") for d in report.derived
     ]

@@ -11,6 +11,7 @@ from dataclasses import asdict
 
 from pydantic import BaseModel, Field
 
+from cli.tools.overrides import may_tune_process
 from cli.tools.registry import ToolContext, ToolInput, tool
 from cli.tools.rules import GROUP, PatternOut, TripleIn, TripleOut, reasoner_of
 from reasoning.bounds import MAX_PROOF_STEPS
@@ -141,7 +142,7 @@ def infer_forward(ctx: ToolContext, args: ForwardInput) -> ForwardReport:
     reasoner = reasoner_of(ctx.workspace())
     return reasoner.forward(ctx.agent_for(args), persist=args.persist, max_iterations=args.max_iterations,
                             max_derived=args.max_derived, max_join=args.max_join, offset=args.offset,
-                            limit=args.limit)  # fmt: skip
+                            limit=args.limit, tune_process=may_tune_process(ctx))  # fmt: skip
 
 
 @tool(
