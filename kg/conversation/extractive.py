@@ -39,8 +39,9 @@ from dataclasses import dataclass
 from kg.errors import BackendUnavailableError, InputError
 from kg.models.conversation import SummaryMethod, TokenEstimator, estimate_tokens
 from kg.ports import Embedder, SummaryText
-from kg.recall.chunking import TOKEN_RE
-from kg.recall.stopwords import STOPWORDS
+from kg.text.dates import MONTH_NUMBERS, WEEKDAY_NAMES
+from kg.text.stopwords import STOPWORDS
+from kg.text.words import TOKEN_RE
 
 log = logging.getLogger("mabos.conversation")
 
@@ -73,11 +74,8 @@ _ABBREVIATIONS = frozenset(
 )  # fmt: skip
 
 _NUMBER = re.compile(r"\d")
-_MONTHS = (
-    "January|February|March|April|May|June|July|August|September|October|November|December|"
-    "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
-)
-_DAYS = "Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday"
+_MONTHS = "|".join(name.capitalize() for name in MONTH_NUMBERS)  # full names and abbreviations ("Sept")
+_DAYS = "|".join(WEEKDAY_NAMES)
 _DATE = re.compile(
     rf"\b(?:{_MONTHS}|{_DAYS})\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}[/.]\d{{1,2}}[/.]\d{{2,4}}\b"
     r"|\b\d{1,2}:\d{2}\b|\b\d{1,2} ?(?:am|pm|a\.m\.|p\.m\.)"

@@ -35,6 +35,7 @@ from datetime import datetime
 
 from kg.extraction.coref import People
 from kg.extraction.dates import FoundDate, find_date
+from kg.text.contractions import expand_contractions
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _SUBJECT = r"(?:I|we|We|he|He|she|She|my|My|our|Our)\b"
@@ -66,13 +67,6 @@ _CORRECTION = re.compile(r"^(?:(?:sorry|actually|no|wait|oops|I mean)[,\s]+)*(?:
 _INTERJECTION = re.compile(r"(?:(?:sorry|actually|no|wait|oops|well|um|uh)[,\s]*)+", re.I)
 _CAPITALISED = re.compile(r"\b[A-Z][\w'&.-]*(?:\s+(?:de|da|del|of|am|la|le)?\s*[A-Z][\w'&-]*)*")
 _NUMBER = re.compile(r"\b\d+(?:[.,]\d+)?\b")
-_CONTRACTIONS = [(r"\bI'm\b", "I am"), (r"\bI've\b", "I have"), (r"\bI'll\b", "I will"), (r"\bI'd\b", "I would"),
-                 (r"\bcan't\b", "cannot"), (r"\bdon't\b", "do not"), (r"\bdoesn't\b", "does not"),
-                 (r"\bdidn't\b", "did not"), (r"\bwon't\b", "will not"), (r"\bisn't\b", "is not"),
-                 (r"\bwasn't\b", "was not"), (r"\baren't\b", "are not"), (r"\bwe're\b", "we are"),
-                 (r"\bwe've\b", "we have"), (r"\bwe'd\b", "we would"), (r"\bwe'll\b", "we will"),
-                 (r"\bgonna\b", "going to"), (r"\bwanna\b", "want to"), (r"\bshe's\b", "she is"),
-                 (r"\bhe's\b", "he is")]  # fmt: skip
 _PLURAL = [(r"\bwe are\b", "I am"), (r"\bwe were\b", "I was"), (r"\bwe\b", "I"), (r"\bWe\b", "I"), (r"\bour\b", "my"),
            (r"\bOur\b", "My"), (r"\bourselves\b", "myself")]  # fmt: skip
 _WITH_I = re.compile(r"^(?P<x>(?:[Mm]y (?:\w+ )?\w+(?: [A-Z][a-z]+)?)|[A-Z][a-z]+) and I "
@@ -89,14 +83,6 @@ class Clause:
     sentence: str
     mode: str
     date: FoundDate | None = None
-
-
-def normalise(text: str) -> str:
-    """Straight quotes and expanded contractions."""
-    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
-    for pattern, replacement in _CONTRACTIONS:
-        text = re.sub(pattern, replacement, text, flags=re.I)
-    return text
 
 
 def _first_person(text: str) -> str:
@@ -170,7 +156,7 @@ def clauses(text: str, when: datetime, people: People | None = None) -> list[Cla
     """The clauses of one message (module docstring), corrections applied, in order."""
     people = people if people is not None else People()
     out: list[Clause] = []
-    for raw in _SENTENCE.split(normalise(text)):
+    for raw in _SENTENCE.split(expand_contractions(text)):
         sentence = raw.strip().strip('"').strip()
         if not sentence:
             continue
@@ -204,4 +190,4 @@ def _reported(text: str, mode: str, sentence: str, people: People) -> tuple[str,
     return text, "reported"
 
 
-__all__ = ["Clause", "clauses", "normalise"]
+__all__ = ["Clause", "clauses"]

@@ -16,12 +16,10 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-MONTHS = {m: i for i, m in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-     "november", "december"], start=1)}  # fmt: skip
-_MON = {**MONTHS, **{m[:3]: i for m, i in MONTHS.items()}, "sept": 9}
-WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-_MONTH_RE = r"(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)"  # noqa: E501
+from kg.text.dates import MONTH_NUMBERS, MONTH_OR_ABBREVIATION_PATTERN, WEEKDAY_NAMES
+
+_WEEKDAYS = [name.lower() for name in WEEKDAY_NAMES]
+_MONTH_RE = rf"({MONTH_OR_ABBREVIATION_PATTERN})"
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
             "eight": 8, "nine": 9, "ten": 10, "a few": 3, "a couple of": 2, "couple of": 2}  # fmt: skip
 _UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
@@ -47,9 +45,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "relative",
-        re.compile(r"\b(last|next|this|past)\s+(week|weekend|month|year|" + "|".join(WEEKDAYS) + r")\b", re.I),
+        re.compile(r"\b(last|next|this|past)\s+(week|weekend|month|year|" + "|".join(_WEEKDAYS) + r")\b", re.I),
     ),
-    ("on_weekday", re.compile(r"\b(?:on\s+)(" + "|".join(WEEKDAYS) + r")\b", re.I)),
+    ("on_weekday", re.compile(r"\b(?:on\s+)(" + "|".join(_WEEKDAYS) + r")\b", re.I)),
     (
         "word",
         re.compile(
@@ -125,10 +123,10 @@ def _resolve(kind: str, m: re.Match[str], now: datetime) -> FoundDate | None:  #
     if kind in ("day_month", "month_day"):
         day, month = (m[1], m[2]) if kind == "day_month" else (m[2], m[1])
         year = int(m[3]) if m[3] else now.year
-        when = _safe(year, _MON[month.lower().rstrip(".")], int(day), now)
+        when = _safe(year, MONTH_NUMBERS[month.lower().rstrip(".")], int(day), now)
         return FoundDate(when, text, "day") if when else None
     if kind == "month_year":
-        when = _safe(int(m[2]), _MON[m[1].lower()], 1, now)
+        when = _safe(int(m[2]), MONTH_NUMBERS[m[1].lower()], 1, now)
         return FoundDate(when, text, "month") if when else None
     if kind in ("ago", "in_n"):
         raw = m[1].lower()
@@ -143,7 +141,7 @@ def _resolve(kind: str, m: re.Match[str], now: datetime) -> FoundDate | None:  #
     if kind == "relative":
         return _relative(m[1].lower(), m[2].lower(), text, now)
     if kind == "on_weekday":
-        target = WEEKDAYS.index(m[1].lower())
+        target = _WEEKDAYS.index(m[1].lower())
         back = (now.weekday() - target) % 7  # the most recent such day (today counts)
         return FoundDate(_midnight(now) - timedelta(days=back), text, "day")
     if kind == "word":
@@ -171,7 +169,7 @@ def _shift_months(day: datetime, months: int) -> datetime:
 def _month_part(m: re.Match[str], kind: str, now: datetime) -> FoundDate | None:
     """``in March`` / ``at the end of June`` / ``mid-April``: the latest such month not after ``now``'s."""
     name = m[1] if kind == "in_month" else m[2]
-    month = _MON[name.lower()]
+    month = MONTH_NUMBERS[name.lower()]
     year = now.year if month <= now.month else now.year - 1
     first = _safe(year, month, 1, now)
     if first is None:
@@ -188,8 +186,8 @@ def _month_part(m: re.Match[str], kind: str, now: datetime) -> FoundDate | None:
 def _relative(which: str, unit: str, text: str, now: datetime) -> FoundDate:
     sign = {"last": -1, "past": -1, "next": 1, "this": 0}[which]
     day = _midnight(now)
-    if unit in WEEKDAYS:
-        target = WEEKDAYS.index(unit)
+    if unit in _WEEKDAYS:
+        target = _WEEKDAYS.index(unit)
         if sign < 0:
             back = (day.weekday() - target) % 7 or 7
             return FoundDate(day - timedelta(days=back), text, "day")

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from kg.extraction.dates import FoundDate, find_date
+from kg.text.contractions import expand_contractions
 
 RELATIVES = ("sister", "brother", "mother", "mom", "mum", "father", "dad", "wife", "husband", "partner",
              "girlfriend", "boyfriend", "son", "daughter", "friend", "best friend", "boss", "colleague",
@@ -40,9 +41,6 @@ TOPICS: dict[str, tuple[str, ...]] = {
     "games": ("game", "chess", "puzzle", "board game", "video game"),
 }  # fmt: skip
 
-_CONTRACTIONS = [(r"\bI'm\b", "I am"), (r"\bI've\b", "I have"), (r"\bI'll\b", "I will"), (r"\bI'd\b", "I would"),
-                 (r"\bcan't\b", "cannot"), (r"\bdon't\b", "do not"), (r"\bwon't\b", "will not"),
-                 (r"\bwe're\b", "we are"), (r"\bwe've\b", "we have"), (r"\bgonna\b", "going to")]  # fmt: skip
 _SPLIT = re.compile(r"(?<=[.!?])\s+|\n+|\s*(?:,\s*)?\b(?:and|but|so|while) (?=I\b)")
 _SKIP = re.compile(r"^\s*(?:hi|hello|hey|thanks|thank you|ok|okay|sure|great|cool|bye|goodbye|good morning|"
                    r"good night|nice|wow|lol|yes|no|yeah|yep|nope)\b[\s!.,]*$|^\s*\[[^\]]*\]", re.I)  # fmt: skip
@@ -78,14 +76,6 @@ class Statement:
     ends: list[tuple[str, str, str, bool]] = field(default_factory=list)
 
 
-def normalise(text: str) -> str:
-    """Straight quotes and expanded first-person contractions."""
-    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
-    for pattern, replacement in _CONTRACTIONS:
-        text = re.sub(pattern, replacement, text, flags=re.I)
-    return text
-
-
 def skipped(sentence: str) -> bool:
     """Whether ``sentence`` is a question, boilerplate, metadata or under three words."""
     return len(sentence.split()) < 3 or sentence.endswith("?") or bool(_SKIP.match(sentence) or
@@ -95,7 +85,7 @@ def skipped(sentence: str) -> bool:
 def sentences(text: str) -> list[str]:
     """The statement sentences of a message (questions, boilerplate and metadata left out)."""
     out = []
-    for raw in _SPLIT.split(normalise(text)):
+    for raw in _SPLIT.split(expand_contractions(text)):
         sentence = raw.strip().strip('"').strip()
         if not skipped(sentence):
             out.append(sentence)
@@ -409,4 +399,4 @@ def statements(sentence: str, speaker: str, when: datetime) -> Statement | None:
     return found
 
 
-__all__ = ["RULES", "Statement", "clean", "normalise", "sentences", "skipped", "slug", "statements", "topic_of"]
+__all__ = ["RULES", "Statement", "clean", "sentences", "skipped", "slug", "statements", "topic_of"]

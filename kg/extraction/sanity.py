@@ -26,6 +26,8 @@ from dataclasses import dataclass
 
 from kg.extraction.entities import Vocabulary, camel, normalise
 from kg.models import FactCandidate
+from kg.text.stem import strip_plural
+from kg.text.words import WORD_RE
 
 #: Predicates the extractors use (docs/extraction.md, "Facts").
 KNOWN_PREDICATES = frozenset({"name", "age", "livesIn", "comesFrom", "worksAt", "occupation", "likes", "prefers",
@@ -67,7 +69,6 @@ _ARTICLES = frozenset({"the", "a", "an", "my", "our", "his", "her", "their", "yo
 _PRONOUN_START = frozenset({"i", "im", "i_m", "we", "you", "he", "she", "it", "they", "this", "that", "there"})
 _CLAUSE = re.compile(r"[,;:.!?]\s*(?:and\s+|but\s+|so\s+)?(?:i|we|you|he|she|they|it)\b|\b(?:because|which)\b",
                      re.I)  # fmt: skip
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 @dataclass(frozen=True)
@@ -87,11 +88,7 @@ class Refusal:
 
 def words(text: str) -> list[str]:
     """The lower-case words of ``text`` (``New York`` and ``new_york`` give ``new``, ``york``)."""
-    return [_stem(w) for w in _WORD.findall(re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", text).lower())]
-
-
-def _stem(word: str) -> str:
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+    return [strip_plural(w) for w in WORD_RE.findall(re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", text).lower())]
 
 
 def _contains(haystack: Sequence[str], needle: Sequence[str]) -> bool:

@@ -15,6 +15,8 @@ from typing import Literal
 
 from kg.memory import files
 from kg.models import agent_scope
+from kg.text.stopwords import LOG_STOPWORDS
+from kg.text.words import WORD_CHARS_RE
 
 Level = Literal["daily", "weekly", "monthly", "quarterly"]
 
@@ -45,21 +47,6 @@ _HEADING_RE = re.compile(r"^#{1,6}\s+(.*)$")
 
 
 _BULLET_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-
-
-_WORD_RE = re.compile(r"\w+")
-
-
-_STOPWORD_TEXT = (
-    "a an and are as at be been but by can could did do does for from had has have he her his how i if in into is "
-    "it its just more most no not of on or our out over she so some such than that the their them then there these "
-    "they this those to too under up was we were what when where which while who why will with would you your "
-    "about after again also because before being both down during each few further here itself only other own same "
-    "should through until very"
-)
-
-
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,12 +118,12 @@ def _float(value: str) -> float | None:
 
 def words(text: str) -> list[str]:
     """Lowercased words of ``text`` (letters, digits and ``_``), in order."""
-    return _WORD_RE.findall(text.lower())
+    return WORD_CHARS_RE.findall(text.lower())
 
 
 def summary_terms(text: str) -> list[str]:
     """Words worth counting in a summary: longer than 3, not a stop word, not a number or an id."""
-    return [w for w in words(text) if 3 < len(w) < 24 and w not in STOPWORDS and not w.isdigit()]
+    return [w for w in words(text) if 3 < len(w) < 24 and w not in LOG_STOPWORDS and not w.isdigit()]
 
 
 class DailyLog:

@@ -13,7 +13,6 @@ from kg.memory.hierarchy_logs import (
     LABEL_RE,
     MAX_LIMIT,
     SNIPPET_CHARS,
-    STOPWORDS,
     Level,
     _agent_root,
     _inside,
@@ -23,6 +22,7 @@ from kg.memory.hierarchy_logs import (
 )
 from kg.models import Model
 from kg.text.stem import strip_plural
+from kg.text.stopwords import LOG_STOPWORDS
 
 
 class HierarchyHit(Model):
@@ -42,7 +42,7 @@ class HierarchyHit(Model):
 def query_terms(query: str) -> list[str]:
     """Distinct search terms of a query (stop words dropped unless nothing else is left)."""
     terms = list(dict.fromkeys(strip_plural(w) for w in words(query)))
-    content = [t for t in terms if t not in STOPWORDS]
+    content = [t for t in terms if t not in LOG_STOPWORDS]
     return content or terms
 
 

@@ -5,7 +5,8 @@
 content words down the list. Dropping them from the *query* (the index keeps every word) raised recall@10
 on LoCoMo by about 0.01 for hybrid and 0.05-0.08 for BM25 alone (bench/locomo_recall.py;
 docs/recall-scoring.md). :data:`INDEX_STOPWORDS` is the shorter list the Markdown index drops from the
-texts it indexes (:func:`kg.text.terms.search_terms`).
+texts it indexes (:func:`kg.text.terms.search_terms`), and :data:`LOG_STOPWORDS` the list of the time hierarchy
+(kg/memory/hierarchy_logs.py).
 """
 
 from __future__ import annotations
@@ -42,6 +43,18 @@ _INDEX_TEXT = (
 )
 INDEX_STOPWORDS = frozenset(_INDEX_TEXT.split())
 
+_LOG_TEXT = (
+    "a an and are as at be been but by can could did do does for from had has have he her his how i if in into is "
+    "it its just more most no not of on or our out over she so some such than that the their them then there these "
+    "they this those to too under up was we were what when where which while who why will with would you your "
+    "about after again also because before being both down during each few further here itself only other own same "
+    "should through until very"
+)
+#: The function words the time hierarchy (daily logs and their summaries) leaves out of the terms it counts and
+#: searches: a part of :data:`STOPWORDS` that keeps words such as "past", "near" or "kind", which name topics in a
+#: day's notes.
+LOG_STOPWORDS = frozenset(_LOG_TEXT.split())
+
 
 def content_words(words: list[str]) -> list[str]:
     """The distinct lower-cased ``words`` (in order) without :data:`STOPWORDS`; all of them when every word is
@@ -51,4 +64,4 @@ def content_words(words: list[str]) -> list[str]:
     return kept or distinct
 
 
-__all__ = ["INDEX_STOPWORDS", "STOPWORDS", "content_words"]
+__all__ = ["INDEX_STOPWORDS", "LOG_STOPWORDS", "STOPWORDS", "content_words"]

@@ -5,6 +5,7 @@
 - a **token** (:data:`TOKEN_RE`) is what a chunk's size is counted in: a CJK character on its own, or a run of
   other word characters (``_`` included, as ``\\w`` has it);
 - a **CJK word** (:data:`CJK_WORD_RE`): a CJK character on its own, or a word as above;
+- text in a script written without spaces (:data:`NO_SPACE_RE`: CJK, Thai, Khmer...) is searched by substrings;
 - CJK runs become overlapping character bigrams for search (:func:`cjk_ngrams`), as Lucene's CJK analyzer does.
 """
 
@@ -16,6 +17,14 @@ import re
 CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002ffff"
 #: One CJK character.
 CJK_RE = re.compile(rf"[{CJK_CHARS}]")
+#: The scripts written without spaces between words: CJK as above (with Han extensions G and H), Bopomofo,
+#: halfwidth Katakana, Thai, Lao, Myanmar and Khmer. A word tokenizer cannot split their text into words.
+NO_SPACE_CHARS = (
+    f"{CJK_CHARS}\u0e00-\u0e7f\u0e80-\u0eff\u1000-\u109f\u1780-\u17ff\u3100-\u312f\u31f0-\u31ff\uff66-\uff9f"
+    "\U00030000-\U0003134f"
+)
+#: One character of a script written without spaces.
+NO_SPACE_RE = re.compile(rf"[{NO_SPACE_CHARS}]")
 #: The pattern of one word: letters and digits, no ``_``.
 WORD = r"[^\W_]+"
 WORD_RE = re.compile(WORD)
@@ -51,6 +60,8 @@ __all__ = [
     "CJK_RE",
     "CJK_RUN_OR_WORD_RE",
     "CJK_WORD_RE",
+    "NO_SPACE_CHARS",
+    "NO_SPACE_RE",
     "TOKEN_RE",
     "WORD",
     "WORD_CHARS_RE",

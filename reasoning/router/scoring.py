@@ -18,6 +18,7 @@ from typing import Any
 
 from kg.errors import InputError
 from kg.models import parse
+from kg.text.words import WORD
 from reasoning.router.catalogue import SEED
 from reasoning.router.models import MethodScore, MethodSpec, ProblemClassification
 
@@ -110,7 +111,8 @@ _KEYWORDS: dict[str, dict[str, tuple[str, ...]]] = {
     },
 }  # fmt: skip
 
-_TOKEN = re.compile(r"[^\W_]+(?:['-][^\W_]+)*")
+#: A word (:data:`kg.text.words.WORD`) with its joined parts ("follow-up", "don't").
+_TOKEN = re.compile(rf"{WORD}(?:['-]{WORD})*")
 
 
 def _hits(tokens: list[str], keywords: tuple[str, ...]) -> list[str]:

@@ -8,11 +8,12 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
+from kg.text.contractions import expand_contractions, straight_quotes
 from kg.text.dates import MONTH_NAMES, MONTH_NUMBERS, MONTH_PATTERN, MONTHS, WEEKDAY_NAMES, month_number
 from kg.text.stem import light_stem, strip_plural
-from kg.text.stopwords import INDEX_STOPWORDS, STOPWORDS, content_words
+from kg.text.stopwords import INDEX_STOPWORDS, LOG_STOPWORDS, STOPWORDS, content_words
 from kg.text.terms import search_terms
-from kg.text.words import CJK_RE, CJK_WORD_RE, TOKEN_RE, cjk_ngrams, lower_words, words
+from kg.text.words import CJK_RE, CJK_WORD_RE, NO_SPACE_RE, TOKEN_RE, cjk_ngrams, lower_words, words
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -67,6 +68,22 @@ def test_content_words_drop_stopwords_unless_nothing_is_left() -> None:
     assert content_words(["What", "did", "Caroline", "do", "caroline"]) == ["caroline"]
     assert content_words(["what", "is", "it"]) == ["what", "is", "it"]
     assert INDEX_STOPWORDS < STOPWORDS | INDEX_STOPWORDS and "caroline" not in STOPWORDS
+    # the time hierarchy's list is a part of STOPWORDS that keeps topic words such as "past" and "kind"
+    assert LOG_STOPWORDS < STOPWORDS and {"past", "kind", "near"}.isdisjoint(LOG_STOPWORDS)
+
+
+def test_scripts_without_spaces() -> None:
+    assert NO_SPACE_RE.search("東京") and NO_SPACE_RE.search("ภาษาไทย") and NO_SPACE_RE.search("ខ្មែរ")
+    assert NO_SPACE_RE.search("\U00031000")  # Han extension G, beyond CJK_RE's blocks
+    assert not NO_SPACE_RE.search("Ünïcödé words, Ελληνικά, русский") and not CJK_RE.search("ภาษาไทย")
+
+
+def test_contractions_are_written_out_in_any_case_and_quote() -> None:
+    assert straight_quotes("\u201cI\u2019m\u201d") == '"I\'m"'
+    assert expand_contractions("I\u2019m sure we'll go; DON'T wait, she's gonna call") == (
+        "I am sure we will go; do not wait, she is going to call"
+    )
+    assert expand_contractions("Anna's car, won'tcha, I'dn't") == "Anna's car, won'tcha, I'dn't"
 
 
 def test_month_tables() -> None:
@@ -83,25 +100,32 @@ def test_tokens_and_words_cover_only_word_characters(text: str) -> None:
         assert CJK_RE.fullmatch(token) or (token and all(ch.isalnum() or ch == "_" for ch in token)), token
 
 
-#: Files that still hold their own copy, owned by other helpers while issue 34 is open: the lead migrates them.
-_NOT_YET_MIGRATED = {
-    "kg/conversation/extractive.py",  # month and weekday names
-    "kg/extraction/dates.py",  # month table
-    "kg/extraction/sanity.py",  # word regex and plural-s stem
-    "kg/memory/hierarchy_logs.py",  # \w+ words and its stopword list
-    "kg/store/sqlite/conversation_search.py",  # CJK ranges and word regex (FTS5 query side)
-    "reasoning/router/scoring.py",  # word regex with joiners
-}
 _COPY = re.compile(
     r"""^\s*_?[A-Z_]*STOPWORD[A-Z_]*\s*=   # a stopword list
     |(?i:["']january)                      # a month table
-    |\\u4e00                               # a CJK range
-    |re\.compile\(r"\[\^\\W_\]\+"?         # the word regex
-    |re\.compile\(r"\\w\+"\)               # the \w+ words
+    |(?i:["']monday)                       # a weekday table
+    |\\u4e00|\\u0e00                       # a CJK or Thai range
+    |\[\^\\W_\]                             # the word class, however it is embedded
+    |re\.compile\(r"\\w(?:\+|\{\d+,\})"\)     # the \w+ words, or the \w{3,} ones
     |^def\s+_?(?:light_)?stem\(             # a stemmer of one's own (module level)
     """,
     re.MULTILINE | re.VERBOSE,
 )
+
+
+def test_the_copy_pattern_knows_each_kind_of_copy() -> None:
+    copies = [
+        "_STOPWORDS = frozenset(words)",
+        '_MONTHS = ("January|February"',
+        'DAYS = ["monday", "tuesday"]',
+        '_NO_SPACES = re.compile("[\\u0e00-\\u0e7f]")',
+        '_TOKEN = re.compile(r"[^\\W_]+(?:[\'-][^\\W_]+)*")',
+        '_WORD = re.compile(r"\\w{3,}")',
+        '_WORD_RE = re.compile(r"\\w+")',
+        "def _stem(word: str) -> str:",
+    ]
+    assert [c for c in copies if not _COPY.search(c)] == []
+    assert not _COPY.search('_KEY = re.compile(r"[\\w\\-]{1,64}")\nSTOP = 3')
 
 
 def test_no_module_keeps_its_own_copy_of_the_text_kernel() -> None:
@@ -112,4 +136,4 @@ def test_no_module_keeps_its_own_copy_of_the_text_kernel() -> None:
             relative = path.relative_to(ROOT).as_posix()
             if not relative.startswith("kg/text/") and _COPY.search(path.read_text(encoding="utf-8")):
                 copies.add(relative)
-    assert copies <= _NOT_YET_MIGRATED, sorted(copies - _NOT_YET_MIGRATED)
+    assert not copies, sorted(copies)

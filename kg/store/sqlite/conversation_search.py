@@ -17,6 +17,7 @@ from kg.models import format_ts
 from kg.regex import compile_regex
 from kg.store.sqlite.conversation_rows import _MESSAGE_COLUMNS, _SUMMARY_COLUMNS
 from kg.store.sqlite.db import Database
+from kg.text.words import NO_SPACE_RE, WORD
 
 #: Search modes of :meth:`SqliteConversationStore.search` and :meth:`SqliteSummaryStore.search`.
 MODES = ("full_text", "regex")
@@ -37,13 +38,8 @@ TRIGRAM = 3
 REGEXP_FUNCTION = "mabos_regexp"
 
 
-_NO_SPACES = re.compile(
-    "[\u0e00-\u0e7f\u0e80-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3100-\u312f\u31f0-\u31ff"
-    "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f]"
-)
-
-
-_WORD = re.compile(r"[^\W_]+\*?")
+#: A word (:data:`kg.text.words.WORD`) with an optional ``*``: FTS5's prefix query.
+_WORD = re.compile(rf"{WORD}\*?")
 
 
 def _regexp(pattern: str, text: str | None) -> int:
@@ -77,7 +73,7 @@ def match_plan(pattern: str) -> tuple[str, str | None, builtins.list[str]]:
     ``index`` is ``fts`` (words, unicode61) or ``trigram`` (substrings, for CJK and Thai text). Every term
     is quoted, so nothing in the pattern is read as FTS5 syntax. InputError when there is nothing to find.
     """
-    if _NO_SPACES.search(pattern):
+    if NO_SPACE_RE.search(pattern):
         parts = list(dict.fromkeys(pattern.split()))
         long = [p for p in parts if len(p) >= TRIGRAM]
         short = [_like(p) for p in parts if len(p) < TRIGRAM]

@@ -24,13 +24,13 @@ the asking agent can read (optionally only those sharing a word with ``topic``):
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from typing import Annotated, Any
 
 from pydantic import Field
 
 from kg.models import MAX_LIST, HierarchyLevel, Model, Unit
+from kg.text.words import WORD_CHARS_RE
 from reasoning.router.methods import argumentation, social_choice
 from reasoning.router.methods.base import Engine, MethodContext, MethodOutcome, MissingInputs, computed
 from reasoning.router.methods.docs import MethodDoc
@@ -55,7 +55,6 @@ OPEN_GOALS = ("pending", "active", "suspended")
 LEVEL_POWER = {HierarchyLevel.STRATEGIC: 1.0, HierarchyLevel.TACTICAL: 0.6, HierarchyLevel.OPERATIONAL: 0.3}
 MAX_GOALS = 100_000
 QUADRANTS = ("manage closely", "keep satisfied", "keep informed", "monitor")
-_WORD = re.compile(r"\w{3,}")
 
 
 def _require(inputs: dict[str, Any], method: str, key: str, what: str) -> None:
@@ -168,8 +167,13 @@ def quadrant(power: float, interest: float, threshold: float) -> str:
     return QUADRANTS[2] if interest >= threshold else QUADRANTS[3]
 
 
+def _topic_words(text: str) -> set[str]:
+    """The case-folded words of ``text`` of three characters or more (``_`` included, as ``\\w`` has it)."""
+    return {w.casefold() for w in WORD_CHARS_RE.findall(text) if len(w) >= 3}
+
+
 def _from_goals(ctx: MethodContext, topic: str) -> tuple[list[Stakeholder], list[str], list[str]]:
-    words = {w.casefold() for w in _WORD.findall(topic)}
+    words = _topic_words(topic)
     interest: dict[str, float] = defaultdict(float)
     levels: dict[str, list[float]] = defaultdict(list)
     used: list[str] = []
@@ -177,7 +181,7 @@ def _from_goals(ctx: MethodContext, topic: str) -> tuple[list[Stakeholder], list
     for goal in read:
         if goal.status not in OPEN_GOALS:
             continue
-        if words and not words & {w.casefold() for w in _WORD.findall(goal.content)}:
+        if words and not words & _topic_words(goal.content):
             continue
         used.append(goal.uid)
         interest[goal.agent_id] += goal.priority or 5
