@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from cli.tools.registry import ToolContext, ToolInput, tool
-from kg.models import MAX_CONTENT, MAX_LIST, CaseOutcome, CaseSituation, CaseSolution, RecordId, Unit
+from kg.models import MAX_CONTENT, MAX_LIST, CaseOutcome, CaseSituation, CaseSolution, RecordId, Scope, Unit
 from kg.workspace import Workspace
 from reasoning.cases import CaseService, StoredCase
 from reasoning.cbr import DEFAULT_K, CBRWeights, RetrievalResult
@@ -135,7 +135,7 @@ class ReasonInput(ToolInput):
     top: int = Field(1, ge=1, le=32, description="Auto mode: how many best-scored methods to run.")
     narrate: bool = Field(False, description="Add a short explanation by the configured chat model (if any).")
     store: Literal["memory", "case"] | None = Field(None, description="Store each result as a memory or a case.")
-    store_scope: str | None = Field(None, description="Where to store (no wider than the result's sources).")
+    store_scope: Scope | None = Field(None, description="Where to store (no wider than the result's sources).")
     success: bool | None = Field(None, description="With store='case': how the decision turned out.")
     seed: int = Field(0, ge=0, le=2**32 - 1, description="Seed of simulations (monte-carlo).")
 
