@@ -18,4 +18,4 @@ def test_a_store_scope_that_is_no_scope_is_refused_naming_the_field(scope: str) 
 
 def test_a_scope_is_taken() -> None:
     parsed = tools.get("reason").parse({"agent_id": "a", "problem": "p", "store": "memory", "store_scope": "global"})
-    assert parsed.store_scope == "global"  # type: ignore[attr-defined]
+    assert parsed.store_scope == "global"
