@@ -10,12 +10,16 @@ field order, and hands the command body the validated model as ``request``. The 
 * a ``Literal`` or enum field takes a choice; ``bool`` is a flag (``--x/--no-x`` when it defaults to true);
   ``list[X]`` a repeatable option ("(repeatable)" ends its help); ``datetime`` an ISO-8601 value (naive = UTC),
   ``date`` a ``YYYY-MM-DD`` one; numbers are plain numbers;
+* an optional ``bool`` (default None) is ``--x/--no-x`` and stays unset unless given; a field that takes a text
+  among other forms (``ConditionInput | str``) takes the text; ``dict[str, str]`` is a repeatable ``KEY=VALUE``;
 * only the values the user gave reach the model (the defaults stay the model's), the model validates them once,
   and a bad value is the one-line :class:`~kg.errors.InputError` naming the field (exit 1), as over MCP.
 
 Where the command line differs from the field, the command says how with :class:`Cli`, never by declaring the
 field again: another flag name, a positional argument, a comma-separated text for a list, a flag that sets a
-boolean false, bounds click checks itself, or parameters of the command's own that build the field's value.
+boolean false, bounds click checks itself, parameters of the command's own that build the field's value, one
+option per field of a nested model, or no option at all. A parameter of the command's own that gives the whole
+request instead of the options (``--file``) is an :class:`Instead`.
 """
 
 from __future__ import annotations
@@ -23,10 +27,10 @@ from __future__ import annotations
 import enum
 import functools
 import types
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, TypeVar, Union, cast, get_args, get_origin
 
 import annotated_types
 import click
@@ -60,6 +64,13 @@ class Cli:
             error, exit 2), for the options that always did; otherwise the model checks them (exit 1).
         params: The command's own parameters that give this field (``documents`` from ``FILES`` and ``--format``),
             in the field's place; ``build`` turns their values, by parameter name, into the field's value.
+        off: The flag that sets an optional boolean false (``--failure`` beside ``--success``; default
+            ``--no-<flag>``).
+        hidden: Not on the command line: the field takes ``value`` (when not None), else the model's default
+            (``limit`` of a command that always lists everything).
+        fields: The field is a model given by one option per field of its own, in its place (``--uncertainty`` ...
+            ``--stakes`` for ``problem_classification``), each as its :class:`Cli` here says; the field is given
+            when one of them is (always, when the field is required: its fields' defaults apply).
     """
 
     flag: str | None = None
@@ -70,36 +81,99 @@ class Cli:
     bounded: bool = False
     params: tuple[click.Parameter, ...] = ()
     build: Callable[..., Any] | None = None
+    off: str | None = None
+    hidden: bool = False
+    value: Any = None
+    fields: Mapping[str, Cli] | None = None
 
 
-def request_options(model: type[M], **fields: Cli) -> Callable[[Callable[..., R]], Callable[..., R]]:
+@dataclass(frozen=True)
+class Instead:
+    """A parameter of the command's own that gives the whole request in place of the generated options (``--file``).
+
+    It is listed after ``--agent``. When it is given, no option may be but ``--agent`` and those in ``keep``, which
+    override what ``build`` made of its value; when it is not, a field the model requires and the options left out
+    is the error ``<field>: is required (or give --file)``. click requires no generated option then.
+
+    Attributes:
+        param: The parameter.
+        build: Its value -> the request's fields (without ``agent_id``).
+        model: The request it gives, when not the command's own (``rule create --file`` imports a rule document).
+        keep: Fields the options may still give beside it.
+    """
+
+    param: click.Parameter
+    build: Callable[[Any], dict[str, Any]]
+    model: type[BaseModel] | None = None
+    keep: tuple[str, ...] = ()
+
+
+def request_options(
+    model: type[M], *, instead: Instead | None = None, **fields: Cli
+) -> Callable[[Callable[..., R]], Callable[..., R]]:
     """A decorator giving a command the parameters of ``model``'s fields and passing it ``request=<the model>``.
 
     Args:
         model: The request model (a tool's input: the kg request plus ``agent_id``).
+        instead: A parameter of the command's own that gives the request instead of the options (then ``request``
+            may be an ``instead.model``).
         **fields: :class:`Cli` for the fields whose command line differs from the generated option.
     """
     unknown = sorted(fields.keys() - model.model_fields.keys())
     if unknown:
         raise TypeError(f"request_options({model.__name__}): no field {', '.join(unknown)}")
-    shapes = {name: _Field(name, info, fields.get(name, Cli())) for name, info in model.model_fields.items()}
+    optional = instead is not None
+    shapes = {name: _Field(name, info, fields.get(name, Cli()), optional=optional)
+              for name, info in model.model_fields.items()}  # fmt: skip
 
     def decorate(command: Callable[..., R]) -> Callable[..., R]:
         @functools.wraps(command)
         def with_request(**kwargs: Any) -> R:
             ctx = click.get_current_context()
-            given = {}
+            given, typed = {}, {}
             for name, shape in shapes.items():
                 if shape.present(ctx, kwargs):
-                    given[name] = shape.value(kwargs)
+                    given[name] = shape.value(ctx, kwargs)
+                    typed[name] = shape.typed(ctx, kwargs)
                 shape.consume(kwargs)
-            return command(request=parse(model, given), **kwargs)
+            if instead is None:
+                return command(request=parse(model, given), **kwargs)
+            return command(request=_instead(instead, model, ctx, kwargs=kwargs, given=given, typed=typed), **kwargs)
 
         for shape in reversed(shapes.values()):  # click lists parameters in the reverse of their attachment
+            if instead is not None and shape.name == "agent_id":
+                _attach(with_request, instead.param)
             shape.attach(with_request)
+        if instead is not None and "agent_id" not in shapes:
+            _attach(with_request, instead.param)
         return with_request
 
     return decorate
+
+
+def _instead(instead: Instead, model: type[BaseModel], ctx: click.Context, *, kwargs: dict[str, Any],
+             given: dict[str, Any], typed: dict[str, str | None]) -> BaseModel:  # fmt: skip
+    """The request of a command with an :class:`Instead`: built from its parameter when given, else the options'."""
+    name = instead.param.name or ""
+    value = kwargs.pop(name)
+    flag = _flag(instead.param)
+    if ctx.get_parameter_source(name) not in GIVEN:
+        try:
+            return parse(model, given)
+        except InputError as exc:
+            if exc.rule == "Field required":
+                raise InputError(exc.field, f"is required (or give {flag})") from None
+            raise
+    clash = [option for field, option in typed.items() if option and field not in instead.keep]
+    if clash:
+        raise InputError(name, f"give either {flag} or {clash[0]}, not both")
+    kept = {key: given[key] for key in ("agent_id", *instead.keep) if key in given}
+    return parse(instead.model or model, {**instead.build(value), **kept})
+
+
+def _flag(param: click.Parameter) -> str:
+    """How the user writes ``param``: its longest option name, or its metavar."""
+    return max(param.opts, key=len) if isinstance(param, click.Option) else (param.name or "").upper()
 
 
 def acting(request: BaseModel) -> str:
@@ -119,29 +193,50 @@ def _attach(command: Callable[..., Any], param: click.Parameter) -> None:
 class _Field:
     """One field's click parameter(s) and how its value goes from click to the model."""
 
-    def __init__(self, name: str, info: FieldInfo, cli: Cli) -> None:
+    def __init__(self, name: str, info: FieldInfo, cli: Cli, *, optional: bool = False) -> None:
         self.name, self.info, self.cli = name, info, cli
         self.kind, self.many = _shape(info.annotation)
+        self.mapping = get_origin(self.kind) is dict
+        #: click requires nothing (the model checks): the field's parent or the command's Instead may give it.
+        self.optional = optional
         self.param: click.Parameter | None = None
-        if name == "agent_id":
-            return  # --agent/-a (cli.common.agent_option): the one spelling of the acting agent
+        self.parts: list[_Field] = []
+        if name == "agent_id" or cli.hidden:
+            return  # agent_id: --agent/-a (cli.common.agent_option), the one spelling of the acting agent
         if cli.params:
             if cli.build is None:
                 raise TypeError(f"{name}: Cli(params=...) needs build=")
             return
+        if cli.fields is not None:
+            self.parts = self._parts(cli.fields)
+            return
         self.param = self._argument() if cli.argument else self._option()
+
+    def _parts(self, fields: Mapping[str, Cli]) -> list[_Field]:
+        nested = self.kind
+        if not (isinstance(nested, type) and issubclass(nested, BaseModel)):
+            raise TypeError(f"{self.name}: Cli(fields=...) needs a model field, not {nested!r}")
+        unknown = sorted(fields.keys() - nested.model_fields.keys())
+        if unknown:
+            raise TypeError(f"{self.name}: {nested.__name__} has no field {', '.join(unknown)}")
+        return [_Field(name, info, fields.get(name, Cli()), optional=True)
+                for name, info in nested.model_fields.items()]  # fmt: skip
+
+    @property
+    def required(self) -> bool:
+        return self.info.is_required() and not self.optional
 
     # ------------------------------------------------------------------ the parameter
 
     def _default(self) -> Any:
-        default = None if self.info.is_required() or self.many else self.info.get_default()
+        default = None if self.info.is_required() or self.many or self.mapping else self.info.get_default()
         return default.value if isinstance(default, enum.Enum) else default
 
     def _help(self) -> str | None:
         text = self.info.description
         if text is None or self.cli.negated:
             return self.cli.negated or text
-        suffix = " (comma-separated)" if self.cli.split else " (repeatable)" if self.many else ""
+        suffix = " (comma-separated)" if self.cli.split else " (repeatable)" if self.many or self.mapping else ""
         return f"{text.removesuffix('.')}{suffix}." if suffix else text
 
     def _type(self) -> click.ParamType[Any]:
@@ -156,8 +251,8 @@ class _Field:
             return DATE
         if kind in (int, float):
             return self._number(kind)
-        if kind is str or self.cli.split:
-            return click.STRING
+        if kind is str or self.cli.split or self.mapping or str in _members(kind):
+            return click.STRING  # a dict's KEY=VALUE pairs; the text form of a field that takes other forms too
         raise TypeError(f"{self.name}: no command-line type for {kind!r}")
 
     def _number(self, kind: type) -> click.ParamType[Any]:
@@ -170,28 +265,38 @@ class _Field:
     def _argument(self) -> click.Argument:
         extra = _given(default=None if self.info.is_required() else self._default(), metavar=self.cli.metavar)
         return click.Argument([self.name], type=self._type(), nargs=-1 if self.many else 1,
-                              required=self.info.is_required(), **extra)  # fmt: skip
+                              required=self.required, **extra)  # fmt: skip
+
+    def flag(self) -> str:
+        """The option's flag (``--max-age``), or a positional argument's name as the help shows it."""
+        return self.cli.flag or ("--" + self.name.replace("_", "-") if not self.cli.argument else self.name.upper())
 
     def _option(self) -> click.Option:
-        flag = self.cli.flag or "--" + self.name.replace("_", "-")
+        flag = self.flag()
         default = self._default()
         shown = default is not None and default is not False and default != ""
         if self.kind is bool:
             if self.cli.negated:
                 return click.Option([flag, self.name], is_flag=True, default=False, help=self._help())
-            names = [f"{flag}/--no-{flag.removeprefix('--')}" if default else flag, self.name]
+            off = self.cli.off or f"--no-{flag.removeprefix('--')}"
+            if default is None:  # optional: unset unless given (as a required field's parent or Instead may give it)
+                return click.Option([f"{flag}/{off}", self.name], default=None, help=self._help())
+            names = [f"{flag}/{off}" if default else flag, self.name]
             return click.Option(names, is_flag=True, default=bool(default), show_default=shown,
                                 help=self._help())  # fmt: skip
-        extra = _given(default=default, metavar=self.cli.metavar or ("YYYY-MM-DD" if self.kind is date else None))
-        return click.Option([flag, self.name], type=self._type(), multiple=self.many and not self.cli.split,
-                            required=self.info.is_required(), show_default=shown, help=self._help(),
-                            **extra)  # fmt: skip
+        metavar = self.cli.metavar or ("YYYY-MM-DD" if self.kind is date else "KEY=VALUE" if self.mapping else None)
+        extra = _given(default=default, metavar=metavar)
+        return click.Option([flag, self.name], type=self._type(),
+                            multiple=(self.many or self.mapping) and not self.cli.split, required=self.required,
+                            show_default=shown, help=self._help(), **extra)  # fmt: skip
 
     def attach(self, command: Callable[..., Any]) -> None:
         """Give ``command`` this field's parameter(s)."""
         if self.name == "agent_id":
             agent_option(command)
             return
+        for part in reversed(self.parts):
+            part.attach(command)
         for param in reversed(self.cli.params or (self.param,)):
             if param is not None:
                 _attach(command, param)
@@ -201,29 +306,55 @@ class _Field:
     def _names(self) -> list[str]:
         if self.name == "agent_id":
             return ["agent"]
+        if self.parts:
+            return [name for part in self.parts for name in part._names()]
         return [p.name for p in (self.cli.params or (self.param,)) if p is not None and p.name is not None]
 
     def present(self, ctx: click.Context, kwargs: dict[str, Any]) -> bool:
         """Whether the user gave this field (always, for a field the command's own parameters build)."""
+        if self.cli.hidden:
+            return self.cli.value is not None
         if self.cli.params:
             return True
+        if self.parts:
+            return self.info.is_required() or any(part.present(ctx, kwargs) for part in self.parts)
         source = ctx.get_parameter_source(self._names()[0])
         if source not in GIVEN:
             return False
         return not (self.cli.split and not _split(kwargs[self._names()[0]], self.cli.split))
 
-    def value(self, kwargs: dict[str, Any]) -> Any:
+    def typed(self, ctx: click.Context, kwargs: dict[str, Any]) -> str | None:
+        """The generated option by which the user gave this field (None: not given, or by ``--agent``, a hidden
+        value or the command's own parameters)."""
+        if self.name == "agent_id" or self.cli.hidden or self.cli.params:
+            return None
+        if self.parts:
+            return next((flag for part in self.parts if (flag := part.typed(ctx, kwargs))), None)
+        return self.flag() if self.present(ctx, kwargs) else None
+
+    def value(self, ctx: click.Context, kwargs: dict[str, Any]) -> Any:
         """The field's value from click's ``kwargs``."""
-        if self.cli.params and self.cli.build is not None:
-            return self.cli.build(**{name: kwargs[name] for name in self._names()})
+        if self.cli.hidden or self.cli.params or self.parts:
+            return self._composed(ctx, kwargs)
         value = kwargs[self._names()[0]]
         if self.cli.split:
             return _split(value, self.cli.split)
         if self.cli.negated:
             return not value
+        if self.mapping:
+            return _pairs(self.name, value)
         if isinstance(value, datetime) and self.kind is date:
             return value.date()
         return list(value) if isinstance(value, tuple) else value
+
+    def _composed(self, ctx: click.Context, kwargs: dict[str, Any]) -> Any:
+        """The value of a hidden field, of one its fields' options give, or of one the command's parameters build."""
+        if self.cli.hidden:
+            return self.cli.value
+        if self.parts:
+            return {part.name: part.value(ctx, kwargs) for part in self.parts if part.present(ctx, kwargs)}
+        build = cast(Callable[..., Any], self.cli.build)  # checked on creation
+        return build(**{name: kwargs[name] for name in self._names()})
 
     def consume(self, kwargs: dict[str, Any]) -> None:
         """Take this field's parameters out of the keywords the command body receives."""
@@ -238,6 +369,22 @@ def _given(**attributes: Any) -> dict[str, Any]:
 
 def _split(text: str, separator: str) -> list[str]:
     return [part.strip() for part in text.split(separator) if part.strip()]
+
+
+def _pairs(name: str, given: Sequence[str]) -> dict[str, str]:
+    """``KEY=VALUE`` texts as a dict (the key stripped, the value as given); an InputError names a bad one."""
+    pairs: dict[str, str] = {}
+    for index, pair in enumerate(given):
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"{name}[{index}]", f"must be KEY=VALUE, got {pair!r}")
+        pairs[key.strip()] = value
+    return pairs
+
+
+def _members(kind: Any) -> tuple[Any, ...]:
+    """The members of a union type (none for any other type)."""
+    return get_args(kind) if get_origin(kind) in (Union, types.UnionType) else ()
 
 
 def _shape(annotation: Any) -> tuple[Any, bool]:
@@ -263,4 +410,4 @@ def _bare(annotation: Any) -> Any:
             return annotation
 
 
-__all__ = ["Cli", "acting", "request_options"]
+__all__ = ["Cli", "Instead", "acting", "request_options"]

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from pydantic import Field
 
 from cli.main import reported_errors
-from cli.options import Cli, acting, request_options
+from cli.options import Cli, Instead, acting, request_options
 from cli.tools.registry import ToolInput
 from kg.models import UtcDatetime
 from kg.models.request import Request
@@ -156,3 +156,119 @@ def test_a_field_the_model_lacks_is_refused_when_the_command_is_declared():
         request_options(PaintInput, nope=Cli(flag="--nope"))
     with pytest.raises(TypeError, match="needs build="):
         request_options(PaintInput, brushes=Cli(params=(click.Option(["--b"]),)))
+
+
+# ---------------------------------------------------------------------------------------------- nested, hidden, Instead
+
+
+class Frame(Request):
+    """A nested model whose fields become options of their own."""
+
+    wood: Literal["oak", "pine"] | None = Field(None, description="The wood.")
+    width: int = Field(2, ge=1, description="Width in cm.")
+
+
+class Hanging(Request):
+    """Both options and a file give it."""
+
+    title: str = Field(description="The picture's title.")
+    frame: Frame = Field(description="The frame.")
+    glazed: bool | None = Field(None, description="Behind glass (true) or not (false); unset: as the frame says.")
+    hooks: list[int | str] = Field(default_factory=list, description="Hooks, by number or name.")
+    notes: dict[str, str] = Field(default_factory=dict, description="Notes, each a KEY and a VALUE.")
+    limit: int = Field(10, description="Listed at most.")
+    secret: str | None = Field(None, description="Never on the command line.")
+    wall: str | None = Field(None, description="Where it hangs.")
+
+
+class HangingInput(Hanging, ToolInput):
+    """Arguments of a hanging tool."""
+
+
+class Catalogue(Request):
+    """What a catalogue file gives instead."""
+
+    document: str = Field(description="The catalogue.")
+
+
+class CatalogueInput(Catalogue, ToolInput):
+    """Arguments of a catalogue tool."""
+
+
+HUNG: list[Any] = []
+FROM = click.Option(["--from", "source"], default=None, help="A file.")
+
+
+@click.command("hang")
+@request_options(HangingInput, frame=Cli(fields={"width": Cli(flag="--frame-width")}), glazed=Cli(off="--bare"),
+                 hooks=Cli(flag="--hook"), limit=Cli(hidden=True, value=100), secret=Cli(hidden=True),
+                 instead=Instead(FROM, build=lambda text: {"title": text.upper(), "frame": {}},
+                                 keep=("wall",)))  # fmt: skip
+def hang(*, request: HangingInput) -> None:
+    HUNG.append(request)
+
+
+@click.command("shelve")
+@request_options(HangingInput, frame=Cli(fields={}), instead=Instead(FROM, build=lambda text: {"document": text},
+                                                                     model=CatalogueInput))  # fmt: skip
+def shelve(*, request: HangingInput | CatalogueInput) -> None:
+    HUNG.append(request)
+
+
+def _hang(*args: str, command: click.Command = hang) -> tuple[int, str]:
+    HUNG.clear()
+    result = CliRunner().invoke(_Reported([command]), [command.name or "", "-a", "a", *args])
+    return result.exit_code, result.output
+
+
+def test_nested_optional_bool_text_union_mapping_and_hidden_fields_on_the_command_line():
+    params = {p.name: p for p in hang.params}
+    assert list(params) == ["agent", "source", "title", "wood", "width", "glazed", "hooks", "notes", "wall"]
+    ctx = click.Context(hang)
+    assert params["width"].get_help_record(ctx) == ("--frame-width INTEGER", "Width in cm.  [default: 2]")
+    assert params["glazed"].get_help_record(ctx)[0] == "--glazed / --bare" and params["glazed"].default is None
+    assert params["notes"].get_help_record(ctx) == ("--notes KEY=VALUE", "Notes, each a KEY and a VALUE (repeatable).")
+    assert not any(p.required for p in hang.params if p.name != "agent")  # the Instead may give what they would
+    code, output = _hang("--title", "sunset", "--wood", "oak", "--bare", "--hook", "3", "--hook", "left",
+                         "--notes", "by= Ann", "--notes", " year=1990")  # fmt: skip
+    assert code == 0, output
+    got = HUNG[0]
+    assert (got.frame.wood, got.frame.width, got.glazed) == ("oak", 2, False)
+    assert got.hooks == ["3", "left"]  # text: the form the command line gives
+    assert (got.notes, got.limit, got.secret) == ({"by": " Ann", "year": "1990"}, 100, None)
+    assert "glazed" in got.model_fields_set and "secret" not in got.model_fields_set
+    code, _ = _hang("--title", "dawn")
+    assert code == 0 and HUNG[0].glazed is None and HUNG[0].frame == Frame()  # a required model: its defaults
+
+
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        pytest.param(("--title", "x", "--notes", "by"), "error: notes[0]: must be KEY=VALUE, got 'by'", id="pair"),
+        pytest.param(("--title", "x", "--frame-width", "0"), "error: frame.width: ", id="nested-bound"),
+        pytest.param((), "error: title: is required (or give --from)", id="required"),
+        pytest.param(
+            ("--from", "x", "--wood", "oak"), "error: source: give either --from or --wood, not both", id="both"
+        ),
+    ],
+)
+def test_errors_name_the_field_or_the_option(args: tuple[str, ...], error: str):
+    code, output = _hang(*args)
+    assert code == 1 and output.startswith(error) and output.count("\n") == 1
+    assert HUNG == []
+
+
+def test_instead_builds_the_request_keeping_the_options_it_allows():
+    code, output = _hang("--from", "dusk", "--wall", "north")
+    assert code == 0, output
+    assert (HUNG[0].title, HUNG[0].wall, HUNG[0].limit) == ("DUSK", "north", 10)  # not the command line's hidden 100
+    code, output = _hang("--from", "list of works", command=shelve)
+    assert code == 0, output
+    assert isinstance(HUNG[0], CatalogueInput) and HUNG[0].document == "list of works" and acting(HUNG[0]) == "a"
+
+
+def test_a_nested_field_needs_a_model():
+    with pytest.raises(TypeError, match="needs a model field"):
+        request_options(HangingInput, title=Cli(fields={}))
+    with pytest.raises(TypeError, match="Frame has no field depth"):
+        request_options(HangingInput, frame=Cli(fields={"depth": Cli()}))
