@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
+from kg.bdi_requests import GraphLinkRequest, GraphPathRequest, GraphRelationsRequest
 from kg.clock import Clock
 from kg.errors import InputError, NotFoundError
 from kg.ids import new_id
@@ -18,6 +19,7 @@ from kg.models import (
     RelationKind,
     parse,
 )
+from kg.models.request import requested
 from kg.ports import GraphStore
 from kg.scopes import ScopePolicy
 
@@ -92,34 +94,39 @@ class BDIService:
             raise InputError("changes", "nothing to update; give at least one field")
         return self.store.bdi.update(uid, changes, updated_by=agent_id)
 
-    def link(self, agent_id: str, kind: RelationKind | str, source_uid: str, target_uid: str,
-             *, scope: str | None = None) -> Relation:  # fmt: skip
-        """Create a typed edge; both ends must be visible to the agent."""
-        kind = relation_kind(kind) if isinstance(kind, str) else kind
+    def link(self, agent_id: str, relation: RelationKind | str | GraphLinkRequest, source_uid: str | None = None,
+             target_uid: str | None = None, *, scope: str | None = None) -> Relation:  # fmt: skip
+        """Create a typed edge (a request, or its relation, ends and scope); both ends must be visible to the
+        agent, the edge's scope writable by it."""
+        given = relation.value if isinstance(relation, RelationKind) else relation
+        ends = {"source_uid": source_uid, "target_uid": target_uid, "scope": scope}
+        request = requested(GraphLinkRequest, given, ends, first="relation")
         readable = self.policy.readable(agent_id)
-        target_scope = self.policy.check_write(agent_id, scope)
-        for role, uid in (("source", source_uid), ("target", target_uid)):
+        target_scope = self.policy.check_write(agent_id, request.scope)
+        for role, uid in (("source", request.source_uid), ("target", request.target_uid)):
             info = self.store.relations.node_info(uid)
             if info is None or info[1] not in readable:  # someone else's private record looks absent
                 raise NotFoundError(f"{role}: no record {uid!r} visible to {agent_id!r}")
-        relation = parse(Relation, {"uid": new_id("relation"), "agent_id": agent_id, "scope": target_scope,
-                                    "created_at": self.clock.now(), "kind": kind, "source_uid": source_uid,
-                                    "target_uid": target_uid})  # fmt: skip
-        return self.store.relations.link(relation)
+        edge = parse(Relation, {"uid": new_id("relation"), "agent_id": agent_id, "scope": target_scope,
+                                "created_at": self.clock.now(), "kind": relation_kind(request.relation),
+                                "source_uid": request.source_uid, "target_uid": request.target_uid})  # fmt: skip
+        return self.store.relations.link(edge)
 
-    def relations(self, agent_id: str, uid: str) -> builtins.list[Relation]:
-        """Edges touching a visible node."""
-        return self.store.relations.relations(uid, scopes=self.policy.readable(agent_id))
+    def relations(self, agent_id: str, uid: str | GraphRelationsRequest) -> builtins.list[Relation]:
+        """Edges touching a visible node (a request, or the node's uid)."""
+        request = requested(GraphRelationsRequest, uid, {}, first="uid")
+        return self.store.relations.relations(request.uid, scopes=self.policy.readable(agent_id))
 
-    def paths(self, agent_id: str, kinds: builtins.list[str], *, start_uid: str | None = None,
-              relation: str | None = None, limit: int = 100) -> builtins.list[GraphPath]:  # fmt: skip
-        """Paths through visible nodes whose kinds follow ``kinds`` (e.g. belief, goal, plan)."""
-        if not 1 <= limit <= 10_000:
-            raise InputError("limit", "must be between 1 and 10000")
-        rel = relation_kind(relation) if relation else None
-        kinds = [{"step": "plan_step", "plan-step": "plan_step"}.get(k, k) for k in kinds]
-        for kind in kinds:
+    def paths(self, agent_id: str, kinds: builtins.list[str] | GraphPathRequest, *, start_uid: str | None = None,
+              relation: str | None = None, limit: int | None = None) -> builtins.list[GraphPath]:  # fmt: skip
+        """Paths through visible nodes whose kinds follow ``kinds`` (e.g. belief, goal, plan): a request, or its
+        kinds and fields."""
+        request = requested(GraphPathRequest, kinds, {"start_uid": start_uid, "relation": relation, "limit": limit},
+                            first="kinds")  # fmt: skip
+        rel = relation_kind(request.relation) if request.relation else None
+        names = [{"step": "plan_step", "plan-step": "plan_step"}.get(k, k) for k in request.kinds]
+        for kind in names:
             if kind not in GRAPH_NODE_KINDS:
                 raise InputError("kinds", f"unknown node kind {kind!r}; known: {', '.join(GRAPH_NODE_KINDS)}")
-        return self.store.relations.paths(kinds, scopes=self.policy.readable(agent_id), start_uid=start_uid,
-                                          relation=rel, limit=limit)  # fmt: skip
+        return self.store.relations.paths(names, scopes=self.policy.readable(agent_id), start_uid=request.start_uid,
+                                          relation=rel, limit=request.limit)  # fmt: skip

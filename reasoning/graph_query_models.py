@@ -1,7 +1,8 @@
 """Parameters and results of the cross-agent graph queries (``mabos graph query NAME``).
 
-Parameter models validate caller input (parse them with :func:`kg.models.parse` for one-line errors
-naming the field); result models are what every backend's answer is turned into, so the JSON is the
+Parameter models are each query's request: they validate caller input (parse them with :func:`kg.models.parse`
+for one-line errors naming the field), and ``mabos graph query NAME`` generates its options from them (their
+descriptions are the options' help); result models are what every backend's answer is turned into, so the JSON is the
 same whichever backend answered. The queries themselves are in :mod:`reasoning.graph_queries`.
 """
 
@@ -20,6 +21,7 @@ PATH_END_KINDS = ("goal", "plan", "plan_step")
 MAX_PATH_DEPTH = 8
 LineageRelation = Literal["root", "ancestor", "descendant"]
 Limit = Annotated[int, Field(ge=1, le=10_000)]
+LIMIT = "At most this many results."
 _KIND_ALIASES = {"step": "plan_step", "plan-step": "plan_step"}
 _KIND_OF_PREFIX = {prefix: kind for kind, prefix in PREFIXES.items()}
 
@@ -51,18 +53,18 @@ def _endpoint(value: str, allowed: tuple[str, ...]) -> str:
 class GoalsBehindParams(Model):
     """``goals-behind``: open goals whose progress lags the time elapsed towards their deadline."""
 
-    tolerance: Unit = Field(default=0.0, description="Report only goals behind by more than this (0..1).")
-    at: UtcDatetime | None = Field(default=None, description="The moment to judge at (default: now).")
-    limit: Limit = 100
+    tolerance: Unit = Field(default=0.0, description="Gap (0..1) to exceed.")
+    at: UtcDatetime | None = Field(default=None, description="Judge at this moment (default: now).")
+    limit: Limit = Field(default=100, description=LIMIT)
 
 
 class PathsParams(Model):
     """``paths``: belief -> goal -> plan chains (and desire -> goal, goal -> subgoal, plan -> step)."""
 
-    start: str = Field(default="belief", description="Start: a node kind, a uid, or kind:uid.")
-    to: str = Field(default="plan", description="End: a node kind, a uid, or kind:uid.")
-    max_depth: int = Field(default=4, ge=1, le=MAX_PATH_DEPTH, description="Most relations on a path.")
-    limit: Limit = 100
+    start: str = Field(default="belief", description="Start kind, uid or kind:uid.")
+    to: str = Field(default="plan", description="End kind, uid or kind:uid.")
+    max_depth: int = Field(default=4, ge=1, le=MAX_PATH_DEPTH, description="Most relations on a path (1..8).")
+    limit: Limit = Field(default=100, description=LIMIT)
 
     @field_validator("start")
     @classmethod
@@ -78,8 +80,8 @@ class PathsParams(Model):
 class BeliefConflictsParams(Model):
     """``belief-conflicts``: active beliefs about one subject that say different things."""
 
-    min_certainty: Unit = Field(default=0.6, description="Both beliefs must be more certain than this.")
-    limit: Limit = 100
+    min_certainty: Unit = Field(default=0.6, description="Certainty both must exceed.")
+    limit: Limit = Field(default=100, description=LIMIT)
 
 
 class LineageParams(Model):
@@ -87,7 +89,7 @@ class LineageParams(Model):
 
     uid: RecordId
     direction: Literal["ancestors", "descendants", "both"] = "both"
-    max_depth: int = Field(default=10, ge=1, le=50)
+    max_depth: int = Field(default=10, ge=1, le=50, description="Most derivation steps (1..50).")
 
 
 class BeliefHoldersParams(Model):
@@ -95,7 +97,7 @@ class BeliefHoldersParams(Model):
 
     subject: Annotated[str, Field(min_length=1, max_length=1024)]
     match: Literal["subject", "contains"] = "subject"
-    min_certainty: Unit = 0.0
+    min_certainty: Unit = Field(default=0.0, description="Least certainty counted.")
 
     @field_validator("subject")
     @classmethod
@@ -108,7 +110,7 @@ class BeliefHoldersParams(Model):
 class BlockedStepsParams(Model):
     """``blocked-steps``: open plan steps waiting on dependencies that are not done."""
 
-    limit: Limit = 100
+    limit: Limit = Field(default=100, description=LIMIT)
 
 
 # ------------------------------------------------------------------------------------------ results

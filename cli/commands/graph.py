@@ -6,21 +6,28 @@ render are operator commands outside the registry (docs/decisions/2026-11-26-cli
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import click
+from pydantic import BaseModel
 
 from cli import render
-from cli.common import ISO_DATETIME, Session, agent_option, example, mabos_options, scope_option
+from cli.common import Session, agent_option, example, mabos_options
+from cli.options import Cli, request_options
 from cli.tools.graph import GraphQueryAnswer
-from cli.tools.graph_links import PathList, RelationList
+from cli.tools.graph_links import GraphLinkInput, GraphPathInput, GraphRelationsInput, PathList, RelationList
 from cli.ui.graphview import DEFAULT_LIMIT
 from cli.ui.picture import FORMATS, write_picture
 from kg.backends import SQL_TIMEOUT
-from kg.models import Relation, RelationKind
-
-RELATIONS = [k.value for k in RelationKind if k is not RelationKind.AGENT_OWNS]  # agent-owns is implied
+from kg.models import Relation
+from reasoning.graph_query_models import (
+    BeliefConflictsParams,
+    BeliefHoldersParams,
+    BlockedStepsParams,
+    GoalsBehindParams,
+    LineageParams,
+    PathsParams,
+)
 
 
 @click.group("graph")
@@ -29,13 +36,11 @@ def graph() -> None:
 
 
 @graph.command("link")
-@agent_option
-@click.argument("relation", type=click.Choice(RELATIONS), metavar="RELATION")
-@click.argument("source_uid", metavar="SOURCE_UID")
-@click.argument("target_uid", metavar="TARGET_UID")
-@scope_option
+@request_options(GraphLinkInput, relation=Cli(argument=True, metavar="RELATION"),
+                 source_uid=Cli(argument=True, metavar="SOURCE_UID"),
+                 target_uid=Cli(argument=True, metavar="TARGET_UID"))  # fmt: skip
 @mabos_options
-def link(out: Session, *, agent: str, relation: str, source_uid: str, target_uid: str, scope: str | None) -> None:
+def link(out: Session, *, request: GraphLinkInput) -> None:
     """Link two nodes with a typed relation.
 
     Relations: belief-supports-goal, desire-motivates-goal, goal-requires-plan, goal-decomposition
@@ -47,16 +52,14 @@ def link(out: Session, *, agent: str, relation: str, source_uid: str, target_uid
     \b
       mabos graph link --agent sales-agent belief-supports-goal B-01J... G-01J...
     """
-    arguments = {"agent_id": agent, "relation": relation, "source_uid": source_uid, "target_uid": target_uid}
-    edge = out.run("graph_link", {**arguments, "scope": scope}, Relation)
+    edge = out.run("graph_link", request, Relation)
     out.emit(edge, render.done(f"Linked {edge.source_uid} -[{edge.kind.value}]-> {edge.target_uid} ({edge.uid})"))
 
 
 @graph.command("relations")
-@agent_option
-@click.argument("uid", metavar="UID")
+@request_options(GraphRelationsInput, uid=Cli(argument=True, metavar="UID"))
 @mabos_options
-def relations(out: Session, *, agent: str, uid: str) -> None:
+def relations(out: Session, *, request: GraphRelationsInput) -> None:
     """List the relations of a node.
 
     Only relations the agent can see are listed.
@@ -66,26 +69,15 @@ def relations(out: Session, *, agent: str, uid: str) -> None:
     \b
       mabos graph relations --agent sales-agent G-01J...
     """
-    edges = out.run("graph_relations", {"agent_id": agent, "uid": uid}, RelationList).relations
+    edges = out.run("graph_relations", request, RelationList).relations
     out.emit(edges, render.relations_table(edges), render.count(edges, "relation"))
 
 
 @graph.command("path")
-@agent_option
-@click.argument("kinds", nargs=-1, required=True, metavar="KIND KIND...")
-@click.option("--from", "start_uid", default=None, metavar="UID", help="Start the paths at this node.")
-@click.option("--relation", type=click.Choice(RELATIONS), default=None, help="Follow only this relation.")
-@click.option("--limit", type=int, default=100, show_default=True, help="At most this many paths.")
+@request_options(GraphPathInput, kinds=Cli(argument=True, metavar="KIND KIND..."),
+                 start_uid=Cli(flag="--from", metavar="UID"))  # fmt: skip
 @mabos_options
-def path(
-    out: Session,
-    *,
-    agent: str,
-    kinds: tuple[str, ...],
-    start_uid: str | None,
-    relation: str | None,
-    limit: int,
-) -> None:
+def path(out: Session, *, request: GraphPathInput) -> None:
     """Find paths through the BDI graph.
 
     The path's nodes have the given kinds in order; edges are followed either way.
@@ -98,9 +90,8 @@ def path(
       mabos graph path --agent sales-agent belief goal plan
       mabos graph path --agent sales-agent goal plan step --from G-01J...
     """
-    arguments = {"agent_id": agent, "kinds": list(kinds), "start_uid": start_uid, "relation": relation, "limit": limit}
-    found = out.run("graph_path", arguments, PathList).paths
-    out.emit(found, *(render.path_text(p) for p in found), render.count(found, "path", limit))
+    found = out.run("graph_path", request, PathList).paths
+    out.emit(found, *(render.path_text(p) for p in found), render.count(found, "path", request.limit))
 
 
 @graph.command("sql", help=example(
@@ -164,7 +155,6 @@ viewer_option = click.option(
     "--agent", "-a", default=None, metavar="AGENT",
     help="Only what this agent may read (default: every agent's records, the operator's view).",
 )  # fmt: skip
-limit_option = click.option("--limit", type=int, default=100, show_default=True, help="At most this many results.")
 
 
 @graph.group("query")
@@ -172,16 +162,16 @@ def query() -> None:
     """Cross-agent graph queries (the same answers on the local store and TypeDB): docs/graph-queries.md."""
 
 
-def _query_command(name: str, help_text: str, *options: Callable[[Any], Any]) -> click.Command:
-    """``mabos graph query NAME`` with ``--agent`` and ``options``, whose values are the catalogue query's parameters
-    (the option names are the parameter names): each command answers its query through :func:`run_graph_query`."""
+def _query_command(name: str, help_text: str, params: type[BaseModel], **fields: Cli) -> click.Command:
+    """``mabos graph query NAME`` with ``--agent`` and the parameters of the query's model ``params`` (generated by
+    :func:`cli.options.request_options`; ``fields`` where the command line differs): each command answers its
+    query through :func:`run_graph_query` with the parameters the user gave (the query applies its defaults)."""
 
-    def answer(out: Session, *, agent: str | None, **params: Any) -> None:
-        run_graph_query(out, name, params, agent=agent)
+    def answer(out: Session, *, agent: str | None, request: BaseModel) -> None:
+        run_graph_query(out, name, request.model_dump(exclude_unset=True), agent=agent)
 
-    command: Callable[..., None] = mabos_options(answer)
-    for option in reversed((viewer_option, *options)):
-        command = option(command)
+    generate: Any = request_options  # fields by name, as a decorator's keywords would be
+    command = viewer_option(generate(params, **fields)(mabos_options(answer)))
     return query.command(name, help=help_text)(command)
 
 
@@ -193,9 +183,7 @@ _query_command(
         "mabos graph query goals-behind --json",
         "mabos graph query goals-behind --agent finance-agent --tolerance 0.1 --at 2024-06-01",
     ),
-    click.option("--tolerance", type=float, default=0.0, show_default=True, help="Gap (0..1) to exceed."),
-    click.option("--at", type=ISO_DATETIME, default=None, help="Judge at this moment (default: now)."),
-    limit_option,
+    GoalsBehindParams,
 )
 _query_command(
     "paths",
@@ -205,10 +193,8 @@ _query_command(
         "mabos graph query paths --json",
         "mabos graph query paths --from belief:B-01J... --to plan --max-depth 3",
     ),
-    click.option("--from", "start", default="belief", show_default=True, help="Start kind, uid or kind:uid."),
-    click.option("--to", "to", default="plan", show_default=True, help="End kind, uid or kind:uid."),
-    click.option("--max-depth", type=int, default=4, show_default=True, help="Most relations on a path (1..8)."),
-    limit_option,
+    PathsParams,
+    start=Cli(flag="--from"),
 )
 _query_command(
     "belief-conflicts",
@@ -217,8 +203,7 @@ _query_command(
         "across agents, with the goals they support.",
         "mabos graph query belief-conflicts --json",
     ),
-    click.option("--min-certainty", type=float, default=0.6, show_default=True, help="Certainty both must exceed."),
-    limit_option,
+    BeliefConflictsParams,
 )
 _query_command(
     "lineage",
@@ -227,11 +212,8 @@ _query_command(
         "mabos graph query lineage F-01J... --json",
         "mabos graph query lineage M-01J... --direction ancestors --max-depth 3",
     ),
-    click.argument("uid", metavar="UID"),
-    click.option(
-        "--direction", type=click.Choice(["ancestors", "descendants", "both"]), default="both", show_default=True
-    ),
-    click.option("--max-depth", type=int, default=10, show_default=True, help="Most derivation steps (1..50)."),
+    LineageParams,
+    uid=Cli(argument=True, metavar="UID"),
 )
 _query_command(
     "belief-holders",
@@ -241,9 +223,8 @@ _query_command(
         'mabos graph query belief-holders "acme revenue" --json',
         "mabos graph query belief-holders growing --match contains",
     ),
-    click.argument("subject"),
-    click.option("--match", type=click.Choice(["subject", "contains"]), default="subject", show_default=True),
-    click.option("--min-certainty", type=float, default=0.0, show_default=True, help="Least certainty counted."),
+    BeliefHoldersParams,
+    subject=Cli(argument=True),
 )
 _query_command(
     "blocked-steps",
@@ -252,5 +233,5 @@ _query_command(
         "the unfinished steps at the bottom of those chains, and dependency cycles.",
         "mabos graph query blocked-steps --json",
     ),
-    limit_option,
+    BlockedStepsParams,
 )

@@ -7,48 +7,27 @@ is written only in a scope it may write; relations and paths hold only edges and
 ``graph_path`` is not ``graph_query`` with ``name=paths``: it follows edges in either direction through an exact
 sequence of node kinds (``belief goal plan``), optionally from one node and along one relation, as ``mabos graph
 path`` always did; ``graph_query`` answers the catalogue's directed belief/desire -> goal -> plan chains.
+
+The inputs are the BDI service's requests (:mod:`kg.bdi_requests`) plus ``agent_id``.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
-
 from pydantic import BaseModel, Field
 
 from cli.tools.registry import ToolContext, ToolInput, tool
+from kg.bdi_requests import GraphLinkRequest, GraphPathRequest, GraphRelationsRequest, LinkKind
 from kg.models import GraphPath, Relation
-from kg.models.base import RecordId
-from kg.models.bdi import MAX_PATH_LENGTH
 
 GROUP = "graph"
 
-#: The relations an agent may create (``agent-owns`` is implied by a record's owner, never stored).
-LinkKind = Literal["belief-supports-goal", "desire-motivates-goal", "goal-requires-plan", "goal-decomposition",
-                   "plan-contains-step", "step-depends-on", "agent-has-skill", "decision-resolves-goal",
-                   "derived-from", "case-used-plan"]  # fmt: skip
-_KINDS = "belief, desire, goal, intention, plan, plan_step (or step), fact, case, agent, memory, memory:<type>"
 
-
-class GraphLinkInput(ToolInput):
+class GraphLinkInput(GraphLinkRequest, ToolInput):
     """Arguments of ``graph_link``."""
 
-    relation: LinkKind = Field(
-        description="The edge's kind (source -> target): belief-supports-goal, desire-motivates-goal, "
-        "goal-requires-plan, goal-decomposition (parent -> subgoal), plan-contains-step, step-depends-on (dependent "
-        "-> dependency), agent-has-skill (agent -> skill memory), decision-resolves-goal (decision memory -> goal), "
-        "derived-from (fact or memory -> its source), case-used-plan."
-    )
-    source_uid: RecordId = Field(description="The source record's uid, e.g. 'B-01J...' for belief-supports-goal.")
-    target_uid: RecordId = Field(description="The target record's uid, e.g. 'G-01J...'.")
-    scope: str | None = Field(
-        default=None, max_length=256, description="Where the edge lives (default the agent's own scope)."
-    )
 
-
-class GraphRelationsInput(ToolInput):
+class GraphRelationsInput(GraphRelationsRequest, ToolInput):
     """Arguments of ``graph_relations``."""
-
-    uid: RecordId = Field(description="The record whose edges to list (either end), e.g. 'G-01J...'.")
 
 
 class RelationList(BaseModel):
@@ -58,18 +37,8 @@ class RelationList(BaseModel):
     count: int = Field(description="How many edges were returned.")
 
 
-class GraphPathInput(ToolInput):
+class GraphPathInput(GraphPathRequest, ToolInput):
     """Arguments of ``graph_path``."""
-
-    kinds: list[Annotated[str, Field(min_length=1, max_length=64)]] = Field(
-        min_length=1,
-        max_length=MAX_PATH_LENGTH,
-        description=f"The node kinds along the path, in order (1..{MAX_PATH_LENGTH}), e.g. ['belief', 'goal', "
-        f"'plan']; kinds: {_KINDS}.",
-    )
-    start_uid: RecordId | None = Field(default=None, description="Start the paths at this node (its kind: kinds[0]).")
-    relation: LinkKind | None = Field(default=None, description="Follow only edges of this relation.")
-    limit: int = Field(default=100, ge=1, le=10_000, description="At most this many paths (1..10000).")
 
 
 class PathList(BaseModel):
@@ -99,24 +68,20 @@ _PATH = (
 @tool("graph_link", group=GROUP, description=_LINK)
 def graph_link(ctx: ToolContext, args: GraphLinkInput) -> Relation:
     """Create an edge through the BDI service (both ends readable, the edge's scope writable)."""
-    return ctx.workspace().bdi.link(
-        ctx.agent_for(args), args.relation, args.source_uid, args.target_uid, scope=args.scope
-    )
+    return ctx.workspace().bdi.link(ctx.agent_for(args), args)
 
 
 @tool("graph_relations", group=GROUP, description=_RELATIONS)
 def graph_relations(ctx: ToolContext, args: GraphRelationsInput) -> RelationList:
     """Edges touching a record, in the agent's readable scopes."""
-    found = ctx.workspace().bdi.relations(ctx.agent_for(args), args.uid)
+    found = ctx.workspace().bdi.relations(ctx.agent_for(args), args)
     return RelationList(relations=found, count=len(found))
 
 
 @tool("graph_path", group=GROUP, description=_PATH)
 def graph_path(ctx: ToolContext, args: GraphPathInput) -> PathList:
     """Kind-sequence paths through readable nodes and edges."""
-    found = ctx.workspace().bdi.paths(
-        ctx.agent_for(args), args.kinds, start_uid=args.start_uid, relation=args.relation, limit=args.limit
-    )
+    found = ctx.workspace().bdi.paths(ctx.agent_for(args), args)
     return PathList(paths=found, count=len(found))
 
 
