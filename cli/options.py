@@ -67,7 +67,8 @@ class Cli:
         off: The flag that sets an optional boolean false (``--failure`` beside ``--success``; default
             ``--no-<flag>``).
         hidden: Not on the command line: the field takes ``value`` (when not None), else the model's default
-            (``limit`` of a command that always lists everything).
+            (``limit`` of a command that always lists everything). ``agent_id`` is ``--agent/-a`` unless its
+            :class:`Cli` is hidden (the command acts as the operator) or gives ``params`` (``--by``).
         fields: The field is a model given by one option per field of its own, in its place (``--uncertainty`` ...
             ``--stakes`` for ``problem_classification``), each as its :class:`Cli` here says; the field is given
             when one of them is (always, when the field is required: its fields' defaults apply).
@@ -201,8 +202,11 @@ class _Field:
         self.optional = optional
         self.param: click.Parameter | None = None
         self.parts: list[_Field] = []
-        if name == "agent_id" or cli.hidden:
-            return  # agent_id: --agent/-a (cli.common.agent_option), the one spelling of the acting agent
+        #: agent_id is --agent/-a (cli.common.agent_option), the one spelling of the acting agent, unless the
+        #: command says otherwise (hidden: none; params: its own, as ontology's --by and --approved-by)
+        self.acting = name == "agent_id" and not (cli.hidden or cli.params)
+        if self.acting or cli.hidden:
+            return
         if cli.params:
             if cli.build is None:
                 raise TypeError(f"{name}: Cli(params=...) needs build=")
@@ -292,7 +296,7 @@ class _Field:
 
     def attach(self, command: Callable[..., Any]) -> None:
         """Give ``command`` this field's parameter(s)."""
-        if self.name == "agent_id":
+        if self.acting:
             agent_option(command)
             return
         for part in reversed(self.parts):
@@ -304,7 +308,7 @@ class _Field:
     # ------------------------------------------------------------------ the value
 
     def _names(self) -> list[str]:
-        if self.name == "agent_id":
+        if self.acting:
             return ["agent"]
         if self.parts:
             return [name for part in self.parts for name in part._names()]
@@ -326,7 +330,7 @@ class _Field:
     def typed(self, ctx: click.Context, kwargs: dict[str, Any]) -> str | None:
         """The generated option by which the user gave this field (None: not given, or by ``--agent``, a hidden
         value or the command's own parameters)."""
-        if self.name == "agent_id" or self.cli.hidden or self.cli.params:
+        if self.acting or self.cli.hidden or self.cli.params:
             return None
         if self.parts:
             return next((flag for part in self.parts if (flag := part.typed(ctx, kwargs))), None)

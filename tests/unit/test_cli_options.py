@@ -272,3 +272,32 @@ def test_a_nested_field_needs_a_model():
         request_options(HangingInput, title=Cli(fields={}))
     with pytest.raises(TypeError, match="Frame has no field depth"):
         request_options(HangingInput, frame=Cli(fields={"depth": Cli()}))
+
+
+# ---------------------------------------------------------------------------------------------- the acting agent
+
+SIGNED: list[CatalogueInput] = []
+BY = click.Option(["--by", "by"], required=True, help="Who signs.")
+
+
+@click.command("sign")
+@request_options(CatalogueInput, agent_id=Cli(params=(BY,), build=lambda by: by), document=Cli(argument=True))
+def sign(*, request: CatalogueInput) -> None:
+    SIGNED.append(request)
+
+
+@click.command("survey")
+@request_options(CatalogueInput, agent_id=Cli(hidden=True))
+def survey(*, request: CatalogueInput) -> None:
+    SIGNED.append(request)
+
+
+def test_the_acting_agent_by_the_commands_own_option_or_none():
+    assert [p.name for p in sign.params] == ["by", "document"] and [p.name for p in survey.params] == ["document"]
+    SIGNED.clear()
+    assert CliRunner().invoke(_Reported([sign]), ["sign", "deed", "--by", "ann"]).exit_code == 0
+    assert CliRunner().invoke(_Reported([survey]), ["survey", "--document", "map"]).exit_code == 0
+    assert [(s.agent_id, s.document) for s in SIGNED] == [("ann", "deed"), (None, "map")]
+    assert "agent_id" not in SIGNED[1].model_fields_set
+    missing = CliRunner().invoke(_Reported([sign]), ["sign", "deed"])
+    assert missing.exit_code == 2 and "Missing option '--by'" in missing.output  # the command's own rule
