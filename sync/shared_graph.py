@@ -21,10 +21,10 @@ from kg.models import format_ts
 from kg.shared_graph import TypeDBSettings, fingerprint, replay_target, resolve_settings, schema_for, shared_client
 from kg.workspace import ONTOLOGY_DIR, STATE_DIR, Workspace
 from sync.breaker import BREAKER_FILE, CircuitBreaker
-from sync.replay import PushReport, push
 
 if TYPE_CHECKING:
     from kg.shared_graph import TypeDBClient
+    from sync.replay import PushReport
 
 #: Where the fingerprint of the last schema synced to TypeDB is kept (per workspace).
 SCHEMA_STATE = "typedb-schema.json"
@@ -134,6 +134,8 @@ def push_outbox(
     committed stays unacknowledged.
     """
     sync_schema(ws, only_if_changed=True, override=override)
+    from sync.replay import push  # noqa: PLC0415 - every command's write-through set-up imports this module
+
     return push(ws.ports, replay_target(client_for(ws, override)), batch=batch, progress=progress)
 
 
