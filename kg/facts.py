@@ -7,12 +7,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from datetime import datetime
 from itertools import islice
 from operator import itemgetter
-from typing import Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from pydantic import Field
 
@@ -24,6 +23,9 @@ from kg.models.request import fields_of, requested
 from kg.ports import GraphStore
 from kg.ports.facts import FactRow, PreparedFacts
 from kg.scopes import ScopePolicy
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 DEFAULT_BATCH = 5_000
 _status = itemgetter(1)  # of an AssertOutcome
@@ -134,6 +136,8 @@ class FactService:
                         break
                     number += 1
                     if pool is None:
+                        from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415 - bulk asserts only
+
                         pool = ThreadPoolExecutor(1, thread_name_prefix="mabos-facts-screen")
                         if tune_process:
                             stack.enter_context(quick_handoff())  # the writer gets the GIL back sooner
