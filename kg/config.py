@@ -15,7 +15,7 @@ from pydantic import Field, ValidationError, model_validator
 from kg.errors import WorkspaceError
 from kg.models import Model, describe_validation_error
 from kg.recall.embedder import DEFAULT_DIMENSION, DEFAULT_MODEL
-from kg.recall.fusion import DEFAULT_FUSION
+from kg.recall.fusion_types import DEFAULT_FUSION
 
 CONFIG_FILE = "mabos.toml"
 
