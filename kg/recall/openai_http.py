@@ -9,10 +9,12 @@ quoted on one line with the key blanked should the server echo it.
 from __future__ import annotations
 
 import os
-import urllib.error
-import urllib.request
+from typing import TYPE_CHECKING
 
 from kg.errors import BackendUnavailableError
+
+if TYPE_CHECKING:
+    import urllib.error
 
 _BODY_EXCERPT = 200
 
@@ -42,6 +44,9 @@ def post_json(url: str, body: bytes, *, api_key_env: str | None, timeout: float,
     headers = {"Content-Type": "application/json", "Accept": "application/json"}
     if key:
         headers["Authorization"] = f"Bearer {key}"
+    import urllib.error  # noqa: PLC0415 - urllib.request (http.client, ssl, email) loads when a call is made
+    import urllib.request  # noqa: PLC0415
+
     request = urllib.request.Request(url, data=body, headers=headers, method="POST")  # noqa: S310
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 - callers check the scheme
