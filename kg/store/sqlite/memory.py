@@ -1,10 +1,11 @@
 """SQLite adapter of the memory port: inserts with capacity rules, updates, filters, FTS5 search.
 
-Expiry is read, not written, by a read: a short-term item past its ``expires_at`` reads as archived at that
-moment (``archived_at`` = ``expires_at``, left out unless archived items are asked for, counted as archived) at
-the store clock's time, whether or not the write that archives it (:meth:`SqliteMemoryStore.archive_expired`,
-the next :meth:`~SqliteMemoryStore.add` of the agent, the nightly job) has run yet. That write stores the same
-``archived_at`` and appends the outbox event, so what a read shows does not depend on when it runs.
+Expiry is read, not written, by a read: a short-term item past its ``expires_at`` (at the store clock's time)
+counts as archived as of its expiry - left out unless archived items are asked for, counted as archived, not
+valid after it - whether or not the write that archives it (:meth:`SqliteMemoryStore.archive_expired`, the next
+:meth:`~SqliteMemoryStore.add` of the agent, the nightly job) has run yet. That write stores ``archived_at`` =
+``expires_at`` and appends the outbox event, so which items a read returns does not depend on when it runs; the
+item's fields read as stored.
 """
 
 from __future__ import annotations
@@ -32,12 +33,9 @@ _FIELDS = (
 _LINEAGE = f"CASE WHEN m.derived THEN {ordered_ids('parent_uid', 'lineage', 'child_uid', 'm.uid')} ELSE '[]' END"
 #: A short-term item whose TTL has passed at ``?`` (now) and that no write has archived yet.
 _EXPIRED = "(m.archived_at IS NULL AND m.store = 'short_term' AND m.expires_at IS NOT NULL AND m.expires_at <= ?)"
-#: When an item was archived, as reads see it (one ``?``: now): stored, or its expiry once that has passed.
+#: When an item counts as archived (one ``?``: now): as stored, or its expiry once that has passed.
 _ARCHIVED_AT = f"CASE WHEN m.archived_at IS NOT NULL THEN m.archived_at WHEN {_EXPIRED} THEN m.expires_at END"
-# The columns of an item (one ``?``, now, comes first in a read's parameters: see _ARCHIVED_AT).
-_COLUMNS = ", ".join(f"m.{f}" if f != "archived_at" else f"{_ARCHIVED_AT} AS archived_at" for f in _FIELDS) + (
-    f", {_LINEAGE} AS derived_from"
-)
+_COLUMNS = ", ".join(f"m.{f}" for f in _FIELDS) + f", {_LINEAGE} AS derived_from"
 #: Earlier items of the same agent and scope that make up an item's context (with the one just after it),
 #: and how close in time.
 CONTEXT_ITEMS = 2
@@ -313,12 +311,11 @@ class SqliteMemoryStore:
 
     def list(self, query: MemoryQuery) -> builtins.list[MemoryItem]:
         """Items matching ``query`` in creation order."""
-        now = self.db.now()
-        where, params = self._where(query, now)
+        where, params = self._where(query, self.db.now())
         order = "m.created_at, m.uid" if query.order == "created" else "m.importance DESC, m.created_at DESC, m.uid"
         rows = self.db.read(
             f"SELECT {_COLUMNS} FROM memory_items m WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ?",
-            [now, *params, query.limit],
+            [*params, query.limit],
         )
         return self._to_items(rows)
 
@@ -333,15 +330,14 @@ class SqliteMemoryStore:
             return []
         kept, matches = self.term_stats.plan(terms)  # common words cost most and weigh least
         match = " OR ".join(f'"{t}"' for t in kept)
-        now = self.db.now()
-        where, params = self._where(query, now)
+        where, params = self._where(query, self.db.now())
         # the newest ROW_WINDOW matches only, when there are far more (see kg.store.sqlite.term_stats)
         window = f"ORDER BY rowid DESC LIMIT {ROW_WINDOW}" if matches > ROW_WINDOW else ""
         rows = self.db.read(
             f"SELECT {_COLUMNS}, f.rank AS rank FROM (SELECT rowid, bm25(memory_fts, 1.0, 1.0, {CONTEXT_WEIGHT}) "
             f"AS rank FROM memory_fts WHERE memory_fts MATCH ? {window}) f JOIN memory_items m ON m.seq = f.rowid "
             f"WHERE {' AND '.join(where)} ORDER BY f.rank, m.uid LIMIT ?",
-            [now, match, *params, query.limit],
+            [match, *params, query.limit],
         )
         items = self._to_items(rows)
         return [(item, float(row["rank"])) for item, row in zip(items, rows, strict=True)]
@@ -349,26 +345,24 @@ class SqliteMemoryStore:
     def scan(self, after: int, limit: int) -> builtins.list[tuple[int, MemoryItem]]:
         """Up to ``limit`` items in insertion order after position ``after`` (0: from the start), with positions."""
         sql = f"SELECT m.seq AS pos, {_COLUMNS} FROM memory_items m WHERE m.seq > ? ORDER BY m.seq LIMIT ?"
-        rows = self.db.read(sql, (self.db.now(), after, limit))
+        rows = self.db.read(sql, (after, limit))
         return list(zip((int(r["pos"]) for r in rows), self._to_items(rows), strict=True))
 
     def filter_items(self, uids: Iterable[str], query: MemoryQuery) -> dict[str, MemoryItem]:
         """The items of ``uids`` that match ``query``'s filters, by uid (its text, order and limit are ignored)."""
-        now = self.db.now()
-        where, params = self._where(query, now)
-        return self._by_uid(uids, " AND ".join(where), params, now)
+        where, params = self._where(query, self.db.now())
+        return self._by_uid(uids, " AND ".join(where), params)
 
     def get_many(self, uids: Iterable[str]) -> dict[str, MemoryItem]:
         """Items by uid."""
-        return self._by_uid(uids, "1", [], self.db.now())
+        return self._by_uid(uids, "1", [])
 
-    def _by_uid(self, uids: Iterable[str], where: str, params: builtins.list[Any],
-                now: str) -> dict[str, MemoryItem]:  # fmt: skip
+    def _by_uid(self, uids: Iterable[str], where: str, params: builtins.list[Any]) -> dict[str, MemoryItem]:
         # The uid list drives the join (CROSS JOIN fixes the order): without statistics SQLite would
         # otherwise scan the agent's (agent_id, scope) index - 40 ms instead of 0.3 at 100,000 items.
         rows = self.db.read(
             f"SELECT {_COLUMNS} FROM json_each(?) w CROSS JOIN memory_items m ON m.uid = w.value WHERE {where}",
-            [now, json.dumps(list(dict.fromkeys(uids))), *params],
+            [json.dumps(list(dict.fromkeys(uids))), *params],
         )
         return {item.uid: item for item in self._to_items(rows)}
 
