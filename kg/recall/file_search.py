@@ -13,8 +13,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from kg.errors import BackendUnavailableError
 from kg.ports import Embedder
@@ -24,6 +23,9 @@ from kg.recall.engine import RecallMode, RecallSettings, check_mode
 from kg.recall.fallback import FileHit
 from kg.recall.fusion import FusionMethod, ScoreBreakdown, rank
 from kg.recall.markdown_index import MarkdownIndex, searchable_text
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _DATE_IN_NAME = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 
@@ -81,6 +83,8 @@ def search_files(index: MarkdownIndex, agent_id: str, text: str, *, embedder: Em
 
 def _vector_branch(chunks: list[Chunk], text: str, embedder: Embedder,
                    cand: int) -> tuple[list[tuple[str, float]], dict[str, np.ndarray]]:  # fmt: skip
+    import numpy as np  # noqa: PLC0415 - loaded with the model (a BM25 recall imports this module without it)
+
     [query] = embedder.embed([text])
     matrix = np.asarray(embedder.embed([searchable_text(c) for c in chunks], batch=True), dtype=np.float32)
     sims = matrix @ np.asarray(query, dtype=np.float32)

@@ -43,7 +43,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-import numpy as np
 from cachetools import LRUCache
 
 from kg import layout
@@ -271,6 +270,8 @@ class MarkdownIndex:
         model = self._model(agent_id, chunks)
         if model is None:
             return []
+        import numpy as np  # noqa: PLC0415 - with the BM25 model, when files are searched (not by every recall's import)
+
         scores = model.get_scores(terms)
         order = sorted(np.flatnonzero(scores > 0), key=lambda k: (-float(scores[k]), chunks[k].path, k))
         hits: list[MarkdownHit] = []

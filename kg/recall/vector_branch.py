@@ -13,8 +13,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from kg.models import MemoryItem
 
 if TYPE_CHECKING:
@@ -31,6 +29,8 @@ def exact_scores(query: Sequence[float], vectors: Mapping[str, Sequence[float]])
     """``(uid, inner product with query)`` of every vector, best first, ties by uid (float32, as the index)."""
     if not vectors:
         return []
+    import numpy as np  # noqa: PLC0415 - loaded with the model, not by a BM25 recall that imports this module
+
     uids = list(vectors)
     matrix = np.asarray([vectors[uid] for uid in uids], dtype=np.float32)
     scores = matrix @ np.asarray(query, dtype=np.float32)

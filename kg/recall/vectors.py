@@ -23,17 +23,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any
 
 from kg.errors import InputError
 
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Matrix = npt.NDArray[np.float32]
+
 
 class _OnFirstUse:
-    """A module imported when one of its attributes is first read: faiss takes a noticeable part of a CLI start,
-    and a command that opens the workspace without searching vectors (``mabos fact query``) never needs it."""
+    """A module imported when one of its attributes is first read: faiss and NumPy take a noticeable part of a CLI
+    start, and a command that opens the workspace without searching vectors (``mabos fact query``, a BM25 recall)
+    never needs them."""
 
     def __init__(self, name: str) -> None:
         self._name = name
@@ -45,14 +49,14 @@ class _OnFirstUse:
 
 
 faiss: Any = _OnFirstUse("faiss")
+if not TYPE_CHECKING:  # the type checker reads the real module (imported above for it)
+    np = _OnFirstUse("numpy")
 
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
 _DATA_FILE_RE = re.compile(r"^(index-[0-9a-f]{16}\.faiss|ids-[0-9a-f]{16}\.json)$")
 _TEMP_MAX_AGE_SECONDS = 3600  # leftovers of a crashed save; younger ones may belong to a save in progress
 logger = logging.getLogger(__name__)
-
-Matrix = npt.NDArray[np.float32]
 
 
 @dataclass(frozen=True)

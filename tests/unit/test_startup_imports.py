@@ -119,11 +119,6 @@ def test_a_fact_query_as_json_imports_only_what_it_answers_with(answering: Path)
     assert [m for m in found["ours"] if m.startswith(unused)] == ["cli.render"]  # the module, not what it renders with
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="kg.recall.engine imports kg.recall.sidecar (with kg.recall.vectors: NumPy) and kg.recall.vector_branch "
-    "(NumPy) at module level, so a BM25 recall that never touches the vector index loads NumPy",
-)
 def test_a_bm25_recall_as_json_imports_no_vectors_rdf_web_or_rich(answering: Path):
     argv = ["memory", "recall", "--agent", "a", "renewal terms", "--mode", "bm25", "--json"]
     found, printed = _mabos(*argv, "--workspace", str(answering))
