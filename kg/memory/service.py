@@ -3,7 +3,7 @@ memory_status over the three stores.
 
 Stores: working (7 items; overflow demotes the oldest to short-term), short-term (200 items, 2-hour
 TTL; overflow archives the lowest importance), long-term (unbounded). Nothing is deleted: archived items stay
-recallable with ``include_archived``. An expired short-term item reads as archived from its expiry on; the write
+recallable with ``include_archived``. An expired short-term item counts as archived from its expiry on; the write
 that archives it on disk (with its outbox event) comes with the agent's next memory write, the servers' idle
 time (:meth:`MemoryService.prune_all_expired`) or the nightly job - never with a read.
 
