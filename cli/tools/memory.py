@@ -12,7 +12,6 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from cli.tools.registry import ToolContext, ToolInput, tool
-from kg.conversation.budget import allocate
 from kg.errors import BackendUnavailableError, CorruptStoreError, InputError
 from kg.memory import consolidation
 from kg.memory.checkpoints import latest_checkpoint, read_checkpoint, write_checkpoint
@@ -85,13 +84,7 @@ def memory_recall(ctx: ToolContext, args: RecallInput) -> RecallResult:
         ws = ctx.workspace()
     except (CorruptStoreError, BackendUnavailableError) as exc:
         return recall_from_files(ctx.path or default_path(), agent, args, reason=str(exc))
-    return ws.memory.recall(
-        agent, args.query, limit=args.limit, depth=args.depth, mode=args.mode, fusion=args.fusion, mmr=args.mmr,
-        explain=args.explain, min_score=args.min_score, source=args.source, types=args.types or None,
-        stores=args.stores or None, tags=args.tags or None, min_importance=args.min_importance,
-        max_age=args.max_age, valid_at=args.valid_at, include_archived=args.include_archived, scope=args.scope,
-        max_tokens=allocate(args.window).memory if args.window is not None else args.max_tokens,
-    )  # fmt: skip
+    return ws.memory.recall(agent, args)
 
 
 def recall_from_files(workspace: Path, agent: str, args: RecallInput, *, reason: str) -> RecallResult:

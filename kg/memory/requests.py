@@ -82,7 +82,11 @@ class RecallRequest(Request):
     )
     mmr: bool = Field(default=False, description="Re-rank for diversity (maximal marginal relevance, lambda 0.7).")
     explain: bool = Field(default=False, description="Show every component of every score.")
-    min_score: float = Field(default=0.0, ge=0.0, description="Drop hits scoring below this.")
+    min_score: float = Field(
+        default=0.0,
+        allow_inf_nan=False,
+        description="Drop hits scoring below this (with mmr a redundant hit's score can fall below 0).",
+    )
     source: Literal["items", "files"] = Field(
         default="items", description="Search memory items, or the agent's Markdown files (cited by file and lines)."
     )
@@ -111,6 +115,11 @@ class RecallRequest(Request):
         "overrides max_tokens.",
     )
     scope: str | None = Field(default=None, description="Only this readable scope (default: all the agent may read).")
+
+
+#: The fields of a :class:`RecallRequest` that choose which items qualify (the store's ``MemoryQuery`` filters); the
+#: others say what to look for, how to search and rank, and how much to return.
+RECALL_FILTERS = ("types", "stores", "tags", "min_importance", "max_age", "valid_at", "include_archived", "scope")
 
 
 class ConsolidateRequest(Request):
@@ -177,6 +186,7 @@ __all__ = [
     "MAX_HIERARCHY_LIMIT",
     "MAX_RECALL_LIMIT",
     "MAX_RECALL_TOKENS",
+    "RECALL_FILTERS",
     "BuildHierarchyRequest",
     "CheckpointRequest",
     "CognitiveRequest",

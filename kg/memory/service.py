@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import Field
 
 from kg.clock import Clock
+from kg.conversation.budget import allocate
 from kg.errors import InputError, NotFoundError
 from kg.ids import new_id
 from kg.memory.access import AccessLog
@@ -31,6 +32,7 @@ from kg.memory.files import directory_lock, memory_dir
 from kg.memory.hit_selection import new_terms, within_budget
 from kg.memory.importance import MANUAL_TAG, formula_weighted, item_importance, recalculated, topic_tags
 from kg.memory.recall_search import IMPORTANCE_WEIGHT, HitMode, RecallHit, RecallResult, RecallSearch
+from kg.memory.requests import MAX_DEPTH, MAX_RECALL_LIMIT, MAX_RECALL_TOKENS, RECALL_FILTERS, RecallRequest
 from kg.memory.tiers import TierChange, TierPolicy, plan_tier_changes
 from kg.models import (
     MemoryItem,
@@ -40,11 +42,11 @@ from kg.models import (
     Model,
     parse,
 )
+from kg.models.request import requested
 from kg.ports import GraphStore, MemoryWriteResult, StoreLimits
-from kg.recall.engine import RecallEngine, check_mode
+from kg.recall.engine import RecallEngine
 from kg.recall.fallback import fallback_recall
 from kg.recall.file_search import search_files
-from kg.recall.fusion import check_fusion
 from kg.recall.markdown_index import MarkdownIndex
 from kg.recall.sidecar import IndexUnavailableError
 from kg.scopes import ScopePolicy
@@ -62,10 +64,6 @@ DEFAULT_IMPORTANCE: dict[MemoryType, float] = {
     MemoryType.EVENT: 0.4,
 }
 FALLBACK_IMPORTANCE = 0.5
-MAX_RECALL_LIMIT = 100
-MAX_DEPTH = 3
-#: The largest token budget a recall accepts.
-MAX_RECALL_TOKENS = 10_000_000
 
 
 class StoreResult(Model):
@@ -225,11 +223,11 @@ class MemoryService:
         data = {"scopes": scopes, "agent_id": owner, **{k: v for k, v in filters.items() if v is not None}}
         return parse(MemoryQuery, data)
 
-    def recall(self, agent_id: str, query: str = "", *, limit: int = 20, depth: int = 0, mode: str = "hybrid",
-               fusion: str = "weighted", mmr: bool = False, explain: bool = False, min_score: float = 0.0,
-               source: str = "items", touch: bool = True, max_tokens: int | None = None,
-               **filters: Any) -> RecallResult:  # fmt: skip
-        """Items visible to the agent, best first, by the hybrid engine (:mod:`kg.recall.engine`).
+    def recall(self, agent_id: str, query: str | RecallRequest = "", *, touch: bool = True,
+               **fields: Any) -> RecallResult:  # fmt: skip
+        """Items visible to the agent, best first, by the hybrid engine (:mod:`kg.recall.engine`): a
+        :class:`~kg.memory.requests.RecallRequest` (its fields and bounds are declared there), or its query and
+        fields as keywords, validated into one.
 
         ``mode`` hybrid|bm25|vector, ``fusion`` weighted|rrf, ``mmr`` for diversity, ``min_score``, and
         ``explain`` for every component of every score. Filters: ``types``, ``stores``, ``tags`` (all must
@@ -238,7 +236,8 @@ class MemoryService:
         frequent new terms of each level's results (R4); hits then carry the depth that found them.
         ``max_tokens`` is the retrieved-memory share of a context budget (``kg.conversation.budget``): hits are
         kept best first while their contents fit (a hit that does not fit is passed over), and
-        ``budget_dropped`` counts the rest. ``source="files"`` searches the agent's Markdown files instead
+        ``budget_dropped`` counts the rest; ``window`` (a whole context window) makes its retrieved-memory share
+        the budget instead. ``source="files"`` searches the agent's Markdown files instead
         (``files`` in the result). If the vector index is unusable and the store too large to search without it,
         the Markdown files answer (``fallback``).
 
@@ -247,23 +246,18 @@ class MemoryService:
         now, a note says so and the access is written with the next one), and vectors the search had to compute
         go to the embedding cache.
         """
-        if not 1 <= limit <= MAX_RECALL_LIMIT:
-            raise InputError("limit", f"must be between 1 and {MAX_RECALL_LIMIT}")
-        if not 0 <= depth <= MAX_DEPTH:
-            raise InputError("depth", f"must be between 0 and {MAX_DEPTH}")
-        if source not in ("items", "files"):
-            raise InputError("source", f"must be items or files, got {source!r}")
-        if max_tokens is not None and not 1 <= max_tokens <= MAX_RECALL_TOKENS:
-            raise InputError("max_tokens", f"must be between 1 and {MAX_RECALL_TOKENS}")
-        requested = check_mode(mode)
-        method = check_fusion(fusion)
-        result = RecallResult(agent_id=agent_id, query=query, mode=requested, requested_mode=requested,
-                              fusion=method, mmr=mmr)  # fmt: skip
-        if source == "files":
+        request = requested(RecallRequest, query, fields, first="query")
+        query, limit, depth, explain, min_score = (request.query, request.limit, request.depth, request.explain,
+                                                   request.min_score)  # fmt: skip
+        max_tokens = allocate(request.window).memory if request.window is not None else request.max_tokens
+        result = RecallResult(agent_id=agent_id, query=query, mode=request.mode, requested_mode=request.mode,
+                              fusion=request.fusion, mmr=request.mmr)  # fmt: skip
+        if request.source == "files":
             return self._recall_files(result, limit=limit, explain=explain, min_score=min_score)
+        filters = {name: getattr(request, name) for name in RECALL_FILTERS}
         base = self._query(agent_id, limit=max(20, 4 * limit), **filters)
-        search = RecallSearch(self.store.memory, self.engine, self.clock, result, mode=requested, fusion=method,
-                              mmr=mmr, explain=explain, min_score=min_score)  # fmt: skip
+        search = RecallSearch(self.store.memory, self.engine, self.clock, result, mode=request.mode,
+                              fusion=request.fusion, mmr=request.mmr, explain=explain, min_score=min_score)  # fmt: skip
         try:
             hits = search.run(query, base, limit, depth=0 if depth else None)
             seen = {h.item.uid for h in hits}
