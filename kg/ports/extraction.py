@@ -8,12 +8,15 @@ from contextlib import AbstractContextManager
 from datetime import date
 from typing import Protocol
 
+from kg.errors import BackendError
 from kg.models.conversation import Message
 from kg.models.extraction import WindowExtraction
 
 
-class ExtractionFailedError(Exception):
-    """An extractor could not produce a usable answer for a window (the window is left for the next run)."""
+class ExtractionFailedError(BackendError):
+    """An extractor could not produce a usable answer for a window (the window is left for the next run): the chat
+    model answered, but not usably. The extraction service records the window as failed; a caller of an
+    extractor's own ``extract`` meets it as a :class:`~kg.errors.BackendError` (one line, exit code 1)."""
 
 
 class Extractor(Protocol):

@@ -6,7 +6,6 @@ with a dot, list positions in brackets, so an agent can find the value it has to
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
@@ -62,11 +61,4 @@ def parse_inputs(model: type[M], data: Any, method: str) -> M:
         raise input_error(method, loc, msg) from None
 
 
-def finite(value: float, where: str) -> float:
-    """``value`` if it is a finite number; a ``ValueError`` located at ``where`` otherwise."""
-    if not math.isfinite(value):
-        raise ValueError(f"@{where}: must be a finite number, got {value!r}")
-    return value
-
-
-__all__ = ["finite", "input_error", "parse_inputs", "path_of"]
+__all__ = ["input_error", "parse_inputs", "path_of"]
