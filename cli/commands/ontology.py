@@ -12,15 +12,36 @@ import click
 
 from cli import render
 from cli.common import Session, example, ontology_options
-from cli.tools.ontology import MAX_LIST, ProposalList, ScaffoldResult, ValidationReport
-from cli.tools.ontology_admin import OntologyCheck, ProposalDiff, TypeQLResult
-from kg.models import OntologyProposal, ProposalNodeType, ProposalStatus
+from cli.options import Cli, request_options
+from cli.tools.ontology import (
+    ListInput,
+    MergeInput,
+    ProposalList,
+    ProposeInput,
+    ScaffoldInput,
+    ScaffoldResult,
+    ValidateInput,
+    ValidationReport,
+)
+from cli.tools.ontology_admin import DiffInput, OntologyCheck, ProposalDiff, RejectInput, TypeQLResult
+from kg.models import OntologyProposal
 from kg.ontology.files import atomic_write
+from kg.ontology.requests import MAX_LIST
 from kg.workspace import ONTOLOGY_DIR
 
 #: Where ``to-typeql`` writes by default, inside the workspace.
 TYPEQL_OUT = Path("schema") / "typedb" / "ontology.tql"
-proposal_argument = click.argument("uid", metavar="PROPOSAL_ID")
+PROPOSAL = Cli(argument=True, metavar="PROPOSAL_ID")
+#: The operator's commands: no acting agent (every proposal visible; the scaffold acts for nobody).
+OPERATOR = Cli(hidden=True)
+
+
+def by(help_text: str, *, flag: str = "--by", required: bool = False) -> Cli:
+    """The acting agent as the command names its role (``--by``: who proposes, validates, rejects;
+    ``--approved-by``: who merges)."""
+    name = flag.removeprefix("--").replace("-", "_")
+    option = click.Option([flag, name], required=required, default=None, help=help_text)
+    return Cli(params=(option,), build=lambda **given: given[name])
 
 
 def _proposal_line(p: OntologyProposal) -> tuple[Any, ...]:
@@ -50,28 +71,12 @@ def ontology() -> None:
     "--label 'Dropship Fulfillment' --parent ecommerce:Fulfillment --definition 'Fulfillment in which the "
     "supplier ships directly to the customer' --rationale 'three suppliers ship direct' --by agent-1 --json",
 ))  # fmt: skip
-@click.option("--domain", required=True, help="The domain ontology (a file ontologies/<domain>.jsonld).")
-@click.option("--type", "node_type", type=click.Choice([t.value for t in ProposalNodeType]), required=True)
-@click.option("--id", "node_id", required=True, help="PREFIX:LocalName (PascalCase classes, camelCase properties).")
-@click.option("--label", required=True)
-@click.option("--parent", default=None, help="Parent class (classes).")
-@click.option("--domain-class", default=None, help="Domain class (properties).")
-@click.option("--range", "range_", default=None, help="Range class, or an xsd: type for datatype properties.")
-@click.option("--definition", default="", help="The SBVR definition.")
-@click.option("--synonym", "synonyms", multiple=True, help="An SBVR synonym (repeatable).")
-@click.option("--multi-valued", is_flag=True, default=False, help="Datatype property with several values.")
-@click.option("--rationale", default="")
-@click.option("--by", "by", required=True, help="The proposing agent.")
-@click.option("--scope", default=None, help="Where the proposal is recorded (default global).")
+@request_options(ProposeInput, agent_id=by("The proposing agent.", required=True), node_type=Cli(flag="--type"),
+                 node_id=Cli(flag="--id"), parent_class=Cli(flag="--parent"), sbvr_definition=Cli(flag="--definition"),
+                 sbvr_synonyms=Cli(flag="--synonym"))  # fmt: skip
 @ontology_options
-def propose(out: Session, *, domain: str, node_type: str, node_id: str, label: str, parent: str | None,
-            domain_class: str | None, range_: str | None, definition: str, synonyms: tuple[str, ...],
-            multi_valued: bool, rationale: str, by: str, scope: str | None) -> None:  # fmt: skip
-    args = {"agent_id": by, "domain": domain, "node_type": node_type, "node_id": node_id, "label": label,
-            "parent_class": parent, "domain_class": domain_class, "range": range_, "sbvr_definition": definition,
-            "sbvr_synonyms": list(synonyms), "rationale": rationale, "multi_valued": multi_valued,
-            "scope": scope}  # fmt: skip
-    proposal = out.run("ontology_propose_concept", args, OntologyProposal)
+def propose(out: Session, *, request: ProposeInput) -> None:
+    proposal = out.run("ontology_propose_concept", request, OntologyProposal)
     out.emit(proposal, render.done(f"{proposal.uid} pending: {proposal.domain}:{proposal.node_id}"),
              render.note(f"next: mabos ontology validate {proposal.uid}"))  # fmt: skip
 
@@ -80,12 +85,10 @@ def propose(out: Session, *, domain: str, node_type: str, node_id: str, label: s
     "Proposals, oldest first, optionally by status and domain.",
     "mabos ontology list --status pending --domain ecommerce --json",
 ))  # fmt: skip
-@click.option("--status", type=click.Choice([s.value for s in ProposalStatus]), default=None)
-@click.option("--domain", default=None)
+@request_options(ListInput, agent_id=OPERATOR, limit=Cli(hidden=True, value=MAX_LIST))
 @ontology_options
-def list_(out: Session, *, status: str | None, domain: str | None) -> None:
-    args = {"status": status, "domain": domain, "limit": MAX_LIST}
-    found = out.run("ontology_list_proposals", args, ProposalList)
+def list_(out: Session, *, request: ListInput) -> None:
+    found = out.run("ontology_list_proposals", request, ProposalList)
     out.emit(found.proposals, _proposals(found.proposals) if found.proposals else render.note("no proposals"))
 
 
@@ -95,11 +98,11 @@ def list_(out: Session, *, status: str | None, domain: str | None) -> None:
     "valid, 1 when not (the checks are printed either way).",
     "mabos ontology validate O-01J... --json",
 ))  # fmt: skip
-@proposal_argument
-@click.option("--by", default=None, help="Who validates (default: the proposer).")
+@request_options(ValidateInput, uid=PROPOSAL, agent_id=by("Who validates (default: the proposer)."))
 @ontology_options
-def validate(out: Session, *, uid: str, by: str | None) -> None:
-    report = out.run("ontology_validate_proposal", {"uid": uid, "agent_id": by}, ValidationReport)
+def validate(out: Session, *, request: ValidateInput) -> None:
+    uid = request.uid
+    report = out.run("ontology_validate_proposal", request, ValidationReport)
     out.emit(report, render.done(f"{uid} validated") if report.valid else render.note(f"{uid} invalid"),
              _checks(report.checks))  # fmt: skip
     if not report.valid:
@@ -111,26 +114,22 @@ def validate(out: Session, *, uid: str, by: str | None) -> None:
     "file re-checked after the write and restored byte for byte if anything breaks). A merge happens once.",
     "mabos ontology merge O-01J... --approved-by knowledge-agent --json",
 ))  # fmt: skip
-@proposal_argument
-@click.option("--approved-by", required=True, help="The approving agent.")
+@request_options(MergeInput, uid=PROPOSAL, agent_id=by("The approving agent.", flag="--approved-by", required=True))
 @ontology_options
-def merge(out: Session, *, uid: str, approved_by: str) -> None:
-    merged = out.run("ontology_merge_approved", {"uid": uid, "agent_id": approved_by}, OntologyProposal)
-    out.emit(merged, render.done(f"{uid} merged into {merged.domain}: {merged.domain}:{merged.node_id}"))
+def merge(out: Session, *, request: MergeInput) -> None:
+    merged = out.run("ontology_merge_approved", request, OntologyProposal)
+    out.emit(merged, render.done(f"{request.uid} merged into {merged.domain}: {merged.domain}:{merged.node_id}"))
 
 
 @ontology.command("reject", help=example(
     "Reject a proposal, recording who, when and why.",
     "mabos ontology reject O-01J... --reason 'duplicate of biz:Shipment' --by knowledge-agent",
 ))  # fmt: skip
-@proposal_argument
-@click.option("--reason", required=True)
-@click.option("--by", default=None, help="Who rejects (default: the proposer).")
+@request_options(RejectInput, uid=PROPOSAL, agent_id=by("Who rejects (default: the proposer)."))
 @ontology_options
-def reject(out: Session, *, uid: str, reason: str, by: str | None) -> None:
-    args = {"uid": uid, "reason": reason, "agent_id": by}
-    rejected = out.run("ontology_reject_proposal", args, OntologyProposal)
-    out.emit(rejected, render.done(f"{uid} rejected: {reason}"))
+def reject(out: Session, *, request: RejectInput) -> None:
+    rejected = out.run("ontology_reject_proposal", request, OntologyProposal)
+    out.emit(rejected, render.done(f"{request.uid} rejected: {request.reason}"))
 
 
 @ontology.command("diff", help=example(
@@ -138,10 +137,10 @@ def reject(out: Session, *, uid: str, reason: str, by: str | None) -> None:
     "proposal: a line saying where, by whom and when it was merged, then the change the merge made.",
     "mabos ontology diff O-01J...",
 ))  # fmt: skip
-@proposal_argument
+@request_options(DiffInput, uid=PROPOSAL, agent_id=OPERATOR)
 @ontology_options
-def diff(out: Session, *, uid: str) -> None:
-    found = out.run("ontology_diff", {"uid": uid}, ProposalDiff)
+def diff(out: Session, *, request: DiffInput) -> None:
+    found = out.run("ontology_diff", request, ProposalDiff)
     if out.as_json:
         out.emit(found)
     else:
@@ -154,11 +153,10 @@ def diff(out: Session, *, uid: str) -> None:
     "dropped: pet-shop -> petshop).",
     "mabos ontology scaffold --template saas --domain acme",
 ))  # fmt: skip
-@click.option("--template", required=True)
-@click.option("--domain", required=True)
+@request_options(ScaffoldInput, agent_id=OPERATOR)
 @ontology_options
-def scaffold(out: Session, *, template: str, domain: str) -> None:
-    created = out.run("ontology_scaffold_domain", {"template": template, "domain": domain}, ScaffoldResult)
+def scaffold(out: Session, *, request: ScaffoldInput) -> None:
+    created = out.run("ontology_scaffold_domain", request, ScaffoldResult)
     out.emit(created, render.done(f"created {created.path}"))
 
 

@@ -1,6 +1,7 @@
 """Ontology tools: propose a concept, validate it, merge it, list proposals, scaffold a domain ontology.
 
-Every tool runs :class:`kg.ontology.proposals.OntologyService` on the workspace's ``ontologies/`` folder (a CLI
+The inputs are the service's requests (:mod:`kg.ontology.requests`) plus ``agent_id``. Every tool runs
+:class:`kg.ontology.proposals.OntologyService` on the workspace's ``ontologies/`` folder (a CLI
 command may choose another with ``--ontology-dir``: :class:`cli.tools.overrides.CommandContext`), the same
 service ``mabos ontology ...`` uses.
 """
@@ -8,32 +9,18 @@ service ``mabos ontology ...`` uses.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
 
 from pydantic import BaseModel, Field
 
 from cli.tools.overrides import ontology_dir, optional_agent
 from cli.tools.registry import ToolContext, ToolInput, tool
 from kg.errors import NotFoundError
-from kg.models import (
-    MAX_CONTENT,
-    MAX_NAME,
-    MAX_TAGS,
-    OntologyProposal,
-    ProposalNodeType,
-    ProposalStatus,
-    ValidationCheck,
-)
+from kg.models import OntologyProposal, ValidationCheck
 from kg.ontology.proposals import OntologyService
+from kg.ontology.requests import ListRequest, ProposalRequest, ProposeRequest, ScaffoldRequest
 from kg.workspace import ONTOLOGY_DIR
 
 GROUP = "ontology"
-#: The most proposals one ``ontology_list_proposals`` call returns.
-MAX_LIST = 10_000
-
-Text = Annotated[str, Field(max_length=MAX_CONTENT)]
-ShortText = Annotated[str, Field(max_length=MAX_NAME)]
-Uid = Annotated[str, Field(min_length=1, max_length=MAX_NAME, description="The proposal's uid (O-01J...).")]
 
 
 def service(ctx: ToolContext) -> OntologyService:
@@ -50,10 +37,8 @@ def readable(svc: OntologyService, uid: str, agent: str | None) -> OntologyPropo
     return proposal
 
 
-class ProposalInput(ToolInput):
+class ProposalInput(ProposalRequest, ToolInput):
     """Base of the inputs naming one proposal."""
-
-    uid: Uid
 
 
 class ProposalOutcome(BaseModel):
@@ -65,28 +50,8 @@ class ProposalOutcome(BaseModel):
 # ------------------------------------------------------------------------------------------ propose
 
 
-class ProposeInput(ToolInput):
+class ProposeInput(ProposeRequest, ToolInput):
     """Input of ``ontology_propose_concept``; ``agent_id`` is the proposer."""
-
-    domain: ShortText = Field(description="The domain ontology to extend (its file is ontologies/<domain>.jsonld).")
-    node_type: ProposalNodeType = Field(
-        description="class, object_property (links two classes) or datatype_property (a literal value)."
-    )
-    node_id: ShortText = Field(
-        description="The new node's id: <domain prefix>:<LocalName> or <LocalName>; PascalCase for classes, "
-        "camelCase for properties (e.g. ecommerce:DropshipFulfillment)."
-    )
-    label: ShortText = Field(description="Human-readable name (e.g. 'Dropship Fulfillment').")
-    parent_class: ShortText | None = Field(default=None, description="Classes: the id of the existing parent class.")
-    domain_class: ShortText | None = Field(default=None, description="Properties: the id of the owning class.")
-    range: ShortText | None = Field(
-        default=None, description="Properties: the target class id, or an xsd: type (xsd:string) for datatypes."
-    )
-    sbvr_definition: Text = Field(default="", description="The SBVR definition: what the concept is, one sentence.")
-    sbvr_synonyms: list[ShortText] = Field(default_factory=list, max_length=MAX_TAGS, description="SBVR synonyms.")
-    rationale: Text = Field(default="", description="Why the ontology needs it (evidence, use case).")
-    multi_valued: bool = Field(default=False, description="Datatype properties: may have several values.")
-    scope: ShortText | None = Field(default=None, description="Where the proposal is recorded (default global).")
 
 
 @tool(
@@ -98,12 +63,7 @@ class ProposeInput(ToolInput):
 )
 def ontology_propose_concept(ctx: ToolContext, args: ProposeInput) -> OntologyProposal:
     """Record a pending proposal."""
-    return service(ctx).propose(
-        ctx.agent_for(args), domain=args.domain, node_type=args.node_type, node_id=args.node_id, label=args.label,
-        parent_class=args.parent_class, domain_class=args.domain_class, range=args.range,
-        sbvr_definition=args.sbvr_definition, sbvr_synonyms=args.sbvr_synonyms, rationale=args.rationale,
-        multi_valued=args.multi_valued, scope=args.scope,
-    )  # fmt: skip
+    return service(ctx).propose(ctx.agent_for(args), args)
 
 
 # ------------------------------------------------------------------------------------------ validate
@@ -164,16 +124,12 @@ def ontology_merge_approved(ctx: ToolContext, args: MergeInput) -> OntologyPropo
 # ------------------------------------------------------------------------------------------ list
 
 
-class ListInput(ToolInput):
+class ListInput(ListRequest, ToolInput):
     """Input of ``ontology_list_proposals``; with ``agent_id`` only what that agent may read."""
 
     agent_id: str | None = Field(
         default=None, description="List only what this agent may read; empty: every proposal (operator view)."
     )
-
-    status: ProposalStatus | None = Field(default=None, description="Only proposals with this status.")
-    domain: ShortText | None = Field(default=None, description="Only proposals for this domain ontology.")
-    limit: int = Field(default=100, ge=1, le=MAX_LIST, description=f"At most this many, oldest first (1..{MAX_LIST}).")
 
 
 class ProposalList(BaseModel):
@@ -192,22 +148,17 @@ class ProposalList(BaseModel):
 )
 def ontology_list_proposals(ctx: ToolContext, args: ListInput) -> ProposalList:
     """List proposals."""
-    found = service(ctx).list(args.status, args.domain, agent_id=optional_agent(ctx, args))
+    found = service(ctx).list(args, agent_id=optional_agent(ctx, args))
     return ProposalList(proposals=found[: args.limit], truncated=len(found) > args.limit)
 
 
 # ------------------------------------------------------------------------------------------ scaffold
 
 
-class ScaffoldInput(ToolInput):
+class ScaffoldInput(ScaffoldRequest, ToolInput):
     """Input of ``ontology_scaffold_domain``."""
 
     agent_id: str | None = Field(default=None, description="Optional: the acting agent (only checked).")
-
-    template: ShortText = Field(description="The template: saas, ecommerce, consulting or agency.")
-    domain: ShortText = Field(
-        description="The new domain's name; its prefix is the name without hyphens (pet-shop -> petshop)."
-    )
 
 
 class ScaffoldResult(BaseModel):
@@ -228,7 +179,7 @@ class ScaffoldResult(BaseModel):
 def ontology_scaffold_domain(ctx: ToolContext, args: ScaffoldInput) -> ScaffoldResult:
     """Create a domain ontology file from a template."""
     optional_agent(ctx, args)  # a bound server refuses another agent
-    path: Path = service(ctx).scaffold(args.template, args.domain)
+    path: Path = service(ctx).scaffold(args)
     return ScaffoldResult(domain=args.domain, template=args.template, path=str(path))
 
 

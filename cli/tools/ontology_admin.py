@@ -15,26 +15,28 @@ from cli.tools.ontology import GROUP, ProposalInput, ProposalOutcome, readable, 
 from cli.tools.overrides import optional_agent
 from cli.tools.registry import ToolContext, ToolInput, tool
 from kg.errors import InputError
-from kg.models import MAX_CONTENT, OntologyProposal
+from kg.models import OntologyProposal
 from kg.ontology.graphs import load_graph, ontology_files
 from kg.ontology.merge import FileCheck
 from kg.ontology.proposals import OntologyService
+from kg.ontology.requests import RejectRequest
 from kg.ontology.typeql import to_typeql
 from kg.ontology.typeql_terms import Note
 
 
-def _proposal(ctx: ToolContext, args: ProposalInput) -> tuple[OntologyService, OntologyProposal, str | None]:
+def _proposal(
+    ctx: ToolContext, args: ProposalInput | RejectInput
+) -> tuple[OntologyService, OntologyProposal, str | None]:
     """The service, the proposal and the acting agent (None: the operator); NotFoundError when the agent may not
     read the proposal's scope (as if it did not exist)."""
     svc, agent = service(ctx), optional_agent(ctx, args)
     return svc, readable(svc, args.uid, agent), agent
 
 
-class RejectInput(ProposalInput):
+class RejectInput(RejectRequest, ToolInput):
     """Arguments of ``ontology_reject_proposal``; ``agent_id`` is who rejects (default: the proposer)."""
 
     agent_id: str | None = Field(default=None, description="The rejecting agent (default: the proposer).")
-    reason: str = Field(min_length=1, max_length=MAX_CONTENT, description="Why it is rejected (kept in its history).")
 
 
 class DiffInput(ProposalInput):
@@ -96,7 +98,7 @@ def ontology_reject_proposal(ctx: ToolContext, args: RejectInput) -> OntologyPro
     svc, proposal, agent = _proposal(ctx, args)
     if agent is not None:
         svc.scopes.check_write(agent, proposal.scope)
-    return svc.reject(args.uid, agent or proposal.proposed_by, args.reason)
+    return svc.reject(args, agent or proposal.proposed_by)
 
 
 @tool("ontology_diff", group=GROUP, description=_DIFF)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import builtins
 import re
-from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -34,6 +33,7 @@ from kg.models import (
     new_record_id,
     parse,
 )
+from kg.models.request import requested
 from kg.ontology.files import (
     ActiveSet,
     DomainFile,
@@ -45,6 +45,7 @@ from kg.ontology.files import (
     shapes_dir,
 )
 from kg.ontology.merge import FileCheck, file_checks, merge_problems, merge_record, merged_text, unified_diff
+from kg.ontology.requests import ListRequest, ProposeRequest, RejectRequest, ScaffoldRequest
 from kg.ontology.scaffold import scaffold as scaffold_file
 from kg.ontology.validate import build_node, domain_file, validate_proposal
 from kg.ports import GraphStore
@@ -105,10 +106,19 @@ class OntologyService:
         return self.store.proposals.get(uid)
 
     def list(
-        self, status: ProposalStatus | str | None = None, domain: str | None = None, *, agent_id: str | None = None
+        self,
+        status: ProposalStatus | str | ListRequest | None = None,
+        domain: str | None = None,
+        *,
+        agent_id: str | None = None,
     ) -> builtins.list[OntologyProposal]:
-        """Proposals oldest first: all of them, or those ``agent_id`` may read; optionally by status or domain."""
-        wanted = parse_status(status)
+        """Proposals oldest first: all of them, or those ``agent_id`` may read; optionally by status or domain (a
+        request, or its status and domain). A request's ``limit`` is its caller's: every match is returned."""
+        if isinstance(status, ListRequest):
+            request = requested(ListRequest, status, {"domain": domain})
+            wanted, domain = request.status, request.domain
+        else:
+            wanted = parse_status(status)
         scopes = self.scopes.readable(agent_id) if agent_id is not None else None
         return self.store.proposals.list(scopes=scopes, status=wanted, domain=domain)
 
@@ -118,30 +128,26 @@ class OntologyService:
 
     # ------------------------------------------------------------------------------------------ steps
 
-    def propose(
-        self, agent_id: str, *, domain: str, node_type: ProposalNodeType | str, node_id: str, label: str,
-        parent_class: str | None = None, domain_class: str | None = None, range: str | None = None,
-        sbvr_definition: str = "", sbvr_synonyms: Sequence[str] = (), rationale: str = "",
-        multi_valued: bool = False, scope: str | None = None,
-    ) -> OntologyProposal:  # fmt: skip
-        """Record a proposal (status ``pending``) in ``scope`` (default ``global``).
+    def propose(self, agent_id: str, request: ProposeRequest | None = None, **fields: Any) -> OntologyProposal:
+        """Record a proposal (status ``pending``) in its ``scope`` (default ``global``): a request, or its fields
+        (``domain=``, ``node_type=``, ``node_id=``, ``label=`` ...).
 
         Raises:
             InputError: a bad field, an unknown domain, a field the node type does not have.
             NotFoundError: unknown agent.  ScopeError: the agent may not write ``scope``.
         """
-        target = self.scopes.check_write(agent_id, scope or "global")
-        fields: dict[str, Any] = {
+        asked = requested(ProposeRequest, request, fields)
+        target = self.scopes.check_write(agent_id, asked.scope or "global")
+        record: dict[str, Any] = {
             "uid": new_record_id("proposal"), "agent_id": agent_id, "scope": target,
-            "created_at": self.clock.now(), "domain": domain, "node_type": node_type,
-            "node_id": self.split_node_id(domain, node_id), "label": label, "parent_class": parent_class or None,
-            "domain_class": domain_class or None, "range": range or None, "sbvr_definition": sbvr_definition,
-            # list() of a str would split it into letters and of a number would raise TypeError: only copy sequences
-            "sbvr_synonyms": list(sbvr_synonyms) if isinstance(sbvr_synonyms, list | tuple) else sbvr_synonyms,
-            "rationale": rationale, "multi_valued": multi_valued,
-            "proposed_by": agent_id,
+            "created_at": self.clock.now(), "domain": asked.domain, "node_type": asked.node_type,
+            "node_id": self.split_node_id(asked.domain, asked.node_id), "label": asked.label,
+            "parent_class": asked.parent_class or None, "domain_class": asked.domain_class or None,
+            "range": asked.range or None, "sbvr_definition": asked.sbvr_definition,
+            "sbvr_synonyms": list(asked.sbvr_synonyms), "rationale": asked.rationale,
+            "multi_valued": asked.multi_valued, "proposed_by": agent_id,
         }  # fmt: skip
-        proposal = parse(OntologyProposal, fields)
+        proposal = parse(OntologyProposal, record)
         _check_fields(proposal)
         self.store.proposals.add(proposal)
         self.write_proposals_file(proposal.domain)
@@ -194,13 +200,16 @@ class OntologyService:
             atomic_write(home.path, home.raw)
             raise
 
-    def reject(self, uid: str, by: str, reason: str) -> OntologyProposal:
-        """Record a rejection with who, when and why (final)."""
+    def reject(self, uid: str | RejectRequest, by: str, reason: str | None = None) -> OntologyProposal:
+        """Record a rejection with who, when and why (final): a request, or the proposal's uid and the reason."""
         self.scopes.require_agent(by)
-        if not reason or not reason.strip():
+        if isinstance(reason, str) and not reason.strip():
             raise InputError("reason", "say why the proposal is rejected")
-        proposal = self._open(uid, "reject")
-        return self._record(proposal, ProposalStatus.REJECTED, by, reason.strip(), at=self.clock.now())
+        request = requested(RejectRequest, uid, {"reason": reason}, first="uid")
+        if not request.reason.strip():
+            raise InputError("reason", "say why the proposal is rejected")
+        proposal = self._open(request.uid, "reject")
+        return self._record(proposal, ProposalStatus.REJECTED, by, request.reason.strip(), at=self.clock.now())
 
     def diff(self, uid: str, approved_by: str = "<approver>") -> str:
         """The unified diff a merge would make to the domain file now (nothing is written); for a merged proposal,
@@ -215,10 +224,12 @@ class OntologyService:
         home, _, text = merged_text(proposal, active, approved_by, self.clock.now())
         return unified_diff(home, text)
 
-    def scaffold(self, template: str, domain: str) -> Path:
-        """Create ``<ontology dir>/<domain>.jsonld`` from a template (see :mod:`kg.ontology.scaffold`)."""
+    def scaffold(self, template: str | ScaffoldRequest, domain: str | None = None) -> Path:
+        """Create ``<ontology dir>/<domain>.jsonld`` from a template (see :mod:`kg.ontology.scaffold`): a request, or
+        its template and domain."""
+        request = requested(ScaffoldRequest, template, {"domain": domain}, first="template")
         with directory_lock(self.ontology_dir):  # the existence check and the write, together
-            path, text = scaffold_file(template, domain, self.ontology_dir, self.active())
+            path, text = scaffold_file(request.template, request.domain, self.ontology_dir, self.active())
             atomic_write(path, text.encode("utf-8"))
         return path
 
