@@ -55,6 +55,7 @@ class Cli:
 
     Attributes:
         flag: The option's name when it is not ``--<field-name>`` (``types`` is ``--type``).
+        short: A one-letter alias of a valued option (``-s`` beside ``--session``).
         argument: A positional argument instead of an option (a list field takes any number of them).
         metavar: What the help shows for the value (``F-...``; a positional argument's ``[FACT_ID]...``).
         split: A list given as one text split on this separator (``--tags auth,jwt``).
@@ -75,6 +76,7 @@ class Cli:
     """
 
     flag: str | None = None
+    short: str | None = None
     argument: bool = False
     metavar: str | None = None
     split: str | None = None
@@ -290,7 +292,8 @@ class _Field:
                                 help=self._help())  # fmt: skip
         metavar = self.cli.metavar or ("YYYY-MM-DD" if self.kind is date else "KEY=VALUE" if self.mapping else None)
         extra = _given(default=default, metavar=metavar)
-        return click.Option([flag, self.name], type=self._type(),
+        names = [flag, self.cli.short, self.name] if self.cli.short else [flag, self.name]
+        return click.Option(names, type=self._type(),
                             multiple=(self.many or self.mapping) and not self.cli.split, required=self.required,
                             show_default=shown, help=self._help(), **extra)  # fmt: skip
 

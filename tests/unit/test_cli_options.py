@@ -287,7 +287,7 @@ def sign(*, request: CatalogueInput) -> None:
 
 
 @click.command("survey")
-@request_options(CatalogueInput, agent_id=Cli(hidden=True))
+@request_options(CatalogueInput, agent_id=Cli(hidden=True), document=Cli(short="-d"))
 def survey(*, request: CatalogueInput) -> None:
     SIGNED.append(request)
 
@@ -296,7 +296,8 @@ def test_the_acting_agent_by_the_commands_own_option_or_none():
     assert [p.name for p in sign.params] == ["by", "document"] and [p.name for p in survey.params] == ["document"]
     SIGNED.clear()
     assert CliRunner().invoke(_Reported([sign]), ["sign", "deed", "--by", "ann"]).exit_code == 0
-    assert CliRunner().invoke(_Reported([survey]), ["survey", "--document", "map"]).exit_code == 0
+    assert CliRunner().invoke(_Reported([survey]), ["survey", "-d", "map"]).exit_code == 0
+    assert survey.params[0].opts == ["--document", "-d"]
     assert [(s.agent_id, s.document) for s in SIGNED] == [("ann", "deed"), (None, "map")]
     assert "agent_id" not in SIGNED[1].model_fields_set
     missing = CliRunner().invoke(_Reported([sign]), ["sign", "deed"])
