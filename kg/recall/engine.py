@@ -33,7 +33,6 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
 
 from cachetools import LRUCache
 from pydantic import Field
@@ -47,14 +46,13 @@ from kg.recall.embedding_cache import CachedEmbedder
 from kg.recall.feedback import expansion_terms, merge_bm25
 from kg.recall.fusion import DEFAULT_DECAY, DEFAULT_FUSION, FusionMethod, FusionSettings, Ranked, rank
 from kg.recall.lexical import content_terms, coverage
+from kg.recall.modes import RECALL_MODES, RecallMode
 from kg.recall.sidecar import IndexUnavailableError, VectorSidecar, embedding_text
 from kg.recall.stopwords import query_terms
 from kg.recall.vector_branch import Candidates, exact_scores, nearest
 
 log = logging.getLogger("mabos.recall")
 
-RecallMode = Literal["hybrid", "bm25", "vector"]
-RECALL_MODES: tuple[RecallMode, ...] = ("hybrid", "bm25", "vector")
 _MODES: dict[str, RecallMode] = {m: m for m in RECALL_MODES}
 #: Queued items a recall scores exactly beside the index (the rest wait for ``mabos index update``).
 INLINE_INDEX_LIMIT = 500

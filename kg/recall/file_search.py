@@ -19,10 +19,11 @@ from kg.errors import BackendUnavailableError
 from kg.ports import Embedder
 from kg.recall.chunking import Chunk
 from kg.recall.decay import ChunkMeta
-from kg.recall.engine import RecallMode, RecallSettings, check_mode
+from kg.recall.engine import RecallSettings, check_mode
 from kg.recall.fallback import FileHit
 from kg.recall.fusion import FusionMethod, ScoreBreakdown, rank
 from kg.recall.markdown_index import MarkdownIndex, searchable_text
+from kg.recall.modes import RecallMode
 
 if TYPE_CHECKING:
     import numpy as np
