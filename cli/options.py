@@ -56,6 +56,7 @@ class Cli:
     Attributes:
         flag: The option's name when it is not ``--<field-name>`` (``types`` is ``--type``).
         short: A one-letter alias of a valued option (``-s`` beside ``--session``).
+        choices: The values click offers for a text field the model takes as text (``--admission``'s presets).
         argument: A positional argument instead of an option (a list field takes any number of them).
         metavar: What the help shows for the value (``F-...``; a positional argument's ``[FACT_ID]...``).
         split: A list given as one text split on this separator (``--tags auth,jwt``).
@@ -77,6 +78,7 @@ class Cli:
 
     flag: str | None = None
     short: str | None = None
+    choices: tuple[str, ...] = ()
     argument: bool = False
     metavar: str | None = None
     split: str | None = None
@@ -247,10 +249,9 @@ class _Field:
 
     def _type(self) -> click.ParamType[Any]:
         kind = self.kind
-        if get_origin(kind) is Literal:
-            return click.Choice([str(v) for v in get_args(kind)])
-        if isinstance(kind, type) and issubclass(kind, enum.Enum):
-            return click.Choice([str(member.value) for member in kind])
+        choices = self._choices()
+        if choices is not None:
+            return click.Choice(choices)
         if kind is datetime:
             return ISO_DATETIME
         if kind is date:
@@ -260,6 +261,16 @@ class _Field:
         if kind is str or self.cli.split or self.mapping or str in _members(kind):
             return click.STRING  # a dict's KEY=VALUE pairs; the text form of a field that takes other forms too
         raise TypeError(f"{self.name}: no command-line type for {kind!r}")
+
+    def _choices(self) -> list[str] | None:
+        """The values a ``Literal`` or enum field takes, or the command's own (:attr:`Cli.choices`); else None."""
+        if self.cli.choices:
+            return list(self.cli.choices)
+        if get_origin(self.kind) is Literal:
+            return [str(v) for v in get_args(self.kind)]
+        if isinstance(self.kind, type) and issubclass(self.kind, enum.Enum):
+            return [str(member.value) for member in self.kind]
+        return None
 
     def _number(self, kind: type) -> click.ParamType[Any]:
         if not self.cli.bounded:

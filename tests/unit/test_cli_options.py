@@ -287,7 +287,7 @@ def sign(*, request: CatalogueInput) -> None:
 
 
 @click.command("survey")
-@request_options(CatalogueInput, agent_id=Cli(hidden=True), document=Cli(short="-d"))
+@request_options(CatalogueInput, agent_id=Cli(hidden=True), document=Cli(short="-d", choices=("map", "deed")))
 def survey(*, request: CatalogueInput) -> None:
     SIGNED.append(request)
 
@@ -298,6 +298,7 @@ def test_the_acting_agent_by_the_commands_own_option_or_none():
     assert CliRunner().invoke(_Reported([sign]), ["sign", "deed", "--by", "ann"]).exit_code == 0
     assert CliRunner().invoke(_Reported([survey]), ["survey", "-d", "map"]).exit_code == 0
     assert survey.params[0].opts == ["--document", "-d"]
+    assert CliRunner().invoke(_Reported([survey]), ["survey", "-d", "chart"]).exit_code == 2  # not a choice
     assert [(s.agent_id, s.document) for s in SIGNED] == [("ann", "deed"), (None, "map")]
     assert "agent_id" not in SIGNED[1].model_fields_set
     missing = CliRunner().invoke(_Reported([sign]), ["sign", "deed"])
