@@ -23,16 +23,13 @@ from __future__ import annotations
 
 import os
 import re
-import threading
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date, datetime
 from pathlib import Path
 
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
+from filelock import FileLock, lock_descriptor
 
 from kg.layout import agent_dir, atomic_write, create_new
 
@@ -65,28 +62,35 @@ def daily_logs(workspace: Path, agent_id: str) -> dict[date, Path]:
     return dict(sorted(found.items()))
 
 
+#: Where a directory is no descriptor (Windows), the lock file :func:`directory_lock` holds in it instead.
+LOCK_FILE = ".lock"
+#: How often a waiting holder tries the lock again (filelock polls; an append holds it for about one fsync).
+POLL_SECONDS = 0.002
+#: Whether a directory can be opened and locked itself (POSIX; tests turn it off to run the Windows way).
+LOCK_DIRECTORY_ITSELF = sys.platform != "win32"
+
+
 @contextmanager
 def directory_lock(directory: Path) -> Iterator[None]:
-    """Hold an exclusive ``flock`` on ``directory`` (other processes wait) while the block changes files in it.
+    """Hold an exclusive lock on ``directory`` (other holders wait) while the block changes files in it.
 
-    It serialises read-modify-write updates across processes and this process's threads; no lock file is left
-    behind, and the kernel drops the lock when its holder exits, however it exits. Where ``fcntl`` is missing
-    (Windows) it only orders this process's threads.
+    It serialises read-modify-write updates across processes and across this process's threads. On POSIX the
+    directory itself is locked (:func:`filelock.lock_descriptor`, ``flock`` on a descriptor each holder opens):
+    no lock file is left behind, and the kernel drops the lock when its holder exits, however it exits. Where a
+    directory cannot be opened (Windows) a hidden :data:`LOCK_FILE` in it is locked (:class:`filelock.FileLock`).
+    Not re-entrant: a block holding the lock must not take it again.
     """
     directory.mkdir(parents=True, exist_ok=True)
-    with _THREAD_LOCK:
-        if fcntl is None:  # pragma: no cover - Windows: no cross-process guard
+    if not LOCK_DIRECTORY_ITSELF:
+        with FileLock(directory / LOCK_FILE, poll_interval=POLL_SECONDS):
             yield
-            return
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)  # closing the descriptor releases the lock
-
-
-_THREAD_LOCK = threading.RLock()
+        return
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        lock_descriptor(fd, poll_interval=POLL_SECONDS)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
 
 
 def atomic_append(path: Path, text: str, *, header: str = "") -> None:
@@ -208,6 +212,7 @@ DAILY_ENTRY_RE = re.compile(
 __all__ = [
     "DAILY_ENTRY_RE",
     "DAILY_LOG_RE",
+    "LOCK_FILE",
     "agent_dir",
     "append_locked",
     "atomic_append",

@@ -27,11 +27,6 @@ from typing import Any
 
 from rdflib import OWL, RDF, RDFS, XSD, Dataset, Graph, Literal, URIRef
 
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
-
 from kg.errors import WorkspaceError
 from kg.limits import refuse_remote_context
 from kg.memory.files import atomic_write, directory_lock

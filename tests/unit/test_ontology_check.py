@@ -5,13 +5,19 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 import pytest
+from filelock import FileLock, Timeout, lock_descriptor
 from rdflib import OWL, RDF, RDFS, Graph, Literal, URIRef
 
+import kg.memory.files
 import kg.ontology.consistency
 from kg.errors import WorkspaceError
+from kg.memory.files import LOCK_FILE
 from kg.ontology.consistency import constrained, module, owl_rl_problems
 from kg.ontology.files import (
     OntologyFiles,
@@ -199,13 +205,54 @@ def test_atomic_write_replaces_the_file_and_leaves_no_temporary(tmp_path) -> Non
     assert target.read_bytes() == b"two" and [p.name for p in target.parent.iterdir()] == ["f.json"]
 
 
-def test_directory_lock_excludes_other_holders_and_leaves_no_file(tmp_path) -> None:
-    fcntl = pytest.importorskip("fcntl")
-    fd = os.open(tmp_path, os.O_RDONLY)
-    try:
-        with directory_lock(tmp_path), pytest.raises(BlockingIOError):
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released on exit
-    finally:
-        os.close(fd)
-    assert list(tmp_path.iterdir()) == []
+#: Another process tries the lock once (exit code 3: held): on the directory itself, or on its lock file.
+_PROBE = """import os, sys
+from filelock import FileLock, Timeout, lock_descriptor
+if sys.argv[2] == "directory":
+    sys.exit(0 if lock_descriptor(os.open(sys.argv[1], os.O_RDONLY), blocking=False) else 3)
+try:
+    FileLock(os.path.join(sys.argv[1], ".lock"), timeout=0).acquire()
+except Timeout:
+    sys.exit(3)
+"""
+
+
+def _other_thread_gets(tmp_path: Path, way: str) -> bool:
+    got: list[bool] = []
+
+    def attempt() -> None:
+        if way == "directory":
+            fd = os.open(tmp_path, os.O_RDONLY)
+            try:
+                got.append(lock_descriptor(fd, blocking=False))
+            finally:
+                os.close(fd)
+            return
+        try:
+            with FileLock(tmp_path / LOCK_FILE, timeout=0):
+                got.append(True)
+        except Timeout:
+            got.append(False)
+
+    thread = threading.Thread(target=attempt)
+    thread.start()
+    thread.join()
+    return got == [True]
+
+
+@pytest.mark.parametrize("way", ["directory", "lock file"])
+def test_directory_lock_excludes_other_processes_and_threads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, way: str
+) -> None:
+    """filelock's lock on the directory itself (POSIX: nothing is left behind) or on a hidden lock file in it (the
+    way where a directory cannot be opened, Windows): while the block runs another process and another thread
+    cannot take it, and both can once it is left."""
+    monkeypatch.setattr(kg.memory.files, "LOCK_DIRECTORY_ITSELF", way == "directory")
+
+    def other_process_gets() -> bool:
+        return subprocess.run([sys.executable, "-c", _PROBE, str(tmp_path), way], check=False).returncode == 0
+
+    with directory_lock(tmp_path):
+        assert not other_process_gets() and not _other_thread_gets(tmp_path, way)
+    assert other_process_gets() and _other_thread_gets(tmp_path, way)
+    assert [p.name for p in tmp_path.iterdir()] == ([] if way == "directory" else [LOCK_FILE])
