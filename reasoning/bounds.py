@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from kg.errors import InputError
 from kg.models import Model
+from reasoning.requests import DEFAULT_MAX_DERIVED, DEFAULT_MAX_JOIN
 from reasoning.rules import ChainLimits, ForwardResult
 from reasoning.rules.backward import MAX_PROOF_STEPS
 
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 #: Bounds of one forward closure unless the workspace sets others: a few seconds of joins (Python examines
 #: roughly 0.2-0.5 M candidate facts a second). A transitive rule over a 1,000-fact chain now stops there,
 #: instead of running 126 s and 1 GB for its 499,500 facts.
-DEFAULT_LIMITS = ChainLimits(max_derived=50_000, max_join=2_000_000)
+DEFAULT_LIMITS = ChainLimits(max_derived=DEFAULT_MAX_DERIVED, max_join=DEFAULT_MAX_JOIN)  # 50,000 and 2,000,000
 #: Violations or policy firings one call returns at most.
 MAX_RESULTS = 1_000
 

@@ -12,16 +12,17 @@ The reasoning methods' engines (deductive, abductive, case-based, ...) live in
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kg.clock import Clock
 from kg.errors import InputError
 from kg.ids import new_id
 from kg.models import Case, Model, agent_scope, parse
+from kg.models.request import fields_of, requested
 from kg.ports import Embedder, GraphStore
 from kg.scopes import ScopePolicy
-from reasoning.cbr import DEFAULT_CAPACITY, CaseQuery, CBRWeights, RetrievalResult, prune, retrieve, situation_key
+from reasoning.cases_requests import CbrRetrieveRequest, CbrStoreRequest
+from reasoning.cbr import DEFAULT_CAPACITY, CaseQuery, RetrievalResult, prune, retrieve, situation_key
 
 
 class StoredCase(Model):
@@ -43,13 +44,14 @@ class CaseService:
         self.embedder = embedder
         self.capacity = capacity
 
-    def store_case(self, agent_id: str, **fields: Any) -> StoredCase:
-        """Store a case (situation, solution, outcome); an identical situation in the scope is kept once."""
+    def store_case(self, agent_id: str, request: CbrStoreRequest | None = None, /, **fields: Any) -> StoredCase:
+        """Store a case (a request, or its fields as keywords); an identical situation in the scope is kept once."""
         self.scopes.require_agent(agent_id)
         for own in ("agent_id", "created_at"):
             if own in fields:
                 raise InputError(own, "is set by mabos, not by the caller")
-        data = {k: v for k, v in fields.items() if v is not None}
+        given = requested(CbrStoreRequest, request, fields)
+        data = {k: v for k, v in fields_of(given, CbrStoreRequest).items() if v is not None}
         case = parse(Case, {"uid": data.pop("uid", None) or new_id("case"), "agent_id": agent_id,
                             "created_at": self.clock.now(), **data})  # fmt: skip
         self.scopes.check_write(agent_id, case.scope)
@@ -60,15 +62,14 @@ class CaseService:
             pruned = self.store.cases.delete(prune(everything, self.capacity, now=self.clock.now()))
         return StoredCase(case=stored, created=created, pruned=pruned)
 
-    def retrieve(self, agent_id: str, *, beliefs: Sequence[str] = (), desires: Sequence[str] = (),
-                 context: str = "", k: int = 5, weights: CBRWeights | Mapping[str, Any] | None = None,
-                 min_score: float = 0.0) -> RetrievalResult:  # fmt: skip
-        """The ``k`` cases most similar to the situation, among those the agent can read."""
-        if not 1 <= k <= 100:
-            raise InputError("k", f"must be between 1 and 100, got {k}")
-        query = parse(CaseQuery, {"beliefs": list(beliefs), "desires": list(desires), "context": context})
+    def retrieve(self, agent_id: str, request: CbrRetrieveRequest | None = None, /, **fields: Any) -> RetrievalResult:
+        """The ``k`` cases most similar to the situation (a request, or its fields as keywords), among those the
+        agent can read."""
+        given = requested(CbrRetrieveRequest, request, fields)
+        query = parse(CaseQuery, {"beliefs": given.beliefs, "desires": given.desires, "context": given.context})
         cases = self.store.cases.list(scopes=self.scopes.readable(agent_id))
-        return retrieve(cases, query, k=k, weights=weights, embedder=self.embedder, min_score=min_score)
+        return retrieve(cases, query, k=given.k, weights=given.weights, embedder=self.embedder,
+                        min_score=given.min_score)  # fmt: skip
 
 
 __all__ = ["CaseService", "StoredCase", "agent_scope"]

@@ -44,7 +44,9 @@ from rdflib.term import Node
 from kg.errors import InputError
 from kg.limits import read_text_bounded, refuse_remote_context, refuse_xml_dtd
 from kg.models import MAX_OBJECT, MAX_TERM, LiveTriple, Model, agent_scope
+from kg.models.request import requested
 from kg.workspace import Workspace
+from reasoning.owl_requests import OwlRlRequest
 
 #: The source of facts written by :func:`run_owl_rl` (and the mark its truth maintenance looks for).
 OWL_RL_SOURCE = "owl-rl"
@@ -396,30 +398,33 @@ def _inputs(ws: Workspace, agent_id: str) -> tuple[list[LiveTriple], list[LiveTr
     return asserted + [t for t in derived if t.uid not in ours], earlier
 
 
-def run_owl_rl(
-    ws: Workspace, agent_id: str, *, ontology: Sequence[Path] = (), dry_run: bool = False, engine: str = "mabos"
-) -> OwlRlReport:
-    """OWL 2 RL over the workspace ontology (plus ``ontology`` files) and the facts ``agent_id`` can read.
+def run_owl_rl(ws: Workspace, agent_id: str, request: OwlRlRequest | None = None, /, *,
+               ontology: Sequence[Path] = (), **fields: Any) -> OwlRlReport:  # fmt: skip
+    """OWL 2 RL over the workspace ontology (plus ``ontology`` files, the operator's) and the facts ``agent_id``
+    can read, as the request (or its fields as keywords: ``dry_run``, ``engine``, ``limit``) asks.
 
     Input: the agent's readable live facts valid now, asserted and derived, except those owl-rl wrote
     itself. Unless ``dry_run``, every entailment is written to the agent's own scope (source ``owl-rl``,
     ``derived_from`` = its support, confidence = the lowest of the support) and earlier owl-rl facts of that
-    scope that no longer follow are retracted. A second run changes nothing.
+    scope that no longer follow are retracted. A second run changes nothing. The report lists the first
+    ``limit`` entailments; ``entailed`` counts them all.
 
     Raises:
         InputError: an ontology file is missing or does not parse (nothing is written).
         NotFoundError: unknown agent.
     """
+    asked = requested(OwlRlRequest, request, fields)
+    dry_run = asked.dry_run
     started = time.perf_counter()
     own = agent_scope(agent_id)
     ws.scopes.check_write(agent_id, own)
     graph = load_ontology(ws.path, ontology)
     facts, earlier = _inputs(ws, agent_id)
-    closure = compute_closure(facts, graph, engine=engine)
+    closure = compute_closure(facts, graph, engine=asked.engine)
     report = OwlRlReport(agent_id=agent_id, dry_run=dry_run, input_facts=len(facts), ontology_triples=len(graph),
                          entailed=len(closure.entailments), triples_before=closure.triples_before,
                          triples_after=closure.triples_after, inconsistencies=closure.inconsistencies,
-                         entailments=closure.entailments)  # fmt: skip
+                         entailments=closure.entailments[: asked.limit])  # fmt: skip
     keys = {e.key for e in closure.entailments}
     stale = [t.uid for t in earlier if (t.subject, t.predicate, t.object) not in keys]
     if dry_run:

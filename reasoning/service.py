@@ -29,6 +29,7 @@ from kg.clock import Clock
 from kg.errors import InputError, NotFoundError
 from kg.facts import FactService
 from kg.models import Model, Rule, RuleType, agent_scope
+from kg.models.request import requested
 from kg.ports import GraphStore
 from kg.scopes import ScopePolicy
 from kg.text.stopwords import STOPWORDS
@@ -42,6 +43,17 @@ from reasoning.bounds import (
     lowered,
     status,
     workspace_limits,
+)
+from reasoning.requests import (
+    MAX_DEPTH,
+    MAX_ITERATIONS,
+    MAX_PAGE,
+    PAGE,
+    AbduceRequest,
+    BackwardRequest,
+    ForwardRequest,
+    KnowledgeRequest,
+    PolicyEvalRequest,
 )
 from reasoning.rule_service import RuleService
 from reasoning.rules import (
@@ -67,11 +79,6 @@ if TYPE_CHECKING:
 
 #: The source of facts written by forward chaining (and the mark truth maintenance looks for).
 INFERENCE_SOURCE = "inference"
-MAX_ITERATIONS = 100
-MAX_DEPTH = 10
-#: Default and largest page of derived facts in a :class:`ForwardReport`.
-PAGE = 1_000
-MAX_PAGE = 10_000
 _WORD = re.compile(r"[\w:.-]+", re.UNICODE)
 
 
@@ -185,10 +192,10 @@ class Reasoner:
 
     # ------------------------------------------------------------------ forward
 
-    def forward(self, agent_id: str, *, persist: bool = False, max_iterations: int = 10,
-                max_derived: int | None = None, max_join: int | None = None, offset: int = 0,
-                limit: int = PAGE, tune_process: bool = False) -> ForwardReport:  # fmt: skip
-        """Forward chaining to a fixpoint, ``max_iterations`` or a bound; with ``persist``, write and maintain.
+    def forward(self, agent_id: str, request: ForwardRequest | None = None, /, *, tune_process: bool = False,
+                **fields: Any) -> ForwardReport:  # fmt: skip
+        """Forward chaining to a fixpoint, ``max_iterations`` or a bound; with ``persist``, write and maintain (a
+        request, or its fields as keywords).
 
         ``max_derived``/``max_join`` lower :attr:`limits` for this call (never raise them). The report holds
         the derived facts from ``offset``, at most ``limit`` (1..10,000); persisting writes all of them.
@@ -196,10 +203,9 @@ class Reasoner:
         ``tune_process`` is passed to :func:`~reasoning.rules.forward_chain` (only the process's owner, the CLI,
         sets it).
         """
-        if not 1 <= max_iterations <= MAX_ITERATIONS:
-            raise InputError("max_iterations", f"must be between 1 and {MAX_ITERATIONS}")
-        _check_page(offset, limit)
-        limits = lowered(self.limits, max_derived, max_join)
+        given = requested(ForwardRequest, request, fields)
+        persist, max_iterations, offset, limit = given.persist, given.max_iterations, given.offset, given.limit
+        limits = lowered(self.limits, given.max_derived, given.max_join)
         if persist:
             self.scopes.check_write(agent_id, agent_scope(agent_id))
         rules = self.rules(agent_id, RuleType.INFERENCE)
@@ -268,19 +274,25 @@ class Reasoner:
 
     # ------------------------------------------------------------------ other methods
 
-    def backward(self, agent_id: str, subject: str, predicate: str, obj: str, *, max_depth: int = 5) -> ProofResult:
-        """Prove ``(subject, predicate, obj)`` (``?variables`` allowed) from the asserted facts and the rules, in at
-        most :data:`~reasoning.rules.MAX_PROOF_STEPS` steps (``complete`` false and a note past them)."""
-        if not 1 <= max_depth <= MAX_DEPTH:
-            raise InputError("max_depth", f"must be between 1 and {MAX_DEPTH}")
-        goal = _goal(subject, predicate, obj)
-        return prove(goal, self.base_facts(agent_id), self.rules(agent_id, RuleType.INFERENCE), max_depth=max_depth,
-                     max_steps=MAX_PROOF_STEPS)  # fmt: skip
+    def backward(self, agent_id: str, subject: str | BackwardRequest, predicate: str | None = None,
+                 obj: str | None = None, *, max_depth: int | None = None) -> ProofResult:  # fmt: skip
+        """Prove a goal (a request, or its subject, predicate, object; ``?variables`` allowed) from the asserted
+        facts and the rules, at most ``max_depth`` rules deep and in at most :data:`~reasoning.rules.MAX_PROOF_STEPS`
+        steps (``complete`` false and a note past them)."""
+        given = requested(BackwardRequest, subject, {"predicate": predicate, "object": obj, "max_depth": max_depth},
+                          first="subject")  # fmt: skip
+        goal = _goal(given.subject, given.predicate, given.object)
+        return prove(goal, self.base_facts(agent_id), self.rules(agent_id, RuleType.INFERENCE),
+                     max_depth=given.max_depth, max_steps=MAX_PROOF_STEPS)  # fmt: skip
 
-    def abduce(self, agent_id: str, subject: str, predicate: str, obj: str) -> list[Hypothesis]:
-        """Hypotheses that would explain the observation, best first."""
-        observation = _goal(subject, predicate, obj)
-        return abduce(observation, self.base_facts(agent_id), self.rules(agent_id, RuleType.INFERENCE))
+    def abduce(self, agent_id: str, subject: str | AbduceRequest, predicate: str | None = None,
+               obj: str | None = None, *, limit: int | None = None) -> list[Hypothesis]:  # fmt: skip
+        """Hypotheses that would explain the observation (a request, or its subject, predicate, object), best
+        first, at most ``limit``."""
+        given = requested(AbduceRequest, subject, {"predicate": predicate, "object": obj, "limit": limit},
+                          first="subject")  # fmt: skip
+        observation = _goal(given.subject, given.predicate, given.object)
+        return abduce(observation, self.base_facts(agent_id), self.rules(agent_id, RuleType.INFERENCE))[: given.limit]
 
     def _all_facts(self, agent_id: str) -> tuple[list[Triple], ClosureStatus]:
         base, result = self.closure(agent_id)
@@ -298,16 +310,20 @@ class Reasoner:
                                                max_join=self.limits.max_join, max_results=MAX_RESULTS)  # fmt: skip
         return found, _with_check(closure, stopped, self.limits, len(found))
 
-    def policies(self, agent_id: str, context: Mapping[str, str] | None = None) -> list[PolicyFiring]:
+    def policies(
+        self, agent_id: str, context: Mapping[str, str] | PolicyEvalRequest | None = None
+    ) -> list[PolicyFiring]:
         """Policies that fire on the facts (and closure) plus ``context`` (triples ``context KEY VALUE``)."""
         return self.policy_report(agent_id, context)[0]
 
     def policy_report(
-        self, agent_id: str, context: Mapping[str, str] | None = None
+        self, agent_id: str, context: Mapping[str, str] | PolicyEvalRequest | None = None
     ) -> tuple[list[PolicyFiring], ClosureStatus]:
-        """:meth:`policies` (bounded as :meth:`constraint_report`), and how complete their closure is."""
+        """:meth:`policies` (a request, or the context; bounded as :meth:`constraint_report`), and how complete
+        their closure is."""
+        given = requested(PolicyEvalRequest, context, {}, first="context")
         facts, closure = self._all_facts(agent_id)
-        fired, stopped = policy_firings(facts, self.rules(agent_id, RuleType.POLICY), dict(context or {}),
+        fired, stopped = policy_firings(facts, self.rules(agent_id, RuleType.POLICY), dict(given.context),
                                         max_join=self.limits.max_join, max_results=MAX_RESULTS)  # fmt: skip
         return fired, _with_check(closure, stopped, self.limits, len(fired))
 
@@ -321,8 +337,12 @@ class Reasoner:
                                 f"for {agent_id!r}{cut}")  # fmt: skip
         return explain(key, base, result)
 
-    def knowledge_explain(self, agent_id: str, question: str, *, limit: int = 20) -> KnowledgeAnswer:
-        """Answer a question with every method: direct facts, forward closure, backward proof, abduction."""
+    def knowledge_explain(self, agent_id: str, question: str | KnowledgeRequest, *,
+                          limit: int | None = None) -> KnowledgeAnswer:  # fmt: skip
+        """Answer a question (a request, or its text) with every method: direct facts, forward closure, backward
+        proof, abduction; at most ``limit`` findings."""
+        given = requested(KnowledgeRequest, question, {"limit": limit}, first="question")
+        question, limit = given.question, given.limit
         if not question.strip():
             raise InputError("question", "must not be empty")
         base, result = self.closure(agent_id)
@@ -374,13 +394,6 @@ def _with_check(closure: ClosureStatus, stopped: str | None, limits: ChainLimits
         return closure
     return closure.model_copy(update={"checked": False, "note": joined(closure.note, check_note(stopped, limits,
                                                                                                  found))})  # fmt: skip
-
-
-def _check_page(offset: int, limit: int) -> None:
-    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-        raise InputError("offset", f"must be a whole number from 0, got {offset!r}")
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
-        raise InputError("limit", f"must be a whole number from 1 to {MAX_PAGE}, got {limit!r}")
 
 
 def _goal(subject: str, predicate: str, obj: str) -> tuple[str, str, str]:
@@ -448,6 +461,8 @@ def as_data(value: Any) -> Any:
 __all__ = [
     "DEFAULT_LIMITS",
     "INFERENCE_SOURCE",
+    "MAX_DEPTH",
+    "MAX_ITERATIONS",
     "MAX_PAGE",
     "PAGE",
     "ClosureStatus",

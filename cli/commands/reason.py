@@ -11,17 +11,21 @@ import yaml
 from pydantic import BaseModel
 
 from cli import render
-from cli.common import Session, agent_option, example, mabos_options, scope_option
-from cli.tools.cases import cases_of
-from cli.tools.owl_rl import MAX_LISTED, OwlCommandContext, OwlRlResult
+from cli.common import Session, example, mabos_options
+from cli.options import Cli, Instead, request_options
+from cli.tools.cases import CbrRetrieveInput, CbrStoreInput, ReasonInput, cases_of
+from cli.tools.owl_rl import MAX_LISTED, OwlCommandContext, OwlRlInput, OwlRlResult
 from cli.tools.registry import run
 from kg.errors import InputError
 from kg.limits import load_yaml, read_text_bounded
+from kg.models import parse
 from reasoning.cases import StoredCase
 from reasoning.cbr import RetrievalResult
 from reasoning.router import AUTO, RouterResult, canonical, docgen, engine_kind, list_methods
 
 _OWN = ("agent_id", "created_at")  # set by mabos, never read from a case file
+COMMA = Cli(split=",")
+HIDDEN = Cli(hidden=True)
 
 
 def _read_mapping(path: Path, field: str) -> dict[str, Any]:
@@ -47,6 +51,20 @@ def cbr() -> None:
     """Case-based reasoning: store past cases, retrieve similar ones (S = 0.6 Sb + 0.4 Sd)."""
 
 
+def _case_file(path: Path) -> dict[str, Any]:
+    """A case file as ``cbr_store``'s fields (not the ones mabos sets)."""
+    data = _read_mapping(path, "file")
+    own = [key for key in _OWN if key in data]
+    if own:
+        raise InputError(own[0], "is set by mabos, not by the caller")
+    return data
+
+
+#: A case file is the operator's (a path never reaches a tool): it gives the case instead of the options, --scope aside.
+CASE_FILE = Instead(click.Option(["--file", "file"], type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                                 default=None), build=_case_file, keep=("scope",))  # fmt: skip
+
+
 @cbr.command("store", help=example(
     "Store a case from a JSON/YAML file ({situation: {beliefs, desires, context}, solution: {plan_id, actions}, "
     "outcome: {success, metrics, lessons}}) or from options. An identical situation is stored once; past the "
@@ -54,34 +72,14 @@ def cbr() -> None:
     "mabos cbr store --agent a --file case.json",
     "mabos cbr store --agent a --beliefs B-1,B-2 --desires D-1 --action 'discount 10%' --success",
 ))  # fmt: skip
-@agent_option
-@click.option("--file", "file", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None)
-@click.option("--beliefs", default=None, help="Comma-separated beliefs (uids or statements).")
-@click.option("--desires", default=None, help="Comma-separated desires (uids or statements).")
-@click.option("--context", default="", help="Free text describing the situation.")
-@click.option("--action", "actions", multiple=True, help="What was done (repeatable).")
-@click.option("--plan", "plan_id", default=None, metavar="P-...")
-@click.option("--success/--failure", "success", default=None, help="How it went (required without --file).")
-@click.option("--lesson", "lessons", multiple=True, help="A lesson learned (repeatable).")
-@scope_option
+@request_options(CbrStoreInput, situation=Cli(fields={"beliefs": COMMA, "desires": COMMA}),
+                 solution=Cli(fields={"plan_id": Cli(flag="--plan", metavar="P-..."), "actions": Cli(flag="--action")}),
+                 outcome=Cli(fields={"success": Cli(off="--failure"), "metrics": HIDDEN,
+                                     "lessons": Cli(flag="--lesson")}),
+                 uid=HIDDEN, instead=CASE_FILE)  # fmt: skip
 @mabos_options
-def store(out: Session, *, agent: str, file: Path | None, beliefs: str | None, desires: str | None, context: str,
-          actions: tuple[str, ...], plan_id: str | None, success: bool | None, lessons: tuple[str, ...],
-          scope: str | None) -> None:  # fmt: skip
-    if file is not None:
-        data = _read_mapping(file, "file")
-        own = [key for key in _OWN if key in data]
-        if own:
-            raise InputError(own[0], "is set by mabos, not by the caller")
-    else:
-        if success is None:
-            raise InputError("success", "give --success or --failure (or --file)")
-        data = {"situation": {"beliefs": _csv(beliefs), "desires": _csv(desires), "context": context},
-                "solution": {"plan_id": plan_id, "actions": list(actions)},
-                "outcome": {"success": success, "lessons": list(lessons)}}  # fmt: skip
-    if scope is not None:
-        data["scope"] = scope
-    result = out.run("cbr_store", {**data, "agent_id": agent}, StoredCase)
+def store(out: Session, *, request: CbrStoreInput) -> None:
+    result = out.run("cbr_store", request, StoredCase)
     what = "stored" if result.created else "already stored (identical situation)"
     pruned = render.note(f"pruned {len(result.pruned)} case(s) past the capacity") if result.pruned else None
     out.emit(result, render.done(f"{result.case.uid} {what}"), pruned)
@@ -92,18 +90,10 @@ def store(out: Session, *, agent: str, file: Path | None, beliefs: str | None, d
     "context's text similarity (weight 0.2) when --context is given and the embedder loads.",
     "mabos cbr retrieve --agent a --beliefs B-1,B-2 --desires D-1 --context 'price-sensitive customer'",
 ))  # fmt: skip
-@agent_option
-@click.option("--beliefs", default=None, help="Comma-separated beliefs.")
-@click.option("--desires", default=None, help="Comma-separated desires.")
-@click.option("--context", default="", help="Text compared with the cases' contexts.")
-@click.option("--k", "k", type=int, default=5, show_default=True)
-@click.option("--min-score", type=float, default=0.0, show_default=True)
+@request_options(CbrRetrieveInput, beliefs=COMMA, desires=COMMA, weights=HIDDEN)
 @mabos_options
-def retrieve_(out: Session, *, agent: str, beliefs: str | None, desires: str | None, context: str, k: int,
-              min_score: float) -> None:  # fmt: skip
-    arguments = {"agent_id": agent, "beliefs": _csv(beliefs), "desires": _csv(desires), "context": context, "k": k,
-                 "min_score": min_score}  # fmt: skip
-    result = out.run("cbr_retrieve", arguments, RetrievalResult)
+def retrieve_(out: Session, *, request: CbrRetrieveInput) -> None:
+    result = out.run("cbr_retrieve", request, RetrievalResult)
     rows = [(m.case_uid, round(m.score, 4), round(m.belief_similarity, 3), round(m.desire_similarity, 3),
              "" if m.context_similarity is None else round(m.context_similarity, 3),
              "; ".join(m.solution.actions), "success" if m.outcome.success else "failure")
@@ -145,6 +135,18 @@ def _inputs(path: Path | None, method: str | None, shortcuts: dict[str, str | No
     return inputs
 
 
+def _mode(request: ReasonInput, auto: bool) -> None:
+    """The command line asks for one mode (the tool auto-selects when none is given): --method, --methods (with or
+    without --multi), --multi, or --auto (a classification option implies it)."""
+    auto = auto or request.problem_classification is not None
+    chosen = [x for x in (request.method, request.methods, AUTO if auto else None,
+                          "multi" if request.multi_method else None) if x]  # fmt: skip
+    if len(chosen) > 1 and not (request.multi_method and request.methods):
+        raise InputError("method", "give one of --method ID, --methods A,B, --multi or --auto (a classification)")
+    if not chosen:
+        raise InputError("method", "give --method ID, --methods A,B, --multi or --auto (see 'mabos reason methods')")
+
+
 @reason_group.command("run", help=example(
     "Apply a reasoning method to a problem. Every method of the seed's catalogue computes from structured "
     "inputs (--inputs FILE: {method_id: {...}} or the method's own object) or from the agent's facts, rules, "
@@ -156,56 +158,28 @@ def _inputs(path: Path | None, method: str | None, shortcuts: dict[str, str | No
     "mabos reason --agent a --auto --uncertainty high --complexity complex --domain empirical 'Enter Germany?'",
     "mabos reason --agent a --methods deductive,abductive,counterfactual --inputs inputs.json",
 ))  # fmt: skip
-@agent_option
-@click.argument("problem", required=False, default="")
-@click.option("--method", default=None, help="One method id (see 'mabos reason methods'), e.g. bayesian.")
+@request_options(ReasonInput, problem=Cli(argument=True),
+                 problem_classification=Cli(fields={"data_availability": Cli(flag="--data")}),
+                 multi_method=Cli(flag="--multi"), methods=COMMA, inputs=HIDDEN,
+                 success=Cli(off="--failure"))  # fmt: skip
+# The command line's own: the mode switch the tool does not need, and the inputs from a file (the operator's) or
+# from shortcuts for three methods, which the command puts in ``inputs``.
 @click.option("--auto", "auto", is_flag=True, default=False, help="Select the method from the classification.")
-@click.option("--methods", default=None, help="Several comma-separated method ids (multi-method fusion).")
-@click.option("--multi", "multi", is_flag=True, default=False, help="Fusion of the best 3 methods (or --methods).")
-@click.option("--top", type=int, default=1, show_default=True, help="With --auto: how many methods to run.")
-@click.option("--uncertainty", type=click.Choice(["low", "medium", "high"]), default=None)
-@click.option("--complexity", type=click.Choice(["simple", "moderate", "complex"]), default=None)
-@click.option("--domain", type=click.Choice(["formal", "empirical", "social", "mixed"]), default=None)
-@click.option("--time-pressure", type=click.Choice(["none", "moderate", "urgent"]), default=None)
-@click.option("--data", "data_availability", type=click.Choice(["rich", "moderate", "sparse"]), default=None)
-@click.option("--stakes", type=click.Choice(["low", "medium", "high"]), default=None)
 @click.option("--inputs", "inputs_file", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None)
 @click.option("--goal", default=None, metavar="'S P O'", help="Deductive: prove this (backward chaining).")
 @click.option("--observation", default=None, metavar="'S P O'", help="Abductive: explain this.")
 @click.option("--beliefs", default=None, help="Case-based: comma-separated beliefs.")
 @click.option("--desires", default=None, help="Case-based: comma-separated desires.")
-@click.option("--narrate", is_flag=True, default=False, help="Explain computed results with the chat model.")
-@click.option("--store", type=click.Choice(["memory", "case"]), default=None, help="Store each result.")
-@click.option("--store-scope", default=None, help="Scope to store in (no wider than the sources).")
-@click.option("--success/--failure", "success", default=None, help="With --store case: how it turned out.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of simulations.")
 @mabos_options
-def run_(out: Session, *, agent: str, problem: str, method: str | None, auto: bool, methods: str | None, multi: bool,
-         top: int, uncertainty: str | None, complexity: str | None, domain: str | None, time_pressure: str | None,
-         data_availability: str | None, stakes: str | None, inputs_file: Path | None, goal: str | None,
-         observation: str | None, beliefs: str | None, desires: str | None, narrate: bool, store: str | None,
-         store_scope: str | None, success: bool | None, seed: int) -> None:  # fmt: skip
-    given = {"uncertainty": uncertainty, "complexity": complexity, "domain": domain, "time_pressure": time_pressure,
-             "data_availability": data_availability, "stakes": stakes}  # fmt: skip
-    classification = {k: v for k, v in given.items() if v} or None
-    chosen = [x for x in (method, methods, AUTO if auto or classification else None, "multi" if multi else None) if x]
-    if len(chosen) > 1 and not (multi and methods):
-        raise InputError("method", "give one of --method ID, --methods A,B, --multi or --auto (a classification)")
-    if not chosen:
-        raise InputError("method", "give --method ID, --methods A,B, --multi or --auto (see 'mabos reason methods')")
-    arguments: dict[str, Any] = {"agent_id": agent, "problem": problem, "top": top, "narrate": narrate,
-                                 "problem_classification": classification, "seed": seed,
-                                 "inputs": _inputs(inputs_file, method, {"goal": goal, "observation": observation,
-                                                   "beliefs": beliefs, "desires": desires})}  # fmt: skip
-    if methods:
-        arguments.update(methods=_csv(methods), multi_method=True)
-    elif multi:
-        arguments["multi_method"] = True
-    elif method:
-        arguments["method"] = method
-    if store:
-        arguments.update(store=store, store_scope=store_scope, success=success)
-    result = out.run("reason", arguments, RouterResult)
+def run_(out: Session, *, request: ReasonInput, auto: bool, inputs_file: Path | None, goal: str | None,
+         observation: str | None, beliefs: str | None, desires: str | None) -> None:  # fmt: skip
+    _mode(request, auto)
+    shortcuts = {"goal": goal, "observation": observation, "beliefs": beliefs, "desires": desires}
+    built: dict[str, Any] = {"inputs": _inputs(inputs_file, request.method, shortcuts)}
+    if request.methods:
+        built["multi_method"] = True  # --methods A,B fuses, as --multi does
+    asked = parse(ReasonInput, {**request.model_dump(exclude_unset=True), **built})  # validated with what was built
+    result = out.run("reason", asked, RouterResult)
     rows = [(r.method, r.kind, round(r.confidence, 3), r.conclusion) for r in result.results]
     human: list[Any] = [render.table(f"Reasoning ({result.mode})", ("method", "kind", "confidence", "conclusion"),
                                      rows)]  # fmt: skip
@@ -289,21 +263,17 @@ def methods_(out: Session, *, category: str | None) -> None:
     "mabos reason owl-rl --agent a",
     "mabos reason owl-rl --agent a --ontology extra.ttl --dry-run --engine owlrl",
 ))  # fmt: skip
-@agent_option
+@request_options(OwlRlInput, limit=Cli(hidden=True, value=MAX_LISTED))  # every entailment is listed
 @click.option("--ontology", "ontology", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="An extra ontology file (JSON-LD, Turtle, RDF/XML; repeatable).")  # fmt: skip
-@click.option("--dry-run", is_flag=True, default=False, help="Report what would be written; write nothing.")
-@click.option("--engine", type=click.Choice(["mabos", "owlrl"]), default="mabos", show_default=True,
-              help="mabos: our OWL 2 RL engine; owlrl: the reference library (same closure, much slower).")  # fmt: skip
 @mabos_options
-def owl_rl(out: Session, *, agent: str, ontology: tuple[Path, ...], dry_run: bool, engine: str) -> None:
+def owl_rl(out: Session, *, request: OwlRlInput, ontology: tuple[Path, ...]) -> None:
     ctx = OwlCommandContext(workspace_obj=out.workspace(), extra_ontology=list(ontology))
-    arguments = {"agent_id": agent, "dry_run": dry_run, "engine": engine, "limit": MAX_LISTED}
-    report = cast(OwlRlResult, run(ctx, "reason_owl_rl", arguments))
+    report = cast(OwlRlResult, run(ctx, "reason_owl_rl", request))
     rows = [(e.subject, e.predicate, e.object, round(e.confidence, 4)) for e in report.entailments[:50]]
     summary = (f"{report.entailed} entailed from {report.input_facts} facts and {report.ontology_triples} ontology "
                f"triples in {report.seconds:.2f} s; created {report.created}, retracted {len(report.retracted)}"
-               f"{' (dry run: nothing written)' if dry_run else ''}")  # fmt: skip
+               f"{' (dry run: nothing written)' if request.dry_run else ''}")  # fmt: skip
     table = render.table("Entailed", ("subject", "predicate", "object", "confidence"), rows)
     cut = render.note(f"only the first {MAX_LISTED} entailments are listed") if report.truncated else None
     out.emit(report.model_dump(mode="json", exclude={"truncated"}), render.done(summary), table, cut)

@@ -12,15 +12,41 @@ from rich.text import Text
 from rich.tree import Tree
 
 from cli import render
-from cli.common import Session, agent_option, example, mabos_options, scope_option
-from cli.tools.inference import MAX_HYPOTHESES, HypothesisList, ProofOutcome, ProofStep
+from cli.common import Session, example, mabos_options
+from cli.options import Cli, Instead, request_options
+from cli.tools.inference import (
+    MAX_HYPOTHESES,
+    AbduceInput,
+    BackwardInput,
+    ForwardInput,
+    HypothesisList,
+    KnowledgeInput,
+    ProofOutcome,
+    ProofStep,
+)
 from cli.tools.registry import run
-from cli.tools.rules import ImportedRules, PolicyFiringList, RuleList, ViolationList
-from cli.tools.rules_admin import RuleDeleted, RuleExport
+from cli.tools.rules import (
+    ImportedRules,
+    NoArguments,
+    PolicyEvalInput,
+    PolicyFiringList,
+    RuleCreateInput,
+    RuleImportInput,
+    RuleList,
+    RuleListInput,
+    RuleToggleInput,
+    ViolationList,
+)
+from cli.tools.rules_admin import RuleDeleted, RuleDeleteInput, RuleExport, RuleExportInput
 from kg.errors import InputError
 from kg.limits import read_text_bounded
-from kg.models import Rule, RuleType, Severity
-from reasoning.service import DEFAULT_LIMITS, ForwardReport, KnowledgeAnswer
+from kg.models import Rule
+from reasoning.service import ForwardReport, KnowledgeAnswer
+
+ARGUMENT = Cli(argument=True)
+RULE_ID = Cli(argument=True, metavar="RULE_ID")
+#: A triple pattern's object, a positional argument as its subject and predicate.
+OBJECT = Cli(argument=True, metavar="OBJECT")
 
 
 def _rule_line(rule: Rule) -> str:
@@ -46,12 +72,18 @@ def _rules_table(rules: list[Rule]) -> Any:
 _FORMATS = {".json": "json", ".yaml": "yaml", ".yml": "yaml"}
 
 
-def _rule_file(path: Path) -> tuple[str, str]:
-    """The text and format (by suffix) of a rule file; InputError naming ``file`` when it cannot be read."""
+def _rule_file(path: Path) -> dict[str, str]:
+    """A rule file as ``rule_import``'s fields: its text and format (by suffix); InputError naming ``file`` when it
+    cannot be read."""
     fmt = _FORMATS.get(path.suffix.lower())
     if fmt is None:
         raise InputError("file", f"{path}: a rule file ends in .json, .yaml or .yml")
-    return read_text_bounded(path, "file"), fmt  # at most 100 MB, read in chunks
+    return {"document": read_text_bounded(path, "file"), "format": fmt}  # at most 100 MB, read in chunks
+
+
+#: A rule file is the operator's (a path never reaches a tool): it gives rule_import's document instead of the options.
+RULE_FILE = Instead(click.Option(["--file", "file"], type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                                 default=None), build=_rule_file, model=RuleImportInput)  # fmt: skip
 
 
 @click.group("rule")
@@ -71,58 +103,25 @@ def rule() -> None:
         "mabos rule create --agent a --file rules.yaml",
     ),
 )
-@agent_option
-@click.option("--file", "file", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None)
-@click.option("--name", default=None)
-@click.option("--type", "kind", type=click.Choice([t.value for t in RuleType]), default="inference", show_default=True)
-@click.option("--if", "conditions", multiple=True, metavar="PATTERN", help="A condition (repeatable).")
-@click.option("--then", "conclusion", default=None, metavar="PATTERN", help="The conclusion (inference rules).")
-@click.option("--description", default=None)
-@click.option("--confidence-factor", type=float, default=None, help="0..1 (default 0.9).")
-@click.option("--message", default=None, help="Violation message (constraints); ?variables are filled in.")
-@click.option("--severity", type=click.Choice([s.value for s in Severity]), default=None)
-@click.option("--action", default=None, help="What a policy asks for when it fires.")
-@click.option("--escalate", is_flag=True, default=False, help="A firing policy escalates.")
-@click.option("--domain", default=None)
-@click.option("--disabled", is_flag=True, default=False, help="Store the rule disabled.")
-@scope_option
+@request_options(RuleCreateInput, conditions=Cli(flag="--if", metavar="PATTERN"),
+                 conclusion=Cli(flag="--then", metavar="PATTERN"), violation_message=Cli(flag="--message"),
+                 enabled=Cli(flag="--disabled", negated="Store the rule disabled."), instead=RULE_FILE)  # fmt: skip
 @mabos_options
-def create(out: Session, *, agent: str, file: Path | None, name: str | None, kind: str,
-           conditions: tuple[str, ...], conclusion: str | None, description: str | None,
-           confidence_factor: float | None, message: str | None, severity: str | None, action: str | None,
-           escalate: bool, domain: str | None, disabled: bool, scope: str | None) -> None:  # fmt: skip
-    if file is not None:
-        if name or conditions or conclusion:
-            raise InputError("file", "give either --file or --name/--if/--then, not both")
-        document, fmt = _rule_file(file)  # reading a file is the CLI's part; storing goes through the registry
-        arguments = {"agent_id": agent, "document": document, "format": fmt}
-        imported = out.run("rule_import", arguments, ImportedRules)
-        created = imported.rules
+def create(out: Session, *, request: RuleCreateInput | RuleImportInput) -> None:
+    if isinstance(request, RuleImportInput):  # reading the file is the CLI's part; storing goes through the registry
+        created = out.run("rule_import", request, ImportedRules).rules
     else:
-        if not name:
-            raise InputError("name", "is required (or give --file)")
-        fields: dict[str, Any] = {
-            "agent_id": agent, "name": name, "type": kind, "description": description,
-            "confidence_factor": confidence_factor, "violation_message": message, "severity": severity,
-            "action": action, "escalate": escalate, "domain": domain, "scope": scope, "enabled": not disabled,
-            "conditions": list(conditions), "conclusion": conclusion,
-        }  # fmt: skip
-        given = {key: value for key, value in fields.items() if value is not None}
-        created = [out.run("rule_create", given, Rule)]
+        created = [out.run("rule_create", request, Rule)]
     out.emit(created, render.done(f"created {len(created)} rule(s)"), _rules_table(created))
 
 
 @rule.command(
     "list", help=example("Rules the agent can read, oldest first.", "mabos rule list --agent a --type inference --json")
 )
-@agent_option
-@click.option("--type", "kind", type=click.Choice([t.value for t in RuleType]), default=None)
-@click.option("--enabled/--disabled", "enabled", default=None, help="Only enabled (or disabled) rules.")
-@click.option("--domain", default=None)
+@request_options(RuleListInput, enabled=Cli(off="--disabled"))
 @mabos_options
-def list_(out: Session, *, agent: str, kind: str | None, enabled: bool | None, domain: str | None) -> None:
-    arguments = {"agent_id": agent, "type": kind, "enabled": enabled, "domain": domain}
-    found = out.run("rule_list", arguments, RuleList).rules
+def list_(out: Session, *, request: RuleListInput) -> None:
+    found = out.run("rule_list", request, RuleList).rules
     out.emit(found, _rules_table(found) if found else render.note("no rules"))
 
 
@@ -132,22 +131,19 @@ def list_(out: Session, *, agent: str, kind: str | None, enabled: bool | None, d
         "Enable or disable a rule (flips it unless --on or --off is given).", "mabos rule toggle --agent a R-01J..."
     ),
 )
-@agent_option
-@click.argument("uid", metavar="RULE_ID")
-@click.option("--on/--off", "enabled", default=None, help="Set the state instead of flipping it.")
+@request_options(RuleToggleInput, rule_id=RULE_ID, enabled=Cli(flag="--on", off="--off"))
 @mabos_options
-def toggle(out: Session, *, agent: str, uid: str, enabled: bool | None) -> None:
-    changed = out.run("rule_toggle", {"agent_id": agent, "rule_id": uid, "enabled": enabled}, Rule)
+def toggle(out: Session, *, request: RuleToggleInput) -> None:
+    changed = out.run("rule_toggle", request, Rule)
     out.emit(changed, render.done(f"{changed.uid} {'enabled' if changed.enabled else 'disabled'}"))
 
 
 @rule.command("delete", help=example("Delete a rule for good ('rule toggle' only disables it).",
                                      "mabos rule delete --agent a R-01J..."))  # fmt: skip
-@agent_option
-@click.argument("uid", metavar="RULE_ID")
+@request_options(RuleDeleteInput, rule_id=RULE_ID)
 @mabos_options
-def delete(out: Session, *, agent: str, uid: str) -> None:
-    gone = out.run("rule_delete", {"agent_id": agent, "rule_id": uid}, RuleDeleted)
+def delete(out: Session, *, request: RuleDeleteInput) -> None:
+    gone = out.run("rule_delete", request, RuleDeleted)
     out.emit(gone, render.done(f"{gone.uid} ({gone.rule.name}) deleted"))
 
 
@@ -159,11 +155,10 @@ def delete(out: Session, *, agent: str, uid: str) -> None:
         "mabos rule export --agent a --format yaml > rules.yaml",
     ),
 )
-@agent_option
-@click.option("--format", "fmt", type=click.Choice(["json", "yaml"]), default="json", show_default=True)
+@request_options(RuleExportInput)
 @mabos_options
-def export(out: Session, *, agent: str, fmt: str) -> None:
-    exported = out.run("rule_export", {"agent_id": agent, "format": fmt}, RuleExport)
+def export(out: Session, *, request: RuleExportInput) -> None:
+    exported = out.run("rule_export", request, RuleExport)
     if out.as_json:
         out.emit(exported)
     else:
@@ -187,29 +182,19 @@ def infer() -> None:
         "mabos infer forward --agent a --persist",
     ),
 )
-@agent_option
-@click.option("--persist", is_flag=True, default=False, help="Store the derived facts (and retract stale ones).")
-@click.option("--max-iterations", type=int, default=10, show_default=True)
-@click.option("--max-derived", type=int, default=None, help="Stop after deriving this many facts (default and "
-              f"most: mabos.toml [reasoning] max_derived, else {DEFAULT_LIMITS.max_derived}).")  # fmt: skip
-@click.option("--max-join", type=int, default=None, help="Stop after examining this many candidate facts "
-              f"(default and most: [reasoning] max_join, else {DEFAULT_LIMITS.max_join}).")  # fmt: skip
-@click.option("--offset", type=int, default=0, show_default=True, help="Show the derived facts from here.")
-@click.option("--limit", type=int, default=1000, show_default=True, help="Show at most this many (1..10000).")
+@request_options(ForwardInput)
 @mabos_options
-def forward(out: Session, *, agent: str, persist: bool, max_iterations: int, max_derived: int | None,
-            max_join: int | None, offset: int, limit: int) -> None:  # fmt: skip
-    arguments = {"agent_id": agent, "persist": persist, "max_iterations": max_iterations, "max_derived": max_derived,
-                 "max_join": max_join, "offset": offset, "limit": limit}  # fmt: skip
+def forward(out: Session, *, request: ForwardInput) -> None:
     # this process is the CLI's own: the closure may pause its garbage collector (reasoning.rules.forward_chain)
-    report = cast(ForwardReport, run(replace(out.tools(), tune_process=True), "infer_forward", arguments))
+    report = cast(ForwardReport, run(replace(out.tools(), tune_process=True), "infer_forward", request))
+    offset = request.offset
     rows = [
         (d.subject, d.predicate, d.object, round(d.confidence, 4), d.rule_name, d.uid or "") for d in report.derived
     ]
     stopped = "" if report.fixpoint else f" (stopped by {report.stopped_by})"
     summary = (f"{report.total_derived} derived from {report.facts} facts and {report.rules} rules in "
                f"{report.iterations} iteration(s){stopped}")  # fmt: skip
-    if persist:
+    if request.persist:
         summary += (
             f"; stored {report.created} new, updated {report.updated}, {report.unchanged} unchanged, "
             f"retracted {len(report.retracted)}"
@@ -233,15 +218,10 @@ def _proof_tree(node: ProofStep, tree: Tree) -> None:
     "Prove SUBJECT PREDICATE OBJECT (?variables allowed) goal-first; unprovable goals list the knowledge gaps.",
     "mabos infer backward --agent a acme isTaxable true",
 ))  # fmt: skip
-@agent_option
-@click.argument("subject")
-@click.argument("predicate")
-@click.argument("obj", metavar="OBJECT")
-@click.option("--max-depth", type=int, default=5, show_default=True)
+@request_options(BackwardInput, subject=ARGUMENT, predicate=ARGUMENT, object=OBJECT)
 @mabos_options
-def backward(out: Session, *, agent: str, subject: str, predicate: str, obj: str, max_depth: int) -> None:
-    arguments = {"agent_id": agent, "subject": subject, "predicate": predicate, "object": obj, "max_depth": max_depth}
-    result = out.run("infer_backward", arguments, ProofOutcome)
+def backward(out: Session, *, request: BackwardInput) -> None:
+    result = out.run("infer_backward", request, ProofOutcome)
     human: list[Any] = [render.done("proved") if result.proved else render.note("not proved")]
     for proof in result.proofs[:3]:
         tree = Tree("proof")
@@ -256,15 +236,11 @@ def backward(out: Session, *, agent: str, subject: str, predicate: str, obj: str
     "Hypotheses that would explain an observation, ranked by (supported / all conditions) x confidence factor.",
     "mabos infer abduce --agent a acme isTaxable true",
 ))  # fmt: skip
-@agent_option
-@click.argument("subject")
-@click.argument("predicate")
-@click.argument("obj", metavar="OBJECT")
+@request_options(AbduceInput, subject=ARGUMENT, predicate=ARGUMENT, object=OBJECT,
+                 limit=Cli(hidden=True, value=MAX_HYPOTHESES))  # every hypothesis  # fmt: skip
 @mabos_options
-def abduce(out: Session, *, agent: str, subject: str, predicate: str, obj: str) -> None:
-    arguments = {"agent_id": agent, "subject": subject, "predicate": predicate, "object": obj,
-                 "limit": MAX_HYPOTHESES}  # fmt: skip
-    found = out.run("infer_abductive", arguments, HypothesisList).hypotheses
+def abduce(out: Session, *, request: AbduceInput) -> None:
+    found = out.run("infer_abductive", request, HypothesisList).hypotheses
     rows = [(h.name, round(h.score, 4), len(h.supported), len(h.missing)) for h in found]
     out.emit(found, render.table("Hypotheses", ("rule", "score", "supported", "missing"), rows)
              if found else render.note("no rule concludes this"))  # fmt: skip
@@ -282,10 +258,10 @@ def constraint() -> None:
     "Check the enabled constraints against the facts and their forward closure.",
     "mabos constraint check --agent a",
 ))  # fmt: skip
-@agent_option
+@request_options(NoArguments)
 @mabos_options
-def check(out: Session, *, agent: str) -> None:
-    result = out.run("constraint_check", {"agent_id": agent}, ViolationList)
+def check(out: Session, *, request: NoArguments) -> None:
+    result = out.run("constraint_check", request, ViolationList)
     found = result.violations
     rows = [(v.severity.value, v.name, v.message) for v in found]
     out.emit(found, render.table("Violations", ("severity", "rule", "message"), rows)
@@ -302,26 +278,14 @@ def policy() -> None:
     """Policy rules: actions and escalations that fire on facts plus a context."""
 
 
-def _context(pairs: tuple[str, ...]) -> dict[str, str]:
-    context: dict[str, str] = {}
-    for index, pair in enumerate(pairs):
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise InputError(f"context[{index}]", f"must be KEY=VALUE, got {pair!r}")
-        context[key.strip()] = value
-    return context
-
-
 @policy.command("eval", help=example(
     "Evaluate the enabled policies; --context KEY=VALUE adds the triple 'context KEY VALUE' for this run only.",
     "mabos policy eval --agent a --context amount=12000 --context channel=web",
 ))  # fmt: skip
-@agent_option
-@click.option("--context", "pairs", multiple=True, metavar="KEY=VALUE")
+@request_options(PolicyEvalInput)
 @mabos_options
-def evaluate(out: Session, *, agent: str, pairs: tuple[str, ...]) -> None:
-    arguments = {"agent_id": agent, "context": _context(pairs)}
-    result = out.run("policy_eval", arguments, PolicyFiringList)
+def evaluate(out: Session, *, request: PolicyEvalInput) -> None:
+    result = out.run("policy_eval", request, PolicyFiringList)
     found = result.firings
     rows = [(p.name, p.action, "yes" if p.escalate else "no") for p in found]
     out.emit(found, render.table("Policies fired", ("rule", "action", "escalate"), rows)
@@ -338,11 +302,11 @@ def knowledge() -> None:
     "saying which method found what.",
     "mabos knowledge explain --agent a 'Is acme taxable?'",
 ))  # fmt: skip
-@agent_option
-@click.argument("question")
+@request_options(KnowledgeInput, question=ARGUMENT, limit=Cli(hidden=True))
 @mabos_options
-def explain(out: Session, *, agent: str, question: str) -> None:
-    answer = out.run("knowledge_explain", {"agent_id": agent, "question": question}, KnowledgeAnswer)
+def explain(out: Session, *, request: KnowledgeInput) -> None:
+    answer = out.run("knowledge_explain", request, KnowledgeAnswer)
+    question = request.question
     rows = [(f.method, f.subject, f.predicate, f.object, f.confidence) for f in answer.findings]
     out.emit(answer, render.table(f"Knowledge: {question}", ("method", "subject", "predicate", "object",
                                                               "confidence"), rows)

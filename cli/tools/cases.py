@@ -1,29 +1,21 @@
 """Case-based reasoning and the method router: cbr_store, cbr_retrieve and reason.
 
 The handlers make the calls ``mabos cbr store|retrieve`` and ``mabos reason run`` make: the
-:class:`reasoning.cases.CaseService` of the workspace and :func:`reasoning.router.reason` in a
-:class:`~reasoning.router.MethodContext` of the agent. Limits are the services' (retrieve k 1..100, router
-top 1..32).
+:class:`reasoning.cases.CaseService` of the workspace and :func:`reasoning.router.service.reason_for`. The inputs are
+the services' request models (:mod:`reasoning.cases_requests`, :mod:`reasoning.router_requests`) plus ``agent_id``;
+their fields, limits and descriptions are declared there once (retrieve k 1..100, router top 1..32).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
-
-from pydantic import Field
-
 from cli.tools.registry import ToolContext, ToolInput, tool
-from kg.models import MAX_CONTENT, MAX_LIST, CaseOutcome, CaseSituation, CaseSolution, RecordId, Scope, Unit
 from kg.workspace import Workspace
 from reasoning.cases import CaseService, StoredCase
-from reasoning.cbr import DEFAULT_K, CBRWeights, RetrievalResult
-from reasoning.router import MethodContext, ProblemClassification, RouterResult, reason
-from reasoning.router.run import MAX_METHODS
-from reasoning.router.store import store_result
-
-MAX_K = 100  # CaseService.retrieve's ceiling
-
-_Item = Annotated[str, Field(max_length=1024)]
+from reasoning.cases_requests import MAX_K, CbrRetrieveRequest, CbrStoreRequest
+from reasoning.cbr import RetrievalResult
+from reasoning.router import RouterResult
+from reasoning.router.service import method_context, reason_for
+from reasoning.router_requests import ReasonRequest
 
 
 def cases_of(ws: Workspace) -> CaseService:
@@ -34,19 +26,8 @@ def cases_of(ws: Workspace) -> CaseService:
 # ---------------------------------------------------------------------------------------------- cbr_store
 
 
-class CbrStoreInput(ToolInput):
+class CbrStoreInput(CbrStoreRequest, ToolInput):
     """Arguments of ``cbr_store``: one past case."""
-
-    situation: CaseSituation = Field(
-        description="The situation: {beliefs: [..], desires: [..], context: 'free text'}; beliefs and desires are "
-        "uids (B-..., D-...) or short statements."
-    )
-    solution: CaseSolution = Field(description="What was done: {plan_id: 'P-...' or null, actions: ['..']}.")
-    outcome: CaseOutcome = Field(
-        description="How it went: {success: true|false, metrics: {name: number}, lessons: ['..']}."
-    )
-    scope: str | None = Field(None, description="Where to store it (default the agent's own scope 'agent:<id>').")
-    uid: RecordId | None = Field(None, description="Optional: the uid (C-...) to store it under; default a new one.")
 
 
 @tool(
@@ -59,31 +40,14 @@ class CbrStoreInput(ToolInput):
 )
 def cbr_store(ctx: ToolContext, args: CbrStoreInput) -> StoredCase:
     """Store a case through the case service."""
-    agent = ctx.agent_for(args)
-    fields = args.model_dump(exclude={"agent_id"}, exclude_none=True)
-    return cases_of(ctx.workspace()).store_case(agent, **fields)
+    return cases_of(ctx.workspace()).store_case(ctx.agent_for(args), args)
 
 
 # ---------------------------------------------------------------------------------------------- cbr_retrieve
 
 
-class CbrRetrieveInput(ToolInput):
+class CbrRetrieveInput(CbrRetrieveRequest, ToolInput):
     """Arguments of ``cbr_retrieve``: the current situation."""
-
-    beliefs: list[_Item] = Field(
-        default_factory=list, max_length=MAX_LIST, description="The current beliefs (uids or short statements)."
-    )
-    desires: list[_Item] = Field(
-        default_factory=list, max_length=MAX_LIST, description="The current desires (uids or short statements)."
-    )
-    context: str = Field(
-        "", max_length=MAX_CONTENT, description="Free text compared with the cases' contexts (needs the embedder)."
-    )
-    k: int = Field(DEFAULT_K, ge=1, le=MAX_K, description="How many cases at most (1..100, default 5).")
-    min_score: Unit = Field(0.0, description="Only cases scoring at least this (0..1, default 0).")
-    weights: CBRWeights | None = Field(
-        None, description="Optional weights {beliefs: 0.6, desires: 0.4, context: 0.2} (beliefs:desires is a ratio)."
-    )
 
 
 @tool(
@@ -96,57 +60,14 @@ class CbrRetrieveInput(ToolInput):
 )
 def cbr_retrieve(ctx: ToolContext, args: CbrRetrieveInput) -> RetrievalResult:
     """Retrieve similar cases through the case service."""
-    agent = ctx.agent_for(args)
-    return cases_of(ctx.workspace()).retrieve(
-        agent, beliefs=args.beliefs, desires=args.desires, context=args.context, k=args.k, weights=args.weights,
-        min_score=args.min_score,
-    )  # fmt: skip
+    return cases_of(ctx.workspace()).retrieve(ctx.agent_for(args), args)
 
 
 # ---------------------------------------------------------------------------------------------- reason
 
 
-class ReasonInput(ToolInput):
+class ReasonInput(ReasonRequest, ToolInput):
     """Arguments of ``reason`` (the seed's parameters, plus top, narrate and storing)."""
-
-    problem: str = Field("", max_length=MAX_CONTENT, description="The problem or question in plain words.")
-    method: str | None = Field(
-        None,
-        max_length=64,
-        description="One method id (mode 1), e.g. bayesian, decision-theory, game-theory, counterfactual ('_' works "
-        "for '-'), or 'auto'. Omit it to auto-select from problem_classification.",
-    )
-    problem_classification: ProblemClassification | None = Field(
-        None,
-        description="Mode 2 (auto-select): {uncertainty: low|medium|high, complexity: simple|moderate|complex, "
-        "domain: formal|empirical|social|mixed, time_pressure: none|moderate|urgent, data_availability: "
-        "rich|moderate|sparse, stakes: low|medium|high}; read from the problem text when omitted.",
-    )
-    multi_method: bool = Field(False, description="Mode 3: run several methods and fuse their conclusions.")
-    methods: list[Annotated[str, Field(max_length=64)]] | None = Field(
-        None, min_length=1, max_length=MAX_METHODS, description="The methods for multi_method (default: best 3)."
-    )
-    inputs: dict[str, Any] = Field(
-        default_factory=dict,
-        description="Inputs per method id, e.g. {bayesian: {network: {nodes: {Rain: {parents: [], cpt: {'': 0.2}}}}, "
-        "evidence: {}, query: Rain}}; or one method's own object. Without inputs a method reads the agent's "
-        "graph (facts, rules, cases, beliefs, goals) where it can; see docs/reasoning-methods.md.",
-    )
-    top: int = Field(1, ge=1, le=32, description="Auto mode: how many best-scored methods to run.")
-    narrate: bool = Field(False, description="Add a short explanation by the configured chat model (if any).")
-    store: Literal["memory", "case"] | None = Field(None, description="Store each result as a memory or a case.")
-    store_scope: Scope | None = Field(None, description="Where to store (no wider than the result's sources).")
-    success: bool | None = Field(None, description="With store='case': how the decision turned out.")
-    seed: int = Field(0, ge=0, le=2**32 - 1, description="Seed of simulations (monte-carlo).")
-
-
-def method_context(ws: Workspace, agent: str, *, seed: int = 0, problem: str = "") -> MethodContext:
-    """The context engines run in: the agent, its workspace and the configured chat model (if any, with the
-    configured ``[llm] timeout``, as every LLM user of the workspace)."""
-    from kg.extraction.workspace import workspace_chat  # noqa: PLC0415 - extraction loads only where a model may run
-
-    chat = workspace_chat(ws)
-    return MethodContext(agent_id=agent, workspace=ws, chat=chat, seed=seed, problem=problem)
 
 
 @tool(
@@ -161,23 +82,11 @@ def method_context(ws: Workspace, agent: str, *, seed: int = 0, problem: str = "
 )
 def reason_tool(ctx: ToolContext, args: ReasonInput) -> RouterResult:
     """Run the router for the agent over its workspace; store results on request."""
-    agent = ctx.agent_for(args)
-    ws = ctx.workspace()
-    ws.scopes.require_agent(agent)
-    if args.store is not None and args.store_scope is not None:
-        ws.scopes.check_write(agent, args.store_scope)
-    context = method_context(ws, agent, seed=args.seed, problem=args.problem)
-    result = reason(context, args.problem, method=args.method, problem_classification=args.problem_classification,
-                    multi_method=args.multi_method, methods=args.methods, inputs=args.inputs, top=args.top,
-                    narrate_results=args.narrate)  # fmt: skip
-    if args.store is not None:
-        stored = [store_result(ws, agent, args.problem, r, store_as=args.store, scope=args.store_scope,
-                               success=args.success) for r in result.results if r.kind != "llm_prompt"]  # fmt: skip
-        result = result.model_copy(update={"stored": stored})
-    return result
+    return reason_for(ctx.workspace(), ctx.agent_for(args), args)
 
 
 __all__ = [
+    "MAX_K",
     "CbrRetrieveInput",
     "CbrStoreInput",
     "ReasonInput",

@@ -1,8 +1,9 @@
 """Inference tools: forward chaining (bounded and paged), backward chaining, abduction and ``knowledge_explain``.
 
 Every handler calls :class:`reasoning.service.Reasoner` (bounded by the workspace's ``[reasoning]`` limits,
-:meth:`~reasoning.service.Reasoner.for_workspace`). The engine's dataclass results (proofs, hypotheses) are
-returned as the pydantic models below.
+:meth:`~reasoning.service.Reasoner.for_workspace`) with its input: the service's request model
+(:mod:`reasoning.requests`) plus ``agent_id``. The engine's dataclass results (proofs, hypotheses) are returned as
+the pydantic models below.
 """
 
 from __future__ import annotations
@@ -13,51 +14,28 @@ from pydantic import BaseModel, Field
 
 from cli.tools.overrides import may_tune_process
 from cli.tools.registry import ToolContext, ToolInput, tool
-from cli.tools.rules import GROUP, PatternOut, TripleIn, TripleOut, reasoner_of
+from cli.tools.rules import GROUP, PatternOut, TripleOut, reasoner_of
 from reasoning.bounds import MAX_PROOF_STEPS
-from reasoning.service import DEFAULT_LIMITS, MAX_DEPTH, MAX_ITERATIONS, MAX_PAGE, PAGE, ForwardReport, KnowledgeAnswer
-
-MAX_HYPOTHESES = 100
-MAX_FINDINGS = 100
-MAX_QUESTION = 2_000
+from reasoning.requests import (
+    MAX_FINDINGS,
+    MAX_HYPOTHESES,
+    MAX_QUESTION,
+    AbduceRequest,
+    BackwardRequest,
+    ForwardRequest,
+    KnowledgeRequest,
+)
+from reasoning.service import ForwardReport, KnowledgeAnswer
 
 # ---------------------------------------------------------------------------------------------- models
 
 
-class ForwardInput(ToolInput):
+class ForwardInput(ForwardRequest, ToolInput):
     """Arguments of ``infer_forward``."""
 
-    persist: bool = Field(
-        False,
-        description="Store the derived facts (source 'inference', with rule and supporting facts) and retract "
-        "earlier derived facts that no longer follow. Without it nothing is written.",
-    )
-    max_iterations: int = Field(10, ge=1, le=MAX_ITERATIONS, description="Rounds of rule application (1-100).")
-    max_derived: int | None = Field(
-        None,
-        ge=1,
-        description="Stop after deriving this many facts (at most, and by default, the workspace's "
-        f"bound: {DEFAULT_LIMITS.max_derived:,} unless mabos.toml [reasoning] says otherwise). A cut run says "
-        "fixpoint=false and why.",
-    )
-    max_join: int | None = Field(
-        None,
-        ge=1,
-        description="Stop after the joins examined this many candidate facts (at most, and by default, "
-        f"the workspace's bound: {DEFAULT_LIMITS.max_join:,} unless mabos.toml [reasoning] says otherwise).",
-    )
-    offset: int = Field(0, ge=0, description="Return the derived facts from this position (paging; see next_offset).")
-    limit: int = Field(PAGE, ge=1, le=MAX_PAGE, description=f"Return at most this many derived facts (1-{MAX_PAGE}).")
 
-
-class TripleQuery(TripleIn, ToolInput):
-    """A goal or observation: subject, predicate, object (a ?variable asks 'which ones?')."""
-
-
-class BackwardInput(TripleQuery):
+class BackwardInput(BackwardRequest, ToolInput):
     """Arguments of ``infer_backward``."""
-
-    max_depth: int = Field(5, ge=1, le=MAX_DEPTH, description="How many rules deep a proof may go (1-10).")
 
 
 class RuleRef(BaseModel):
@@ -91,10 +69,8 @@ class ProofOutcome(BaseModel):
     note: str | None = Field(None, description="One sentence when the search was cut, saying what to do.")
 
 
-class AbduceInput(TripleQuery):
+class AbduceInput(AbduceRequest, ToolInput):
     """Arguments of ``infer_abductive``."""
-
-    limit: int = Field(20, ge=1, le=MAX_HYPOTHESES, description="At most this many hypotheses, best first (1-100).")
 
 
 class Hypothesis(BaseModel):
@@ -115,13 +91,8 @@ class HypothesisList(BaseModel):
     hypotheses: list[Hypothesis]
 
 
-class KnowledgeInput(ToolInput):
+class KnowledgeInput(KnowledgeRequest, ToolInput):
     """Arguments of ``knowledge_explain``."""
-
-    question: str = Field(
-        max_length=MAX_QUESTION, description="A question in plain words (not empty), e.g. 'Is acme taxable?'."
-    )
-    limit: int = Field(20, ge=1, le=MAX_FINDINGS, description="At most this many findings (1-100).")
 
 
 # ---------------------------------------------------------------------------------------------- tools
@@ -139,10 +110,7 @@ class KnowledgeInput(ToolInput):
 )
 def infer_forward(ctx: ToolContext, args: ForwardInput) -> ForwardReport:
     """Forward chaining (optionally persisted)."""
-    reasoner = reasoner_of(ctx.workspace())
-    return reasoner.forward(ctx.agent_for(args), persist=args.persist, max_iterations=args.max_iterations,
-                            max_derived=args.max_derived, max_join=args.max_join, offset=args.offset,
-                            limit=args.limit, tune_process=may_tune_process(ctx))  # fmt: skip
+    return reasoner_of(ctx.workspace()).forward(ctx.agent_for(args), args, tune_process=may_tune_process(ctx))
 
 
 @tool(
@@ -155,9 +123,7 @@ def infer_forward(ctx: ToolContext, args: ForwardInput) -> ForwardReport:
 )
 def infer_backward(ctx: ToolContext, args: BackwardInput) -> ProofOutcome:
     """Prove a goal or report its gaps."""
-    result = reasoner_of(ctx.workspace()).backward(
-        ctx.agent_for(args), args.subject, args.predicate, args.object, max_depth=args.max_depth
-    )
+    result = reasoner_of(ctx.workspace()).backward(ctx.agent_for(args), args)
     return ProofOutcome(
         goal=list(result.goal),
         proved=result.proved,
@@ -179,8 +145,8 @@ def infer_backward(ctx: ToolContext, args: BackwardInput) -> ProofOutcome:
 )
 def infer_abductive(ctx: ToolContext, args: AbduceInput) -> HypothesisList:
     """Hypotheses explaining an observation, best first."""
-    found = reasoner_of(ctx.workspace()).abduce(ctx.agent_for(args), args.subject, args.predicate, args.object)
-    return HypothesisList(hypotheses=[Hypothesis.model_validate(asdict(h)) for h in found[: args.limit]])
+    found = reasoner_of(ctx.workspace()).abduce(ctx.agent_for(args), args)
+    return HypothesisList(hypotheses=[Hypothesis.model_validate(asdict(h)) for h in found])
 
 
 @tool(
@@ -193,10 +159,13 @@ def infer_abductive(ctx: ToolContext, args: AbduceInput) -> HypothesisList:
 )
 def knowledge_explain(ctx: ToolContext, args: KnowledgeInput) -> KnowledgeAnswer:
     """A question answered by every method."""
-    return reasoner_of(ctx.workspace()).knowledge_explain(ctx.agent_for(args), args.question, limit=args.limit)
+    return reasoner_of(ctx.workspace()).knowledge_explain(ctx.agent_for(args), args)
 
 
 __all__ = [
+    "MAX_FINDINGS",
+    "MAX_HYPOTHESES",
+    "MAX_QUESTION",
     "AbduceInput",
     "BackwardInput",
     "ForwardInput",

@@ -2,26 +2,25 @@
 
 ``mabos reason owl-rl`` runs this tool. The scope rule is :func:`reasoning.owl.run_owl_rl`'s: the input is the
 facts the agent may read, and every entailment is written to the agent's own private scope (never wider than the
-narrowest of its sources), with ``derived_from`` its support. Extra ontology files (``--ontology``) are an operator
-option passed outside the tool input (:class:`OwlCommandContext`): an agent over MCP cannot make the server read a
-file of its choosing.
+narrowest of its sources), with ``derived_from`` its support. The input is the service's request
+(:mod:`reasoning.owl_requests`) plus ``agent_id``. Extra ontology files (``--ontology``) are an operator option
+passed outside the tool input (:class:`OwlCommandContext`): an agent over MCP cannot make the server read a file
+of its choosing.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 from pydantic import Field
 
 from cli.tools.overrides import CommandContext
 from cli.tools.registry import ToolContext, ToolInput, tool
 from reasoning.owl import OwlRlReport, run_owl_rl
+from reasoning.owl_requests import MAX_LISTED, OwlRlRequest
 
 GROUP = "rules"  # with infer_forward and the other inference tools
-#: The most entailments one answer lists (all of them are written; ``entailed`` counts them).
-MAX_LISTED = 100_000
 
 
 @dataclass
@@ -31,19 +30,8 @@ class OwlCommandContext(CommandContext):
     extra_ontology: list[Path] = field(default_factory=list)
 
 
-class OwlRlInput(ToolInput):
+class OwlRlInput(OwlRlRequest, ToolInput):
     """Arguments of ``reason_owl_rl``."""
-
-    dry_run: bool = Field(default=False, description="Report what would be written and retracted; write nothing.")
-    engine: Literal["mabos", "owlrl"] = Field(
-        default="mabos", description="mabos: our OWL 2 RL engine; owlrl: the reference library (same closure, slower)."
-    )
-    limit: int = Field(
-        default=1_000,
-        ge=1,
-        le=MAX_LISTED,
-        description=f"List at most this many entailments in the answer (1..{MAX_LISTED}); all are written.",
-    )
 
 
 class OwlRlResult(OwlRlReport):
@@ -64,10 +52,8 @@ _OWL = (
 def reason_owl_rl(ctx: ToolContext, args: OwlRlInput) -> OwlRlResult:
     """The closure for the acting agent, written to its own scope unless a dry run."""
     extra = ctx.extra_ontology if isinstance(ctx, OwlCommandContext) else []
-    report = run_owl_rl(ctx.workspace(), ctx.agent_for(args), ontology=extra, dry_run=args.dry_run, engine=args.engine)
-    listed = report.entailments[: args.limit]
-    truncated = len(report.entailments) > args.limit
-    return OwlRlResult(**{**dict(report), "entailments": listed}, truncated=truncated)
+    report = run_owl_rl(ctx.workspace(), ctx.agent_for(args), args, ontology=extra)
+    return OwlRlResult(**dict(report), truncated=report.entailed > len(report.entailments))
 
 
 __all__ = ["MAX_LISTED", "OwlCommandContext", "OwlRlInput", "OwlRlResult"]

@@ -1,30 +1,41 @@
 """Rule tools: create, import, list and toggle rules; constraint checks and policy evaluation.
 
 Every handler calls :class:`reasoning.service.RuleService` or :class:`reasoning.service.Reasoner`, the same
-services ``mabos rule|constraint|policy`` use through these tools. The engine's dataclass results (violations,
-firings) are returned as the pydantic models below. The inference tools live in :mod:`cli.tools.inference`.
+services ``mabos rule|constraint|policy`` use through these tools. The inputs are the services' request models
+(:mod:`reasoning.requests`) plus ``agent_id``; their fields, limits and descriptions are declared there once. The
+engine's dataclass results (violations, firings) are returned as the pydantic models below. The inference tools
+live in :mod:`cli.tools.inference`.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from cli.tools.registry import ToolContext, ToolInput, tool
-from kg.models import Operator, Rule, RuleType, Severity
+from kg.models import Operator, Rule, Severity
 from kg.workspace import Workspace
 from reasoning.bounds import ClosureStatus
-from reasoning.rule_service import MAX_IMPORT_RULES
+from reasoning.requests import (
+    MAX_CONDITIONS,
+    MAX_CONTEXT,
+    MAX_DOCUMENT,
+    MAX_IMPORT_RULES,
+    ConclusionInput,
+    ConditionInput,
+    PolicyEvalRequest,
+    RuleCreateRequest,
+    RuleImportRequest,
+    RuleListRequest,
+    RuleToggleRequest,
+    TripleIn,
+)
 from reasoning.rules.patterns import parse_pattern
 from reasoning.service import Reasoner, RuleService
 
 GROUP = "rules"
-MAX_CONDITIONS = 64  # as kg.models.Rule
-MAX_CONTEXT = 64  # context entries of one policy evaluation
-#: Characters of one imported rule document.
-MAX_DOCUMENT = 1_000_000
 
 
 def rules_of(ws: Workspace) -> RuleService:
@@ -40,75 +51,12 @@ def reasoner_of(ws: Workspace) -> Reasoner:
 # ---------------------------------------------------------------------------------------------- models
 
 
-class TripleIn(BaseModel):
-    """A triple pattern: each term is a constant such as 'acme' or a ?variable such as '?x'."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    subject: str = Field(description="The subject: a ?variable such as '?x', or a constant such as 'acme'.")
-    predicate: str = Field(description="The predicate, e.g. 'isTaxable' (a constant or a ?variable).")
-    object: str = Field(description="The object: a ?variable or a value, e.g. 'true' or '$50,000'.")
-
-
-class ConditionInput(TripleIn):
-    """One condition of a rule: a triple pattern and an operator on the object."""
-
-    operator: Operator = Field(
-        Operator.EQ,
-        description="How the fact's object compares to this object: eq, ne, gt, lt, gte, lte, contains. Numbers "
-        "such as '$50,000' or '15%' compare numerically.",
-    )
-
-
-class ConclusionInput(TripleIn):
-    """The triple an inference rule concludes; each of its ?variables must be bound by a condition."""
-
-
-class RuleCreateInput(ToolInput):
+class RuleCreateInput(RuleCreateRequest, ToolInput):
     """Arguments of ``rule_create``."""
 
-    name: str = Field(description="A short name for the rule, e.g. 'taxable' (1-256 characters).")
-    type: RuleType = Field(
-        RuleType.INFERENCE,
-        description="inference (derives its conclusion), constraint (violated when all conditions hold) or "
-        "policy (asks for an action when all conditions hold).",
-    )
-    conditions: list[ConditionInput | str] = Field(
-        min_length=1,
-        max_length=MAX_CONDITIONS,
-        description="The conditions, all of which must hold (1-64). Each is an object, or a string "
-        "'SUBJECT PREDICATE [OPERATOR] OBJECT' such as '?x hasRevenue gt $1,000,000' (operators eq, ne, gt, lt, "
-        "gte, lte, contains or =, !=, >, <, >=, <=, ~). Policies can test the evaluation context with "
-        "'context KEY OPERATOR VALUE'.",
-    )
-    conclusion: ConclusionInput | str | None = Field(
-        None,
-        description="What an inference rule concludes (required for inference rules), as an object or a string "
-        "'SUBJECT PREDICATE OBJECT' such as '?x isTaxable true'. Every ?variable must be bound by a condition.",
-    )
-    description: str = Field("", description="What the rule is for, in plain words.")
-    confidence_factor: float = Field(
-        0.9, ge=0.0, le=1.0, description="0..1: a derived fact's confidence is the weakest condition's times this."
-    )
-    violation_message: str = Field(
-        "", description="Constraints: the message of a violation; ?variables are filled in, e.g. '?x must be audited'."
-    )
-    severity: Severity = Field(Severity.WARNING, description="Constraints: how serious a violation is.")
-    action: str = Field("", description="Policies: the action asked for when the policy fires, e.g. 'ask finance'.")
-    escalate: bool = Field(False, description="Policies: whether a firing escalates to a human.")
-    domain: str = Field("general", description="A label grouping related rules, e.g. 'tax'.")
-    scope: str | None = Field(
-        None, description="Where to store the rule: global, agent:<id> or project:<name> (default the agent's own)."
-    )
-    enabled: bool = Field(True, description="Whether the rule takes part in inference and checks right away.")
 
-
-class RuleListInput(ToolInput):
+class RuleListInput(RuleListRequest, ToolInput):
     """Arguments of ``rule_list``."""
-
-    type: RuleType | None = Field(None, description="Only rules of this kind (inference, constraint or policy).")
-    enabled: bool | None = Field(None, description="true: only enabled rules; false: only disabled; omit for all.")
-    domain: str | None = Field(None, description="Only rules of this domain label.")
 
 
 class RuleList(BaseModel):
@@ -117,11 +65,8 @@ class RuleList(BaseModel):
     rules: list[Rule] = Field(description="The rules the agent can read.")
 
 
-class RuleToggleInput(ToolInput):
+class RuleToggleInput(RuleToggleRequest, ToolInput):
     """Arguments of ``rule_toggle``."""
-
-    rule_id: str = Field(description="The rule's uid (from rule_list or rule_create), e.g. 'R-01J...'.")
-    enabled: bool | None = Field(None, description="The state to set; omit to flip the current state.")
 
 
 class NoArguments(ToolInput):
@@ -182,15 +127,8 @@ class ViolationList(ClosureCut):
     violations: list[Violation]
 
 
-class PolicyEvalInput(ToolInput):
+class PolicyEvalInput(PolicyEvalRequest, ToolInput):
     """Arguments of ``policy_eval``."""
-
-    context: dict[str, str] = Field(
-        default_factory=dict,
-        max_length=MAX_CONTEXT,
-        description="Facts of the situation at hand, KEY -> VALUE (at most 64), e.g. {'amount': '12000'}; each "
-        "becomes the triple 'context KEY VALUE' for this evaluation only (nothing is stored).",
-    )
 
 
 class PolicyFiring(RuleMatch):
@@ -206,15 +144,8 @@ class PolicyFiringList(ClosureCut):
     firings: list[PolicyFiring]
 
 
-class RuleImportInput(ToolInput):
+class RuleImportInput(RuleImportRequest, ToolInput):
     """Arguments of ``rule_import``."""
-
-    document: str = Field(
-        max_length=MAX_DOCUMENT,
-        description="The rules as a JSON or YAML document: a list of rules or {'rules': [...]} (what "
-        "'mabos rule export' writes), at most 1,000,000 characters and 1,000 rules.",
-    )
-    format: Literal["json", "yaml"] = Field(description="json or yaml.")
 
 
 class ImportedRules(BaseModel):
@@ -224,12 +155,6 @@ class ImportedRules(BaseModel):
 
 
 # ---------------------------------------------------------------------------------------------- rules
-
-
-def _pattern(value: ConditionInput | ConclusionInput | str, field: str, *, operators: bool) -> dict[str, str]:
-    if isinstance(value, str):
-        return parse_pattern(value, field, operators=operators)
-    return value.model_dump(mode="json")
 
 
 @tool(
@@ -242,12 +167,7 @@ def _pattern(value: ConditionInput | ConclusionInput | str, field: str, *, opera
 )
 def rule_create(ctx: ToolContext, args: RuleCreateInput) -> Rule:
     """Validate and store one rule."""
-    agent = ctx.agent_for(args)
-    fields = args.model_dump(mode="json", exclude={"agent_id", "conditions", "conclusion"})
-    fields["conditions"] = [_pattern(c, f"conditions[{i}]", operators=True) for i, c in enumerate(args.conditions)]
-    if args.conclusion is not None:
-        fields["conclusion"] = _pattern(args.conclusion, "conclusion", operators=False)
-    return rules_of(ctx.workspace()).create(agent, **fields)
+    return rules_of(ctx.workspace()).create(ctx.agent_for(args), args)
 
 
 @tool(
@@ -260,8 +180,7 @@ def rule_create(ctx: ToolContext, args: RuleCreateInput) -> Rule:
 )
 def rule_import(ctx: ToolContext, args: RuleImportInput) -> ImportedRules:
     """Validate and store every rule of a document."""
-    return ImportedRules(rules=rules_of(ctx.workspace()).import_document(ctx.agent_for(args), args.document,
-                                                                         args.format))  # fmt: skip
+    return ImportedRules(rules=rules_of(ctx.workspace()).import_document(ctx.agent_for(args), args))
 
 
 @tool(
@@ -273,9 +192,7 @@ def rule_import(ctx: ToolContext, args: RuleImportInput) -> ImportedRules:
 )
 def rule_list(ctx: ToolContext, args: RuleListInput) -> RuleList:
     """Rules the agent can read."""
-    kind = args.type.value if args.type is not None else None
-    found = rules_of(ctx.workspace()).list(ctx.agent_for(args), type=kind, enabled=args.enabled, domain=args.domain)
-    return RuleList(rules=found)
+    return RuleList(rules=rules_of(ctx.workspace()).list(ctx.agent_for(args), args))
 
 
 @tool(
@@ -286,7 +203,7 @@ def rule_list(ctx: ToolContext, args: RuleListInput) -> RuleList:
 )
 def rule_toggle(ctx: ToolContext, args: RuleToggleInput) -> Rule:
     """Enable, disable or flip a rule."""
-    return rules_of(ctx.workspace()).toggle(ctx.agent_for(args), args.rule_id, enabled=args.enabled)
+    return rules_of(ctx.workspace()).toggle(ctx.agent_for(args), args)
 
 
 # ---------------------------------------------------------------------------------------------- checks
@@ -314,21 +231,30 @@ def constraint_check(ctx: ToolContext, args: NoArguments) -> ViolationList:
 )
 def policy_eval(ctx: ToolContext, args: PolicyEvalInput) -> PolicyFiringList:
     """Policies that fire on the facts plus the context."""
-    fired, closure = reasoner_of(ctx.workspace()).policy_report(ctx.agent_for(args), args.context)
+    fired, closure = reasoner_of(ctx.workspace()).policy_report(ctx.agent_for(args), args)
     return PolicyFiringList(firings=[PolicyFiring.model_validate(asdict(p)) for p in fired],
                             **ClosureCut.fields(closure))  # fmt: skip
 
 
 __all__ = [
+    "MAX_CONDITIONS",
+    "MAX_CONTEXT",
+    "MAX_DOCUMENT",
     "ClosureCut",
     "ConclusionInput",
     "ConditionInput",
     "ImportedRules",
+    "NoArguments",
     "PatternOut",
+    "PolicyEvalInput",
     "PolicyFiring",
     "PolicyFiringList",
+    "RuleCreateInput",
+    "RuleImportInput",
     "RuleList",
+    "RuleListInput",
     "RuleMatch",
+    "RuleToggleInput",
     "TripleIn",
     "TripleOut",
     "Violation",

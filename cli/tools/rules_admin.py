@@ -8,20 +8,17 @@ recorded in the outbox under that agent), and an export holds only the rules the
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, Field
 
 from cli.tools.registry import ToolContext, ToolInput, tool
 from cli.tools.rules import GROUP, rules_of
-from kg.models import RecordId, Rule
-from reasoning.rules import dump_rules
+from kg.models import Rule
+from reasoning.requests import RuleDeleteRequest, RuleExportRequest
+from reasoning.rule_service import RuleExport
 
 
-class RuleDeleteInput(ToolInput):
+class RuleDeleteInput(RuleDeleteRequest, ToolInput):
     """Arguments of ``rule_delete``."""
-
-    rule_id: RecordId = Field(description="The rule's uid (from rule_list or rule_create), e.g. 'R-01J...'.")
 
 
 class RuleDeleted(BaseModel):
@@ -32,18 +29,8 @@ class RuleDeleted(BaseModel):
     rule: Rule = Field(description="The rule as it was; rule_import of [rule] stores it again (with a new uid).")
 
 
-class RuleExportInput(ToolInput):
+class RuleExportInput(RuleExportRequest, ToolInput):
     """Arguments of ``rule_export``."""
-
-    format: Literal["json", "yaml"] = Field("json", description="json or yaml.")
-
-
-class RuleExport(BaseModel):
-    """The agent's readable rules as one document."""
-
-    format: Literal["json", "yaml"] = Field(description="The document's format.")
-    document: str = Field(description="The rules as {'rules': [...]}: what rule_import and 'rule create --file' read.")
-    count: int = Field(description="How many rules the document holds.")
 
 
 _DELETE = (
@@ -63,14 +50,13 @@ def rule_delete(ctx: ToolContext, args: RuleDeleteInput) -> RuleDeleted:
     """Delete a rule the agent can write (NotFoundError when it cannot even read it)."""
     rules, agent = rules_of(ctx.workspace()), ctx.agent_for(args)
     rule = rules.get(agent, args.rule_id)
-    return RuleDeleted(uid=rules.delete(agent, rule.uid), rule=rule)
+    return RuleDeleted(uid=rules.delete(agent, args), rule=rule)
 
 
 @tool("rule_export", group=GROUP, description=_EXPORT)
 def rule_export(ctx: ToolContext, args: RuleExportInput) -> RuleExport:
     """The agent's readable rules as a document."""
-    found = rules_of(ctx.workspace()).list(ctx.agent_for(args))
-    return RuleExport(format=args.format, document=dump_rules(found, args.format), count=len(found))
+    return rules_of(ctx.workspace()).export(ctx.agent_for(args), args)
 
 
-__all__ = ["RuleDeleted", "RuleExport"]
+__all__ = ["RuleDeleteInput", "RuleDeleted", "RuleExport", "RuleExportInput"]

@@ -112,24 +112,34 @@ class Rule(Record):
 class CaseSituation(Model):
     """The situation of a case: what was believed and wanted, and the context."""
 
-    beliefs: list[Annotated[str, Field(max_length=MAX_NAME * 4)]] = Field(default_factory=list, max_length=MAX_LIST)
-    desires: list[Annotated[str, Field(max_length=MAX_NAME * 4)]] = Field(default_factory=list, max_length=MAX_LIST)
-    context: Annotated[str, Field(max_length=MAX_CONTENT)] = ""
+    beliefs: list[Annotated[str, Field(max_length=MAX_NAME * 4)]] = Field(
+        default_factory=list, max_length=MAX_LIST, description="What was believed: uids (B-...) or short statements."
+    )
+    desires: list[Annotated[str, Field(max_length=MAX_NAME * 4)]] = Field(
+        default_factory=list, max_length=MAX_LIST, description="What was wanted: uids (D-...) or short statements."
+    )
+    context: Annotated[str, Field(max_length=MAX_CONTENT)] = Field(
+        "", description="Free text describing the situation."
+    )
 
 
 class CaseSolution(Model):
     """What was done."""
 
-    plan_id: RecordId | None = None
-    actions: list[Annotated[str, Field(max_length=MAX_CONTENT)]] = Field(default_factory=list, max_length=MAX_LIST)
+    plan_id: RecordId | None = Field(None, description="The plan (P-...) that was followed, if any.")
+    actions: list[Annotated[str, Field(max_length=MAX_CONTENT)]] = Field(
+        default_factory=list, max_length=MAX_LIST, description="What was done, one action per item."
+    )
 
 
 class CaseOutcome(Model):
     """How it went."""
 
-    success: bool
-    metrics: dict[str, float] = Field(default_factory=dict)
-    lessons: list[Annotated[str, Field(max_length=MAX_CONTENT)]] = Field(default_factory=list, max_length=MAX_LIST)
+    success: bool = Field(description="Whether it went well (a success) or not (a failure).")
+    metrics: dict[str, float] = Field(default_factory=dict, description="Measured results, name -> number.")
+    lessons: list[Annotated[str, Field(max_length=MAX_CONTENT)]] = Field(
+        default_factory=list, max_length=MAX_LIST, description="What was learned, one lesson per item."
+    )
 
     @field_validator("metrics")
     @classmethod

@@ -11,55 +11,15 @@ from pydantic import ConfigDict, Field
 
 from kg.models import Model
 from reasoning.router.methods.base import MethodOutcome
-
-
-class Uncertainty(StrEnum):
-    """How uncertain the problem is."""
-
-    LOW = "low"
-    MEDIUM = "medium"
-    HIGH = "high"
-
-
-class Complexity(StrEnum):
-    """How complex the problem is."""
-
-    SIMPLE = "simple"
-    MODERATE = "moderate"
-    COMPLEX = "complex"
-
-
-class Domain(StrEnum):
-    """The kind of knowledge the problem rests on."""
-
-    FORMAL = "formal"
-    EMPIRICAL = "empirical"
-    SOCIAL = "social"
-    MIXED = "mixed"
-
-
-class TimePressure(StrEnum):
-    """How urgently an answer is needed (not scored by the seed; kept and reported)."""
-
-    NONE = "none"
-    MODERATE = "moderate"
-    URGENT = "urgent"
-
-
-class DataAvailability(StrEnum):
-    """How much data bears on the problem."""
-
-    RICH = "rich"
-    MODERATE = "moderate"
-    SPARSE = "sparse"
-
-
-class Stakes(StrEnum):
-    """What is at stake."""
-
-    LOW = "low"
-    MEDIUM = "medium"
-    HIGH = "high"
+from reasoning.router_requests import (  # the request module holds the classification (no engine imports there)
+    Complexity,
+    DataAvailability,
+    Domain,
+    ProblemClassification,
+    Stakes,
+    TimePressure,
+    Uncertainty,
+)
 
 
 class Category(StrEnum):
@@ -72,17 +32,6 @@ class Category(StrEnum):
     SOCIAL = "social"
     META = "meta"
     EXTENSION = "extension"
-
-
-class ProblemClassification(Model):
-    """The seed's ``ProblemClassification``; a dimension left out matches no method."""
-
-    uncertainty: Uncertainty | None = None
-    complexity: Complexity | None = None
-    domain: Domain | None = None
-    time_pressure: TimePressure | None = None
-    data_availability: DataAvailability | None = None
-    stakes: Stakes | None = None
 
 
 class IdealProfile(Model):

@@ -37,9 +37,9 @@ from reasoning.router.models import MethodScore, ProblemClassification, RouterRe
 from reasoning.router.scoring import classification
 from reasoning.router.template import build, fill_prompt
 from reasoning.router.textroute import Route, explain_tie, route
+from reasoning.router_requests import MAX_METHODS, MAX_TOP
 
 AUTO = "auto"
-MAX_METHODS = 48
 MULTI_DEFAULT = 3  # multi_method without methods: the best three of auto-selection
 RUNNER_UP = 3  # auto with one method and no inputs for it: look this far down for one the text holds inputs of
 RUNNER_UP_SHARE = 0.6  # ... scoring at least this share of the first's score
@@ -178,8 +178,8 @@ def reason(
     Raises:
         InputError: unknown method ids, a bad classification, bad inputs, ``top`` outside 1..32.
     """
-    if isinstance(top, bool) or not 1 <= top <= 32:
-        raise InputError("top", f"must be an integer from 1 to 32, got {top!r}")
+    if isinstance(top, bool) or not 1 <= top <= MAX_TOP:
+        raise InputError("top", f"must be an integer from 1 to {MAX_TOP}, got {top!r}")
     ctx = replace(ctx, problem=ctx.problem or problem)  # the caller's context is left as it was
     mode_name, ids = _targets(method, methods, multi_method)
     mode: Literal["explicit", "auto", "multi"] = "auto" if mode_name == "auto" else (

@@ -76,7 +76,9 @@ def test_rules_are_private_to_their_scope_and_toggle(ws, rules, acme):
 def test_export_then_import_gives_another_agent_the_same_rules(tmp_path: Path, rules, acme):
     for fmt in ("json", "yaml"):
         path = tmp_path / f"rules.{fmt}"
-        path.write_text(rules.export("a", fmt), encoding="utf-8")
+        exported = rules.export("a", fmt)
+        assert (exported.format, exported.count) == (fmt, 2)
+        path.write_text(exported.document, encoding="utf-8")
         imported = rules.import_file("b", path)
         assert [(r.name, r.conditions, r.conclusion, r.scope) for r in imported] == [
             (r.name, r.conditions, r.conclusion, "agent:b") for r in (acme["taxable"], acme["audit"])

@@ -33,6 +33,7 @@ from pydantic import Field
 
 from kg.errors import InputError
 from kg.models import MAX_LIST, Model, Unit
+from reasoning.requests import MAX_QUESTION
 from reasoning.router.methods.base import Engine, MethodContext, MethodOutcome, MissingInputs, computed
 from reasoning.router.methods.calibration import METHOD as CALIBRATION
 from reasoning.router.methods.calibration import calibration
@@ -109,7 +110,8 @@ def _assess_goals(ctx: MethodContext, goals: list[str], data: MetaInput,
 
 
 def _assess_problem(ctx: MethodContext, threshold: float) -> tuple[list[dict[str, Any]], list[str], str | None]:
-    answer = ctx.reasoner().knowledge_explain(ctx.agent_id, ctx.problem)
+    # knowledge_explain takes a question of at most MAX_QUESTION characters: a longer problem is assessed by its start
+    answer = ctx.reasoner().knowledge_explain(ctx.agent_id, ctx.problem[:MAX_QUESTION])
     cut = None if answer.fixpoint else (answer.note or "the forward closure was cut by the workspace's bounds")
     rows: list[dict[str, Any]] = []
     used: list[str] = []
