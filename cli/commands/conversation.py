@@ -6,19 +6,26 @@ commands those of :mod:`cli.tools.conversation`.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 import click
 from rich.text import Text
 
 from cli import render
-from cli.common import ISO_DATETIME, Session, agent_option, example, mabos_options, read_source
-from cli.tools.conversation_admin import Compacted, Ingested
+from cli.common import Session, example, mabos_options, read_source
+from cli.options import Cli, request_options
+from cli.tools.conversation import AssembleInput, DescribeInput, ExpandInput, GrepInput
+from cli.tools.conversation_admin import Compacted, ConversationCompactInput, ConversationIngestInput, Ingested
 from kg.conversation.assemble import AssembledContext
 from kg.conversation.tools import ExpandResult, GrepResult, SummaryDescription
 
-session_option = click.option("--session", "-s", required=True, metavar="KEY", help="The session (conversation) key.")
+SESSION = Cli(flag="--session", short="-s", metavar="KEY")
+SUMMARY = Cli(argument=True, metavar="SUMMARY_UID")
+#: The ranges click always checked on these options (a usage error), now the model's.
+BOUNDED = Cli(bounded=True)
+#: The messages come from a file the operator names ('-': standard input), never a tool input.
+FILE = click.Option(["--file", "source"], required=True, type=click.Path(dir_okay=False, allow_dash=True),
+                    help="JSONL file.")  # fmt: skip
 
 
 def _preview(text: str, width: int = 100) -> str:
@@ -38,17 +45,13 @@ def conversation() -> None:
     "'line N: field: rule' and nothing is written. Messages are immutable once stored. '-' reads standard input.",
     "mabos conversation ingest --agent sales-agent --session s1 --file messages.jsonl",
 ))  # fmt: skip
-@agent_option
-@session_option
-@click.option("--file", "source", required=True, type=click.Path(dir_okay=False, allow_dash=True), help="JSONL file.")
-@click.option("--title", default="", help="Title of a new conversation.")
+@request_options(ConversationIngestInput, session_key=SESSION, messages=Cli(hidden=True),
+                 jsonl=Cli(params=(FILE,), build=read_source))  # fmt: skip
 @mabos_options
-def ingest(out: Session, *, agent: str, session: str, source: str, title: str) -> None:
-    text = read_source(source)
-    arguments = {"agent_id": agent, "session_key": session, "jsonl": text, "title": title}
-    result = out.run("conversation_ingest", arguments, Ingested)
+def ingest(out: Session, *, request: ConversationIngestInput) -> None:
+    result = out.run("conversation_ingest", request, Ingested)
     verb = "created" if result.created else "appended to"
-    done = render.done(f"{result.appended} messages ({result.tokens} tokens) {verb} {session} "
+    done = render.done(f"{result.appended} messages ({result.tokens} tokens) {verb} {request.session_key} "
                        f"(seq {result.first_seq}-{result.last_seq})")  # fmt: skip
     out.emit(result.model_dump(mode="json", exclude={"extraction"}), done, *_extracted(result.extraction))
 
@@ -69,14 +72,10 @@ def _extracted(t: dict[str, Any] | None) -> list[Any]:
     "R3 flush rule fires. Summaries not 35% smaller than their sources, or over 3x target, are never stored.",
     "mabos conversation compact --agent sales-agent --session s1 --budget 128000 --json",
 ))  # fmt: skip
-@agent_option
-@session_option
-@click.option("--budget", type=click.IntRange(1, 100_000_000), default=None, help="Context window in tokens.")
-@click.option("--force", is_flag=True, help="Condense with fan-out 2 as far as it goes.")
+@request_options(ConversationCompactInput, session_key=SESSION, budget=BOUNDED)
 @mabos_options
-def compact(out: Session, *, agent: str, session: str, budget: int | None, force: bool) -> None:
-    arguments = {"agent_id": agent, "session_key": session, "budget": budget, "force": force}
-    report = out.run("conversation_compact", arguments, Compacted)
+def compact(out: Session, *, request: ConversationCompactInput) -> None:
+    report = out.run("conversation_compact", request, Compacted)
     data = report.model_dump(mode="json", exclude={"extraction"})
     pairs = [(k, v) for k, v in data.items() if not isinstance(v, list | dict)]
     out.emit(data, render.key_values("Compaction", pairs), *_extracted(report.extraction))
@@ -89,21 +88,10 @@ def compact(out: Session, *, agent: str, session: str, budget: int | None, force
     "asserting details.",
     "mabos conversation assemble --agent sales-agent --session s1 --budget 32000 --json",
 ))  # fmt: skip
-@agent_option
-@session_option
-@click.option("--budget", type=click.IntRange(1, 100_000_000), default=None, help="Tokens for the history.")
-@click.option(
-    "--window",
-    type=click.IntRange(1, 100_000_000),
-    default=None,
-    help="The model's whole context window: the history gets its share (see docs/conversation.md).",
-)
-@click.option("--prompt", default=None, help="Choose older context by relevance to this text.")
+@request_options(AssembleInput, session_key=SESSION, budget=BOUNDED, window=BOUNDED)
 @mabos_options
-def assemble(out: Session, *, agent: str, session: str, budget: int | None, window: int | None,
-             prompt: str | None) -> None:  # fmt: skip
-    arguments = {"agent_id": agent, "session_key": session, "budget": budget, "window": window, "prompt": prompt}
-    context = out.run("context_assemble", arguments, AssembledContext)
+def assemble(out: Session, *, request: AssembleInput) -> None:
+    context = out.run("context_assemble", request, AssembledContext)
     rows = [(i.kind, i.uid, i.role or (f"depth {i.depth}" if i.depth is not None else ""), i.tokens,
              _preview(i.content)) for i in context.items]  # fmt: skip
     summary = f"{len(context.items)} items, {context.total_tokens} of {context.budget_tokens} tokens"
@@ -123,20 +111,11 @@ def lcm() -> None:
     "and the result says truncated (and why) when cut.",
     'mabos lcm grep --agent sales-agent "SSO|single sign-on" --json',
 ))  # fmt: skip
-@agent_option
-@click.argument("pattern")
-@click.option("--mode", type=click.Choice(["regex", "full_text"]), default="regex", show_default=True)
-@click.option("--scope", type=click.Choice(["messages", "summaries", "both"]), default="both", show_default=True)
-@click.option("--since", type=ISO_DATETIME, default=None, help="Only at or after this time.")
-@click.option("--before", type=ISO_DATETIME, default=None, help="Only before this time.")
-@click.option("--session", default=None, metavar="KEY", help="Only this session.")
-@click.option("--limit", type=click.IntRange(1, 10_000), default=50, show_default=True)
+@request_options(GrepInput, pattern=Cli(argument=True), session_key=Cli(flag="--session", metavar="KEY"),
+                 limit=BOUNDED)  # fmt: skip
 @mabos_options
-def grep(out: Session, *, agent: str, pattern: str, mode: str, scope: str, since: datetime | None,
-         before: datetime | None, session: str | None, limit: int) -> None:  # fmt: skip
-    arguments = {"agent_id": agent, "pattern": pattern, "mode": mode, "scope": scope, "since": since,
-                 "before": before, "limit": limit, "session_key": session}  # fmt: skip
-    result = out.run("lcm_grep", arguments, GrepResult)
+def grep(out: Session, *, request: GrepInput) -> None:
+    result = out.run("lcm_grep", request, GrepResult)
     rows = [(h.kind, h.uid, h.at, h.matches, _preview(h.snippet, 90)) for h in result.hits]
     table = render.table("Matches", ("kind", "uid", "at", "n", "snippet"), rows)
     out.emit(result, table, _truncated(result, "narrow the pattern or the time"))
@@ -148,14 +127,13 @@ def grep(out: Session, *, agent: str, pattern: str, mode: str, scope: str, since
     "An extracted memory item (M-...): its type, category, abstract, tokens and the messages it came from.",
     "mabos lcm describe --agent sales-agent SUM-01J...",
 ))  # fmt: skip
-@agent_option
-@click.argument("summary_uid", metavar="SUMMARY_UID")
+@request_options(DescribeInput, summary_uid=SUMMARY)
 @mabos_options
-def describe(out: Session, *, agent: str, summary_uid: str) -> None:
-    found = out.run("lcm_describe", {"agent_id": agent, "summary_uid": summary_uid}, SummaryDescription)
+def describe(out: Session, *, request: DescribeInput) -> None:
+    found = out.run("lcm_describe", request, SummaryDescription)
     data = found.model_dump(mode="json")
     pairs = [(k, _listed(v) if isinstance(v, list) else v) for k, v in data.items() if k != "content"]
-    out.emit(found, render.key_values(summary_uid, pairs), found.content)
+    out.emit(found, render.key_values(request.summary_uid, pairs), found.content)
 
 
 def _truncated(result: GrepResult | ExpandResult, advice: str) -> Text | None:
@@ -173,17 +151,10 @@ def _listed(values: list[Any], shown: int = 3) -> str:
     "with --include-messages, at most --max-tokens in all; truncated says when a cap cut the walk.",
     "mabos lcm expand --agent sales-agent SUM-01J... --max-depth 3 --include-messages --json",
 ))  # fmt: skip
-@agent_option
-@click.argument("summary_uid", metavar="SUMMARY_UID")
-@click.option("--max-depth", type=click.IntRange(1, 64), default=3, show_default=True)
-@click.option("--include-messages", is_flag=True, help="Expand leaves to their messages.")
-@click.option("--max-tokens", type=click.IntRange(1, 1_000_000), default=8_000, show_default=True)
+@request_options(ExpandInput, summary_uid=SUMMARY, max_depth=BOUNDED, max_tokens=BOUNDED)
 @mabos_options
-def expand(out: Session, *, agent: str, summary_uid: str, max_depth: int, include_messages: bool,
-           max_tokens: int) -> None:  # fmt: skip
-    arguments = {"agent_id": agent, "summary_uid": summary_uid, "max_depth": max_depth,
-                 "include_messages": include_messages, "max_tokens": max_tokens}  # fmt: skip
-    result = out.run("lcm_expand", arguments, ExpandResult)
+def expand(out: Session, *, request: ExpandInput) -> None:
+    result = out.run("lcm_expand", request, ExpandResult)
     rows = [(i.level, i.kind, i.uid, i.role or (f"depth {i.depth}" if i.depth is not None else ""), i.tokens,
              _preview(i.content)) for i in result.items]  # fmt: skip
     table = render.table("Expanded", ("level", "kind", "uid", "role/depth", "tokens", "content"), rows)

@@ -1,63 +1,26 @@
 """Conversation-memory tools: search, describe and expand the summary DAG, and assemble a session's context.
 
 Each handler makes the same :class:`kg.conversation.service.ConversationService` call (``ws.conversations``) as
-the matching ``mabos lcm ...`` or ``mabos conversation assemble`` command, which runs the tool.
+the matching ``mabos lcm ...`` or ``mabos conversation assemble`` command, which runs the tool. The inputs are the
+service's requests (:mod:`kg.conversation.requests`) plus ``agent_id``.
 """
 
 from __future__ import annotations
 
-from pydantic import Field
-
-from cli.tools.registry import ToolContext, ToolInput, token_count, tool
+from cli.tools.registry import ToolContext, ToolInput, tool
 from kg.conversation.assemble import AssembledContext
-from kg.conversation.tools import (
-    EXPAND_DEPTH,
-    EXPAND_TOKENS,
-    MAX_EXPAND_DEPTH,
-    MAX_EXPAND_TOKENS,
-    MAX_GREP_LIMIT,
-    MAX_PATTERN,
-    ExpandResult,
-    GrepMode,
-    GrepResult,
-    GrepScope,
-    SummaryDescription,
-)
+from kg.conversation.requests import AssembleRequest, DescribeRequest, ExpandRequest, GrepRequest
+from kg.conversation.tools import ExpandResult, GrepResult, SummaryDescription
 from kg.extraction.lineage import describe_memory, expand_memory, is_memory_uid
-from kg.models import UtcDatetime
 
 GROUP = "conversation"
-#: The largest token budget or context window ``context_assemble`` accepts.
-MAX_BUDGET = 100_000_000
-
-_SUMMARY_UID = (
-    "A summary id (SUM- and 26 characters), as returned by lcm_grep or context_assemble; or an extracted "
-    "memory item id (M-...), walked back to its messages."
-)
 
 
 # ---------------------------------------------------------------------------------- lcm_grep
 
 
-class GrepInput(ToolInput):
+class GrepInput(GrepRequest, ToolInput):
     """Arguments of ``lcm_grep``."""
-
-    pattern: str = Field(
-        min_length=1,
-        max_length=MAX_PATTERN,
-        description="A Python regular expression ((?i) for any case) in regex mode, or words that must all occur "
-        "in full_text mode.",
-    )
-    mode: GrepMode = Field(default="regex", description="regex, or full_text (every word; trigrams for CJK text).")
-    scope: GrepScope = Field(default="both", description="Search messages, summaries or both.")
-    since: UtcDatetime | None = Field(
-        default=None, description="Only items at or after this time (ISO-8601; naive = UTC)."
-    )
-    before: UtcDatetime | None = Field(default=None, description="Only items before this time (ISO-8601).")
-    session_key: str | None = Field(default=None, description="Only this session (conversation) key.")
-    limit: int = Field(
-        default=50, ge=1, le=MAX_GREP_LIMIT, description=f"At most this many hits (1..{MAX_GREP_LIMIT})."
-    )
 
 
 @tool(
@@ -70,19 +33,14 @@ class GrepInput(ToolInput):
 )
 def lcm_grep(ctx: ToolContext, args: GrepInput) -> GrepResult:
     """Search messages and summaries."""
-    return ctx.workspace().conversations.grep(
-        ctx.agent_for(args), args.pattern, mode=args.mode, scope=args.scope, since=args.since, before=args.before,
-        limit=args.limit, session_key=args.session_key,
-    )  # fmt: skip
+    return ctx.workspace().conversations.grep(ctx.agent_for(args), args)
 
 
 # ---------------------------------------------------------------------------------- lcm_describe
 
 
-class DescribeInput(ToolInput):
+class DescribeInput(DescribeRequest, ToolInput):
     """Arguments of ``lcm_describe``."""
-
-    summary_uid: str = Field(description=_SUMMARY_UID)
 
 
 @tool(
@@ -105,15 +63,8 @@ def lcm_describe(ctx: ToolContext, args: DescribeInput) -> SummaryDescription:
 # ---------------------------------------------------------------------------------- lcm_expand
 
 
-class ExpandInput(ToolInput):
+class ExpandInput(ExpandRequest, ToolInput):
     """Arguments of ``lcm_expand``."""
-
-    summary_uid: str = Field(description=_SUMMARY_UID)
-    max_depth: int = Field(default=EXPAND_DEPTH, ge=1, le=MAX_EXPAND_DEPTH,
-                           description=f"Levels to walk down at most (1..{MAX_EXPAND_DEPTH}).")  # fmt: skip
-    include_messages: bool = Field(default=False, description="Expand leaf summaries down to their source messages.")
-    max_tokens: int = Field(default=EXPAND_TOKENS, ge=1, le=MAX_EXPAND_TOKENS,
-                            description=f"Token cap of everything returned (1..{MAX_EXPAND_TOKENS}).")  # fmt: skip
 
 
 @tool(
@@ -130,26 +81,14 @@ def lcm_expand(ctx: ToolContext, args: ExpandInput) -> ExpandResult:
     if is_memory_uid(args.summary_uid):
         return expand_memory(ctx.workspace().ports, ctx.agent_for(args), args.summary_uid, max_depth=args.max_depth,
                              max_tokens=args.max_tokens)  # fmt: skip
-    return ctx.workspace().conversations.expand(
-        ctx.agent_for(args), args.summary_uid, max_depth=args.max_depth, include_messages=args.include_messages,
-        max_tokens=args.max_tokens,
-    )  # fmt: skip
+    return ctx.workspace().conversations.expand(ctx.agent_for(args), args)
 
 
 # ---------------------------------------------------------------------------------- context_assemble
 
 
-class AssembleInput(ToolInput):
+class AssembleInput(AssembleRequest, ToolInput):
     """Arguments of ``context_assemble``."""
-
-    session_key: str = Field(description="The session (conversation) key.")
-    budget: int | None = token_count(MAX_BUDGET, "Tokens for the history. Give this or window, not both.")
-    window: int | None = token_count(
-        MAX_BUDGET,
-        "The model's whole context window in tokens: the history gets its share (the split is returned as "
-        "allocation). Give this or budget, not both.",
-    )
-    prompt: str | None = Field(default=None, description="Choose older context by relevance to this text.")
 
 
 @tool(
@@ -163,9 +102,7 @@ class AssembleInput(ToolInput):
 )
 def context_assemble(ctx: ToolContext, args: AssembleInput) -> AssembledContext:
     """Assemble a session's context."""
-    return ctx.workspace().conversations.assemble(
-        ctx.agent_for(args), args.session_key, budget=args.budget, window=args.window, prompt=args.prompt
-    )
+    return ctx.workspace().conversations.assemble(ctx.agent_for(args), args)
 
 
 __all__ = [

@@ -5,26 +5,23 @@ DAG (``conversation_compact``).
 :class:`kg.conversation.service.ConversationService`: every message is checked before any is written, and an agent
 only ever appends to or compacts its own sessions (a conversation belongs to one agent; another agent's session
 key names a different, new conversation of the caller). Both run the automatic extraction the workspace's
-``[extraction]`` section asks for (``every_messages``, ``after_compact``), as the commands always did.
+``[extraction]`` section asks for (``every_messages``, ``after_compact``), as the commands always did. The inputs
+are the service's requests (:mod:`kg.conversation.requests`) plus ``agent_id``.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
-from cli.tools.registry import ToolContext, ToolInput, token_count, tool
+from cli.tools.registry import ToolContext, ToolInput, tool
 from kg.conversation.compaction_models import CompactionReport
-from kg.conversation.service import MAX_INGEST, IngestResult
+from kg.conversation.requests import CompactRequest, IngestRequest
+from kg.conversation.service import IngestResult
 from kg.extraction.workspace import auto_extract
-from kg.models.conversation import MessageInput, SessionKey
 
 GROUP = "conversation"
-#: The longest JSONL text one ``conversation_ingest`` call takes (a longer log goes in several calls).
-MAX_JSONL = 32_000_000
-#: The largest context window ``conversation_compact`` accepts.
-MAX_BUDGET = 100_000_000
 
 _EXTRACTION = Field(
     default=None,
@@ -33,31 +30,8 @@ _EXTRACTION = Field(
 )
 
 
-class ConversationIngestInput(ToolInput):
+class ConversationIngestInput(IngestRequest, ToolInput):
     """Arguments of ``conversation_ingest``: the session and its new messages, as a list or as JSONL text."""
-
-    session_key: SessionKey = Field(description="The session (conversation) key; a new key starts a conversation.")
-    messages: list[MessageInput] | None = Field(
-        default=None,
-        min_length=1,
-        max_length=MAX_INGEST,
-        description="The messages, oldest first: role (system, user, assistant, tool), content, optionally "
-        "created_at (ISO-8601, default now), name, tool_call_id (pairs a tool result with its call), token_count.",
-    )
-    jsonl: str | None = Field(
-        default=None,
-        min_length=1,
-        max_length=MAX_JSONL,
-        description="Instead of messages: JSONL text, one message object a line (a bad line is reported as 'line "
-        "N: field: rule').",
-    )
-    title: str = Field(default="", max_length=256, description="Title of a new conversation.")
-
-    @model_validator(mode="after")
-    def _one_source(self) -> ConversationIngestInput:
-        if (self.messages is None) == (self.jsonl is None):
-            raise ValueError("messages: give either messages or jsonl (exactly one)")
-        return self
 
 
 class Ingested(IngestResult):
@@ -66,16 +40,8 @@ class Ingested(IngestResult):
     extraction: dict[str, Any] | None = _EXTRACTION
 
 
-class ConversationCompactInput(ToolInput):
+class ConversationCompactInput(CompactRequest, ToolInput):
     """Arguments of ``conversation_compact``."""
-
-    session_key: SessionKey = Field(description="The session (conversation) key.")
-    budget: int | None = token_count(
-        MAX_BUDGET,
-        "The model's context window in tokens: compact only when the context is over 75% of it (or the R3 flush rule "
-        "fires). Without it, compaction always runs.",
-    )
-    force: bool = Field(default=False, description="Condense with fan-out 2 as far as it goes.")
 
 
 class Compacted(CompactionReport):
@@ -106,8 +72,7 @@ def _extracted(ctx: ToolContext, agent: str, trigger: Literal["compact", "ingest
 def conversation_ingest(ctx: ToolContext, args: ConversationIngestInput) -> Ingested:
     """Append through the conversation service (the agent's own sessions only)."""
     agent = ctx.agent_for(args)
-    rows = args.jsonl if args.jsonl is not None else args.messages or []
-    result = ctx.workspace().conversations.ingest(agent, args.session_key, rows, title=args.title)
+    result = ctx.workspace().conversations.ingest(agent, args)
     return Ingested(**dict(result), extraction=_extracted(ctx, agent, "ingest", args.session_key))
 
 
@@ -115,7 +80,7 @@ def conversation_ingest(ctx: ToolContext, args: ConversationIngestInput) -> Inge
 def conversation_compact(ctx: ToolContext, args: ConversationCompactInput) -> Compacted:
     """Compact through the conversation service (the agent's own sessions only)."""
     agent = ctx.agent_for(args)
-    report = ctx.workspace().conversations.compact(agent, args.session_key, budget=args.budget, force=args.force)
+    report = ctx.workspace().conversations.compact(agent, args)
     return Compacted(**dict(report), extraction=_extracted(ctx, agent, "compact", args.session_key))
 
 

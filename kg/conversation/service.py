@@ -11,7 +11,6 @@ line and the field, and nothing is written. ``compact`` runs the summary-DAG bui
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +30,15 @@ from kg.conversation.compaction import (
     context_tokens,
     needs_compaction,
 )
+from kg.conversation.requests import (
+    MAX_INGEST,
+    AssembleRequest,
+    CompactRequest,
+    ExpandRequest,
+    GrepRequest,
+    IngestRequest,
+)
 from kg.conversation.tools import (
-    EXPAND_DEPTH,
-    EXPAND_TOKENS,
     ExpandResult,
     GrepResult,
     SummaryDescription,
@@ -47,11 +52,11 @@ from kg.limits import jsonl_lines, load_json
 from kg.memory.checkpoints import write_checkpoint
 from kg.models import Model, describe_validation_error
 from kg.models.conversation import Conversation, MessageInput, TokenEstimator, estimate_tokens
+from kg.models.request import requested
 from kg.ports import Embedder, Summarizer
 from kg.scopes import ScopePolicy
 
 #: Messages of one ingest call (a bigger log goes in several calls).
-MAX_INGEST = 100_000
 #: Next step written into every compaction checkpoint.
 EXPAND_FIRST = "Expand summaries (lcm_expand) before asserting details from the compacted history"
 
@@ -138,10 +143,19 @@ class ConversationService:
 
     # ------------------------------------------------------------------------------ log
 
-    def ingest(self, agent_id: str, session_key: str, messages: str | Sequence[Mapping[str, Any] | MessageInput],
-               *, title: str = "") -> IngestResult:  # fmt: skip
-        """Append messages to the agent's session (created if new); every row is validated before any write."""
-        parsed = parse_rows(messages)
+    def ingest(self, agent_id: str, session_key: str | IngestRequest,
+               messages: str | Sequence[Mapping[str, Any] | MessageInput] | None = None,
+               *, title: str | None = None) -> IngestResult:  # fmt: skip
+        """Append messages to the agent's session (created if new); every row is validated before any write.
+
+        Takes a request, or the session key, the messages (a list, or JSONL text) and a title; a request's messages
+        are its ``messages`` or its ``jsonl``."""
+        if isinstance(session_key, IngestRequest):
+            request = requested(IngestRequest, session_key, {"title": title})
+            session_key, title = request.session_key, request.title
+            messages = request.jsonl if request.jsonl is not None else request.messages
+        parsed = parse_rows(messages if messages is not None else [])
+        title = title or ""
         self.scopes.require_agent(agent_id)
         known = self.store.conversations.find(agent_id, session_key)
         conversation = known or self.store.conversations.open(agent_id, session_key, title=title, now=self.clock.now())
@@ -165,14 +179,17 @@ class ConversationService:
         uid = self.conversation(agent_id, session_key).uid
         return needs_compaction(context_tokens(self.store.summaries, uid), budget=budget, settings=self.settings)
 
-    def compact(self, agent_id: str, session_key: str, *, budget: int | None = None,
-                force: bool = False) -> CompactionReport:  # fmt: skip
-        """Compact the session: always without ``budget`` (manual); with one, only when the trigger fires.
+    def compact(self, agent_id: str, session_key: str | CompactRequest, *, budget: int | None = None,
+                force: bool | None = None) -> CompactionReport:  # fmt: skip
+        """Compact the session (a request, or its session key and fields): always without ``budget`` (manual); with
+        one, only when the trigger fires.
 
         With ``budget``, a context still over the trigger after the normal sweep gets a forced condensed pass
         (fan-out 2). The R3 checkpoint is written first whenever anything is eligible.
         """
-        conversation = self.conversation(agent_id, session_key)
+        request = requested(CompactRequest, session_key, {"budget": budget, "force": force}, first="session_key")
+        budget, force = request.budget, request.force
+        conversation = self.conversation(agent_id, request.session_key)
         reason: Trigger = "manual"
         if budget is not None:
             decision = needs_compaction(context_tokens(self.store.summaries, conversation.uid), budget=budget,
@@ -194,11 +211,15 @@ class ConversationService:
 
     # ------------------------------------------------------------------------------ assembly and tools
 
-    def assemble(self, agent_id: str, session_key: str, *, budget: int | None = None, window: int | None = None,
-                 prompt: str | None = None) -> AssembledContext:  # fmt: skip
+    def assemble(self, agent_id: str, session_key: str | AssembleRequest, *, budget: int | None = None,
+                 window: int | None = None, prompt: str | None = None) -> AssembledContext:  # fmt: skip
         """The session's context (:func:`kg.conversation.assemble.assemble`) within ``budget`` tokens, or within
         the history share of a whole context ``window`` split by :func:`kg.conversation.budget.allocate`
-        (the split is returned as ``allocation``). Exactly one of the two."""
+        (the split is returned as ``allocation``). Exactly one of the two. A request, or its session key and
+        fields."""
+        asked = {"budget": budget, "window": window, "prompt": prompt}
+        request = requested(AssembleRequest, session_key, asked, first="session_key")
+        session_key, budget, window, prompt = request.session_key, request.budget, request.window, request.prompt
         allocation = None
         if window is not None and budget is None:
             allocation = allocate(window)
@@ -215,25 +236,27 @@ class ConversationService:
         context.allocation = allocation
         return context
 
-    def grep(self, agent_id: str, pattern: str, *, mode: str = "regex", scope: str = "both",
-             since: datetime | None = None, before: datetime | None = None, limit: int = 50,
-             session_key: str | None = None) -> GrepResult:  # fmt: skip
-        """``lcm_grep`` over the agent's conversations (one, by session key or uid, when given)."""
+    def grep(self, agent_id: str, pattern: str | GrepRequest, **fields: Any) -> GrepResult:
+        """``lcm_grep`` over the agent's conversations (one, by session key or uid, when given): a request, or its
+        pattern and fields (``mode``, ``scope``, ``since``, ``before``, ``limit``, ``session_key``)."""
+        request = requested(GrepRequest, pattern, fields, first="pattern")
         self.scopes.require_agent(agent_id)
-        return lcm_grep(self.store, agent_id, pattern, mode=mode, scope=scope, since=since, before=before,
-                        limit=limit, conversation=session_key)  # fmt: skip
+        return lcm_grep(self.store, agent_id, request.pattern, mode=request.mode, scope=request.scope,
+                        since=request.since, before=request.before, limit=request.limit,
+                        conversation=request.session_key)  # fmt: skip
 
     def describe(self, agent_id: str, summary_uid: str) -> SummaryDescription:
         """``lcm_describe``: one of the agent's summaries, its token counts and place in the DAG."""
         self.scopes.require_agent(agent_id)
         return lcm_describe(self.store, agent_id, summary_uid)
 
-    def expand(self, agent_id: str, summary_uid: str, *, max_depth: int = EXPAND_DEPTH,
-               include_messages: bool = False, max_tokens: int = EXPAND_TOKENS) -> ExpandResult:  # fmt: skip
-        """``lcm_expand``: walk the DAG down from one of the agent's summaries."""
+    def expand(self, agent_id: str, summary_uid: str | ExpandRequest, **fields: Any) -> ExpandResult:
+        """``lcm_expand``: walk the DAG down from one of the agent's summaries (a request, or its uid and fields
+        ``max_depth``, ``include_messages``, ``max_tokens``)."""
+        request = requested(ExpandRequest, summary_uid, fields, first="summary_uid")
         self.scopes.require_agent(agent_id)
-        return lcm_expand(self.store, agent_id, summary_uid, max_depth=max_depth,
-                          include_messages=include_messages, max_tokens=max_tokens)  # fmt: skip
+        return lcm_expand(self.store, agent_id, request.summary_uid, max_depth=request.max_depth,
+                          include_messages=request.include_messages, max_tokens=request.max_tokens)  # fmt: skip
 
     def _checkpoint_writer(self, agent_id: str) -> CheckpointWriter | None:
         workspace = self.checkpoints

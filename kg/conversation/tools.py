@@ -24,6 +24,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
+from kg.conversation.requests import (  # the limits of grep and expand, declared with their requests
+    EXPAND_DEPTH,
+    EXPAND_TOKENS,
+    MAX_EXPAND_DEPTH,
+    MAX_EXPAND_TOKENS,
+    MAX_GREP_LIMIT,
+    MAX_PATTERN,
+)
 from kg.conversation.tools_models import (
     ConversationStores,
     ExpandItem,
@@ -49,28 +57,6 @@ GREP_MAX_CHARS = 40_000
 
 #: Characters shown either side of a match.
 SNIPPET_CONTEXT = 120
-
-
-#: Most hits of one grep.
-MAX_GREP_LIMIT = 1_000
-
-
-#: Characters of a grep pattern.
-MAX_PATTERN = 1_000
-
-
-#: Default and largest token cap of one expansion.
-EXPAND_TOKENS = 8_000
-
-
-MAX_EXPAND_TOKENS = 1_000_000
-
-
-#: Default and largest depth of one expansion.
-EXPAND_DEPTH = 3
-
-
-MAX_EXPAND_DEPTH = 64
 
 
 _MODES: dict[str, GrepMode] = {"regex": "regex", "full_text": "full_text"}
@@ -351,6 +337,10 @@ __all__ = [
     "EXPAND_DEPTH",
     "EXPAND_TOKENS",
     "GREP_MAX_CHARS",
+    "MAX_EXPAND_DEPTH",
+    "MAX_EXPAND_TOKENS",
+    "MAX_GREP_LIMIT",
+    "MAX_PATTERN",
     "SNIPPET_CONTEXT",
     "ConversationStores",
     "ExpandItem",

@@ -7,14 +7,13 @@ from typing import Literal, Protocol
 
 from pydantic import Field
 
+from kg.conversation import requests
 from kg.models import Model
 from kg.models.conversation import Role, SummaryKind, SummaryMethod
 from kg.ports import ConversationStore, SummaryStore
 
-GrepMode = Literal["regex", "full_text"]
-
-
-GrepScope = Literal["messages", "summaries", "both"]
+GrepMode = requests.GrepMode
+GrepScope = requests.GrepScope
 
 
 class ConversationStores(Protocol):
