@@ -191,3 +191,29 @@ def test_reason_docs_check_fails_on_a_stale_page(ready: Mabos, tmp_path: Path) -
     assert refused.exit_code == 1 and "is stale" in refused.stderr
     assert ready.json("reason", "docs", "--out", str(stale))["changed"] is True
     assert stale.read_text(encoding="utf-8") == page.read_text(encoding="utf-8")
+
+
+def test_generated_options_keep_the_command_lines_spellings(ready: Mabos, tmp_path: Path, digest) -> None:
+    """Issue 34: the options come from the request models; what the command line spells its own way still works."""
+    for n in range(25):  # more than the tool's default of 20 hypotheses: the command lists every one
+        ready.ok("rule", "create", *A, "--name", f"r{n}", "--if", f"?x p{n} ?y", "--then", "?x q ?y")
+    assert len(ready.json("infer", "abduce", *A, "acme", "q", "b")) == 25
+    uid = ready.json("rule", "list", *A)[0]["uid"]
+    assert ready.json("rule", "toggle", *A, uid, "--off")["enabled"] is False
+    assert ready.json("rule", "toggle", *A, uid)["enabled"] is True  # flipped
+    ready.ok("rule", "toggle", *A, uid, "--off")
+    assert [r["uid"] for r in ready.json("rule", "list", *A, "--disabled")] == [uid]
+    assert len(ready.json("rule", "list", *A, "--enabled")) == 24 and len(ready.json("rule", "list", *A)) == 25
+    case = tmp_path / "case.json"
+    case.write_text(json.dumps({"situation": {"beliefs": ["b"]}, "solution": {}, "outcome": {"success": True}}),
+                    encoding="utf-8")  # fmt: skip
+    stored = ready.json("cbr", "store", *A, "--file", str(case), "--scope", "global")["case"]
+    assert (stored["scope"], stored["situation"]["beliefs"], stored["outcome"]["success"]) == ("global", ["b"], True)
+    before = digest()
+    both = ready("cbr", "store", *A, "--file", str(case), "--lesson", "x")
+    assert both.exit_code == 1 and both.stderr == "error: file: give either --file or --lesson, not both\n"
+    both = ready("rule", "create", *A, "--file", str(case), "--type", "policy")
+    assert both.exit_code == 1 and both.stderr == "error: file: give either --file or --type, not both\n"
+    missing = ready("cbr", "store", *A, "--beliefs", "b")
+    assert missing.exit_code == 1 and missing.stderr == "error: outcome.success: is required (or give --file)\n"
+    assert digest() == before
