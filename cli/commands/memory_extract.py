@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 import click
 
 from cli import render
-from cli.common import ISO_DATETIME, Session, agent_option, example, mabos_options
+from cli.common import Session, example, mabos_options
+from cli.options import Cli, request_options
 from cli.progress import reporting
-from cli.tools.extraction import CATEGORIES, ExtractResult, ListResult
-from kg.extraction import WINDOW
+from cli.tools.extraction import ExtractInput, ExtractResult, ListInput, ListResult
+from kg.extraction.requests import ADMISSION_PRESETS
 from kg.extraction.service import PROGRESS
-from kg.memory.admission import PRESETS
-from kg.models import MemoryStoreKind, MemoryType
 
 
 @click.command("extract", help=example(
@@ -25,20 +22,13 @@ from kg.models import MemoryStoreKind, MemoryType
     "mabos memory extract --agent sales-agent --json",
     "mabos memory extract --agent sales-agent --session s1 --since 40 --extractor deterministic",
 ))  # fmt: skip
-@agent_option
-@click.option("--session", default=None, help="One conversation (session key or uid); default all of them.")
-@click.option("--since", type=click.IntRange(min=0), default=None, help="Start at this message seq (if past the mark).")
-@click.option("--extractor", type=click.Choice(["auto", "deterministic", "llm"]), default="auto", show_default=True)
-@click.option("--admission", type=click.Choice([*sorted(PRESETS), "off"]), default="balanced", show_default=True)
-@click.option("--window", type=click.IntRange(1, 200), default=WINDOW, show_default=True, help="Messages per window.")
+@request_options(ExtractInput, since=Cli(bounded=True), window=Cli(bounded=True),
+                 admission=Cli(choices=(*ADMISSION_PRESETS, "off")))  # fmt: skip
 @click.option("--markdown", is_flag=True, help="Print the report as Markdown.")
 @mabos_options
-def extract(out: Session, *, agent: str, session: str | None, since: int | None, extractor: str, admission: str,
-            window: int, markdown: bool) -> None:  # fmt: skip
+def extract(out: Session, *, request: ExtractInput, markdown: bool) -> None:
     with reporting("extracting", PROGRESS):
-        arguments = {"agent_id": agent, "session": session, "since": since, "extractor": extractor,
-                     "admission": admission, "window": window}  # fmt: skip
-        result = out.run("memory_extract", arguments, ExtractResult)
+        result = out.run("memory_extract", request, ExtractResult)
     if markdown and not out.as_json:
         click.echo(result.markdown, nl=False)
         return
@@ -62,23 +52,15 @@ def extract(out: Session, *, agent: str, session: str | None, since: int | None,
     "mabos memory list --agent sales-agent --category preferences --json",
     "mabos memory list --agent sales-agent --store long_term --type event --since 2026-11-01",
 ))  # fmt: skip
-@agent_option
-@click.option("--store", "store_", type=click.Choice([s.value for s in MemoryStoreKind]), default=None)
-@click.option("--type", "type_", type=click.Choice([t.value for t in MemoryType]), default=None)
-@click.option("--category", type=click.Choice(CATEGORIES), default=None, help="Extraction category.")
-@click.option("--since", type=ISO_DATETIME, default=None, help="Created at or after (ISO time).")
-@click.option("--active", is_flag=True, help="Leave out archived items.")
-@click.option("--limit", type=click.IntRange(1, 100_000), default=1_000, show_default=True)
+@request_options(ListInput, include_archived=Cli(flag="--active", negated="Leave out archived items."),
+                 limit=Cli(bounded=True))  # fmt: skip
 @mabos_options
-def list_(out: Session, *, agent: str, store_: str | None, type_: str | None, category: str | None,
-          since: datetime | None, active: bool, limit: int) -> None:  # fmt: skip
-    arguments = {"agent_id": agent, "store": store_, "type": type_, "category": category, "since": since,
-                 "include_archived": not active, "limit": limit}  # fmt: skip
-    result = out.run("memory_list", arguments, ListResult)
+def list_(out: Session, *, request: ListInput) -> None:
+    result = out.run("memory_list", request, ListResult)
     rows = [(i.uid, i.type.value, i.store.value, f"{i.importance:.2f}", ",".join(i.tags), len(i.derived_from),
              "archived" if i.archived_at else "", i.content.splitlines()[0][:70]) for i in result.items]  # fmt: skip
     header = ["uid", "type", "store", "importance", "tags", "sources", "state", "abstract"]
-    out.emit(result, render.table(f"memory items of {agent} ({result.count})", header, rows))
+    out.emit(result, render.table(f"memory items of {request.agent_id} ({result.count})", header, rows))
 
 
 __all__ = ["extract", "list_"]

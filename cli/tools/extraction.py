@@ -3,31 +3,23 @@ with every field). ``mabos memory extract`` and ``mabos memory list`` run them (
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from cli.tools.registry import ToolContext, ToolInput, tool
-from kg.extraction import WINDOW, ExtractionReport, extraction_service
-from kg.memory.admission import PRESETS
-from kg.models import MemoryItem, MemoryStoreKind, MemoryType, UtcDatetime
+from kg.extraction import ExtractionReport
+from kg.extraction.requests import ExtractRequest
+from kg.extraction.workspace import extract
+from kg.memory.requests import EXTRACTION_CATEGORIES, ListItemsRequest
+from kg.models import MemoryItem
 
 GROUP = "memory"
-CATEGORIES = ("profile", "preferences", "entities", "events", "cases", "patterns")
+CATEGORIES = EXTRACTION_CATEGORIES
 
 
-class ExtractInput(ToolInput):
+class ExtractInput(ExtractRequest, ToolInput):
     """Arguments of ``memory_extract``."""
-
-    session: str | None = Field(default=None, description="One conversation (session key or uid); default all.")
-    since: int | None = Field(
-        default=None, ge=0, description="Start at this message seq when it is past the mark (never re-reads)."
-    )
-    extractor: Literal["auto", "deterministic", "llm"] = Field(
-        default="auto", description="auto: the configured LLM if any, else the deterministic sentence rules."
-    )
-    admission: str = Field(default="balanced", description=f"Admission preset ({', '.join(sorted(PRESETS))}) or off.")
-    window: int = Field(default=WINDOW, ge=1, le=200, description="Messages per extraction window.")
 
 
 class ExtractResult(BaseModel):
@@ -49,25 +41,12 @@ class ExtractResult(BaseModel):
 )
 def memory_extract(ctx: ToolContext, args: ExtractInput) -> ExtractResult:
     """Run extraction for the agent."""
-    agent = ctx.agent_for(args)
-    ws = ctx.workspace()
-    admission = None if args.admission == "off" else args.admission
-    service = extraction_service(ws, extractor=args.extractor, admission=admission, window=args.window)
-    report = service.extract(agent, session=args.session, since=args.since)
+    report = extract(ctx.workspace(), ctx.agent_for(args), args)
     return ExtractResult(report=report, totals=report.totals(), markdown=report.markdown())
 
 
-class ListInput(ToolInput):
+class ListInput(ListItemsRequest, ToolInput):
     """Arguments of ``memory_list``."""
-
-    store: MemoryStoreKind | None = Field(default=None, description="Only this store.")
-    type: MemoryType | None = Field(default=None, description="Only this memory type.")
-    category: Literal["profile", "preferences", "entities", "events", "cases", "patterns"] | None = Field(
-        default=None, description="Only extracted items of this category."
-    )
-    since: UtcDatetime | None = Field(default=None, description="Only items created at or after this time.")
-    include_archived: bool = Field(default=True, description="Archived (merged, superseded ...) items too.")
-    limit: int = Field(default=1_000, ge=1, le=100_000, description="At most this many items (oldest first).")
 
 
 class ListResult(BaseModel):
@@ -89,11 +68,7 @@ def memory_list(ctx: ToolContext, args: ListInput) -> ListResult:
     agent = ctx.agent_for(args)
     ws = ctx.workspace()
     ws.scopes.require_agent(agent)
-    items = ws.memory.list_items(
-        agent, include_archived=args.include_archived, limit=args.limit,
-        stores=[args.store] if args.store else None, types=[args.type] if args.type else None,
-        tags=[f"category:{args.category}"] if args.category else None, created_after=args.since,
-    )  # fmt: skip
+    items = ws.memory.list_items(agent, args)
     return ListResult(items=items, count=len(items))
 
 

@@ -36,6 +36,7 @@ from kg.extraction.entities import ALIAS_PREDICATES, EntityResolver, Vocabulary
 from kg.extraction.facts import FactPlanner
 from kg.extraction.importance import importance
 from kg.extraction.report import ExtractionReport, WindowReport
+from kg.extraction.requests import WINDOW
 from kg.facts import FactService
 from kg.ids import ID_PATTERN, PREFIXES
 from kg.memory.admission import MemoryCandidate, Neighbours, evaluate, get_preset
@@ -46,8 +47,6 @@ from kg.models.conversation import Conversation, Message, MessageQuery
 from kg.ports import ChatModel, Embedder, ExtractionFailedError, Extractor, GraphStore, Marks, Transactions
 from kg.scopes import narrowest_scope
 
-#: Messages per window.
-WINDOW = 8
 #: ``progress(messages done, messages to read)`` of the running extraction, set by a caller that shows a bar.
 PROGRESS: ContextVar[Callable[[int, int], None] | None] = ContextVar("extraction_progress", default=None)
 

@@ -13,6 +13,7 @@ from kg.extraction.deterministic import DeterministicExtractor
 from kg.extraction.entities import Vocabulary
 from kg.extraction.llm import LLMExtractor
 from kg.extraction.report import ExtractionReport
+from kg.extraction.requests import ExtractRequest
 from kg.extraction.service import MARK, TAG, WINDOW, ExtractionService
 from kg.memory.daily_log import append_items
 from kg.memory.files import daily_log_path, directory_lock, logged_uids, memory_dir
@@ -20,6 +21,7 @@ from kg.memory.importance import recalculated
 from kg.memory.service import MemoryService
 from kg.models import MemoryItem
 from kg.models.conversation import MessageQuery
+from kg.models.request import requested
 from kg.ports import ChatModel, Extractor
 
 if TYPE_CHECKING:
@@ -95,6 +97,15 @@ def extraction_service(ws: Workspace, *, extractor: str = "auto", admission: str
     )  # fmt: skip
 
 
+def extract(ws: Workspace, agent_id: str, request: ExtractRequest | None = None, **fields: object) -> ExtractionReport:
+    """Extract the agent's conversation messages not yet extracted, as ``request`` asks (or its fields: ``session``,
+    ``since``, ``extractor``, ``admission``, ``window``), with a run made for it (:func:`extraction_service`)."""
+    request = requested(ExtractRequest, request, fields)
+    admission = None if request.admission == "off" else request.admission
+    service = extraction_service(ws, extractor=request.extractor, admission=admission, window=request.window)
+    return service.extract(agent_id, session=request.session, since=request.since)
+
+
 Trigger = Literal["compact", "ingest", "nightly"]
 REPORTS = Path(".mabos") / "extraction-reports"
 
@@ -157,5 +168,5 @@ def save_report(ws: Workspace, report: ExtractionReport, trigger: str) -> Path:
 
 
 __all__ = ["ENV_MODEL", "ENV_TIMEOUT", "ENV_URL", "EXTRACTORS", "REPORTS", "Trigger", "append_daily_logs",
-           "auto_extract", "configured_service", "extraction_service", "llm_timeout", "pending_messages", "reweigh",
-           "save_report", "workspace_chat"]  # fmt: skip
+           "auto_extract", "configured_service", "extract", "extraction_service", "llm_timeout", "pending_messages",
+           "reweigh", "save_report", "workspace_chat"]  # fmt: skip

@@ -172,6 +172,22 @@ class HierarchySearchRequest(Request):
     )
 
 
+#: The categories extraction tags its items with (``category:<name>``).
+EXTRACTION_CATEGORIES = ("profile", "preferences", "entities", "events", "cases", "patterns")
+Category = Literal["profile", "preferences", "entities", "events", "cases", "patterns"]
+
+
+class ListItemsRequest(Request):
+    """Which of the agent's own items to list, every field shown."""
+
+    store: MemoryStoreKind | None = Field(default=None, description="Only this store.")
+    type: MemoryType | None = Field(default=None, description="Only this memory type.")
+    category: Category | None = Field(default=None, description="Only extracted items of this category.")
+    since: UtcDatetime | None = Field(default=None, description="Only items created at or after this time.")
+    include_archived: bool = Field(default=True, description="Archived (merged, superseded ...) items too.")
+    limit: int = Field(default=1_000, ge=1, le=100_000, description="At most this many items (oldest first).")
+
+
 class CognitiveRequest(Request):
     """Which of the agent's cognitive files to export or import."""
 

@@ -32,7 +32,14 @@ from kg.memory.files import directory_lock, memory_dir
 from kg.memory.hit_selection import new_terms, within_budget
 from kg.memory.importance import MANUAL_TAG, formula_weighted, item_importance, recalculated, topic_tags
 from kg.memory.recall_search import IMPORTANCE_WEIGHT, HitMode, RecallHit, RecallResult, RecallSearch
-from kg.memory.requests import MAX_DEPTH, MAX_RECALL_LIMIT, MAX_RECALL_TOKENS, RECALL_FILTERS, RecallRequest
+from kg.memory.requests import (
+    MAX_DEPTH,
+    MAX_RECALL_LIMIT,
+    MAX_RECALL_TOKENS,
+    RECALL_FILTERS,
+    ListItemsRequest,
+    RecallRequest,
+)
 from kg.memory.tiers import TierChange, TierPolicy, plan_tier_changes
 from kg.models import (
     MemoryItem,
@@ -208,9 +215,17 @@ class MemoryService:
             raise NotFoundError(f"uid: no memory item {uid!r} visible to {agent_id!r}")
         return item
 
-    def list_items(self, agent_id: str, *, include_archived: bool = True, limit: int | None = None,
-                   **filters: Any) -> builtins.list[MemoryItem]:  # fmt: skip
-        """The agent's own items (any store), ordered by (created_at, uid)."""
+    def list_items(self, agent_id: str, request: ListItemsRequest | None = None, *, include_archived: bool = True,
+                   limit: int | None = None, **filters: Any) -> builtins.list[MemoryItem]:  # fmt: skip
+        """The agent's own items (any store), ordered by (created_at, uid): as a :class:`ListItemsRequest` asks, or
+        by the store's filters (``stores``, ``types``, ``tags``, ``created_after`` ...) given as keywords."""
+        if request is not None:
+            requested(ListItemsRequest, request, {"limit": limit, **filters})
+            include_archived, limit = request.include_archived, request.limit
+            filters = {"stores": [request.store] if request.store else None,
+                       "types": [request.type] if request.type else None,
+                       "tags": [f"category:{request.category}"] if request.category else None,
+                       "created_after": request.since}  # fmt: skip
         query = self._query(agent_id, include_archived=include_archived, limit=limit or 1_000_000,
                             owner=agent_id, **filters)  # fmt: skip
         return self.store.memory.list(query)
