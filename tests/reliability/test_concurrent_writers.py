@@ -90,6 +90,13 @@ def _only_selected_slow(request: pytest.FixtureRequest) -> None:
         pytest.skip("full version: run with -m slow (or MABOS_SLOW=1)")
 
 
+@pytest.fixture(autouse=True)
+def _no_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test process opens the workspace without an embedder too, as the workers do: its own nightly run checks
+    the derived facts, and would otherwise load the model and embed every memory item the workers wrote."""
+    monkeypatch.setenv("MABOS_EMBEDDER", "none")
+
+
 # ------------------------------------------------------------------------------------------ running workers
 
 

@@ -407,24 +407,33 @@ def test_without_an_index_the_inline_limit_decides_exact_vectors_or_bm25_from_th
     assert (vector.mode, vector.fallback, uids(vector)[0]) == ("bm25", False, three["refund"].uid)
 
 
+#: The inline limit of the workspace below (``[recall] inline_index_limit`` in mabos.toml; INLINE_INDEX_LIMIT, 500,
+#: by default): the same code path as the default's, with 21 items to embed instead of 501.
+SMALL_INLINE_LIMIT = 20
+
+
 def test_items_written_without_an_embedder_are_recalled_by_bm25_until_the_index_is_built(tmp_path, clock,
                                                                                         monkeypatch):  # fmt: skip
-    """The issue's case: more than INLINE_INDEX_LIMIT items stored with the embedder off, then recalled with it on."""
+    """The issue's case: more items than the inline limit stored with the embedder off, then recalled with it on."""
     monkeypatch.setenv("MABOS_EMBEDDER", "none")
     with kg.init_workspace(tmp_path / "w", clock=clock) as w:
+        assert w.recall_engine.settings.inline_index_limit == INLINE_INDEX_LIMIT  # the default, before the config
+        config = w.path / "mabos.toml"
+        config.write_text(config.read_text() + f"\n[recall]\ninline_index_limit = {SMALL_INLINE_LIMIT}\n")
         w.agents.add("a")
         refund = put(w, REFUND, type="fact", store="long_term")
-        for n in range(INLINE_INDEX_LIMIT):
+        for n in range(SMALL_INLINE_LIMIT):
             put(w, f"Support ticket {n} was closed after a reply", store="long_term")
     monkeypatch.delenv("MABOS_EMBEDDER")
     with kg.open_workspace(tmp_path / "w", clock=clock) as w:
+        assert w.recall_engine.settings.inline_index_limit == SMALL_INLINE_LIMIT
         assert w.vectors is not None and w.vectors.status()["state"] == "missing"
         result = w.memory.recall("a", "refund policy for annual plans")
         assert (result.mode, result.fallback, result.files) == ("bm25", False, [])
-        assert uids(result)[0] == refund.uid and result.backlog == INLINE_INDEX_LIMIT + 1
+        assert uids(result)[0] == refund.uid and result.backlog == SMALL_INLINE_LIMIT + 1
         assert "vector index missing" in result.notes[0]
         report = w.vectors.sync(save=True)  # what 'mabos index update' and the nightly job run
-        assert (report.usable, report.indexed, report.backlog) == (True, INLINE_INDEX_LIMIT + 1, 0)
+        assert (report.usable, report.indexed, report.backlog) == (True, SMALL_INLINE_LIMIT + 1, 0)
         after = w.memory.recall("a", "refund policy for annual plans")
         assert (after.mode, after.notes, uids(after)[0]) == ("hybrid", [], refund.uid)
         assert after.hits[0].vector > 0.15
