@@ -270,21 +270,20 @@ class RecallEngine:
                                  lambda uids: self.store.memory.filter_items(uids, query))  # fmt: skip
         return hits, admitted, view.backlog
 
-    def _embed_items(self, items: Sequence[MemoryItem], unsaved: dict[str, list[float]], *,
-                     batch: bool = False) -> dict[str, list[float]]:  # fmt: skip
-        """Vectors of ``items`` by uid: cached ones read, the others embedded now (as one batch when ``batch`` or
-        several) and added to ``unsaved``, not stored."""
+    def _embed_items(self, items: Sequence[MemoryItem], unsaved: dict[str, list[float]]) -> dict[str, list[float]]:
+        """Vectors of ``items`` by uid: cached ones read, the others embedded now and added to ``unsaved``, not
+        stored. On one BLAS thread, as the query: the ingestion path's threads collapse under load (5 items: 0.35 s
+        on one thread, 1.5-3 s on two, on the loaded 2-core machine)."""
         if not items or self.embedder is None:
             return {}
         texts = [embedding_text(i) for i in items]
-        batch = batch or len(texts) > 1
         if isinstance(self.embedder, CachedEmbedder):
-            vectors, fresh = self.embedder.embed_unsaved(texts, batch=batch)
+            vectors, fresh = self.embedder.embed_unsaved(texts)
             unsaved.update(fresh)
         else:
-            vectors = self.embedder.embed(texts, batch=batch)
+            vectors = self.embedder.embed(texts)
         return {i.uid: v for i, v in zip(items, vectors, strict=True)}
 
     def _vectors(self, items: dict[str, MemoryItem], unsaved: dict[str, list[float]]) -> dict[str, Sequence[float]]:
         """Embeddings of the candidates for MMR (from the cache: they were embedded when indexed)."""
-        return dict(self._embed_items(list(items.values()), unsaved, batch=True))
+        return dict(self._embed_items(list(items.values()), unsaved))
