@@ -5,7 +5,15 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
-from kg.bdi_requests import GraphLinkRequest, GraphPathRequest, GraphRelationsRequest
+from kg.bdi_requests import (
+    BdiAddRequest,
+    BdiListRequest,
+    BdiUpdateRequest,
+    GraphLinkRequest,
+    GraphPathRequest,
+    GraphRelationsRequest,
+    node_fields,
+)
 from kg.clock import Clock
 from kg.errors import InputError, NotFoundError
 from kg.ids import new_id
@@ -53,8 +61,12 @@ class BDIService:
         self.policy = policy
         self.clock = clock
 
-    def add(self, kind: NodeKind | str, agent_id: str, content: str, **fields: Any) -> BDINode:
-        """Create a node of ``kind`` owned by ``agent_id``."""
+    def add(self, kind: NodeKind | str | BdiAddRequest, agent_id: str, content: str | None = None,
+            **fields: Any) -> BDINode:  # fmt: skip
+        """Create a node owned by ``agent_id``: a request, or its kind, text and fields."""
+        if isinstance(kind, BdiAddRequest):
+            request = requested(BdiAddRequest, kind, {"content": content, **fields})
+            kind, content, fields = request.kind, request.content, {**node_fields(request), "scope": request.scope}
         kind = node_kind(kind) if isinstance(kind, str) else kind
         scope = self.policy.check_write(agent_id, fields.pop("scope", None))
         now = self.clock.now()
@@ -74,8 +86,13 @@ class BDIService:
             raise NotFoundError(f"uid: no node {uid!r} visible to {agent_id!r}")
         return node
 
-    def list(self, agent_id: str, kind: NodeKind | str | None = None, **filters: Any) -> builtins.list[BDINode]:
-        """Nodes visible to the agent (``scope``, ``owner``, ``status``, ``limit`` filters)."""
+    def list(self, agent_id: str, kind: NodeKind | str | BdiListRequest | None = None,
+             **filters: Any) -> builtins.list[BDINode]:  # fmt: skip
+        """Nodes visible to the agent: a request, or a kind and the ``scope``, ``owner``, ``status``, ``limit``
+        filters."""
+        if isinstance(kind, BdiListRequest):
+            request = requested(BdiListRequest, kind, filters)
+            kind, filters = request.kind, request.model_dump(include={"scope", "owner", "status", "limit"})
         parsed = node_kind(kind) if isinstance(kind, str) else kind
         scopes = self.policy.narrow(agent_id, filters.get("scope"))
         limit = filters.get("limit")
@@ -85,8 +102,11 @@ class BDIService:
         return self.store.bdi.list(scopes=scopes, kind=parsed, agent_id=filters.get("owner"),
                                    status=filters.get("status"), limit=limit)  # fmt: skip
 
-    def update(self, agent_id: str, uid: str, **changes: Any) -> BDINode:
-        """Change fields of a node the agent may write."""
+    def update(self, agent_id: str, uid: str | BdiUpdateRequest, **changes: Any) -> BDINode:
+        """Change fields of a node the agent may write: a request, or the node's uid and the changes."""
+        if isinstance(uid, BdiUpdateRequest):
+            request = requested(BdiUpdateRequest, uid, changes)
+            uid, changes = request.uid, {"content": request.content, **node_fields(request)}
         node = self.get(agent_id, uid)
         self.policy.check_write(agent_id, node.scope)
         changes = {k: v for k, v in changes.items() if v is not None}

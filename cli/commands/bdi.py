@@ -2,41 +2,26 @@
 
 Each node kind is described once (:data:`KINDS`: its fields and an example); :func:`node_group`
 turns a description into a click group with ``add``, ``list`` and ``update``, which run the ``bdi_add``,
-``bdi_list`` and ``bdi_update`` tools (:mod:`cli.tools.bdi`) through the registry.
+``bdi_list`` and ``bdi_update`` tools (:mod:`cli.tools.bdi`) through the registry. Their parameters are generated
+from the requests (:mod:`kg.bdi_requests`): each kind's command offers the fields of its kind.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import click
 
 from cli import render
-from cli.common import ISO_DATETIME, Session, agent_option, example, mabos_options, scope_option
-from cli.tools.bdi import BdiNodes
+from cli.common import Session, example, mabos_options
+from cli.options import Cli, request_options
+from cli.tools.bdi import BdiAddInput, BdiListInput, BdiNodes, BdiUpdateInput
 from kg.ids import PREFIXES
-from kg.models import NODE_STATUSES, BDINode, HierarchyLevel, NodeKind
+from kg.models import NODE_STATUSES, BDINode, NodeKind
 
-Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
-
-#: Options for node fields, by service field name.
-FIELD_OPTIONS: dict[str, Decorator] = {
-    "certainty": click.option("--certainty", type=float, default=None, help="How sure, 0..1."),
-    "priority": click.option("--priority", type=int, default=None, help="1 (low) to 10 (high)."),
-    "urgency": click.option("--urgency", type=float, default=None, help="0..1."),
-    "hierarchy_level": click.option(
-        "--level",
-        "hierarchy_level",
-        type=click.Choice([h.value for h in HierarchyLevel]),
-        default=None,
-        help="Place in the goal hierarchy.",
-    ),
-    "progress": click.option("--progress", type=float, default=None, help="0..1."),
-    "deadline": click.option("--deadline", type=ISO_DATETIME, default=None, help="ISO-8601; a naive time is UTC."),
-    "sequence": click.option("--sequence", type=int, default=None, help="Position in the plan (0, 1, 2 ...)."),
-}
+#: The node fields a kind may leave out (each kind's command offers only its own: :data:`KindSpec.fields`).
+NODE_FIELDS = ("status", "certainty", "priority", "urgency", "hierarchy_level", "progress", "deadline", "sequence")
 
 
 @dataclass(frozen=True)
@@ -54,9 +39,13 @@ class KindSpec:
         """Allowed statuses (the first is the default)."""
         return NODE_STATUSES[self.kind]
 
-    def status_option(self, help_text: str) -> Decorator:
-        """``--status`` limited to this kind's statuses."""
-        return click.option("--status", type=click.Choice(self.statuses), default=None, help=help_text)
+    def options(self, fields: tuple[str, ...]) -> dict[str, Any]:
+        """How the node fields appear for this kind: ``fields`` as options (``--level``, ``--status`` with this
+        kind's statuses), the others not at all; ``kind`` is this kind (:class:`Cli` by field name, typed ``Any`` as
+        keywords of :func:`request_options`, which also takes ``instead``)."""
+        shown = {"hierarchy_level": Cli(flag="--level"), "status": Cli(choices=self.statuses)}
+        cli = {name: shown.get(name, Cli()) if name in fields else Cli(hidden=True) for name in NODE_FIELDS}
+        return {**cli, "kind": Cli(hidden=True, value=self.kind.value)}
 
 
 KINDS = (
@@ -76,58 +65,41 @@ KINDS = (
 )  # fmt: skip
 
 
-def _with_fields(spec: KindSpec, fields: tuple[str, ...], status_help: str) -> Decorator:
-    def apply(func: Callable[..., Any]) -> Callable[..., Any]:
-        for name in reversed(fields):
-            func = spec.status_option(status_help)(func) if name == "status" else FIELD_OPTIONS[name](func)
-        return func
-
-    return apply
-
-
 def _add(spec: KindSpec) -> click.Command:
+    @request_options(BdiAddInput, content=Cli(argument=True, metavar="CONTENT"), **spec.options(spec.fields))
     @mabos_options
-    def add(out: Session, /, *, agent: str, content: str, scope: str | None, **fields: Any) -> None:
-        arguments = {"agent_id": agent, "kind": spec.kind.value, "content": content, "scope": scope, **fields}
-        node = out.run("bdi_add", arguments, BDINode)
+    def add(out: Session, /, *, request: BdiAddInput) -> None:
+        node = out.run("bdi_add", request, BDINode)
         out.emit(node, render.node_line("Created", node))
 
-    command = _with_fields(spec, spec.fields, f"Initial status (default {spec.statuses[0]}).")(scope_option(add))
-    command = agent_option(click.argument("content", metavar="CONTENT")(command))
     helptext = example(f"Add a {spec.group}.", f"mabos {spec.group} add --agent sales-agent {spec.example}")
-    return click.command("add", help=helptext)(command)
+    return click.command("add", help=helptext)(add)
 
 
 def _list(spec: KindSpec) -> click.Command:
+    @request_options(BdiListInput, kind=Cli(hidden=True, value=spec.kind.value), status=Cli(choices=spec.statuses))
     @mabos_options
-    def list_(out: Session, /, *, agent: str, **filters: Any) -> None:
-        found = out.run("bdi_list", {"agent_id": agent, "kind": spec.kind.value, **filters}, BdiNodes)
-        nodes = found.nodes
+    def list_(out: Session, /, *, request: BdiListInput) -> None:
+        nodes = out.run("bdi_list", request, BdiNodes).nodes
         out.emit(nodes, render.nodes_table(f"{spec.group.capitalize()}s", nodes), render.count(nodes, spec.group))
 
-    command = spec.status_option("Only nodes with this status.")(list_)
-    command = click.option("--owner", default=None, help="Only nodes owned by this agent.")(command)
-    command = click.option("--limit", type=int, default=100, show_default=True, help="At most this many.")(command)
-    command = agent_option(scope_option(command))
     helptext = example(f"List {spec.group}s visible to the agent.", f"mabos {spec.group} list --agent sales-agent")
-    return click.command("list", help=helptext)(command)
+    return click.command("list", help=helptext)(list_)
 
 
 def _update(spec: KindSpec) -> click.Command:
+    fields = spec.fields if "status" in spec.fields else (*spec.fields, "status")
+
+    @request_options(BdiUpdateInput, uid=Cli(argument=True, metavar="UID"), **spec.options(fields))
     @mabos_options
-    def update(out: Session, /, *, agent: str, uid: str, **changes: Any) -> None:
-        arguments = {"agent_id": agent, "uid": uid, "kind": spec.kind.value, **changes}
-        node = out.run("bdi_update", arguments, BDINode)
+    def update(out: Session, /, *, request: BdiUpdateInput) -> None:
+        node = out.run("bdi_update", request, BDINode)
         out.emit(node, render.node_line("Updated", node))
 
-    fields = spec.fields if "status" in spec.fields else (*spec.fields, "status")
-    command = _with_fields(spec, fields, "New status.")(update)
-    command = click.option("--content", default=None, help="New text.")(command)
-    command = agent_option(click.argument("uid", metavar="UID")(command))
     uid = f"{PREFIXES[spec.kind.value]}-01J..."
     usage = f"mabos {spec.group} update --agent sales-agent {uid} --status {spec.statuses[1]}"
     helptext = example(f"Change fields of a {spec.group}.", usage)
-    return click.command("update", help=helptext)(command)
+    return click.command("update", help=helptext)(update)
 
 
 def node_group(spec: KindSpec) -> click.Group:
