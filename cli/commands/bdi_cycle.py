@@ -9,8 +9,12 @@ from rich.console import RenderableType
 
 from cli import render
 from cli.common import Session, example, mabos_options
-from cli.tools.graph import BdiCycleResults
+from cli.options import Cli, request_options
+from cli.tools.graph import BdiCycleInput, BdiCycleResults
 from reasoning.bdi import CycleResult
+
+#: The cycle's agent is optional (``--all`` instead), with its own help: the command's own option.
+AGENT = click.Option(["--agent", "-a", "agent"], default=None, metavar="AGENT", help="Run the cycle for this agent.")
 
 
 @click.group("bdi")
@@ -59,13 +63,12 @@ def _render(results: Sequence[CycleResult]) -> list[RenderableType]:
         "mabos bdi cycle --all --json",
     ),
 )
-@click.option("--agent", "-a", default=None, metavar="AGENT", help="Run the cycle for this agent.")
-@click.option("--all", "all_agents", is_flag=True, help="Run the cycle for every agent of the workspace.")
+@request_options(BdiCycleInput, agent_id=Cli(params=(AGENT,), build=lambda agent: agent),
+                 all_agents=Cli(flag="--all"))  # fmt: skip
 @mabos_options
-def cycle(out: Session, /, *, agent: str | None, all_agents: bool) -> None:
+def cycle(out: Session, /, *, request: BdiCycleInput) -> None:
     """Run the R5 cycle; JSON is one result (``--agent``) or a list of results (``--all``)."""
-    if (agent is None) == (not all_agents):
+    if (request.agent_id is None) == (not request.all_agents):
         raise click.UsageError("give either --agent AGENT or --all")
-    arguments = {"all_agents": True} if all_agents else {"agent_id": agent}
-    results = out.run("bdi_cycle", arguments, BdiCycleResults).results
-    out.emit(results if all_agents else results[0], *_render(results))
+    results = out.run("bdi_cycle", request, BdiCycleResults).results
+    out.emit(results if request.all_agents else results[0], *_render(results))

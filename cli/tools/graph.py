@@ -17,6 +17,7 @@ from cli.tools.overrides import optional_agent
 from cli.tools.registry import ToolContext, ToolInput, tool
 from kg.errors import InputError
 from reasoning.bdi import CycleResult, run_all, run_cycle
+from reasoning.bdi.requests import CycleRequest
 from reasoning.graph_queries import GraphQueries
 from reasoning.graph_query_models import MAX_PATH_DEPTH, GraphQueryResult
 from sync.reads import graph_backend
@@ -26,14 +27,8 @@ GROUP = "graph"
 # ------------------------------------------------------------------------------------------ bdi_cycle
 
 
-class BdiCycleInput(ToolInput):
+class BdiCycleInput(CycleRequest, ToolInput):
     """Input of ``bdi_cycle``: the cycle of ``agent_id``, or of every agent with ``all_agents``."""
-
-    all_agents: bool = Field(
-        default=False,
-        description="Run the cycle for every agent of the workspace instead of agent_id (operator only: not on "
-        "a server bound to one agent).",
-    )
 
 
 class BdiCycleResults(BaseModel):
