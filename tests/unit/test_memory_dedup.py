@@ -230,7 +230,7 @@ def test_contextualize_links_a_new_item_and_keeps_the_old_one(ws):
     [("supersede", "superseded", None), ("contradict", "contradicted", "contradicts")],
 )
 def test_supersede_and_contradict_keep_history(ws, stub, action, old_tag, new_tag):
-    [old] = stored(ws, BERLIN, type="fact")
+    [old] = stored(ws, BERLIN, type="fact", store="long_term")  # a day later a short-term one has expired
     ws.clock.advance(timedelta(days=1))
     content = "The user lives in Paris" if action == "supersede" else None
     stub.reply = json.dumps({"action": action, "target": old.uid, "reason": "r", "content": content})
