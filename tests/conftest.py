@@ -40,6 +40,61 @@ def pytest_configure(config: pytest.Config) -> None:
     # The CLI sizes its tables to COLUMNS when it is set; a terminal's (or a test runner's) width must not cut the
     # text that CLI tests read, so the tests always see the CLI's own width for a pipe.
     os.environ.pop("COLUMNS", None)
+    if config.getoption("basetemp") is None and "PYTEST_DEBUG_TEMPROOT" not in os.environ:
+        memory = memory_temp_root()
+        if memory is not None:  # read by the tmp_path factory; xdist's workers get their folders under it
+            os.environ["PYTEST_DEBUG_TEMPROOT"] = str(memory)
+
+
+#: The test files that take longest (about so many seconds of test time on an idle 2-core machine), longest first.
+#: With ``--dist loadfile --no-loadscope-reorder`` (pyproject.toml) xdist hands whole files to its two workers in
+#: collection order, each taking the next file when it is nearly done; started first, these leave the many short
+#: files to fill in at the end, so both workers finish within seconds of each other (a long file handed out last
+#: kept one worker busy alone for as long). A file missing here only runs later; a name that no longer exists is
+#: ignored. Refresh after a change of a few seconds: ``pytest --durations=0`` (sum a file's lines).
+SLOWEST_FILES: tuple[str, ...] = (
+    "tests/reliability/test_bad_input.py",  # ~47 s
+    "tests/reliability/test_scope_isolation.py",  # ~37 s
+    "tests/cli/test_commands.py",  # ~19 s
+    "tests/reliability/test_crash_safety.py",  # ~16 s
+    "tests/unit/test_facts_bulk_fast.py",  # ~14 s
+    "tests/unit/test_ui_idle_index.py",  # ~14 s
+    "tests/reliability/test_concurrent_writers.py",  # ~13 s
+    "tests/unit/test_ontology_files.py",  # ~12 s
+    "tests/docs/test_docs_cli.py",  # ~10 s
+    "tests/unit/test_recall_engine.py",  # ~9 s
+    "tests/docs/test_docs_readme.py",  # ~6 s
+    "tests/reliability/test_limits.py",  # ~6 s
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The files of :data:`SLOWEST_FILES` first, in its order; every other file after them, in collection order
+    (a stable sort: the tests of a file keep their order)."""
+    rank = {name: position for position, name in enumerate(SLOWEST_FILES)}
+    items.sort(key=lambda item: rank.get(item.nodeid.partition("::")[0], len(rank)))
+
+
+#: A memory file system for the tests' temporary folders, and the free space it must have.
+MEMORY_TEMP_ROOT = Path("/dev/shm")  # noqa: S108 - the root of pytest-of-<user> (0700, owner checked by pytest)
+MEMORY_TEMP_MIN_FREE = 4 * 2**30
+
+
+def memory_temp_root() -> Path | None:
+    """``/dev/shm`` when it is a writable tmpfs with room to spare, else None (the system's temp folder then).
+
+    The suite writes thousands of workspaces, and SQLite (``synchronous = FULL``) and the Markdown writers fsync
+    every commit: on a disk that is tens of thousands of waits per run, on tmpfs none. What the tests check does
+    not depend on it: a killed process loses nothing of what it wrote to the page cache on either file system, and
+    no test can cut the power. ``pytest --basetemp DIR`` or ``PYTEST_DEBUG_TEMPROOT=DIR`` chooses another place.
+    """
+    try:
+        mounts = Path("/proc/mounts").read_text(encoding="utf-8").splitlines()
+        tmpfs = any(line.split()[1:3] == [str(MEMORY_TEMP_ROOT), "tmpfs"] for line in mounts)
+        roomy = shutil.disk_usage(MEMORY_TEMP_ROOT).free >= MEMORY_TEMP_MIN_FREE
+    except (OSError, IndexError):
+        return None
+    return MEMORY_TEMP_ROOT if tmpfs and roomy and os.access(MEMORY_TEMP_ROOT, os.W_OK | os.X_OK) else None
 
 
 #: The instant every fixed clock starts at.
