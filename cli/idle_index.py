@@ -58,6 +58,7 @@ def _index_pass(conn: Connection, path: str, items: int, batch: int) -> None:
     from kg.workspace import open_workspace  # noqa: PLC0415 - preloaded by the forkserver; imported in the child
 
     with open_workspace(Path(path)) as ws:
+        ws.memory.prune_all_expired()  # idle time archives what reads already leave out (recall never writes it)
         sidecar = ws.vectors
         if sidecar is None:
             conn.send(("done", 0, "no embedder configured"))

@@ -246,7 +246,13 @@ class Workspace:
         return read_only_sql(self.config.store, self.path / STATE_DIR / DB_FILE, sql, limit=limit, timeout=timeout)
 
     def close(self) -> None:
-        """Save what the vector index gained in this session (when it was opened), then close the store."""
+        """Write recall accesses still waiting (a recall could not write them), save what the vector index gained
+        in this session (when it was opened), then close the store."""
+        memory = self.__dict__.get("memory")
+        if memory is not None:
+            why = memory.flush_access()
+            if why is not None:  # the store refused the write (read-only, locked): counts only, never an answer
+                log.warning("recall accesses not recorded on close: %s", why)
         vectors = self.__dict__.get("vectors")
         if vectors is not None:
             try:

@@ -15,6 +15,7 @@ from datetime import timedelta
 
 import pytest
 
+import kg
 from kg.memory.service import RecallResult
 from kg.recall.sidecar import VECTORS_DIR
 from kg.workspace import Workspace
@@ -150,3 +151,29 @@ def test_the_vectors_folder_is_not_created_or_locked_by_a_recall(ws, indexed):
     lock.unlink()
     ws.memory.recall("a", CAR, touch=False)
     assert not lock.exists()  # no lock file: a recall reads the saved files as they are
+
+
+def test_accesses_a_refused_write_left_waiting_are_written_when_the_workspace_closes(clock, indexed, ws):
+    """A CLI process ends after one recall: what the store refused during it is written by ``Workspace.close``."""
+    with read_only(ws):
+        result = ws.memory.recall("a", "refund policy")
+    assert ws.memory.access.waiting == 1 and result.notes
+    ws.close()
+    with kg.init_workspace(ws.path, clock=clock) as again:
+        assert again.memory.get("a", indexed["refund"]).access_count == 1  # not lost with the process
+
+
+def test_an_idle_index_pass_archives_what_reads_leave_out(ws):
+    """The console's and MCP server's idle pass (cli.idle_index) archives expired items: recall never does."""
+    from multiprocessing import Pipe  # noqa: PLC0415
+
+    from cli.idle_index import _index_pass  # noqa: PLC0415
+
+    short = put(ws, JWT)  # short-term: two hours after the test clock's T0, long past by the system clock
+    ws.close()
+    ours, theirs = Pipe()
+    _index_pass(theirs, str(ws.path), 10, 10)  # run in this process: the pass opens the workspace itself
+    assert ours.recv()[0] in {"progress", "done"}
+    with kg.init_workspace(ws.path, clock=ws.clock) as again:
+        item = again.memory.get("a", short)
+        assert item.archived_at == item.expires_at is not None
