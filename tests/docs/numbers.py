@@ -54,3 +54,20 @@ def command_count() -> int:
                    if group.get_command(ctx, name) is not None)  # fmt: skip
 
     return leaves(cli, click.Context(cli))
+
+
+def declared_tool_bounds() -> int:
+    """Declared bounds (``ge``, ``le``, ``max_length`` ...) of every tool input model: what
+    ``tests/reliability/test_limits.py::test_declared_tool_limit_at_the_boundary`` checks one by one."""
+    from tests.reliability.test_limits import declared_limits  # noqa: PLC0415
+
+    return len(declared_limits())
+
+
+def ten_megabyte_fields() -> str:
+    """``N fields of M tools``: the string fields the 10 MB check of ``tests/reliability/test_bad_input.py`` fills."""
+    from cli import tools  # noqa: PLC0415
+    from tests.reliability.test_bad_input import _string_fields  # noqa: PLC0415
+
+    counts = [len(_string_fields(name)) for name in tools.REGISTRY]
+    return f"{sum(counts)} fields of {sum(1 for c in counts if c)} tools"
