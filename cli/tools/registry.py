@@ -118,7 +118,25 @@ class ToolInput(BaseModel):
                 value = data.get(key)
                 if isinstance(value, int | float) and not isinstance(value, bool):
                     raise ValueError(f"{key}: must be an ISO 8601 {kind} as text, not a number")
+            # an integer field's value reaches SQLite (a mark, a limit, an offset), whose integers are 64-bit: a
+            # bigger one raised OverflowError deep in a query (slow bad-input fuzzing: memory_extract since=2**63).
+            for key in _int_fields(cls):
+                value = data.get(key)
+                values = value if isinstance(value, list) else [value]
+                if any(isinstance(v, int) and not isinstance(v, bool) and not INT64_MIN <= v <= INT64_MAX
+                       for v in values):  # fmt: skip
+                    raise ValueError(f"{key}: must be a 64-bit integer, between -2**63 and 2**63-1")
         return data
+
+
+#: The range of a SQLite integer (and of every integer field of a tool input).
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+@functools.cache
+def _int_fields(model: type[BaseModel]) -> tuple[str, ...]:
+    """The fields of ``model`` that take an integer (alone, optional, or in a list)."""
+    return tuple(name for name, info in model.model_fields.items() if int in _types_in(info.annotation))
 
 
 @functools.cache
