@@ -35,7 +35,7 @@ from cli.idle_index import IdleIndexer
 from cli.loopback import DEFAULT_HOST
 from cli.ui.indexing import RequestsFirst, index_endpoint, index_status
 from cli.ui.lanes import DEFAULT_DEADLINE, DEFAULT_LANES, Lanes, TokenCheck
-from cli.ui.security import CSRF_HEADER, Guard, SecurityHeaders, TokenGate
+from cli.ui.security import CSRF_HEADER, BodyCap, Guard, SecurityHeaders, TokenGate
 from cli.ui.work import PAGES, Answer, Job, one_line, status_of
 from cli.workers import WorkerError
 
@@ -169,7 +169,7 @@ def create_app(
             app.tokens.close()
 
     # the headers on every answer; the token check next: a request that is refused never stops an index pass
-    middleware = [Middleware(SecurityHeaders), Middleware(TokenGate, guard=guard),
+    middleware = [Middleware(SecurityHeaders), Middleware(TokenGate, guard=guard), Middleware(BodyCap),
                   Middleware(RequestsFirst, indexer=indexer)]  # fmt: skip
     starlette = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     starlette.state.console = app

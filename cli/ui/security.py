@@ -162,6 +162,49 @@ class TokenGate:
         return None
 
 
+#: The largest request body the console reads (its forms and API posts are a few hundred bytes: a CSRF token, an id,
+#: a question); a bigger one is answered 413 before it is read, also when it comes chunked without a length.
+MAX_BODY_BYTES = 1_000_000
+
+
+class BodyCap:
+    """ASGI middleware refusing a request body over :data:`MAX_BODY_BYTES` in one line (413), read or declared."""
+
+    def __init__(self, app: ASGIApp, cap: int = MAX_BODY_BYTES) -> None:
+        self.app = app
+        self.cap = cap
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Pass the request on with a ``receive`` that counts; answer 413 at the first byte past the cap."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        too_big = PlainTextResponse(f"error: body: at most {self.cap} bytes", 413)
+        declared = Request(scope).headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > self.cap:
+            await too_big(scope, receive, send)
+            return
+        seen = 0
+
+        async def counted() -> MutableMapping[str, Any]:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.cap:
+                    raise _BodyTooLarge
+            return message
+
+        try:
+            await self.app(scope, counted, send)
+        except _BodyTooLarge:
+            await too_big(scope, receive, send)
+
+
+class _BodyTooLarge(Exception):
+    """Internal signal of :class:`BodyCap`: the body grew past the cap while the app read it (answered 413)."""
+
+
 class SecurityHeaders:
     """ASGI middleware adding :data:`SECURITY_HEADERS` (the CSP first) to every HTTP response, refusals included."""
 
@@ -187,8 +230,10 @@ class SecurityHeaders:
 __all__ = [
     "CSP",
     "CSRF_HEADER",
+    "MAX_BODY_BYTES",
     "TOKEN_COOKIE",
     "TOKEN_ENV",
+    "BodyCap",
     "Guard",
     "SecurityHeaders",
     "TokenGate",

@@ -39,6 +39,7 @@ SIGNALS = {
     "reasoning/rules/backward.py::_SearchCut": "caught in the same module: the proof search hit its step bound",
     "reasoning/rules/plans.py::LimitReached": "caught inside reasoning.rules: a join hit its bound",
     "sync/nightly_steps.py::StepSkipped": "caught in sync.nightly: the step is reported as skipped",
+    "cli/ui/security.py::_BodyTooLarge": "caught in BodyCap, the same module: the body grew past the cap (413)",
 }
 
 #: Bare raises outside validators, by enclosing function: why no user meets them bare.
