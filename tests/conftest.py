@@ -46,25 +46,31 @@ def pytest_configure(config: pytest.Config) -> None:
             os.environ["PYTEST_DEBUG_TEMPROOT"] = str(memory)
 
 
-#: The test files that take longest (about so many seconds of test time on an idle 2-core machine), longest first.
-#: With ``--dist loadfile --no-loadscope-reorder`` (pyproject.toml) xdist hands whole files to its two workers in
-#: collection order, each taking the next file when it is nearly done; started first, these leave the many short
-#: files to fill in at the end, so both workers finish within seconds of each other (a long file handed out last
-#: kept one worker busy alone for as long). A file missing here only runs later; a name that no longer exists is
-#: ignored. Refresh after a change of a few seconds: ``pytest --durations=0`` (sum a file's lines).
+#: The test files that take longest, longest first: their test durations summed in a full run on 2 cores with other
+#: work running (load 3-7, 2026-11-28; idle, each takes less). With ``--dist loadfile --no-loadscope-reorder``
+#: (pyproject.toml) xdist hands whole files to its two workers in collection order, each taking the next file when
+#: it is nearly done; started first, these leave the many short files to fill in at the end, so both workers finish
+#: within seconds of each other (in that run: 3 s apart; a long file handed out last kept one worker busy alone for
+#: as long). A file missing here only runs later; a name that no longer exists is ignored. Refresh when a file grows
+#: by tens of seconds: ``pytest --durations=0``, summed per file.
 SLOWEST_FILES: tuple[str, ...] = (
-    "tests/reliability/test_bad_input.py",  # ~47 s
-    "tests/reliability/test_scope_isolation.py",  # ~37 s
-    "tests/cli/test_commands.py",  # ~19 s
-    "tests/reliability/test_crash_safety.py",  # ~16 s
-    "tests/unit/test_facts_bulk_fast.py",  # ~14 s
-    "tests/unit/test_ui_idle_index.py",  # ~14 s
-    "tests/reliability/test_concurrent_writers.py",  # ~13 s
-    "tests/unit/test_ontology_files.py",  # ~12 s
-    "tests/docs/test_docs_cli.py",  # ~10 s
-    "tests/unit/test_recall_engine.py",  # ~9 s
-    "tests/docs/test_docs_readme.py",  # ~6 s
-    "tests/reliability/test_limits.py",  # ~6 s
+    "tests/reliability/test_scope_isolation.py",  # 176 s
+    "tests/reliability/test_bad_input.py",  # 123 s
+    "tests/test_quality.py",  # 90 s (ruff, mypy, lint-imports in child processes)
+    "tests/unit/test_recall_engine.py",  # 77 s
+    "tests/unit/test_ui_idle_index.py",  # 61 s
+    "tests/cli/test_commands.py",  # 42 s
+    "tests/docs/test_docs_cli.py",  # 39 s
+    "tests/docs/test_docs_readme.py",  # 36 s
+    "tests/unit/test_ontology_files.py",  # 32 s
+    "tests/cli/test_demo.py",  # 31 s
+    "tests/reliability/test_crash_safety.py",  # 30 s
+    "tests/reliability/test_concurrent_writers.py",  # 29 s
+    "tests/unit/test_facts_bulk_fast.py",  # 28 s
+    "tests/integration/test_mcp_stdio.py",  # 27 s
+    "tests/unit/test_embedding_runtime.py",  # 26 s
+    "tests/unit/test_conversation_summarize.py",  # 25 s
+    "tests/ui/test_browser.py",  # 23 s
 )
 
 
