@@ -56,3 +56,12 @@ def serving_in_thread(app: Any, host: str = "127.0.0.1") -> Iterator[int]:
     finally:
         server.should_exit = True
         thread.join(timeout=60)
+
+
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie (killed but not yet reaped): Linux's /proc."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False

@@ -20,7 +20,7 @@ import httpx2
 
 from cli.ui import create_app
 from kg.workspace import DB_FILE, STATE_DIR
-from tests.serving import serving_in_thread
+from tests.serving import process_alive, serving_in_thread
 
 if TYPE_CHECKING:
     from conftest import Built
@@ -74,15 +74,6 @@ def _until(condition: Any, what: str) -> None:
         time.sleep(0.02)
 
 
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` exists and is not a zombie (killed but not yet reaped)."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
 def test_a_slow_request_of_one_agent_blocks_no_other_agent(built: Built) -> None:
     """Before: one worker thread, no deadline: a's slow request (64 s in the report) held b's /api/overview. Now b
     is answered while a's request still runs in its worker."""
@@ -113,7 +104,7 @@ def test_a_request_past_its_deadline_is_stopped_and_its_worker_killed(built: Bui
                                     data=reject)  # fmt: skip
             _until(lambda: lanes.busy == 1, "a's reject never started")
             [(pid, what)] = lanes.running().items()
-            assert what == "POST /api/ontology/reject" and _alive(pid)
+            assert what == "POST /api/ontology/reject" and process_alive(pid)
             other = get(f"{base}/api/overview?agent=b")  # b's request runs in another worker meanwhile
             assert other.status_code == 200 and other.json()["agent_id"] == "b"
             assert not late_call.done()
@@ -121,7 +112,7 @@ def test_a_request_past_its_deadline_is_stopped_and_its_worker_killed(built: Bui
             assert late.status_code == 504
             assert late.json()["error"].startswith("deadline: POST /api/ontology/reject took longer than 8 s")
             assert "\n" not in late.json()["error"]
-            assert not _alive(pid) and pid not in lanes.pids() and lanes.busy == 0  # killed, and its slot free
+            assert not process_alive(pid) and pid not in lanes.pids() and lanes.busy == 0  # killed, and its slot free
             mine = get(f"{base}/api/overview?agent=a")  # a's turn is free at once: a read needs no write lock
             assert mine.status_code == 200 and mine.json()["agent_id"] == "a"
         page = get(f"{base}/api/ontology?agent=a&proposal={built.uids['proposal']}").json()

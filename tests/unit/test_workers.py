@@ -17,6 +17,7 @@ import pytest
 
 from cli.workers import DeadlineError, PoolSettings, WorkerError, WorkerKind, WorkerMemoryError, Workers
 from kg.errors import BackendUnavailableError, MabosError
+from tests.serving import process_alive
 
 
 class Spinner:
@@ -41,14 +42,6 @@ class Spinner:
 
 
 SPINNERS = WorkerKind("mabos-test-spinner", Spinner, advice="spin less")
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 @pytest.fixture
@@ -88,7 +81,7 @@ def test_a_computation_past_its_deadline_is_killed_and_holds_up_no_other_agent(p
     assert isinstance(error, DeadlineError) and isinstance(error, BackendUnavailableError)
     assert str(error).startswith("deadline: spin 600 ran longer than 3 s and was stopped")
     assert str(error).endswith("spin less or ask the operator for a longer --deadline")
-    assert spinning and not _alive(spinning[0])  # the loop burns no more CPU
+    assert spinning and not process_alive(spinning[0])  # the loop burns no more CPU
     assert pool.busy == 0 and spinning[0] not in pool.pids()
 
 
@@ -112,4 +105,4 @@ def test_a_handler_that_runs_out_of_memory_is_replaced_and_one_that_fails_serves
     assert isinstance(oom, WorkerMemoryError)
     assert str(oom).startswith("memory: spin oom needed more than the worker memory limit (no limit)")
     assert workers[2] == [] and workers[3] == [after]  # the worker that ran out ended; a new one took the next call
-    assert first != after and not _alive(first)
+    assert first != after and not process_alive(first)
