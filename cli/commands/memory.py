@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
-from typing import cast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 import click
 
 from cli import render
 from cli.commands import LazyGroup
 from cli.common import Session, mabos_options
-from cli.options import Cli, acting, request_options
+from cli.options import Cli, request_options
 from cli.recall_view import recall_view
 from cli.tools import memory as memory_tools
 from cli.tools.memory import ConsolidateInput, RecallInput, StatusInput, StoreInput
+from cli.tools.overrides import CommandContext
 from cli.tools.registry import run
-from kg.errors import BackendUnavailableError, CorruptStoreError
 from kg.memory.consolidation import ConsolidationResult
 from kg.memory.service import RecallResult, StoreResult
+
+if TYPE_CHECKING:
+    from kg.workspace import Workspace
 
 ARGUMENT = Cli(argument=True)
 TAGS = Cli(split=",")
@@ -84,13 +88,21 @@ def recall(out: Session, *, request: RecallInput) -> None:
       mabos memory recall --agent A "how do we sign tokens" --explain --limit 5
       mabos memory recall --agent A "authentication" --mode bm25 --fusion rrf --depth 2 --json
     """
-    try:
-        tools = out.tools()
-    except (CorruptStoreError, BackendUnavailableError) as exc:
-        result = memory_tools.recall_from_files(out.path, acting(request), request, reason=str(exc))
-    else:
-        result = cast(RecallResult, run(tools, "memory_recall", request))
+    result = cast(RecallResult, run(OpenOnUse(path=out.path, session=out), "memory_recall", request))
     out.emit(result, *recall_view(result, explain=request.explain))
+
+
+@dataclass
+class OpenOnUse(CommandContext):
+    """The command's tool context, which opens the command's workspace only when the tool asks for it: so the
+    tool decides what a database that cannot be opened means (:func:`kg.memory.service.recall_or_files`), the same
+    for ``mabos memory recall`` as over MCP."""
+
+    session: Session | None = None
+
+    def workspace(self) -> Workspace:
+        """The command's workspace (opened now, closed with the command)."""
+        return self.session.workspace() if self.session is not None else super().workspace()
 
 
 @memory.command("consolidate")

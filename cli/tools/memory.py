@@ -12,7 +12,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from cli.tools.registry import ToolContext, ToolInput, tool
-from kg.errors import BackendUnavailableError, CorruptStoreError, InputError
+from kg.errors import InputError
 from kg.memory import consolidation
 from kg.memory.checkpoints import latest_checkpoint, read_checkpoint, write_checkpoint
 from kg.memory.consolidation import ConsolidationResult
@@ -25,8 +25,7 @@ from kg.memory.requests import (
     RecallRequest,
     StoreRequest,
 )
-from kg.memory.service import RecallResult, StoreResult
-from kg.memory.service import answer_from_files as _answer_from_files
+from kg.memory.service import RecallResult, StoreResult, recall_or_files
 from kg.models import Checkpoint
 from kg.models.request import fields_of
 from kg.workspace import Workspace, default_path
@@ -78,27 +77,9 @@ class RecallInput(RecallRequest, ToolInput):
     if the database cannot be opened do the Markdown files answer, with fallback true and the reason.""",
 )
 def memory_recall(ctx: ToolContext, args: RecallInput) -> RecallResult:
-    """Recall memories (or answer from the agent's files when the store cannot be opened)."""
-    agent = ctx.agent_for(args)
-    try:
-        ws = ctx.workspace()
-    except (CorruptStoreError, BackendUnavailableError) as exc:
-        return recall_from_files(ctx.path or default_path(), agent, args, reason=str(exc))
-    return ws.memory.recall(agent, args)
-
-
-def recall_from_files(workspace: Path, agent: str, args: RecallInput, *, reason: str) -> RecallResult:
-    """A recall answered from the agent's Markdown files because the store cannot be used (``reason``).
-
-    Args:
-        workspace: The workspace directory.
-        agent: The acting agent.
-        args: The recall's arguments (query, mode, fusion, mmr and limit are used).
-        reason: Why the store could not answer.
-    """
-    asked = RecallResult(agent_id=agent, query=args.query, mode=args.mode, requested_mode=args.mode,
-                         fusion=args.fusion, mmr=args.mmr)  # fmt: skip
-    return _answer_from_files(workspace, asked, limit=args.limit, reason=reason)
+    """Recall memories (or answer from the agent's files when the store cannot be opened: decided by
+    :func:`kg.memory.service.recall_or_files`)."""
+    return recall_or_files(ctx.workspace, ctx.path or default_path(), ctx.agent_for(args), args)
 
 
 # ---------------------------------------------------------------------------------- consolidate
@@ -264,5 +245,4 @@ __all__ = [
     "memory_recall",
     "memory_status",
     "memory_store_item",
-    "recall_from_files",
 ]

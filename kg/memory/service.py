@@ -14,16 +14,16 @@ write (:mod:`kg.memory.access`) and keeps any vector it had to compute in the em
 from __future__ import annotations
 
 import builtins
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import Field
 
 from kg.clock import Clock
 from kg.conversation.budget import allocate
-from kg.errors import InputError, NotFoundError
+from kg.errors import BackendUnavailableError, CorruptStoreError, InputError, NotFoundError
 from kg.ids import new_id
 from kg.memory.access import AccessLog
 from kg.memory.daily_log import append_items
@@ -265,8 +265,7 @@ class MemoryService:
         query, limit, depth, explain, min_score = (request.query, request.limit, request.depth, request.explain,
                                                    request.min_score)  # fmt: skip
         max_tokens = allocate(request.window).memory if request.window is not None else request.max_tokens
-        result = RecallResult(agent_id=agent_id, query=query, mode=request.mode, requested_mode=request.mode,
-                              fusion=request.fusion, mmr=request.mmr)  # fmt: skip
+        result = _asked(agent_id, request)
         if request.source == "files":
             return self._recall_files(result, limit=limit, explain=explain, min_score=min_score)
         filters = {name: getattr(request, name) for name in RECALL_FILTERS}
@@ -347,6 +346,35 @@ class MemoryService:
         }
 
 
+class HasMemory(Protocol):
+    """What :func:`recall_or_files` opens: a workspace, for its memory service."""
+
+    @property
+    def memory(self) -> MemoryService: ...
+
+
+def recall_or_files(open_workspace: Callable[[], HasMemory], path: Path, agent_id: str,
+                    request: RecallRequest) -> RecallResult:  # fmt: skip
+    """A recall through the workspace ``open_workspace`` opens, or, when the database cannot be opened (corrupt,
+    unreadable, locked), the agent's Markdown files under ``path`` answer it (``fallback``, and ``reason`` why).
+
+    The one place that decides this for every caller: the ``memory_recall`` tool, and so ``mabos memory recall``
+    (which opens its workspace only when the tool asks). A vector index that cannot be used inside an open
+    workspace falls back the same way from :meth:`MemoryService.recall`.
+    """
+    try:
+        memory = open_workspace().memory
+    except (CorruptStoreError, BackendUnavailableError) as exc:
+        return answer_from_files(path, _asked(agent_id, request), limit=request.limit, reason=str(exc))
+    return memory.recall(agent_id, request)
+
+
+def _asked(agent_id: str, request: RecallRequest) -> RecallResult:
+    """The result of a recall before it is answered: what was asked (the mode used is set by the answer)."""
+    return RecallResult(agent_id=agent_id, query=request.query, mode=request.mode, requested_mode=request.mode,
+                        fusion=request.fusion, mmr=request.mmr)  # fmt: skip
+
+
 def answer_from_files(workspace: Path, result: RecallResult, *, limit: int, reason: str) -> RecallResult:
     """``result`` answered by the file fallback (the database or vector index cannot be used: ``reason``)."""
     answer = fallback_recall(workspace, result.agent_id, result.query, limit=limit, reason=reason)
@@ -356,6 +384,6 @@ def answer_from_files(workspace: Path, result: RecallResult, *, limit: int, reas
 
 __all__ = [
     "DEFAULT_IMPORTANCE", "FALLBACK_IMPORTANCE", "IMPORTANCE_WEIGHT", "MAX_DEPTH", "MAX_RECALL_LIMIT",
-    "MAX_RECALL_TOKENS", "MAX_STORE_MANY", "HitMode", "MemoryService", "RecallHit", "RecallResult", "StoreManyResult",
-    "StoreResult", "answer_from_files", "new_terms", "parse_max_age",
+    "MAX_RECALL_TOKENS", "MAX_STORE_MANY", "HasMemory", "HitMode", "MemoryService", "RecallHit", "RecallResult",
+    "StoreManyResult", "StoreResult", "answer_from_files", "new_terms", "parse_max_age", "recall_or_files",
 ]  # fmt: skip

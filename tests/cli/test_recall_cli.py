@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 import kg
+from cli import tools
 from kg.clock import FixedClock
 from kg.workspace import DB_FILE, STATE_DIR
 from tests.conftest import T0
@@ -94,6 +95,18 @@ def test_a_corrupt_database_answers_from_the_markdown_files(mabos, seeded):
     human = mabos("memory", "recall", "--agent", "a", "refund policy")
     assert human.exit_code == 0 and "answered from the Markdown files (fallback)" in human.stdout
     assert DAILY_LOG in human.stdout
+
+
+def test_the_command_and_the_tool_fall_back_to_the_files_alike(mabos, seeded):
+    """One decision (kg.memory.service.recall_or_files): the command opens its workspace only when the tool asks,
+    so a database that cannot be opened gives the same answer, reason and spans on the command line as over the
+    registry (MCP)."""
+    corrupt_database(mabos)
+    command = run_json(mabos, "memory", "recall", "--agent", "a", "refund policy", "--limit", "3")
+    tool = tools.call("memory_recall", workspace=mabos.workspace, agent_id="a", query="refund policy", limit=3)
+    assert command == tool.model_dump(mode="json")
+    assert command["fallback"] is True and "not a usable mabos database" in command["reason"]
+    assert [f["path"] for f in command["files"]] == [DAILY_LOG]
 
 
 def test_index_status_rebuild_and_update(mabos, seeded):
