@@ -148,19 +148,18 @@ class ConversationService:
                *, title: str | None = None) -> IngestResult:  # fmt: skip
         """Append messages to the agent's session (created if new); every row is validated before any write.
 
-        Takes a request, or the session key, the messages (a list, or JSONL text) and a title; a request's messages
-        are its ``messages`` or its ``jsonl``."""
-        if isinstance(session_key, IngestRequest):
-            request = requested(IngestRequest, session_key, {"title": title})
-            session_key, title = request.session_key, request.title
-            messages = request.jsonl if request.jsonl is not None else request.messages
-        parsed = parse_rows(messages if messages is not None else [])
-        title = title or ""
+        Takes a request, or its session key, messages (a list of rows, or JSONL text: its ``jsonl``) and title as
+        arguments, validated into one. A bad row is ``line <n>: <field>`` (JSONL, or a Python list of rows)."""
+        listed = None if messages is None or isinstance(messages, str) else parse_rows(messages)
+        rows = {"jsonl": messages} if isinstance(messages, str) else {"messages": listed}
+        request = requested(IngestRequest, session_key, {**rows, "title": title}, first="session_key")
+        parsed = parse_rows(request.jsonl) if request.jsonl is not None else request.messages or []
         self.scopes.require_agent(agent_id)
-        known = self.store.conversations.find(agent_id, session_key)
-        conversation = known or self.store.conversations.open(agent_id, session_key, title=title, now=self.clock.now())
+        key = request.session_key
+        known = self.store.conversations.find(agent_id, key)
+        conversation = known or self.store.conversations.open(agent_id, key, title=request.title, now=self.clock.now())
         stored = self.store.conversations.append(conversation.uid, parsed, now=self.clock.now())
-        return IngestResult(agent_id=agent_id, session_key=session_key, conversation_uid=conversation.uid,
+        return IngestResult(agent_id=agent_id, session_key=key, conversation_uid=conversation.uid,
                             created=known is None, appended=len(stored), first_seq=stored[0].seq,
                             last_seq=stored[-1].seq, tokens=sum(m.token_count for m in stored))  # fmt: skip
 

@@ -30,6 +30,7 @@ from kg.conversation.compaction import (
     lossless_check,
     needs_compaction,
 )
+from kg.conversation.requests import IngestRequest
 from kg.conversation.service import ConversationService
 from kg.conversation.summarize import ExtractiveSummarizer
 from kg.errors import BackendUnavailableError, InputError, NotFoundError
@@ -453,6 +454,21 @@ def test_ingest_for_an_unknown_agent_writes_nothing(ws: Workspace) -> None:
         service(ws).ingest("nobody", "s", dialogue())
     with pytest.raises(NotFoundError, match="no conversation"):
         service(ws).compact(AGENT, "never-ingested")
+
+
+def test_keywords_are_validated_into_the_request(ws: Workspace) -> None:
+    """The keyword path and a request are one validation (IngestRequest): the session key's rule applies to both,
+    and a request comes alone."""
+    svc = service(ws)
+    with pytest.raises(InputError) as err:
+        svc.ingest(AGENT, "bad\x07key", dialogue())
+    assert err.value.field == "session_key"
+    request = IngestRequest(session_key="s", messages=[MessageInput(role=Role.USER, content="hi")])
+    with pytest.raises(InputError) as beside:
+        svc.ingest(AGENT, request, title="a title beside the request")
+    assert beside.value.field == "title"
+    assert ws.ports.conversations.find(AGENT, "s") is None
+    assert svc.ingest(AGENT, request).appended == 1
 
 
 def test_messages_are_accepted_as_models_too(ws: Workspace) -> None:
