@@ -20,10 +20,8 @@ call answers with what it found, ``fixpoint: false`` and a note saying which bou
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, is_dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from kg.clock import Clock
 from kg.errors import InputError, NotFoundError
@@ -32,7 +30,6 @@ from kg.models import Model, Rule, RuleType, agent_scope
 from kg.models.request import requested
 from kg.ports import GraphStore
 from kg.scopes import ScopePolicy
-from kg.text.stopwords import STOPWORDS
 from reasoning.bounds import (
     DEFAULT_LIMITS,
     MAX_RESULTS,
@@ -44,6 +41,7 @@ from reasoning.bounds import (
     status,
     workspace_limits,
 )
+from reasoning.knowledge import KnowledgeAnswer, MethodFinding, answer, as_data
 from reasoning.requests import (
     MAX_DEPTH,
     MAX_ITERATIONS,
@@ -72,14 +70,12 @@ from reasoning.rules import (
     prove,
 )
 from reasoning.rules.backward import MAX_PROOF_STEPS
-from reasoning.rules.index import FactIndex
 
 if TYPE_CHECKING:
     from kg.workspace import Workspace
 
 #: The source of facts written by forward chaining (and the mark truth maintenance looks for).
 INFERENCE_SOURCE = "inference"
-_WORD = re.compile(r"[\w:.-]+", re.UNICODE)
 
 
 class Derived(Model):
@@ -120,30 +116,6 @@ class ForwardReport(Model):
     updated: int = 0  # stored before with another confidence or support
     unchanged: int = 0
     retracted: list[str] = []
-
-
-class MethodFinding(Model):
-    """One answer to a question, and the method that found it."""
-
-    method: Literal["direct", "forward", "backward", "abduction"]
-    subject: str
-    predicate: str
-    object: str
-    confidence: float | None = None
-    detail: dict[str, Any] = {}
-
-
-class KnowledgeAnswer(Model):
-    """``knowledge explain``: what each method found for a question."""
-
-    agent_id: str
-    question: str
-    terms: list[str]
-    findings: list[MethodFinding]
-    methods: dict[str, int]
-    fixpoint: bool = True
-    backward_complete: bool = True
-    note: str | None = None
 
 
 class Reasoner:
@@ -340,52 +312,13 @@ class Reasoner:
     def knowledge_explain(self, agent_id: str, question: str | KnowledgeRequest, *,
                           limit: int | None = None) -> KnowledgeAnswer:  # fmt: skip
         """Answer a question (a request, or its text) with every method: direct facts, forward closure, backward
-        proof, abduction; at most ``limit`` findings."""
+        proof, abduction; at most ``limit`` findings (:mod:`reasoning.knowledge`)."""
         given = requested(KnowledgeRequest, question, {"limit": limit}, first="question")
-        question, limit = given.question, given.limit
-        if not question.strip():
+        if not given.question.strip():
             raise InputError("question", "must not be empty")
         base, result = self.closure(agent_id)
-        rules = self.rules(agent_id, RuleType.INFERENCE)
-        terms, unknown = _terms(question, _vocabulary([*base, *(d.triple for d in result.derived)], rules))
-        wanted = set(terms)
-        findings: list[MethodFinding] = []
-        for t in base:
-            if _mentions(t, wanted):
-                findings.append(MethodFinding(method="direct", subject=t.subject, predicate=t.predicate,
-                                              object=t.object, confidence=t.confidence,
-                                              detail={"uid": t.uid}))  # fmt: skip
-        for d in result.derived:
-            if _mentions(d.triple, wanted):
-                findings.append(MethodFinding(method="forward", subject=d.triple.subject,
-                                              predicate=d.triple.predicate, object=d.triple.object,
-                                              confidence=d.triple.confidence,
-                                              detail={"rule_id": d.rule_id}))  # fmt: skip
-        index, steps, cut = FactIndex(base), MAX_PROOF_STEPS, 0  # one step bound for every goal's proof together
-        for goal in _goals(rules, wanted, unknown):
-            proof = prove(goal, index, rules, max_depth=5, max_steps=steps) if steps > 0 else None
-            steps -= proof.steps if proof is not None else 0
-            cut += proof is None or not proof.complete
-            if proof is not None and proof.proved:
-                for node in proof.proofs[:1]:
-                    findings.append(MethodFinding(method="backward", subject=goal[0], predicate=goal[1],
-                                                  object=goal[2], confidence=getattr(node, "confidence", None),
-                                                  detail={"proof": as_data(node)}))  # fmt: skip
-            else:
-                for h in abduce(goal, base, rules)[:3]:
-                    findings.append(MethodFinding(method="abduction", subject=goal[0], predicate=goal[1],
-                                                  object=goal[2], confidence=h.score,
-                                                  detail={"hypothesis": as_data(h)}))  # fmt: skip
-        findings = findings[:limit]
-        methods = {m: sum(1 for f in findings if f.method == m) for m in ("direct", "forward", "backward", "abduction")}
-        closure = self.closure_status(result)
-        backward = None
-        if cut:
-            backward = (f"backward chaining stopped at its bound of {MAX_PROOF_STEPS:,} steps for the question "
-                        f"(max_steps): {cut} goal(s) not proved within it, which is not disproved.")  # fmt: skip
-        return KnowledgeAnswer(agent_id=agent_id, question=question, terms=terms, findings=findings, methods=methods,
-                               fixpoint=closure.fixpoint, backward_complete=not cut,
-                               note=joined(closure.note, backward))  # fmt: skip
+        return answer(agent_id, given.question, limit=given.limit, base=base, result=result,
+                      rules=self.rules(agent_id, RuleType.INFERENCE), closure=self.closure_status(result))  # fmt: skip
 
 
 def _with_check(closure: ClosureStatus, stopped: str | None, limits: ChainLimits, found: int) -> ClosureStatus:
@@ -401,61 +334,6 @@ def _goal(subject: str, predicate: str, obj: str) -> tuple[str, str, str]:
         if not value.strip():
             raise InputError(name, "must not be empty")
     return (subject, predicate, obj)
-
-
-def _vocabulary(facts: Iterable[Triple], rules: Sequence[Rule]) -> set[str]:
-    words = {w for t in facts for w in (t.subject, t.predicate, t.object)}
-    for rule in rules:
-        if rule.conclusion is not None:
-            words |= {rule.conclusion.subject, rule.conclusion.predicate, rule.conclusion.object}
-    return {w for w in words if not w.startswith("?")}
-
-
-def _terms(question: str, vocabulary: set[str]) -> tuple[list[str], list[str]]:
-    """The known subjects, predicates and objects named in the question (case-insensitive, in order), and the
-    other content words (candidate subjects nothing is known about yet: "Is globex taxable?")."""
-    lowered = {w.lower(): w for w in vocabulary}
-    found: dict[str, None] = {}
-    unknown: dict[str, None] = {}
-    for token in (t.strip(".,;:?!") for t in _WORD.findall(question)):
-        if token.lower() in lowered:
-            found[lowered[token.lower()]] = None
-            continue
-        # "taxable" names isTaxable: a token that is the tail of a camelCase term
-        tails = [word for key, word in lowered.items() if len(token) > 3 and key.endswith(token.lower())]
-        for word in tails:
-            found[word] = None
-        if not tails and token.lower() not in STOPWORDS and len(token) > 1:
-            unknown[token] = None
-    return list(found), list(unknown)
-
-
-def _mentions(triple: Triple, wanted: set[str]) -> bool:
-    return triple.subject in wanted and (triple.predicate in wanted or triple.object in wanted)
-
-
-def _goals(rules: Sequence[Rule], wanted: set[str], unknown: Sequence[str] = ()) -> list[tuple[str, str, str]]:
-    """Rule conclusions whose predicate the question names, with the question's subjects in the variables."""
-    goals: dict[tuple[str, str, str], None] = {}
-    subjects = [*sorted(wanted), *unknown]
-    for rule in rules:
-        c = rule.conclusion
-        if c is None or c.predicate not in wanted:
-            continue
-        for s in subjects if c.subject.startswith("?") else [c.subject]:
-            if s not in (c.predicate, c.object):
-                goals[(s, c.predicate, c.object)] = None
-    return list(goals)
-
-
-def as_data(value: Any) -> Any:
-    """A result of the engine (dataclass) or a model as plain JSON-ready data; anything else unchanged."""
-    dump = getattr(value, "model_dump", None)
-    if callable(dump):
-        return dump(mode="json")
-    if is_dataclass(value) and not isinstance(value, type):
-        return asdict(value)
-    return value
 
 
 __all__ = [

@@ -29,6 +29,7 @@ from cli.main import cli
 from kg.errors import InputError
 from kg.models import Rule
 from kg.workspace import Workspace
+from reasoning import knowledge as knowledge_module
 from reasoning import service as service_module
 from reasoning.bounds import MAX_PROOF_STEPS
 from reasoning.rules import ProofResult, Triple, build_rule, prove
@@ -127,9 +128,11 @@ def test_a_bound_below_one_is_refused() -> None:
 def dense(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Workspace]:
     """Agent ``a`` with a complete graph of 16 nodes, the two path rules and ``reaches hub`` (nothing reaches it:
     every ``?x reaches hub`` goal is unprovable and searches the graph); the workspace's bound lowered to 5,000 steps
-    (the services pass :data:`reasoning.service.MAX_PROOF_STEPS`) so the searches are cut fast."""
+    (the services pass ``MAX_PROOF_STEPS`` of :mod:`reasoning.service` and :mod:`reasoning.knowledge`) so the
+    searches are cut fast."""
     monkeypatch.setenv("MABOS_EMBEDDER", "none")
-    monkeypatch.setattr(service_module, "MAX_PROOF_STEPS", BOUND)
+    for module in (service_module, knowledge_module):
+        monkeypatch.setattr(module, "MAX_PROOF_STEPS", BOUND)
     ws = kg.init_workspace(tmp_path / "ws")
     ws.agents.add("a")
     ws.facts.assert_many("a", [{"subject": t.subject, "predicate": t.predicate, "object": t.object}
@@ -168,7 +171,7 @@ def test_knowledge_explain_shares_one_bound_among_its_goals(dense: Workspace, mo
         taken.append(result.steps)
         return result
 
-    monkeypatch.setattr(service_module, "prove", watched)
+    monkeypatch.setattr(knowledge_module, "prove", watched)
     question = "Which of " + ", ".join(f"v{i:03d}" for i in range(12)) + " reaches the hub?"
     answer: Any = within_safety(lambda: tools.call("knowledge_explain", workspace=dense.path, agent="a",
                                                    question=question))  # fmt: skip
