@@ -40,7 +40,8 @@ from kg.extraction.requests import WINDOW
 from kg.facts import FactService
 from kg.ids import ID_PATTERN, PREFIXES
 from kg.memory.admission import MemoryCandidate, Neighbours, evaluate, get_preset
-from kg.memory.dedup import DedupDecision, Deduplicator, apply_decision, batch_duplicates
+from kg.memory.dedup import DedupDecision, Deduplicator, batch_duplicates
+from kg.memory.dedup_apply import apply_decision
 from kg.memory.service import MemoryService
 from kg.models import ExtractedMemory, MemoryStoreKind, MemoryType, ObjectKind, WindowExtraction
 from kg.models.conversation import Conversation, Message, MessageQuery

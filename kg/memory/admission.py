@@ -27,16 +27,15 @@ grounded); see :data:`PRESETS` and docs/conversation-admission.md.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Literal
 
-import numpy as np
-import numpy.typing as npt
 from pydantic import Field, model_validator
 
 from kg.errors import InputError
+from kg.memory.grounding import grounding, lcs_f1, lcs_length, token_jaccard, words
+from kg.memory.neighbours import BULK_TEXTS, Neighbours, SimilarityMethod, bulk, cosine, unit_rows
 from kg.memory.service import DEFAULT_IMPORTANCE, FALLBACK_IMPORTANCE
 from kg.models import (
     MemoryItem,
@@ -51,12 +50,8 @@ from kg.models import (
     UtcDatetime,
 )
 from kg.ports import Embedder
-from kg.text.stem import strip_plural
-from kg.text.stopwords import STOPWORDS
-from kg.text.words import CJK_WORD_RE
 
 AdmissionDecision = Literal["admit", "reject", "dedup"]
-SimilarityMethod = Literal["cosine", "jaccard"]
 
 #: How much a memory of each type tends to matter later (identity and preferences most, observations least).
 TYPE_PRIORS: dict[MemoryType, float] = {
@@ -71,9 +66,6 @@ TYPE_PRIORS: dict[MemoryType, float] = {
     MemoryType.EVENT: 0.5,
     MemoryType.OBSERVATION: 0.4,
 }
-#: Words compared for confidence and Jaccard novelty: at most this many of a candidate.
-MAX_CANDIDATE_WORDS = 256
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[\u3002\uff01\uff1f])|\n+")
 
 
 class FeatureWeights(Model):
@@ -192,68 +184,10 @@ def get_preset(name: str | AdmissionPreset) -> AdmissionPreset:
     return PRESETS[name]
 
 
-# ------------------------------------------------------------------------------------------ text features
-
-
-def words(text: str, *, content: bool = False) -> list[str]:
-    """Lower-cased words with a plural ``s`` dropped (``prefers`` -> ``prefer``), in order; ``content`` leaves
-    out stopwords (:data:`~kg.text.stopwords.STOPWORDS`); a CJK character counts as one word."""
-    out = []
-    for word in CJK_WORD_RE.findall(text.lower()):
-        if content and word in STOPWORDS:
-            continue
-        out.append(strip_plural(word))
-    return out
-
-
-def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
-    """Length of the longest common subsequence of two word lists (two rows of the DP table)."""
-    if len(a) < len(b):
-        a, b = b, a
-    previous = [0] * (len(b) + 1)
-    for x in a:
-        current = [0]
-        for j, y in enumerate(b):
-            current.append(previous[j] + 1 if x == y else max(previous[j + 1], current[j]))
-        previous = current
-    return previous[-1]
-
-
-def lcs_f1(candidate: Sequence[str], reference: Sequence[str]) -> float:
-    """ROUGE-L F1: the harmonic mean of LCS/len(candidate) and LCS/len(reference)."""
-    if not candidate or not reference:
-        return 0.0
-    common = lcs_length(candidate, reference)
-    if common == 0:
-        return 0.0
-    precision, recall = common / len(candidate), common / len(reference)
-    return 2 * precision * recall / (precision + recall)
-
-
-def sentences(texts: Sequence[str]) -> list[list[str]]:
-    """The content-word lists of every sentence (and line) of ``texts``, empty ones left out."""
-    out = []
-    for text in texts:
-        out += [w for w in (words(s, content=True) for s in _SENTENCE.split(text)) if w]
-    return out
-
-
-def grounding(candidate: str, evidence: Sequence[str]) -> float:
-    """The best LCS-based F1 of the candidate's content words against any sentence of ``evidence`` (0 with none).
-
-    Stopwords are left out on both sides: "the", "is", "on" would otherwise ground any sentence a little.
-    """
-    mine = words(candidate, content=True)[:MAX_CANDIDATE_WORDS]
-    vocabulary = set(mine)
-    # a sentence sharing no word scores 0: skip the quadratic LCS for it
-    return max((lcs_f1(mine, s) for s in sentences(evidence) if vocabulary.intersection(s)), default=0.0)
-
-
-def token_jaccard(a: str, b: str) -> float:
-    """Jaccard similarity of the two texts' word sets."""
-    left, right = set(words(a)), set(words(b))
-    union = left | right
-    return len(left & right) / len(union) if union else 0.0
+# ------------------------------------------------------------------------------------------ features
+#
+# The text features (words, grounding, Jaccard) are in kg.memory.grounding, the similarity to existing items in
+# kg.memory.neighbours.
 
 
 def recency(observed_at: datetime | None, now: datetime, half_life_days: float) -> float:
@@ -261,80 +195,6 @@ def recency(observed_at: datetime | None, now: datetime, half_life_days: float) 
     if observed_at is None or observed_at >= now:
         return 1.0
     return float(0.5 ** ((now - observed_at) / timedelta(days=half_life_days)))
-
-
-# ------------------------------------------------------------------------------------------ similarity
-
-
-#: Above this many texts the embedder's ingestion path (more threads) pays off; below, one thread is faster.
-BULK_TEXTS = 64
-
-
-def bulk(texts: Sequence[object]) -> bool:
-    """Whether to embed ``texts`` on the embedder's batch (ingestion) path."""
-    return len(texts) > BULK_TEXTS
-
-
-class Neighbours:
-    """Similarities of candidate texts to a fixed set of existing items: cosine with an embedder, else Jaccard.
-
-    The embedder sees each text once (the existing items' vectors come from its cache after the first
-    time when it is a :class:`~kg.recall.embedding_cache.CachedEmbedder`).
-    """
-
-    def __init__(self, existing: Sequence[MemoryItem], embedder: Embedder | None) -> None:
-        self.existing = list(existing)
-        self.embedder = embedder
-        self.method: SimilarityMethod = "cosine" if embedder is not None else "jaccard"
-        self._matrix: npt.NDArray[np.float64] = np.zeros((0, 0), dtype=np.float64)
-        if embedder is not None and self.existing:
-            self._matrix = unit_rows(embedder.embed([i.content for i in self.existing], batch=bulk(self.existing)))
-
-    def add(self, items: Sequence[MemoryItem]) -> None:
-        """Count newly written items as existing too."""
-        if not items:
-            return
-        self.existing += items
-        if self.embedder is not None:
-            rows = unit_rows(self.embedder.embed([i.content for i in items], batch=bulk(items)))
-            self._matrix = np.vstack([self._matrix, rows]) if self._matrix.size else rows
-
-    def remove(self, uids: Sequence[str]) -> None:
-        """Stop counting the items of ``uids`` (archived ones)."""
-        gone = set(uids)
-        keep = [i for i, item in enumerate(self.existing) if item.uid not in gone]
-        self.existing = [self.existing[i] for i in keep]
-        if self.embedder is not None and self._matrix.size:
-            self._matrix = self._matrix[keep]
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """Vectors of ``texts`` (empty lists without an embedder)."""
-        if self.embedder is None:
-            return [[] for _ in texts]
-        return self.embedder.embed(list(texts), batch=bulk(texts))
-
-    def ranked(self, text: str, vector: Sequence[float]) -> list[tuple[MemoryItem, float]]:
-        """Every existing item with its similarity to ``text`` (``vector`` its embedding), best first."""
-        if self.embedder is not None and self.existing:
-            scores = np.clip(self._matrix @ unit_rows([vector])[0], 0.0, 1.0).tolist()
-        else:
-            scores = [token_jaccard(text, item.content) for item in self.existing]
-        pairs = zip(self.existing, scores, strict=True)
-        return sorted(pairs, key=lambda p: (-p[1], p[0].created_at, p[0].uid))
-
-
-def unit_rows(vectors: Sequence[Sequence[float]]) -> npt.NDArray[np.float64]:
-    """The vectors as rows of a float64 matrix, each scaled to length 1 (zero rows stay zero)."""
-    matrix = np.asarray(vectors, dtype=np.float64)
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    unit: npt.NDArray[np.float64] = np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
-    return unit
-
-
-def cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    """Cosine of two vectors, clamped to [0, 1] (a negative cosine means unrelated here)."""
-    left, right = unit_rows([a, b])
-    return max(0.0, min(1.0, float(left @ right)))
 
 
 # ------------------------------------------------------------------------------------------ decisions

@@ -18,7 +18,7 @@ why, and the next flush retries them: every item is handled exactly once, none i
 :class:`MemoryWriter` is the pipeline for one agent: :func:`~kg.memory.admission.evaluate` (when
 admission control is on), then the queue, then per batch :func:`~kg.memory.dedup.batch_duplicates`, a
 :class:`~kg.memory.dedup.Deduplicator` decision against the agent's memories (including the ones written
-earlier in the batch) and :func:`~kg.memory.dedup.apply_decision`. Every offered candidate ends with
+earlier in the batch) and :func:`~kg.memory.dedup_apply.apply_decision`. Every offered candidate ends with
 exactly one :class:`CandidateOutcome` saying what happened and why.
 """
 
@@ -36,7 +36,8 @@ from pydantic import Field
 from kg.clock import Clock
 from kg.errors import InputError, MabosError
 from kg.memory.admission import AdmissionPreset, AdmissionResult, MemoryCandidate, Neighbours, evaluate, get_preset
-from kg.memory.dedup import AppliedDecision, DedupDecision, Deduplicator, apply_decision, batch_duplicates
+from kg.memory.dedup import DedupDecision, Deduplicator, batch_duplicates
+from kg.memory.dedup_apply import AppliedDecision, apply_decision
 from kg.memory.service import MemoryService
 from kg.models import Model
 from kg.ports import ChatModel, Embedder

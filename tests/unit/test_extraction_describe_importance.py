@@ -19,7 +19,8 @@ from kg.errors import NotFoundError
 from kg.extraction import extraction_service
 from kg.extraction.workspace import reweigh
 from kg.memory.admission import MemoryCandidate
-from kg.memory.dedup import DedupDecision, apply_decision
+from kg.memory.dedup import DedupDecision
+from kg.memory.dedup_apply import apply_decision
 from kg.memory.importance import MANUAL_TAG
 from kg.models import MemoryItem
 from kg.models.conversation import MessageQuery

@@ -16,18 +16,18 @@ from hypothesis import strategies as st
 
 import kg
 from kg.conversation.llm import OpenAIChatModel
-from kg.memory.admission import MemoryCandidate, Neighbours
+from kg.memory.admission import MemoryCandidate
 from kg.memory.dedup import (
     BATCH_SIMILARITY,
     SYSTEM_PROMPT,
     DedupDecision,
     Deduplicator,
     Neighbour,
-    apply_decision,
     batch_duplicates,
-    merged_text,
     parse_reply,
 )
+from kg.memory.dedup_apply import apply_decision, merged_text
+from kg.memory.neighbours import Neighbours
 from kg.models import MemoryType
 from kg.scopes import derived_scope_allowed
 from tests.budget import examples
