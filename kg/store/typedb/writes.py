@@ -1,7 +1,8 @@
 """Outbox events -> TypeQL 3 write queries: how the embedded store's changes land in the shared graph.
 
 :func:`event_queries` turns one outbox event into the write queries that apply it to a TypeDB database
-defined with ``schema/typedb/base.tql``. Applying the queries again leaves the database as it was:
+defined with ``schema/typedb/base.tql``, each aggregate's payload mapped to its attributes here and written by the
+one-record primitive of :mod:`kg.store.typedb.upsert`. Applying the queries again leaves the database as it was:
 
 * a record is found by ``uid`` (``@key``): ``put $x isa T, has uid ...`` creates it once, then an
   ``update`` sets its single-valued attributes, one ``delete`` per attribute the record no longer has, and
@@ -24,66 +25,28 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from kg.errors import InputError
-from kg.models import RELATION_SPECS, Grant, NodeKind, OutboxEvent, RelationKind, format_ts, to_utc
-from kg.store.typedb.literals import (
-    encode_boolean,
-    encode_datetime,
-    encode_double,
-    encode_integer,
-    encode_label,
-    encode_string,
+from kg.models import RELATION_SPECS, Grant, NodeKind, OutboxEvent, RelationKind, format_ts
+from kg.store.typedb.literals import encode_label
+from kg.store.typedb.upsert import (
+    ATTRIBUTE_TYPES,
+    MULTI_VALUED,
+    Attributes,
+    EntityWrite,
+    delete_record,
+    entity_upsert,
+    guard,
+    has,
+    literal,
+    parse_ts,
 )
-
-#: Value type of every attribute the writer sets (checked against base.tql by a test).
-ATTRIBUTE_TYPES: dict[str, str] = {
-    **dict.fromkeys(
-        (
-            "uid", "agent-id", "record-scope", "has-content", "has-source", "derived-from-uid", "derived-from-order",
-            "record-json",
-            "agent-name", "agent-role", "agent-department", "commitment-strategy", "granted-scope", "granted-by",
-            "memory-type", "memory-store", "memory-tag", "decay-tier",
-            "subject-term", "predicate-term", "object-value", "object-kind", "updated-by", "retracted-by",
-            "rule-uid", "rule-name", "rule-description", "rule-type", "rule-conditions-json", "rule-conclusion",
-            "violation-message", "severity", "rule-action", "rule-domain",
-            "situation-belief", "situation-desire", "situation-context", "solution-plan-uid", "solution-action",
-            "teaches-lesson", "node-status", "hierarchy-level",
-            "target-domain", "proposed-node-type", "proposed-node-id", "proposed-label", "parent-class",
-            "domain-class", "proposed-range", "proposed-definition", "proposed-synonym", "rationale",
-            "proposer-agent-id", "proposal-status",
-        ),
-        "string",
-    ),
-    **dict.fromkeys(
-        ("created-at", "updated-at", "expires-at", "archived-at", "valid-from", "valid-until", "retracted-at",
-         "deadline"),
-        "datetime",
-    ),
-    **dict.fromkeys(
-        ("importance-score", "confidence-score", "rule-confidence-factor", "certainty-score", "urgency-score",
-         "progress-score"),
-        "double",
-    ),
-    **dict.fromkeys(("priority", "sequence-number", "record-version"), "integer"),
-    **dict.fromkeys(("escalates", "is-enabled", "was-successful", "proposal-multi-valued"), "boolean"),
-}  # fmt: skip
-
-#: Attributes a record may own several of (``@card(0..)`` in base.tql).
-MULTI_VALUED = frozenset(
-    {"derived-from-uid", "memory-tag", "situation-belief", "situation-desire", "solution-action",
-     "teaches-lesson", "proposed-synonym"}
-)  # fmt: skip
 
 #: Memory types stored as a subtype of ``memory-item`` (they play roles in agent-has-skill and
 #: decision-resolves-goal).
 MEMORY_SUBTYPES = {"skill": "skill", "decision": "decision"}
-
-Value = str | int | float | bool | datetime | None
-Attributes = dict[str, Value | list[str]]
 
 
 def node_type(kind: str) -> str:
@@ -94,93 +57,6 @@ def node_type(kind: str) -> str:
 def memory_type(memory_kind: str | None) -> str:
     """The TypeDB entity type of a memory item of type ``memory_kind``."""
     return MEMORY_SUBTYPES.get(memory_kind or "", "memory-item")
-
-
-def parse_ts(text: str) -> datetime:
-    """A payload timestamp (``...Z`` ISO text, as :func:`kg.models.format_ts` writes it) as UTC."""
-    return to_utc(datetime.fromisoformat(text.replace("Z", "+00:00")))
-
-
-def literal(attribute: str, value: Any) -> str:
-    """``value`` as a literal of ``attribute``'s value type (ISO text is read as a UTC datetime)."""
-    value_type = ATTRIBUTE_TYPES[attribute]
-    if value_type == "string":
-        return encode_string(value, attribute)
-    if value_type == "datetime":
-        moment = parse_ts(value) if isinstance(value, str) else value
-        return encode_datetime(moment, attribute)
-    if value_type == "double":
-        return encode_double(value, attribute)
-    if value_type == "integer":
-        return encode_integer(value, attribute)
-    return encode_boolean(value, attribute)
-
-
-def _has(attribute: str, value: Any) -> str:
-    return f"has {encode_label(attribute)} {literal(attribute, value)}"
-
-
-def _guard(var: str, stamp: datetime | None, version: int | None = None) -> str:
-    """Skip the query when the stored record is newer than ``stamp``, or as new with a later ``version``."""
-    if stamp is None:
-        return ""
-    moment = encode_datetime(stamp, "updated-at")
-    newer = f" not {{ ${var} has updated-at $stamp; $stamp > {moment}; }};"
-    if version is None:
-        return newer
-    later = encode_integer(version, "record-version")
-    return newer + f" not {{ ${var} has updated-at {moment}, has record-version $version; $version > {later}; }};"
-
-
-def _match(write: EntityWrite, extra: str = "") -> str:
-    head = f"match $x isa {encode_label(write.entity)}, {_has('uid', write.uid)}{extra};"
-    return head + _guard("x", write.stamp, write.version) + write.condition
-
-
-@dataclass(frozen=True)
-class EntityWrite:
-    """One record's state: its entity type, uid, the time of the state and its attributes.
-
-    ``condition`` is extra match text every query after the ``put`` carries (a fact: not retracted).
-    ``version`` orders states of the same ``stamp`` (the outbox ``seq`` of the event; stored as
-    ``record-version``); None for a write that does not come from the outbox.
-    """
-
-    entity: str
-    uid: str
-    stamp: datetime | None
-    attributes: Attributes
-    condition: str = ""
-    version: int | None = None
-
-
-def entity_upsert(write: EntityWrite) -> list[str]:
-    """Queries that create the record if absent and give it exactly ``write.attributes``."""
-    queries = [f"put $x isa {encode_label(write.entity)}, {_has('uid', write.uid)};"]
-    single = {k: v for k, v in write.attributes.items() if k not in MULTI_VALUED}
-    if write.version is not None:
-        single["record-version"] = write.version
-    present = [_has(k, v) for k, v in single.items() if v is not None]
-    if present:
-        queries.append(f"{_match(write)}\nupdate $x {', '.join(present)};")
-    for attribute in sorted(k for k, v in single.items() if v is None):
-        label = encode_label(attribute)
-        extra = f", has {label} $old"
-        queries.append(f"{_match(write, extra)}\ndelete has $old of $x;")
-    for attribute, values in sorted((k, v) for k, v in write.attributes.items() if k in MULTI_VALUED):
-        label = encode_label(attribute)
-        extra = f", has {label} $old"
-        queries.append(f"{_match(write, extra)}\ndelete has $old of $x;")
-        items = list(values) if isinstance(values, list) else []
-        if items:
-            owned = ", ".join(_has(attribute, item) for item in items)
-            queries.append(f"{_match(write)}\ninsert $x {owned};")
-    return queries
-
-
-def delete_record(uid: str) -> list[str]:
-    """The query that deletes the record (entity or relation) with ``uid``; nothing when it is gone."""
-    return [f"match $x {_has('uid', uid)};\ndelete $x;"]
 
 
 def _common(p: Mapping[str, Any]) -> Attributes:
@@ -233,18 +109,18 @@ def grant_uid(agent_id: str, scope: str) -> str:
 
 def grant_insert_query(grant: Grant) -> str:
     """Insert the ``scope-grant`` unless it exists (the first grant is kept); nothing for an unknown agent."""
-    key = _has("uid", grant_uid(grant.agent_id, grant.scope))
-    owned = ", ".join((key, _has("agent-id", grant.agent_id), _has("granted-scope", grant.scope),
-                       _has("granted-by", grant.granted_by), _has("created-at", grant.created_at)))  # fmt: skip
+    key = has("uid", grant_uid(grant.agent_id, grant.scope))
+    owned = ", ".join((key, has("agent-id", grant.agent_id), has("granted-scope", grant.scope),
+                       has("granted-by", grant.granted_by), has("created-at", grant.created_at)))  # fmt: skip
     return (
-        f"match\n  $a isa agent, {_has('agent-id', grant.agent_id)};\n  not {{ $held isa scope-grant, {key}; }};\n"
+        f"match\n  $a isa agent, {has('agent-id', grant.agent_id)};\n  not {{ $held isa scope-grant, {key}; }};\n"
         f"insert\n  $g isa scope-grant, links (grantee: $a), {owned};\n"
     )
 
 
 def grant_delete_query(agent_id: str, scope: str) -> str:
     """Delete the grant of ``scope`` to ``agent_id`` (matches nothing when there is none)."""
-    return f"match\n  $g isa scope-grant, {_has('uid', grant_uid(agent_id, scope))};\ndelete\n  $g;\n"
+    return f"match\n  $g isa scope-grant, {has('uid', grant_uid(agent_id, scope))};\ndelete\n  $g;\n"
 
 
 def _grant(e: OutboxEvent) -> list[str]:
@@ -279,8 +155,8 @@ def _fact(e: OutboxEvent) -> list[str]:
     p = e.payload
     live = " not { $x has retracted-at $gone; };"
     if e.op == "retract":
-        retracted = f"{_has('retracted-at', p['retracted_at'])}, {_has('retracted-by', p['retracted_by'])}"
-        return [f"match $x isa fact, {_has('uid', e.record_uid)};{live}\nupdate $x {retracted};"]
+        retracted = f"{has('retracted-at', p['retracted_at'])}, {has('retracted-by', p['retracted_by'])}"
+        return [f"match $x isa fact, {has('uid', e.record_uid)};{live}\nupdate $x {retracted};"]
     attributes: Attributes = {
         **_common(p),
         "subject-term": p.get("subject"),
@@ -323,8 +199,8 @@ def _memory(e: OutboxEvent) -> list[str]:
     # A memory whose type moved in or out of skill/decision changes entity type: TypeDB cannot retype an
     # instance, so the old one goes (with its role links) and the new one is created.
     retype = (
-        f"match $x isa memory-item, {_has('uid', e.record_uid)}; not {{ $x isa! {encode_label(entity)}; }};"
-        f"{_guard('x', _stamp(p, e), _version(e))}\ndelete $x;"
+        f"match $x isa memory-item, {has('uid', e.record_uid)}; not {{ $x isa! {encode_label(entity)}; }};"
+        f"{guard('x', _stamp(p, e), _version(e))}\ndelete $x;"
     )
     return [retype, *entity_upsert(EntityWrite(entity, e.record_uid, _stamp(p, e), attributes, version=_version(e)))]
 
@@ -338,14 +214,14 @@ def _relation(e: OutboxEvent) -> list[str]:
     relation = encode_label(kind.value)
     links = f"links ({encode_label(spec.source_role)}: $s, {encode_label(spec.target_role)}: $t)"
     owned = ", ".join(
-        _has(a, v)
+        has(a, v)
         for a, v in (("uid", p["uid"]), ("agent-id", p.get("agent_id")), ("record-scope", p.get("scope")),
                      ("created-at", p.get("created_at")))
         if v is not None
     )  # fmt: skip
     return [
-        f"match $s isa record, {_has('uid', p['source_uid'])}; $t isa record, {_has('uid', p['target_uid'])};"
-        f" not {{ $r isa {relation}, {_has('uid', p['uid'])}; }};\ninsert $r isa {relation}, {links}, {owned};"
+        f"match $s isa record, {has('uid', p['source_uid'])}; $t isa record, {has('uid', p['target_uid'])};"
+        f" not {{ $r isa {relation}, {has('uid', p['uid'])}; }};\ninsert $r isa {relation}, {links}, {owned};"
     ]
 
 
