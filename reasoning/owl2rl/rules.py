@@ -5,13 +5,15 @@ the new one, so a conclusion is found whichever of its premises arrives last. Ru
 RL profile (W3C, section 4.3): prp-* property axioms, cls-* classes, cax-* class axioms, scm-* schema.
 The rules over lists whose members are read at firing time (intersections and unions) keep a cache that a
 new list axiom clears; property chains, keys, enumerations and the restriction schema rules run in
-:mod:`reasoning.owl2rl.slow` whenever the queue runs dry.
+:mod:`reasoning.owl2rl.slow` whenever the queue runs dry. The rules a new schema axiom starts (subclass, subproperty,
+domain, range, equivalence, inverse) are functions of :mod:`reasoning.owl2rl.schema`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
+from reasoning.owl2rl import schema
 from reasoning.owl2rl.plans import EMPTY_PLAN, ClassPlan, Lists, PropertyPlan, class_plan, is_one, property_plan
 from reasoning.owl2rl.store import TripleStore
 from reasoning.owl2rl.vocab import Vocab
@@ -40,13 +42,13 @@ class Rules:
         #: The schema rules of a new triple, by its predicate (every triple is also data: see ``fire``).
         self.schema_rules: dict[int, Callable[[int, int, int], None]] = {
             v.type: lambda s, _, o: self.typed(s, o),
-            v.sco: lambda s, _, o: self.sub_class(s, o),
-            v.spo: lambda s, _, o: self.sub_property(s, o),
-            v.domain: self.domain_range,
-            v.range: self.domain_range,
-            v.eqc: lambda s, _, o: self.equivalent_class(s, o),
-            v.eqp: lambda s, _, o: self.equivalent_property(s, o),
-            v.inverse_of: lambda s, _, o: self.inverse_of(s, o),
+            v.sco: lambda s, _, o: schema.sub_class(store, v, s, o),
+            v.spo: lambda s, _, o: schema.sub_property(store, v, s, o),
+            v.domain: lambda s, p, o: schema.domain_range(store, v, s, p, o),
+            v.range: lambda s, p, o: schema.domain_range(store, v, s, p, o),
+            v.eqc: lambda s, _, o: schema.equivalent_class(store, v, s, o),
+            v.eqp: lambda s, _, o: schema.equivalent_property(store, v, s, o),
+            v.inverse_of: lambda s, _, o: schema.inverse_of(store, s, o),
             **dict.fromkeys(restriction, lambda s, _, o: self.restriction(s)),
             v.intersection_of: self.boolean_class,
             v.union_of: self.boolean_class,
@@ -246,123 +248,6 @@ class Rules:
             for a, b in store.pairs(x):
                 for z in list(store.objects(b, x)):
                     add(a, x, z)
-
-    # ------------------------------------------------------------------ schema
-
-    def sub_class(self, c1: int, c2: int) -> None:
-        """cax-sco, scm-sco (both premises), scm-eqc2, scm-dom1 and scm-rng1 (class side)."""
-        store, v = self.store, self.v
-        add, subjects = store.add, store.subjects
-        if c1 != c2:
-            if not self._implied_sub_class(c1, c2):
-                for x in list(subjects(v.type, c1)):
-                    add(x, v.type, c2)
-            self._transitive(c1, c2, v.sco)
-            for q in list(subjects(v.domain, c1)):
-                add(q, v.domain, c2)
-            for q in list(subjects(v.range, c1)):
-                add(q, v.range, c2)
-        if store.has(c2, v.sco, c1):
-            add(c1, v.eqc, c2)
-            add(c2, v.eqc, c1)
-
-    def _transitive(self, lower: int, upper: int, link: int) -> None:
-        """scm-sco / scm-spo for a new ``lower link upper``: ``lower`` under all above ``upper``, all below
-        ``lower`` under ``upper``."""
-        store = self.store
-        for top in list(store.objects(upper, link)):
-            if top != lower:
-                store.add(lower, link, top)
-        for bottom in list(store.subjects(link, lower)):
-            if bottom not in (lower, upper):
-                store.add(bottom, link, upper)
-
-    def sub_property(self, p1: int, p2: int) -> None:
-        """prp-spo1, scm-spo (both premises), scm-eqp2, scm-dom2 and scm-rng2 (property side)."""
-        store, v = self.store, self.v
-        add, objects = store.add, store.objects
-        if p1 == p2:
-            return
-        for x, y in store.pairs(p1):
-            add(x, p2, y)
-        self._transitive(p1, p2, v.spo)
-        if store.has(p2, v.spo, p1):
-            add(p1, v.eqp, p2)
-            add(p2, v.eqp, p1)
-        for c in list(objects(p2, v.domain)):
-            add(p1, v.domain, c)
-        for c in list(objects(p2, v.range)):
-            add(p1, v.range, c)
-
-    def domain_range(self, q: int, p: int, c: int) -> None:
-        """prp-dom / prp-rng (axiom side), scm-dom1/2 and scm-rng1/2 (axiom side)."""
-        store, v = self.store, self.v
-        add = store.add
-        if not self._implied_typing(q, p, c):
-            if p == v.domain:
-                for x, _ in store.pairs(q):
-                    add(x, v.type, c)
-            else:
-                for _, y in store.pairs(q):
-                    add(y, v.type, c)
-        for c2 in list(store.objects(c, v.sco)):
-            if c2 != c:
-                add(q, p, c2)
-        for p1 in list(store.subjects(v.spo, q)):
-            if p1 != q:
-                add(p1, p, c)
-
-    def _implied_sub_class(self, c1: int, c2: int) -> bool:
-        """Whether ``c1 sco c2`` follows from stored ``c1 sco c, c sco c2``: then every member of ``c1`` reaches
-        ``c2`` through ``c`` (those triples' own rules type them), and scanning the members again is waste."""
-        store, sco = self.store, self.v.sco
-        # c must lie strictly above c1 (not equivalent to it), or two equivalent classes would each wait for the other
-        return any(c not in (c1, c2) and store.has(c, sco, c2) and not store.has(c, sco, c1)
-                   for c in store.objects(c1, sco))  # fmt: skip
-
-    def _implied_typing(self, q: int, p: int, c: int) -> bool:
-        """Whether a domain (or range) axiom ``q p c`` adds no typing of its own: a stored ``q p c1`` with
-        ``c1 sco c`` (scm-dom1) or ``q spo q2`` with ``q2 p c`` (scm-dom2) already types the same resources."""
-        store, v = self.store, self.v
-        # strictly narrower classes and properties only (equivalent ones would each wait for the other)
-        by_class = any(c1 != c and store.has(c1, v.sco, c) and not store.has(c, v.sco, c1)
-                       for c1 in store.objects(q, p))  # fmt: skip
-        return by_class or any(q2 != q and store.has(q2, p, c) and not store.has(q2, v.spo, q)
-                               for q2 in store.objects(q, v.spo))  # fmt: skip
-
-    def equivalent_class(self, c1: int, c2: int) -> None:
-        """cax-eqc1/2 and scm-eqc1."""
-        if c1 == c2:
-            return
-        store, v = self.store, self.v
-        add = store.add
-        for x in list(store.subjects(v.type, c1)):
-            add(x, v.type, c2)
-        for x in list(store.subjects(v.type, c2)):
-            add(x, v.type, c1)
-        add(c1, v.sco, c2)
-        add(c2, v.sco, c1)
-
-    def equivalent_property(self, p1: int, p2: int) -> None:
-        """prp-eqp1/2 and scm-eqp1."""
-        if p1 == p2:
-            return
-        store, v = self.store, self.v
-        add = store.add
-        for x, y in store.pairs(p1):
-            add(x, p2, y)
-        for x, y in store.pairs(p2):
-            add(x, p1, y)
-        add(p1, v.spo, p2)
-        add(p2, v.spo, p1)
-
-    def inverse_of(self, p1: int, p2: int) -> None:
-        """prp-inv1/2 for the triples of either property already stored."""
-        add = self.store.add
-        for x, y in self.store.pairs(p1):
-            add(y, p2, x)
-        for x, y in self.store.pairs(p2):
-            add(y, p1, x)
 
     def restriction(self, r: int) -> None:
         """The restriction rules over the whole store when a piece of restriction ``r`` arrives."""
