@@ -32,15 +32,9 @@ from kg.ports import GraphStore
 from kg.scopes import ScopePolicy
 
 _ID_KIND = {NodeKind.PLAN_STEP: "plan_step"}
-
-
-def node_kind(value: str) -> NodeKind:
-    """Parse a node kind (``step`` is accepted for ``plan_step``)."""
-    value = {"step": "plan_step", "plan-step": "plan_step"}.get(value, value)
-    try:
-        return NodeKind(value)
-    except ValueError:
-        raise InputError("kind", f"must be one of {', '.join(k.value for k in NodeKind)}, got {value!r}") from None
+#: At most this many nodes in a list from Python (reasoning reads whole graphs; the tool's default is the
+#: request's, for an agent's context).
+LIST_LIMIT = 1000
 
 
 def relation_kind(value: str) -> RelationKind:
@@ -63,17 +57,15 @@ class BDIService:
 
     def add(self, kind: NodeKind | str | BdiAddRequest, agent_id: str, content: str | None = None,
             **fields: Any) -> BDINode:  # fmt: skip
-        """Create a node owned by ``agent_id``: a request, or its kind, text and fields."""
-        if isinstance(kind, BdiAddRequest):
-            request = requested(BdiAddRequest, kind, {"content": content, **fields})
-            kind, content, fields = request.kind, request.content, {**node_fields(request), "scope": request.scope}
-        kind = node_kind(kind) if isinstance(kind, str) else kind
-        scope = self.policy.check_write(agent_id, fields.pop("scope", None))
+        """Create a node owned by ``agent_id`` in a scope it may write: a request, or its kind, text and fields as
+        arguments, validated into one (a field its kind does not use, or a status it does not allow, is refused)."""
+        request = requested(BdiAddRequest, kind, {"content": content, **fields}, first="kind")
+        scope = self.policy.check_write(agent_id, request.scope)
         now = self.clock.now()
-        data = {"uid": new_id(_ID_KIND.get(kind, kind.value)), "agent_id": agent_id, "scope": scope,
-                "content": content, "created_at": now, "updated_at": now}  # fmt: skip
-        data.update({k: v for k, v in fields.items() if v is not None})
-        return self.store.bdi.add(parse(NODE_MODELS[kind], data))
+        data = {"uid": new_id(_ID_KIND.get(request.kind, request.kind.value)), "agent_id": agent_id, "scope": scope,
+                "content": request.content, "created_at": now, "updated_at": now}  # fmt: skip
+        data.update({k: v for k, v in node_fields(request).items() if v is not None})
+        return self.store.bdi.add(parse(NODE_MODELS[request.kind], data))
 
     def get(self, agent_id: str, uid: str) -> BDINode:
         """A node visible to the agent."""
@@ -89,30 +81,24 @@ class BDIService:
     def list(self, agent_id: str, kind: NodeKind | str | BdiListRequest | None = None,
              **filters: Any) -> builtins.list[BDINode]:  # fmt: skip
         """Nodes visible to the agent: a request, or a kind and the ``scope``, ``owner``, ``status``, ``limit``
-        filters."""
-        if isinstance(kind, BdiListRequest):
-            request = requested(BdiListRequest, kind, filters)
-            kind, filters = request.kind, request.model_dump(include={"scope", "owner", "status", "limit"})
-        parsed = node_kind(kind) if isinstance(kind, str) else kind
-        scopes = self.policy.narrow(agent_id, filters.get("scope"))
-        limit = filters.get("limit")
-        limit = 1000 if limit is None else limit  # not `or`: a limit of 0 is refused, not read as "default"
-        if not 1 <= limit <= 100_000:
-            raise InputError("limit", "must be between 1 and 100000")
-        return self.store.bdi.list(scopes=scopes, kind=parsed, agent_id=filters.get("owner"),
-                                   status=filters.get("status"), limit=limit)  # fmt: skip
+        filters as arguments, validated into one (Python callers' default limit is :data:`LIST_LIMIT`)."""
+        if not isinstance(kind, BdiListRequest) and filters.get("limit") is None:
+            filters = {**filters, "limit": LIST_LIMIT}
+        request = requested(BdiListRequest, kind, filters, first="kind")
+        scopes = self.policy.narrow(agent_id, request.scope)
+        return self.store.bdi.list(scopes=scopes, kind=request.kind, agent_id=request.owner, status=request.status,
+                                   limit=request.limit)  # fmt: skip
 
     def update(self, agent_id: str, uid: str | BdiUpdateRequest, **changes: Any) -> BDINode:
-        """Change fields of a node the agent may write: a request, or the node's uid and the changes."""
-        if isinstance(uid, BdiUpdateRequest):
-            request = requested(BdiUpdateRequest, uid, changes)
-            uid, changes = request.uid, {"content": request.content, **node_fields(request)}
-        node = self.get(agent_id, uid)
+        """Change fields of a node the agent may write: a request, or the node's uid and the changes as arguments,
+        validated into one (at least one field)."""
+        request = requested(BdiUpdateRequest, uid, changes, first="uid")
+        node = self.get(agent_id, request.uid)
         self.policy.check_write(agent_id, node.scope)
-        changes = {k: v for k, v in changes.items() if v is not None}
-        if not changes:
+        given = {k: v for k, v in {"content": request.content, **node_fields(request)}.items() if v is not None}
+        if not given:
             raise InputError("changes", "nothing to update; give at least one field")
-        return self.store.bdi.update(uid, changes, updated_by=agent_id)
+        return self.store.bdi.update(request.uid, given, updated_by=agent_id)
 
     def link(self, agent_id: str, relation: RelationKind | str | GraphLinkRequest, source_uid: str | None = None,
              target_uid: str | None = None, *, scope: str | None = None) -> Relation:  # fmt: skip

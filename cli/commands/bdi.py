@@ -9,7 +9,7 @@ from the requests (:mod:`kg.bdi_requests`): each kind's command offers the field
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 import click
 
@@ -17,56 +17,76 @@ from cli import render
 from cli.common import Session, example, mabos_options
 from cli.options import Cli, request_options
 from cli.tools.bdi import BdiAddInput, BdiListInput, BdiNodes, BdiUpdateInput
+from kg.bdi_requests import KIND_FIELDS
 from kg.ids import PREFIXES
 from kg.models import NODE_STATUSES, BDINode, NodeKind
 
-#: The node fields a kind may leave out (each kind's command offers only its own: :data:`KindSpec.fields`).
-NODE_FIELDS = ("status", "certainty", "priority", "urgency", "hierarchy_level", "progress", "deadline", "sequence")
+
+class NodeOptions(TypedDict):
+    """How the node fields appear for one kind: the keywords :func:`request_options` takes for them."""
+
+    status: Cli
+    certainty: Cli
+    priority: Cli
+    urgency: Cli
+    hierarchy_level: Cli
+    progress: Cli
+    deadline: Cli
+    sequence: Cli
+    kind: Cli
 
 
 @dataclass(frozen=True)
 class KindSpec:
-    """How one node kind appears on the command line."""
+    """How one node kind appears on the command line: its group, help and example; its fields are the kind's
+    (:data:`kg.bdi_requests.KIND_FIELDS`), and ``add`` offers ``--status`` unless ``initial`` is false (a belief
+    or desire starts active)."""
 
     kind: NodeKind
     group: str
-    fields: tuple[str, ...]
     summary: str
     example: str
+    initial: bool = True
 
     @property
     def statuses(self) -> tuple[str, ...]:
         """Allowed statuses (the first is the default)."""
         return NODE_STATUSES[self.kind]
 
-    def options(self, fields: tuple[str, ...]) -> dict[str, Any]:
-        """How the node fields appear for this kind: ``fields`` as options (``--level``, ``--status`` with this
-        kind's statuses), the others not at all; ``kind`` is this kind (:class:`Cli` by field name, typed ``Any`` as
-        keywords of :func:`request_options`, which also takes ``instead``)."""
-        shown = {"hierarchy_level": Cli(flag="--level"), "status": Cli(choices=self.statuses)}
-        cli = {name: shown.get(name, Cli()) if name in fields else Cli(hidden=True) for name in NODE_FIELDS}
-        return {**cli, "kind": Cli(hidden=True, value=self.kind.value)}
+    def options(self, *, update: bool = False) -> NodeOptions:
+        """The kind's fields as options (``--level``, ``--status`` with this kind's statuses), the others not at
+        all; ``kind`` is this kind. ``update`` always offers ``--status``."""
+        shown = {*KIND_FIELDS[self.kind], *(("status",) if self.initial or update else ())}
+
+        def cli(name: str, option: Cli | None = None) -> Cli:
+            return (option or Cli()) if name in shown else Cli(hidden=True)
+
+        return NodeOptions(status=cli("status", Cli(choices=self.statuses)), certainty=cli("certainty"),
+                           priority=cli("priority"), urgency=cli("urgency"),
+                           hierarchy_level=cli("hierarchy_level", Cli(flag="--level")), progress=cli("progress"),
+                           deadline=cli("deadline"), sequence=cli("sequence"),
+                           kind=Cli(hidden=True, value=self.kind.value))  # fmt: skip
 
 
 KINDS = (
-    KindSpec(NodeKind.BELIEF, "belief", fields=("certainty",),
+    KindSpec(NodeKind.BELIEF, "belief", initial=False,
              summary="Beliefs: what an agent holds true.", example='"Acme is growing fast" --certainty 0.8'),
-    KindSpec(NodeKind.DESIRE, "desire", fields=("priority", "urgency"),
+    KindSpec(NodeKind.DESIRE, "desire", initial=False,
              summary="Desires: what an agent wants.", example='"Lead the SaaS market" --priority 9'),
-    KindSpec(NodeKind.GOAL, "goal", fields=("hierarchy_level", "priority", "status", "progress", "deadline", "urgency"),
+    KindSpec(NodeKind.GOAL, "goal",
              summary="Goals: strategic, tactical, operational.",
              example='"Grow revenue" --level strategic --priority 8'),
-    KindSpec(NodeKind.INTENTION, "intention", fields=("priority", "status", "deadline"),
+    KindSpec(NodeKind.INTENTION, "intention",
              summary="Intentions: goals an agent committed to.", example='"Close the Acme deal" --priority 7'),
-    KindSpec(NodeKind.PLAN, "plan", fields=("status", "hierarchy_level"),
+    KindSpec(NodeKind.PLAN, "plan",
              summary="Plans: ways to reach goals.", example='"Outbound campaign" --status active'),
-    KindSpec(NodeKind.PLAN_STEP, "step", fields=("sequence", "status"),
+    KindSpec(NodeKind.PLAN_STEP, "step",
              summary="Plan steps, ordered by --sequence.", example='"Draft the email" --sequence 1'),
 )  # fmt: skip
 
 
 def _add(spec: KindSpec) -> click.Command:
-    @request_options(BdiAddInput, content=Cli(argument=True, metavar="CONTENT"), **spec.options(spec.fields))
+    @request_options(BdiAddInput, content=Cli(argument=True, metavar="CONTENT"), **spec.options())
     @mabos_options
     def add(out: Session, /, *, request: BdiAddInput) -> None:
         node = out.run("bdi_add", request, BDINode)
@@ -88,9 +108,7 @@ def _list(spec: KindSpec) -> click.Command:
 
 
 def _update(spec: KindSpec) -> click.Command:
-    fields = spec.fields if "status" in spec.fields else (*spec.fields, "status")
-
-    @request_options(BdiUpdateInput, uid=Cli(argument=True, metavar="UID"), **spec.options(fields))
+    @request_options(BdiUpdateInput, uid=Cli(argument=True, metavar="UID"), **spec.options(update=True))
     @mabos_options
     def update(out: Session, /, *, request: BdiUpdateInput) -> None:
         node = out.run("bdi_update", request, BDINode)

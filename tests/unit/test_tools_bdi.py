@@ -68,9 +68,8 @@ def test_each_kind_is_added_with_its_fields_listed_and_updated(ws: Workspace) ->
     assert call(ws, "bdi_list", agent_id="b").count == 0, "b sees none of a's private nodes"
 
 
-@pytest.mark.parametrize(
-    ("name", "arguments", "field"),
-    [
+#: Bad inputs of the three tools and the field each error names (the service's keyword path names the same).
+BAD = [
         ("bdi_add", {"content": "x"}, "kind"),
         ("bdi_add", {"kind": "wish", "content": "x"}, "kind"),
         ("bdi_add", {"kind": 3, "content": "x"}, "kind"),
@@ -103,14 +102,35 @@ def test_each_kind_is_added_with_its_fields_listed_and_updated(ws: Workspace) ->
         ("bdi_update", {"uid": "{goal}", "status": "revised"}, "status"),
         ("bdi_update", {"uid": "{goal}", "progress": 2}, "progress"),
         ("bdi_update", {"uid": "{goal}", "content": "x\ud800"}, "content"),
-    ],
-)
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "arguments", "field"), BAD)
 def test_bad_input_is_one_line_naming_the_field_and_changes_nothing(
     ws: Workspace, name: str, arguments: dict[str, Any], field: str
 ) -> None:
     goal = call(ws, "bdi_add", kind="goal", content="Grow revenue")
     arguments = {k: v.format(goal=goal.uid) if isinstance(v, str) and "{" in v else v for k, v in arguments.items()}
     assert refused_unchanged(ws, name, arguments).field == field
+
+
+@pytest.mark.parametrize(("name", "arguments", "field"), BAD)
+def test_python_keywords_are_validated_into_the_same_requests(
+    ws: Workspace, name: str, arguments: dict[str, Any], field: str
+) -> None:
+    """BDIService.add/list/update given keywords build the tools' requests: the same errors, nothing written."""
+    goal = ws.bdi.add("goal", "a", "Grow revenue")
+    given = {k: v.format(goal=goal.uid) if isinstance(v, str) and "{" in v else v for k, v in arguments.items()}
+    before = snapshot_workspace(ws)
+    with pytest.raises(MabosError) as err:
+        if name == "bdi_add":
+            ws.bdi.add(given.pop("kind", None), "a", **given)
+        elif name == "bdi_list":
+            ws.bdi.list("a", given.pop("kind", None), **given)
+        else:
+            ws.bdi.update("a", given.pop("uid", None), **given)
+    assert err.value.field == field
+    assert snapshot_workspace(ws) == before
 
 
 def test_scopes_are_the_services(ws: Workspace) -> None:
