@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from kg.bdi_requests import BdiAddRequest, BdiUpdateRequest
 from kg.errors import InputError, NotFoundError, ScopeError
 from kg.ids import PREFIXES, is_id, new_id
 from kg.limits import read_text_bounded
@@ -114,10 +115,13 @@ class _Importer:
                     "created_at": self.now, "updated_at": self.now, "content": section.content, **raw}  # fmt: skip
             model = self._validate(parsed, section, NODE_MODELS[kind], data)
             fields = {k: getattr(model, k) for k in ("content", *raw)} | ({"scope": scope} if scope else {})
+            self._validate(parsed, section, BdiAddRequest, {"kind": kind, **fields})  # the kind's fields, up front
             return _Op(parsed, section, kind, None, fields, parent=parent, link=parent is not None)
         if scope and scope != node.scope:
             raise parsed.error(section.markers["scope"][1], "scope", f"cannot be changed by import ({node.scope})")
         changes = self._changes(parsed, section, node, raw, node.updated_at)
+        if changes:  # the kind's fields, checked before anything is written
+            self._validate(parsed, section, BdiUpdateRequest, {"uid": node.uid, **changes})
         link = self._needs_link(section, node, parent)
         return _Op(parsed, section, kind, node.uid, changes, parent=parent, link=link)
 

@@ -395,6 +395,9 @@ BAD = [
     ("id: B-", "id: G-", "id", "must be an id such as B-01J"),
     ("id: B-", "id: B-01J00000000000000000000000\nx: B-", "id", "no belief B-01J00000000000000000000000 visible"),
     ("## Acme is growing", "##", "content", "at least 1 character"),
+    # a field the kind does not use: refused up front (BDIService refuses it too, after earlier sections' writes)
+    ("certainty: 0.8", "certainty: 0.8\nurgency: 0.5", "urgency", "a belief has no urgency"),
+    ("## Brand new belief", "## Brand new belief\npriority: 3", "priority", "a belief has no priority"),
 ]
 
 
