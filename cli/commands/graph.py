@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from cli import render
 from cli.common import Session, agent_option, example, mabos_options
-from cli.options import Cli, request_options
+from cli.options import Cli, options_for, request_options
 from cli.tools.graph import GraphQueryAnswer
 from cli.tools.graph_links import GraphLinkInput, GraphPathInput, GraphRelationsInput, PathList, RelationList
 from cli.ui.graphview import DEFAULT_LIMIT
@@ -170,8 +170,7 @@ def _query_command(name: str, help_text: str, params: type[BaseModel], **fields:
     def answer(out: Session, *, agent: str | None, request: BaseModel) -> None:
         run_graph_query(out, name, request.model_dump(exclude_unset=True), agent=agent)
 
-    generate: Any = request_options  # fields by name, as a decorator's keywords would be
-    command = viewer_option(generate(params, **fields)(mabos_options(answer)))
+    command = viewer_option(options_for(params, fields)(mabos_options(answer)))
     return query.command(name, help=help_text)(command)
 
 

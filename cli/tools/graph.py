@@ -8,10 +8,9 @@ reachable, else the local store (``source`` says which, ``fallback_reason`` why)
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 from cli.tools.overrides import optional_agent
 from cli.tools.registry import ToolContext, ToolInput, tool
@@ -19,7 +18,7 @@ from kg.errors import InputError
 from reasoning.bdi import CycleResult, run_all, run_cycle
 from reasoning.bdi.requests import CycleRequest
 from reasoning.graph_queries import GraphQueries
-from reasoning.graph_query_models import MAX_PATH_DEPTH, GraphQueryResult
+from reasoning.graph_query_models import GraphQueryResult, QueryName, any_query_fields, query_names_text
 from sync.reads import graph_backend
 
 GROUP = "graph"
@@ -59,70 +58,30 @@ def bdi_cycle(ctx: ToolContext, args: BdiCycleInput) -> BdiCycleResults:
 
 # ------------------------------------------------------------------------------------------ graph_query
 
-QueryName = Literal["goals-behind", "paths", "belief-conflicts", "lineage", "belief-holders", "blocked-steps"]
 
-
-class GraphQueryInput(ToolInput):
-    """Input of ``graph_query``: the query's name and its parameters (only those of that query).
-
-    Without ``agent_id`` (and on an unbound server) the query sees every agent's records: the operator view.
-    """
+class GraphQueryBase(ToolInput):
+    """The fields of ``graph_query``'s input that are not a query's parameters: whose view, and which query."""
 
     agent_id: str | None = Field(
         default=None,
         description="Whose visibility applies (that agent's readable scopes). Leave empty for every agent's records "
         "(the operator view; a server bound to one agent always uses its agent).",
     )
-    name: QueryName = Field(
-        description="goals-behind: open goals whose progress lags the time elapsed towards their deadline "
-        "(tolerance, at, limit). paths: belief/desire -> goal (-> subgoal) -> plan (-> step) chains (start, to, "
-        "max_depth, limit). belief-conflicts: active beliefs about one subject that disagree, across agents, with "
-        "the goals they support (min_certainty, limit). lineage: what a fact or memory was derived from and what "
-        "was derived from it (uid, direction, max_depth). belief-holders: which agents hold a belief about a "
-        "subject (subject, match, min_certainty). blocked-steps: open plan steps waiting on unfinished "
-        "dependencies (limit)."
-    )
-    tolerance: float | None = Field(
-        default=None, ge=0, le=1, description="goals-behind: report only goals behind by more than this (0..1; 0)."
-    )
-    at: datetime | None = Field(default=None, description="goals-behind: judge at this ISO-8601 moment (default: now).")
-    start: str | None = Field(
-        default=None,
-        description="paths: where paths start: belief, desire, goal, plan, a uid, or kind:uid (default belief).",
-    )
-    to: str | None = Field(
-        default=None, description="paths: where paths end: goal, plan, step, a uid, or kind:uid (default plan)."
-    )
-    max_depth: int | None = Field(
-        default=None,
-        ge=1,
-        le=50,
-        description=f"paths: most relations on a path (1..{MAX_PATH_DEPTH}; 4). lineage: most derivation steps "
-        "(1..50; 10).",
-    )
-    limit: int | None = Field(
-        default=None, ge=1, le=10_000, description="goals-behind, paths, belief-conflicts, blocked-steps: at most "
-        "this many results (1..10000; 100)."
-    )  # fmt: skip
-    min_certainty: float | None = Field(
-        default=None,
-        ge=0,
-        le=1,
-        description="belief-conflicts: both beliefs more certain than this (0.6). belief-holders: least certainty "
-        "counted (0).",
-    )
-    uid: str | None = Field(default=None, max_length=256, description="lineage: the fact or memory uid (required).")
-    direction: Literal["ancestors", "descendants", "both"] | None = Field(
-        default=None, description="lineage: ancestors, descendants or both (default both)."
-    )
-    subject: str | None = Field(
-        default=None, max_length=1024, description="belief-holders: the subject, e.g. 'acme revenue' (required)."
-    )
-    match: Literal["subject", "contains"] | None = Field(
-        default=None,
-        description="belief-holders: subject (the belief's derived subject equals it; default) or contains (the "
-        "belief's text contains it).",
-    )
+    name: QueryName = Field(description=query_names_text())
+
+
+#: Input of ``graph_query``: the base's fields, then every query's parameters, each declared once in its query's
+#: model (reasoning/graph_query_models.py) and gathered here by :func:`any_query_fields`.
+GraphQueryInput = create_model(
+    "GraphQueryInput",
+    __base__=GraphQueryBase,
+    __module__=__name__,
+    __doc__="""Input of ``graph_query``: the query's name and its parameters (only those of that query).
+
+    Without ``agent_id`` (and on an unbound server) the query sees every agent's records: the operator view.
+    """,
+    **any_query_fields(),
+)
 
 
 class GraphQueryAnswer(GraphQueryResult[Any]):
@@ -138,6 +97,8 @@ class GraphQueryAnswer(GraphQueryResult[Any]):
 @tool(
     "graph_query",
     group=GROUP,
+    input=GraphQueryInput,
+    output=GraphQueryAnswer,
     description="""Ask the shared BDI graph a cross-agent question by name: goals-behind (goals behind schedule),
     paths (belief -> goal -> plan chains), belief-conflicts (disagreeing beliefs across agents), lineage (what a
     fact or memory derives from), belief-holders (who believes something about a subject) or blocked-steps (plan
@@ -145,7 +106,7 @@ class GraphQueryAnswer(GraphQueryResult[Any]):
     configured and reachable, else from the local store (same results; source says which). Returns the results
     with count and truncated.""",
 )
-def graph_query(ctx: ToolContext, args: GraphQueryInput) -> GraphQueryAnswer:
+def graph_query(ctx: ToolContext, args: GraphQueryBase) -> GraphQueryAnswer:
     """Answer one catalogue query."""
     agent = optional_agent(ctx, args)
     ws = ctx.workspace()
@@ -155,4 +116,4 @@ def graph_query(ctx: ToolContext, args: GraphQueryInput) -> GraphQueryAnswer:
     return GraphQueryAnswer(**dict(result), fallback_reason=reason)
 
 
-__all__ = ["BdiCycleInput", "BdiCycleResults", "GraphQueryAnswer", "GraphQueryInput", "QueryName"]
+__all__ = ["BdiCycleInput", "BdiCycleResults", "GraphQueryAnswer", "GraphQueryBase", "GraphQueryInput", "QueryName"]

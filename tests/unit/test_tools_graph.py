@@ -4,6 +4,7 @@ listens there, no server is mocked), bad input and agent binding."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
@@ -13,9 +14,11 @@ import pytest
 
 import kg
 from cli import tools
-from cli.tools.graph import BdiCycleResults, GraphQueryAnswer
+from cli.tools.graph import BdiCycleResults, GraphQueryAnswer, GraphQueryInput
 from kg.clock import FixedClock
 from kg.errors import InputError, ScopeError
+from reasoning.graph_queries import CATALOGUE
+from reasoning.graph_query_models import QUERY_PARAMS
 
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)  # the data's creation time; the tools later run on the real clock
 DAY = timedelta(days=1)
@@ -176,3 +179,21 @@ def test_a_bound_agent_sees_its_scopes_and_cannot_act_as_another(data: SimpleNam
     bound = tools.call("graph_query", workspace=data.path, agent="finance", name="goals-behind", at=T0 + 5 * DAY)
     assert isinstance(bound, GraphQueryAnswer)
     assert bound.agent == "finance" and [g.uid for g in bound.results] == [data.g_over]
+
+
+def test_the_graph_query_input_gathers_each_query_parameter_once() -> None:
+    """graph_query's flat input is made from the catalogue's query models (issue 34: a parameter is declared once):
+    every parameter of every query is a property whose description names the queries that take it, a parameter two
+    queries bound differently takes the wider bound (the query's own model then checks its own), and the catalogue
+    runs the same models."""
+    assert {name: spec.params for name, spec in CATALOGUE.items()} == QUERY_PARAMS
+    properties = GraphQueryInput.model_json_schema()["properties"]
+    taken = {field for model in QUERY_PARAMS.values() for field in model.model_fields}
+    assert list(properties)[:2] == ["agent_id", "name"]
+    assert set(properties) == {"agent_id", "name", *taken}
+    for name, model in QUERY_PARAMS.items():
+        assert f"{name}: " in properties["name"]["description"]
+        for field in model.model_fields:  # "q1, q2: what it means to them. q3: ..." names the query before a colon
+            assert re.search(rf"(^|\. )([a-z-]+, )*{name}(, [a-z-]+)*: ", properties[field]["description"]), field
+    assert properties["max_depth"]["anyOf"][0]["maximum"] == 50  # lineage's; paths' own model stops at 8
+    assert "lineage: most derivation steps (1..50; default 10)" in properties["max_depth"]["description"]
