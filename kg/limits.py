@@ -116,11 +116,13 @@ def json_line(data: Any) -> str:
 
 
 def load_json(text: str, field: str) -> Any:
-    """``json.loads(text)``; text that is not JSON, or nested too deep for the parser, is an InputError."""
+    """``json.loads(text)``; text that is not JSON (the error names the line when the text has several), or nested
+    too deep for the parser, is an InputError."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(field, f"not valid JSON: {exc.msg}") from None
+        line = f" at line {exc.lineno}" if "\n" in text else ""
+        raise InputError(field, f"not valid JSON: {exc.msg}{line}") from None
     except RecursionError:
         raise InputError(field, "JSON nested too deep") from None
 

@@ -7,7 +7,6 @@ Every JSON file and cognitive Markdown file of the agent is read and every recor
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -17,7 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from kg.errors import InputError, NotFoundError
-from kg.limits import read_text_bounded
+from kg.limits import load_json, read_text_bounded
 from kg.models import (
     NODE_MODELS,
     Agent,
@@ -75,13 +74,7 @@ def _now_fill(data: dict[str, Any], names: Sequence[str], now: datetime) -> froz
 
 
 def _read_json(path: Path, rel: str) -> Any:
-    text = read_text_bounded(path, rel).removeprefix("\ufeff")  # at most 100 MB, read in chunks
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(rel, f"is not valid JSON: {exc.msg} at line {exc.lineno}") from None
-    except RecursionError:
-        raise InputError(rel, "JSON nested too deep") from None
+    return load_json(read_text_bounded(path, rel).removeprefix("\ufeff"), rel)  # at most 100 MB, read in chunks
 
 
 class Reader:

@@ -208,8 +208,8 @@ def test_a_malformed_file_changes_nothing(  # noqa: PLR0917  # fixtures and para
 
 def test_bad_json_and_bad_markdown_name_the_file(workspace: Workspace, tmp_path: Path) -> None:
     shutil.copytree(FIXTURE, tmp_path / "src")
-    (tmp_path / "src" / "agents" / "cfo" / "facts.json").write_text("{ not json")
-    with pytest.raises(InputError, match=r"agents/cfo/facts.json: is not valid JSON"):
+    (tmp_path / "src" / "agents" / "cfo" / "facts.json").write_text("[\n  not json\n]")
+    with pytest.raises(InputError, match=r"agents/cfo/facts.json: not valid JSON: .* at line 2"):
         import_workspace(workspace, tmp_path / "src")
     shutil.copy(FIXTURE / "agents" / "cfo" / "facts.json", tmp_path / "src" / "agents" / "cfo" / "facts.json")
     goals = tmp_path / "src" / "agents" / "cfo" / "Goals.md"
