@@ -7,7 +7,7 @@
 The peer is pyoxigraph (an embedded, on-disk RDF store): the same triples (``urn:mabos:<term>`` IRIs, as
 ``mabos reason owl-rl`` maps terms) go into a fresh on-disk Store with ``bulk_extend`` in the same run,
 alternating with ours, and the medians and their ratio are reported. LUBM(1) (``--lubm``, RDF/XML files)
-is imported by ``reasoning.fact_import`` (rdflib parsing timed apart from storing) and by pyoxigraph's
+is imported by ``kg.rdf.importer`` (rdflib parsing timed apart from storing) and by pyoxigraph's
 ``bulk_load`` (its Rust parser included in its time).
 
 Targets: issue 2: bulk assert >= 20,000 facts/s, subject + predicate query p95 < 5 ms on 1M facts;
@@ -41,8 +41,8 @@ import pyoxigraph as ox
 
 import kg
 from kg.facts_fast import fast_row
-from reasoning.fact_import import IMPORT_BATCH, SUFFIX_FORMATS, RdfDocument, import_documents, rows_to_facts
-from reasoning.rdf_parse import parse_documents
+from kg.rdf.importer import IMPORT_BATCH, SUFFIX_FORMATS, RdfDocument, import_documents, rows_to_facts
+from kg.rdf.parse import parse_documents
 
 AGENT = "bench-agent"
 PREDICATES = [f"p{i}" for i in range(50)]

@@ -4,17 +4,9 @@ The ontology files of the workspace and the agent's readable facts become one rd
 computes its OWL 2 RL closure; the *new* class memberships (``rdf:type``) and property assertions come
 back as facts (source ``owl-rl``, derived). See ``docs/owl-rl.md``.
 
-Term mapping (fact term <-> RDF node), in order:
-
-1. in predicate position, the aliases of :data:`PREDICATE_ALIASES` (``type``, ``a``, ``isA``, ``rdf:type``,
-   ``subClassOf``, ...) -> their RDF/RDFS/OWL IRI; on the way back such an IRI in predicate position
-   becomes its short name (``type``, ``subClassOf``, ...);
-2. full IRIs (``http://``, ``https://``, ``urn:`` but not ``urn:mabos:``; without whitespace, controls or
-   characters IRIs forbid) -> themselves;
-3. CURIEs ``prefix:local`` whose prefix is bound in the ontology graph, or is rdf/rdfs/owl/xsd -> expanded,
-   and an IRI inside a bound namespace is compacted back to a CURIE;
-4. any other term -> ``urn:mabos:<term>`` with ``%``, whitespace, controls and the characters IRIs forbid
-   percent-encoded; it decodes back exactly.
+Terms map to RDF nodes as :mod:`kg.rdf.terms` says (the mapping RDF import shares): aliases such as ``type`` and
+``subClassOf`` in predicate position, full IRIs as themselves, CURIEs of a prefix the ontology binds (or
+rdf/rdfs/owl/xsd) expanded and compacted back, any other term ``urn:mabos:<term>``, percent-encoded.
 
 Objects of literal facts become :class:`rdflib.Literal` (``xsd:integer`` / ``xsd:decimal`` when the text is
 such a number in canonical form, a plain string otherwise) and come back as their lexical form. Within one
@@ -27,60 +19,34 @@ subject or object (at most :data:`MAX_SUPPORT`), the facts about the same indivi
 
 from __future__ import annotations
 
-import json
 import re
 import time
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
 
 from pydantic import Field
 from rdflib import OWL, RDF, RDFS, XSD, BNode, Graph, Literal, URIRef
 from rdflib.term import Node
 
 from kg.errors import InputError
-from kg.limits import read_text_bounded, refuse_remote_context, refuse_xml_dtd
 from kg.models import MAX_OBJECT, MAX_TERM, LiveTriple, Model, agent_scope
 from kg.models.request import requested
+from kg.rdf import terms as rdf_terms
+from kg.rdf.terms import CORE_PREFIXES, PREDICATE_ALIASES, PREDICATE_NAMES, PREFIX, iri_to_term
 from kg.workspace import Workspace
+from reasoning.owl_ontology import load_ontology
 from reasoning.owl_requests import OwlRlRequest
 
 #: The source of facts written by :func:`run_owl_rl` (and the mark its truth maintenance looks for).
 OWL_RL_SOURCE = "owl-rl"
 #: The OWL 2 RL engines: our own (default) and the owlrl library (the reference implementation).
 ENGINES = ("mabos", "owlrl")
-#: Namespace of terms that are neither full IRIs nor CURIEs of a bound prefix.
-NAMESPACE = "urn:mabos:"
 #: At most this many supporting fact uids per entailment.
 MAX_SUPPORT = 50
 #: Entailments in these namespaces (as class, predicate or subject) are RDF/OWL bookkeeping, never facts.
 BUILTIN_NAMESPACES: tuple[str, ...] = (str(RDF), str(RDFS), str(OWL), str(XSD))
-#: Prefixes always understood in CURIEs, whatever the ontology binds.
-CORE_PREFIXES: dict[str, str] = {"rdf": str(RDF), "rdfs": str(RDFS), "owl": str(OWL), "xsd": str(XSD)}
-#: Predicate spellings read as RDF/RDFS/OWL vocabulary (predicate position only).
-PREDICATE_ALIASES: dict[str, URIRef] = {
-    "type": RDF.type, "a": RDF.type, "isA": RDF.type, "rdf:type": RDF.type,
-    "subClassOf": RDFS.subClassOf, "subPropertyOf": RDFS.subPropertyOf,
-    "domain": RDFS.domain, "range": RDFS.range,
-    "sameAs": OWL.sameAs, "inverseOf": OWL.inverseOf,
-    "equivalentClass": OWL.equivalentClass, "equivalentProperty": OWL.equivalentProperty,
-}  # fmt: skip
-#: The short name each aliased IRI comes back as (in predicate position).
-PREDICATE_NAMES: dict[URIRef, str] = {
-    RDF.type: "type", RDFS.subClassOf: "subClassOf", RDFS.subPropertyOf: "subPropertyOf",
-    RDFS.domain: "domain", RDFS.range: "range", OWL.sameAs: "sameAs", OWL.inverseOf: "inverseOf",
-    OWL.equivalentClass: "equivalentClass", OWL.equivalentProperty: "equivalentProperty",
-}  # fmt: skip
-#: Parser per file extension (``.jsonld`` files are the workspace's own ontologies).
-FORMATS: dict[str, str] = {".jsonld": "json-ld", ".json": "json-ld", ".ttl": "turtle", ".owl": "xml",
-                           ".rdf": "xml", ".nt": "nt", ".n3": "n3"}  # fmt: skip
-
-_SCHEMES = ("http://", "https://", "urn:")
-_IRI_SPECIALS = frozenset('<>"{}|\\^`')
-_PREFIX = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
 _INTEGER = re.compile(r"-?(0|[1-9][0-9]*)\Z")
 _DECIMAL = re.compile(r"-?(0|[1-9][0-9]*)\.[0-9]+\Z")
 _ERROR = URIRef("http://www.daml.org/2002/03/agents/agent-ont#error")  # where owlrl puts inconsistencies
@@ -89,51 +55,15 @@ _ERROR = URIRef("http://www.daml.org/2002/03/agents/agent-ont#error")  # where o
 # --------------------------------------------------------------------------------------------- terms
 
 
-def _unsafe(ch: str) -> bool:
-    """Characters that may not appear raw in an IRI (``%`` is handled by the caller)."""
-    return ord(ch) <= 0x20 or 0x7F <= ord(ch) <= 0x9F or ch.isspace() or ch in _IRI_SPECIALS
-
-
-def _encode(term: str) -> str:
-    return "".join(
-        "".join(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass")) if ch == "%" or _unsafe(ch) else ch
-        for ch in term
-    )
-
-
-def _is_iri(term: str) -> bool:
-    return term.startswith(_SCHEMES) and not term.startswith(NAMESPACE) and not any(map(_unsafe, term))
-
-
 def _prefixes(graph: Graph) -> dict[str, str]:
     """Usable prefix -> namespace bindings of a graph, rdf/rdfs/owl/xsd always included."""
-    bound = {p: str(ns) for p, ns in graph.namespaces() if _PREFIX.match(p) and p not in ("http", "https", "urn")}
+    bound = {p: str(ns) for p, ns in graph.namespaces() if PREFIX.match(p) and p not in ("http", "https", "urn")}
     return {**bound, **CORE_PREFIXES}
 
 
 def term_to_iri(term: str, prefixes: Mapping[str, str] = CORE_PREFIXES, *, predicate: bool = False) -> URIRef:
-    """The IRI of a fact term (see the module docstring for the rules)."""
-    if predicate and term in PREDICATE_ALIASES:
-        return PREDICATE_ALIASES[term]
-    if _is_iri(term):
-        return URIRef(term)
-    prefix, colon, local = term.partition(":")
-    if colon and prefix in prefixes and _PREFIX.match(prefix) and not any(map(_unsafe, local)):
-        return URIRef(prefixes[prefix] + local)
-    return URIRef(NAMESPACE + _encode(term))
-
-
-def iri_to_term(iri: str, prefixes: Mapping[str, str] = CORE_PREFIXES, *, predicate: bool = False) -> str:
-    """The fact term of an IRI: the inverse of :func:`term_to_iri` up to aliases and CURIE compaction."""
-    if iri.startswith(NAMESPACE):
-        return unquote(iri[len(NAMESPACE) :], errors="surrogatepass")
-    if predicate and iri in PREDICATE_NAMES:
-        return PREDICATE_NAMES[URIRef(iri)]
-    for prefix, ns in sorted(prefixes.items(), key=lambda item: (-len(item[1]), item[0])):
-        local = iri[len(ns) :]
-        if iri.startswith(ns) and not any(map(_unsafe, local)) and not _is_iri(curie := f"{prefix}:{local}"):
-            return curie
-    return iri
+    """The IRI of a fact term as an rdflib node (:func:`kg.rdf.terms.term_to_iri`)."""
+    return URIRef(rdf_terms.term_to_iri(term, prefixes, predicate=predicate))
 
 
 def literal(text: str) -> Literal:
@@ -164,81 +94,9 @@ class TermMap:
 
     def term(self, iri: URIRef, *, predicate: bool = False) -> str:
         """The fact term of an IRI."""
-        if predicate and iri in PREDICATE_NAMES:
-            return PREDICATE_NAMES[iri]
+        if predicate and str(iri) in PREDICATE_NAMES:
+            return PREDICATE_NAMES[str(iri)]
         return self.spelling.get(iri) or iri_to_term(iri, self.prefixes, predicate=predicate)
-
-
-# --------------------------------------------------------------------------------------------- ontology
-
-
-def _jsonld_prefixes(text: str) -> dict[str, str]:
-    """Prefixes declared in a JSON-LD document's top-level ``@context`` (rdflib binds many more itself)."""
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return {}
-    contexts: list[Any] = []
-    for item in data if isinstance(data, list) else [data]:
-        context = item.get("@context") if isinstance(item, dict) else None
-        contexts += context if isinstance(context, list) else [context]
-    declared = {
-        key: value.get("@id") if isinstance(value, dict) else value
-        for context in contexts
-        if isinstance(context, dict)
-        for key, value in context.items()
-        if not key.startswith("@")
-    }
-    return {key: iri for key, iri in declared.items() if isinstance(iri, str) and iri.startswith(_SCHEMES)}
-
-
-def _parse(path: Path) -> tuple[Graph, dict[str, str]]:
-    fmt = FORMATS.get(path.suffix.lower())
-    if fmt is None:
-        raise InputError("ontology", f"{path}: unknown ontology format (use {', '.join(sorted(FORMATS))})")
-    try:
-        text = read_text_bounded(path, "ontology")  # at most 100 MB, read in chunks
-        if fmt == "xml":  # rdflib's RDF/XML parser (expat) expands internal entities: no DTD at all
-            refuse_xml_dtd(text, "ontology", str(path))
-        elif fmt == "json-ld":  # rdflib would fetch a context named by IRI (a file: IRI reads the local disk)
-            refuse_remote_context(json.loads(text), "ontology", str(path))
-        with warnings.catch_warnings():  # rdflib's own JSON-LD parser still builds a ConjunctiveGraph
-            warnings.filterwarnings("ignore", "ConjunctiveGraph is deprecated", DeprecationWarning)
-            graph = Graph(bind_namespaces="none").parse(data=text, format=fmt, publicID=path.resolve().as_uri())
-    except (InputError, MemoryError):
-        raise
-    except Exception as exc:  # rdflib's parsers raise many unrelated types; one clear line instead
-        reason = " ".join(str(exc).split())[:300] or type(exc).__name__
-        raise InputError("ontology", f"{path}: does not parse as {fmt}: {reason}") from exc
-    prefixes = _jsonld_prefixes(text) if fmt == "json-ld" else {p: str(ns) for p, ns in graph.namespaces()}
-    return graph, prefixes
-
-
-def load_ontology(workspace_path: Path, extra: Sequence[Path] = ()) -> Graph:
-    """The workspace's active ontology set (``ontologies/*.jsonld``, not templates or proposals) plus the
-    ``extra`` files, as one graph (:func:`kg.ontology.typeql.load_graph`: named graphs merged, so a file with
-    a top-level ``@id`` beside its ``@graph`` keeps its nodes).
-
-    ``extra`` files are parsed by their extension. Prefixes the files declare are bound in the result (first
-    declaration wins), next to rdf/rdfs/owl/xsd; they drive the CURIE mapping.
-
-    Raises:
-        InputError: a file is missing, has an unknown extension or does not parse (naming the file).
-    """
-    from kg.ontology.typeql import load_graph, ontology_files  # noqa: PLC0415 - not needed to map IRIs (fact import)
-
-    folder = workspace_path / "ontologies"
-    paths = [*(ontology_files(folder) if folder.is_dir() else []), *extra]
-    ontology = Graph(bind_namespaces="core")
-    ontology += load_graph(paths)  # rdflib binds ~30 prefixes of its own: keep only what the files declare
-    for path in paths:
-        declared = (_jsonld_prefixes(path.read_text(encoding="utf-8")) if path.suffix.lower() in (".jsonld", ".json")
-                    else _parse(path)[1])  # fmt: skip
-        bound = {p for p, _ in ontology.namespaces()}
-        for prefix, ns in declared.items():
-            if prefix and prefix not in bound:
-                ontology.bind(prefix, ns)
-    return ontology
 
 
 # --------------------------------------------------------------------------------------------- closure
@@ -455,19 +313,13 @@ def _write(ws: Workspace, agent_id: str, entailments: Sequence[Entailment], repo
 
 __all__ = [
     "BUILTIN_NAMESPACES",
-    "CORE_PREFIXES",
-    "FORMATS",
     "MAX_SUPPORT",
-    "NAMESPACE",
     "OWL_RL_SOURCE",
-    "PREDICATE_ALIASES",
-    "PREDICATE_NAMES",
     "Closure",
     "Entailment",
     "OwlRlReport",
     "TermMap",
     "compute_closure",
-    "iri_to_term",
     "literal",
     "load_ontology",
     "owl_rl_closure",

@@ -27,8 +27,8 @@ from kg.errors import InputError
 from kg.facts import Explanation
 from kg.facts_requests import RdfDocument, RdfFormat
 from kg.limits import read_text_bounded
-from reasoning.fact_import import ImportReport
-from reasoning.rdf_documents import SUFFIX_FORMATS
+from kg.rdf.documents import SUFFIX_FORMATS
+from kg.rdf.importer import ImportReport
 
 ARGUMENT = Cli(argument=True)
 

@@ -19,7 +19,7 @@ from kg.facts_requests import (
     FactRetractRequest,
 )
 from kg.models import AssertStatus, Fact
-from reasoning.fact_import import ImportReport, import_documents
+from kg.rdf.importer import ImportReport, import_documents
 
 # ---------------------------------------------------------------------------------------------- assert
 

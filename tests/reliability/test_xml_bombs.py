@@ -30,10 +30,10 @@ from kg.errors import InputError
 from kg.limits import refuse_xml_dtd
 from kg.ontology.files import parse_jsonld
 from kg.ontology.graphs import load_graph
+from kg.rdf.importer import import_documents
+from kg.rdf.parse import RdfDocument, parse_documents
 from kg.workspace import Workspace
-from reasoning.fact_import import import_documents
-from reasoning.owl import _parse as owl_parse
-from reasoning.rdf_parse import RdfDocument, parse_documents
+from reasoning.owl_ontology import parse_ontology_file as owl_parse
 from reasoning.rules import parse_rules
 from tests.conftest import snapshot_workspace
 

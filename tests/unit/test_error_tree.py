@@ -65,7 +65,7 @@ BARE_RAISES = {
     "kg/recall/minilm.py::read_safetensors": "kg.recall.embedder raises BackendUnavailableError from any load error",
     "kg/recall/minilm.py::load": "kg.recall.embedder raises BackendUnavailableError from any load error",
     "kg/recall/minilm.py::_check_pipeline": "kg.recall.embedder raises BackendUnavailableError from any load error",
-    "reasoning/rdf_parse.py::TermMapper.node": "parse_documents raises InputError(documents[i]) from it",
+    "kg/rdf/parse.py::TermMapper.node": "parse_documents raises InputError(documents[i]) from it",
     # validators pydantic reaches through a factory (AfterValidator(_matching(...)))
     "kg/models/base.py::_matching.check": "the AfterValidator of AgentId and Scope",
 }

@@ -12,8 +12,8 @@ from rdflib import URIRef
 
 from cli.main import cli
 from kg.errors import InputError, ScopeError
-from reasoning import fact_import
-from reasoning.fact_import import RdfDocument, import_documents
+from kg.rdf import importer as fact_import
+from kg.rdf.importer import RdfDocument, import_documents
 from reasoning.owl import term_to_iri
 
 TTL = """

@@ -1,7 +1,7 @@
-"""pyoxigraph's parse + term mapping (reasoning/rdf_parse.py) gives the facts rdflib's parse gave.
+"""pyoxigraph's parse + term mapping (kg/rdf/parse.py) gives the facts rdflib's parse gave.
 
 The reference below is the import path before pyoxigraph: rdflib parses each document into a dataset (all of
-its graphs) and every term goes through ``reasoning.owl.iri_to_term`` with the core prefixes; a literal is
+its graphs) and every term goes through ``kg.rdf.terms.iri_to_term`` with the core prefixes; a literal is
 rdflib's ``str`` of it. Both sides are compared as RDF graphs up to blank-node labels (rdflib's isomorphism),
 with the counts of distinct and skipped triples, on every RDF file the repository ships and on documents built
 to cover the mapping's corners (typed literals in rdflib's normal form, languages, blank nodes, lists, relative
@@ -25,8 +25,8 @@ from rdflib.compare import isomorphic
 from rdflib.term import Node
 
 from kg.errors import InputError
-from reasoning.owl import CORE_PREFIXES, iri_to_term
-from reasoning.rdf_parse import SUFFIX_FORMATS, RdfDocument, parse_documents
+from kg.rdf.parse import SUFFIX_FORMATS, RdfDocument, parse_documents
+from kg.rdf.terms import CORE_PREFIXES, iri_to_term
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = sorted(
@@ -148,7 +148,7 @@ def rdflib_facts(documents: Sequence[RdfDocument]) -> tuple[list[Row], int, int]
 
 
 def oxigraph_facts(documents: Sequence[RdfDocument]) -> tuple[list[Row], int, int]:
-    """The same from :func:`reasoning.rdf_parse.parse_documents`."""
+    """The same from :func:`kg.rdf.parse.parse_documents`."""
     parsed = parse_documents(documents)
     rows = [(s, p, o, "literal" if mark else "entity") for s, p, o, mark in parsed.rows]
     return rows, parsed.skipped, parsed.triples

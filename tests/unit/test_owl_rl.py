@@ -15,14 +15,11 @@ from rdflib import OWL, RDF, RDFS, XSD, Graph, Literal, URIRef
 
 from kg.errors import InputError, NotFoundError
 from kg.models import LiveTriple
+from kg.rdf.terms import CORE_PREFIXES, NAMESPACE, PREDICATE_ALIASES, iri_to_term
 from reasoning.owl import (
-    CORE_PREFIXES,
-    NAMESPACE,
     OWL_RL_SOURCE,
-    PREDICATE_ALIASES,
     TermMap,
     compute_closure,
-    iri_to_term,
     literal,
     load_ontology,
     owl_rl_closure,

@@ -13,11 +13,11 @@ import pytest
 from click.testing import CliRunner
 
 import kg
-import reasoning.rdf_parse
+import kg.rdf.parse
 import reasoning.service
 from cli.main import cli
 from kg.models import Rule
-from reasoning.rdf_parse import RdfDocument, parse_documents
+from kg.rdf.parse import RdfDocument, parse_documents
 from reasoning.rules import Triple, build_rule, forward_chain
 from reasoning.service import Reasoner
 
@@ -100,13 +100,13 @@ def test_mabos_fact_import_asks_the_parser_too(tmp_path: Path, monkeypatch: pyte
     assert runner.invoke(cli, ["init"]).exit_code == 0
     assert runner.invoke(cli, ["agent", "add", "reader"]).exit_code == 0
     asked: list[bool] = []
-    real = reasoning.rdf_parse.parse_documents
+    real = kg.rdf.parse.parse_documents
 
     def spy(*args: Any, **kwargs: Any) -> Any:
         asked.append(kwargs.get("tune_process", False))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(reasoning.rdf_parse, "parse_documents", spy)
+    monkeypatch.setattr(kg.rdf.parse, "parse_documents", spy)
     (tmp_path / "d.nt").write_text("<urn:a> <urn:b> <urn:c> .\n", encoding="utf-8")
     result = runner.invoke(cli, ["fact", "import", "--agent", "reader", str(tmp_path / "d.nt"), "--json"])
     assert result.exit_code == 0, result.output

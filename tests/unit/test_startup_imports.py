@@ -115,7 +115,7 @@ def test_a_fact_query_as_json_imports_only_what_it_answers_with(answering: Path)
     tool_modules = [m for m in found["ours"] if m.startswith("cli.tools.") and m not in {
         "cli.tools.registry", "cli.tools.tool_table", "cli.tools.overrides"}]  # fmt: skip
     assert tool_modules == ["cli.tools.facts"]  # the one module the command runs tools of
-    unused = ("kg.recall.vectors", "kg.recall.minilm", "kg.conversation.service", "reasoning.rdf_parse", "cli.render")
+    unused = ("kg.recall.vectors", "kg.recall.minilm", "kg.conversation.service", "kg.rdf.parse", "cli.render")
     assert [m for m in found["ours"] if m.startswith(unused)] == ["cli.render"]  # the module, not what it renders with
 
 

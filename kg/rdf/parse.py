@@ -2,16 +2,17 @@
 
 :func:`parse_documents` reads every document before it returns, so a malformed one is refused (an
 :class:`~kg.errors.InputError` naming it) before anything is stored. It returns compact ``(subject, predicate,
-object, datatype or "@" language)`` tuples (:data:`Key`), duplicates merged, which :mod:`reasoning.fact_import`
+object, datatype or "@" language)`` tuples (:data:`Key`), duplicates merged, which :mod:`kg.rdf.importer`
 turns into fact dicts as the store takes them. The mapping (docs/facts-bulk.md, "RDF term mapping") is the one the
 rdflib parser gave before:
 
-* IRIs through :func:`reasoning.owl.iri_to_term` with the core prefixes (each distinct IRI mapped once);
+* IRIs through :func:`kg.rdf.terms.iri_to_term` with the core prefixes (each distinct IRI mapped once);
 * blank nodes ``_:<label>`` with pyoxigraph's random labels (``rename_blank_nodes``), so two documents, or two
   imports, never share one;
 * a literal's lexical form; a typed literal (neither a plain string nor language-tagged) is brought to rdflib's
   normal form (``"01"^^xsd:integer`` -> ``1``, ``"1"^^xsd:boolean`` -> ``true``), as rdflib's parsers did, so a
-  graph imports to the same facts whichever parser read it. Empty or whitespace-only literals are skipped.
+  graph imports to the same facts whichever parser read it (rdflib loads for the first such literal only).
+  Empty or whitespace-only literals are skipped.
 
 RDF/XML with a DOCTYPE or an entity declaration is refused before pyoxigraph reads it
 (:func:`kg.limits.refuse_xml_dtd`): it expands internal entities ("billion laughs"), with no switch to stop it.
@@ -25,14 +26,12 @@ from contextlib import nullcontext
 from typing import Any, NamedTuple
 
 import pyoxigraph as ox
-from rdflib import Literal as RdfLiteral
-from rdflib import URIRef
 
 from kg.errors import InputError
 from kg.facts_fast import gc_paused
 from kg.limits import refuse_xml_dtd
-from reasoning.owl import CORE_PREFIXES, NAMESPACE, iri_to_term
-from reasoning.rdf_documents import SUFFIX_FORMATS, Key, RdfDocument, RdfFormat
+from kg.rdf.documents import SUFFIX_FORMATS, Key, RdfDocument, RdfFormat
+from kg.rdf.terms import CORE_PREFIXES, NAMESPACE, iri_to_term
 
 PARSERS: dict[str, ox.RdfFormat] = {
     "turtle": ox.RdfFormat.TURTLE,
@@ -43,7 +42,7 @@ PARSERS: dict[str, ox.RdfFormat] = {
     "trig": ox.RdfFormat.TRIG,
 }
 XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
-#: The IRIs :func:`reasoning.owl.iri_to_term` may rewrite start with one of these; any other stays as it is.
+#: The IRIs :func:`kg.rdf.terms.iri_to_term` may rewrite start with one of these; any other stays as it is.
 MAPPED = (NAMESPACE, *CORE_PREFIXES.values())
 MISSING: Any = object()
 
@@ -63,6 +62,9 @@ class Parsed(NamedTuple):
 
 def normal_literal(text: str, datatype: str) -> str:
     """rdflib's normal lexical form of a typed literal (``text`` itself when it is not a valid one)."""
+    from rdflib import Literal as RdfLiteral  # noqa: PLC0415 - only a typed literal needs rdflib (~0.2 s to load)
+    from rdflib import URIRef  # noqa: PLC0415
+
     with warnings.catch_warnings():  # rdflib warns about some ill-typed forms; they stay as written
         warnings.simplefilter("ignore")
         return str(RdfLiteral(text, datatype=URIRef(datatype)))
@@ -91,8 +93,7 @@ class TermMapper:
 
     def predicate(self, node: ox.NamedNode) -> str:
         """The fact term of a predicate (``rdf:type`` -> ``type`` ...)."""
-        # a URIRef in (PREDICATE_NAMES has URIRef keys, which a plain str misses), a plain str out
-        term = self.predicates[node] = str(iri_to_term(URIRef(node.value), CORE_PREFIXES, predicate=True))
+        term = self.predicates[node] = iri_to_term(node.value, CORE_PREFIXES, predicate=True)
         return term
 
     def literal(self, node: ox.Literal) -> tuple[str, str] | None:

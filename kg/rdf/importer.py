@@ -1,12 +1,12 @@
 """RDF documents (Turtle, N-Triples, JSON-LD, RDF/XML) -> facts, through the bulk assert path.
 
-Each triple becomes one fact of the importing agent. pyoxigraph parses the documents and
-:mod:`reasoning.rdf_parse` maps the terms as ``mabos reason owl-rl`` does (:func:`reasoning.owl.iri_to_term`
+A way into the fact store (not reasoning): each triple becomes one fact of the importing agent. pyoxigraph parses
+the documents and :mod:`kg.rdf.parse` maps the terms as ``mabos reason owl-rl`` does (:func:`kg.rdf.terms.iri_to_term`
 with the core prefixes only), so an imported graph reasons as it was:
 
 * an IRI becomes the IRI itself (``http://...``), ``rdf``/``rdfs``/``owl``/``xsd`` IRIs become CURIEs
   (``owl:Class``), ``urn:mabos:<term>`` becomes ``<term>``; in predicate position ``rdf:type`` becomes
-  ``type``, ``rdfs:subClassOf`` ``subClassOf`` and so on (the aliases of :data:`reasoning.owl.PREDICATE_NAMES`);
+  ``type``, ``rdfs:subClassOf`` ``subClassOf`` and so on (the aliases of :data:`kg.rdf.terms.PREDICATE_NAMES`);
 * a blank node becomes ``_:<label>`` (random labels, unique within one import only);
 * a literal becomes its lexical form (typed ones in rdflib's normal form) with ``object_kind`` ``literal`` (an
   IRI object is an ``entity``); a literal that is empty or only whitespace cannot be a fact object and is
@@ -30,7 +30,7 @@ from pydantic import BaseModel, Field
 from kg.errors import InputError
 from kg.facts_requests import FactImportRequest
 from kg.models.request import requested
-from reasoning.rdf_documents import SUFFIX_FORMATS, Key, RdfDocument
+from kg.rdf.documents import SUFFIX_FORMATS, Key, RdfDocument
 
 if TYPE_CHECKING:
     from kg.workspace import Workspace
@@ -56,7 +56,7 @@ class ImportReport(BaseModel):
 def rows_to_facts(
     rows: Sequence[Key], scope: str | None, handed: Callable[[int], None] | None = None
 ) -> Iterator[dict[str, Any]]:
-    """The fact dicts of ``rows`` (:attr:`~reasoning.rdf_parse.Parsed.rows`), each built when it is asked for.
+    """The fact dicts of ``rows`` (:attr:`~kg.rdf.parse.Parsed.rows`), each built when it is asked for.
 
     ``handed`` is called with the number of facts handed over so far each time a new batch of
     :data:`IMPORT_BATCH` starts being taken.
@@ -85,7 +85,7 @@ def import_documents(
     while it writes the current one. It takes a batch only after the one before last is committed, so when a
     batch starts being taken, all but the last batch handed over are stored: that is what ``progress`` is
     told (plus the skipped triples), and the total once the call returns. ``tune_process`` is passed to
-    :func:`~reasoning.rdf_parse.parse_documents` and :meth:`~kg.facts.FactService.assert_many` (only the
+    :func:`~kg.rdf.parse.parse_documents` and :meth:`~kg.facts.FactService.assert_many` (only the
     process's owner, the CLI, sets it).
     """
     if not documents:
@@ -95,7 +95,7 @@ def import_documents(
     ws.scopes.require_agent(agent_id)
     if scope is not None:
         ws.scopes.check_write(agent_id, scope)
-    from reasoning.rdf_parse import parse_documents  # noqa: PLC0415 - the parsers load when there is a document
+    from kg.rdf.parse import parse_documents  # noqa: PLC0415 - the parsers load when there is a document
 
     started = time.perf_counter()
     parsed = parse_documents(documents, tune_process=tune_process)

@@ -1,8 +1,8 @@
 """What an RDF import takes: :class:`RdfDocument` (declared with the import's request in :mod:`kg.facts_requests`),
 the formats and the file suffixes that name them.
 
-Apart from :mod:`reasoning.rdf_parse` so that the ``fact_import`` tool and ``mabos fact`` declare their input
-without importing the parsers (pyoxigraph, rdflib, owlrl): those load when a document is parsed.
+Apart from :mod:`kg.rdf.parse` so that the ``fact_import`` tool and ``mabos fact`` declare their input without
+importing the parser (pyoxigraph): it loads when a document is parsed.
 """
 
 from __future__ import annotations
