@@ -13,6 +13,9 @@ every later run whatever the budget.
 from __future__ import annotations
 
 import os
+from typing import Any
+
+import pytest
 
 #: Share of the full budget drawn by the default run.
 DEFAULT_SHARE = 1 / 3
@@ -30,3 +33,8 @@ def examples(full: int) -> int:
     if long_run():
         return full
     return min(full, max(FLOOR, round(full * DEFAULT_SHARE)))
+
+
+def sizes(default: tuple[int, ...], slow: tuple[int, ...]) -> list[Any]:
+    """Parameters: the ``default`` sizes, and the larger ``slow`` ones marked slow (the long run only)."""
+    return [*default, *(pytest.param(n, marks=pytest.mark.slow, id=f"{n}-slow") for n in slow)]

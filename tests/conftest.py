@@ -30,6 +30,7 @@ from kg.clock import FixedClock
 from kg.ports import GraphStore
 from kg.store.sqlite import SqliteGraphStore
 from kg.workspace import DB_FILE, STATE_DIR, Workspace
+from tests.budget import long_run
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -44,6 +45,13 @@ def pytest_configure(config: pytest.Config) -> None:
         memory = memory_temp_root()
         if memory is not None:  # read by the tmp_path factory; xdist's workers get their folders under it
             os.environ["PYTEST_DEBUG_TEMPROOT"] = str(memory)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A test (or parameter) marked ``slow`` runs only in the long run: ``pytest -m slow`` or ``MABOS_SLOW=1``
+    (:func:`tests.budget.long_run`); the default run skips it, saying how to run it."""
+    if item.get_closest_marker("slow") is not None and not long_run():
+        pytest.skip("the long run only: pytest -m slow (or MABOS_SLOW=1)")
 
 
 #: The test files that take longest, longest first: their test durations summed in a full run on 2 cores with other

@@ -76,11 +76,6 @@ INJECT = "after_commit:0.08,before_rename:0.08"
 READY_TIMEOUT = 120.0
 
 
-def slow_selected(config: pytest.Config) -> bool:
-    """Whether the long version was asked for: ``-m`` selects ``slow``, or ``MABOS_SLOW=1``."""
-    return "slow" in str(config.getoption("-m") or "") or os.environ.get("MABOS_SLOW") == "1"
-
-
 # ------------------------------------------------------------------------------------------ the expected state
 
 
@@ -513,11 +508,9 @@ def test_a_lost_write_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert len(lost) == 4  # memory, its daily-log entry, fact, rule
 
 
-@pytest.mark.slow
-def test_crash_loop_slow(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.slow  # the long run only (tests/conftest.py)
+def test_crash_loop_slow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """200 SIGKILLs (``MABOS_CRASH_KILLS``), every 10th writer with the real embedder and vector-index checks."""
-    if not slow_selected(request.config):
-        pytest.skip("the 200-kill crash loop runs with 'pytest -m slow' (or MABOS_SLOW=1)")
     monkeypatch.setenv(ENV_EMBEDDER, "none")
     kills = int(os.environ.get("MABOS_CRASH_KILLS", SLOW_KILLS))
     every = EMBEDDER_EVERY if _embedder_loads() else 0

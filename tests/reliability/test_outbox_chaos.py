@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import random
 import re
 import shutil
@@ -500,7 +499,6 @@ HISTORY = st.lists(st.tuples(st.sampled_from(OPS), st.integers(0, 5), st.boolean
 SEEDS = st.integers(0, 2**32 - 1)
 RATES = st.sampled_from([0.1, 0.3, 0.5, 0.8])
 BATCHES = st.lists(st.integers(1, 12), min_size=1, max_size=5)
-SLOW = os.environ.get("MABOS_SLOW") == "1"
 
 
 def report(figures: Figures, label: str) -> None:
@@ -513,13 +511,7 @@ def report(figures: Figures, label: str) -> None:
           f"typedb_queries={figures.typedb_queries}")  # fmt: skip
 
 
-def slow_selected(config: pytest.Config) -> bool:
-    """MABOS_SLOW=1, or ``-m`` selects ``slow`` (``pytest -m slow``)."""
-    expression = str(config.getoption("-m") or "")
-    return SLOW or ("slow" in expression and "not slow" not in expression)
-
-
-def chaos_test(max_examples: int, label: str, *, slow: bool = False) -> Any:
+def chaos_test(max_examples: int, label: str) -> Any:
     figures = Figures()
 
     @settings(max_examples=max_examples, deadline=None, suppress_health_check=list(HealthCheck), derandomize=False)
@@ -527,9 +519,7 @@ def chaos_test(max_examples: int, label: str, *, slow: bool = False) -> Any:
     def property_(tmp_path_factory: pytest.TempPathFactory, ops: Any, seed: int, rate: float, batches: Any) -> None:
         run_chaos(tmp_path_factory.mktemp("chaos"), ops, Plan(seed, rate, 60, figures), batches)
 
-    def test(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> None:
-        if slow and not slow_selected(request.config):
-            pytest.skip("long version: set MABOS_SLOW=1 or run pytest -m slow")
+    def test(tmp_path_factory: pytest.TempPathFactory) -> None:
         property_(tmp_path_factory)
         report(figures, label)
         assert (figures.mismatches, figures.duplicates, figures.onward_mismatches) == (0, 0, 0)
@@ -539,7 +529,8 @@ def chaos_test(max_examples: int, label: str, *, slow: bool = False) -> Any:
 
 
 test_chaos_replay_converges_without_duplicates = chaos_test(12, "default")
-test_chaos_replay_converges_without_duplicates_slow = pytest.mark.slow(chaos_test(300, "slow", slow=True))
+#: The long version (the long run only, tests/conftest.py).
+test_chaos_replay_converges_without_duplicates_slow = pytest.mark.slow(chaos_test(300, "slow"))
 
 
 def test_every_fault_kind_in_one_run(tmp_path: Path) -> None:

@@ -33,7 +33,7 @@ from reasoning import knowledge as knowledge_module
 from reasoning import service as service_module
 from reasoning.bounds import MAX_PROOF_STEPS
 from reasoning.rules import ProofResult, Triple, build_rule, prove
-from tests.budget import long_run
+from tests.budget import sizes
 
 #: A run that has not returned after this long never will (a safety net, not a speed check).
 SAFETY_SECONDS = 120
@@ -74,16 +74,6 @@ def within_safety(call: Callable[[], Any]) -> Any:
     if not ok:
         raise value
     return value
-
-
-def sizes(default: tuple[int, ...], slow: tuple[int, ...]) -> list[Any]:
-    return [*default, *(pytest.param(n, marks=pytest.mark.slow, id=f"{n}-slow") for n in slow)]
-
-
-@pytest.fixture(autouse=True)
-def _slow_only_in_the_long_run(request: pytest.FixtureRequest) -> None:
-    if request.node.get_closest_marker("slow") is not None and not long_run():
-        pytest.skip("a large size: runs with 'pytest -m slow' (or MABOS_SLOW=1)")
 
 
 GROWTH = [(5, 5), (40, 10), *(pytest.param(n, d, marks=pytest.mark.slow, id=f"{n}-{d}-slow")

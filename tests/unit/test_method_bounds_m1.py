@@ -31,7 +31,7 @@ from reasoning.router.methods.montecarlo import MAX_DEPTH as FORMULA_DEPTH
 from reasoning.router.methods.root_cause import LISTED, MAX_WORK
 from reasoning.router.methods.scm import MAX_WORLDS
 from reasoning.rules.results import ChainLimits
-from tests.budget import long_run
+from tests.budget import sizes
 
 MINE = ("causal", "counterfactual", "interventional", "root-cause", "systems-thinking", "bayesian",
         "decision-theory", "expected-utility", "info-theory", "monte-carlo", "calibration", "reflection",
@@ -81,17 +81,6 @@ def deep_tree(depth: int) -> dict[str, Any]:
     for _ in range(depth):
         tree = {"decision": "d", "options": {"a": tree, "b": {"payoff": 0}}}
     return tree
-
-
-def sizes(default: tuple[int, ...], slow: tuple[int, ...]) -> list[Any]:
-    """The default sizes, and the larger ones marked slow (run by ``pytest -m slow`` or ``MABOS_SLOW=1``)."""
-    return [*default, *(pytest.param(n, marks=pytest.mark.slow, id=f"{n}-slow") for n in slow)]
-
-
-@pytest.fixture(autouse=True)
-def _slow_only_in_the_long_run(request: pytest.FixtureRequest) -> None:
-    if request.node.get_closest_marker("slow") is not None and not long_run():
-        pytest.skip("a large size: runs with 'pytest -m slow' (or MABOS_SLOW=1)")
 
 
 # ---------------------------------------------------------------------------------------------- causal methods
