@@ -4,18 +4,16 @@ the merge. Skips with a reason only where Chromium is not installed (``.ci/run``
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-import uvicorn
 
 from cli.ui import create_app
 from kg.workspace import open_workspace
-from tests.serving import free_port
+from tests.serving import serving_in_thread
 
 if TYPE_CHECKING:
     from conftest import Built
@@ -51,18 +49,8 @@ def browser() -> Iterator[Any]:
 @pytest.fixture
 def console(built: Built) -> Iterator[str]:
     """The console on the test workspace, served by uvicorn in a thread; its base URL."""
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(built.path, agent="a"), host="127.0.0.1", port=port,
-                                           log_level="warning", lifespan="on"))  # fmt: skip
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=30)
+    with serving_in_thread(create_app(built.path, agent="a")) as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 @pytest.fixture

@@ -16,16 +16,13 @@ top; the conversation page shows the messages (paged) before any compaction; gra
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import pytest
-import uvicorn
 
 from cli.ui import create_app
-from tests.serving import free_port
+from tests.serving import serving_in_thread
 from tests.ui.conftest import HOSTILE
 from tests.ui.test_browser import CHROMIUM, browser, until  # noqa: F401 - the module's one Chromium, as a fixture
 
@@ -45,20 +42,10 @@ document.addEventListener("securitypolicyviolation", function (e) {
 @pytest.fixture(scope="module")
 def console(built_template: Built) -> Iterator[str]:
     """The console on the session's workspace (these tests only read), served by uvicorn in a thread."""
-    port = free_port()
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("MABOS_EMBEDDER", "none")
-        server = uvicorn.Server(uvicorn.Config(create_app(built_template.path, agent="h"), host="127.0.0.1",
-                                               port=port, log_level="warning", lifespan="on"))  # fmt: skip
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        deadline = time.monotonic() + 30
-        while not server.started:
-            assert time.monotonic() < deadline, "uvicorn did not start"
-            time.sleep(0.02)
-        yield f"http://127.0.0.1:{port}"
-        server.should_exit = True
-        thread.join(timeout=30)
+        with serving_in_thread(create_app(built_template.path, agent="h")) as port:
+            yield f"http://127.0.0.1:{port}"
 
 
 @pytest.fixture(scope="module")
