@@ -167,7 +167,7 @@ def _require_typedb(ctx: StepContext) -> None:
 def schema_step(ctx: StepContext) -> Counts:
     """TypeDB schema sync, only when the ontology (or the target) changed since the last sync."""
     _require_typedb(ctx)
-    report = sync_schema(ctx.ws, only_if_changed=True, override=ctx.typedb)
+    report = sync_schema(ctx.ws, if_changed=True, override=ctx.typedb)
     return {key: report[key] for key in ("address", "database", "created", "changed", "defined", "queries")}
 
 

@@ -18,9 +18,19 @@ from typing import TYPE_CHECKING, Any
 
 from kg.errors import WorkspaceError
 from kg.models import format_ts
-from kg.shared_graph import TypeDBSettings, fingerprint, replay_target, resolve_settings, schema_for, shared_client
+from kg.models.request import requested
+from kg.shared_graph import (
+    TypeDBSettings,
+    check_read_only,
+    fingerprint,
+    replay_target,
+    resolve_settings,
+    schema_for,
+    shared_client,
+)
 from kg.workspace import ONTOLOGY_DIR, STATE_DIR, Workspace
 from sync.breaker import BREAKER_FILE, CircuitBreaker
+from sync.shared_graph_requests import PushRequest, SchemaSyncRequest, TypeQLRequest
 
 if TYPE_CHECKING:
     from kg.shared_graph import TypeDBClient
@@ -97,13 +107,16 @@ def workspace_schema(ws: Workspace) -> list[str]:
     return schema_queries(ws.path / ONTOLOGY_DIR)
 
 
-def sync_schema(ws: Workspace, *, only_if_changed: bool = False, override: str | None = None) -> dict[str, Any]:
+def sync_schema(
+    ws: Workspace, request: SchemaSyncRequest | None = None, *, override: str | None = None, **fields: Any
+) -> dict[str, Any]:
     """Create the database if needed and define the base and ontology schema in one schema transaction.
 
-    ``only_if_changed`` skips the define when the database already existed and the schema text is the one
-    last synced to this address and database. Returns what was done (``created``, ``defined``, ``changed``,
-    ``fingerprint``).
+    ``if_changed`` (the request's, or a keyword) skips the define when the database already existed and the
+    schema text is the one last synced to this address and database. Returns what was done (``created``,
+    ``defined``, ``changed``, ``fingerprint``).
     """
+    request = requested(SchemaSyncRequest, request, fields)
     client = client_for(ws, override)
     queries = workspace_schema(ws)
     digest = fingerprint(queries)
@@ -113,7 +126,7 @@ def sync_schema(ws: Workspace, *, only_if_changed: bool = False, override: str |
     changed = previous.get("fingerprint") != digest or {k: previous.get(k) for k in target} != target
     report: dict[str, Any] = {**target, "created": created, "changed": changed, "fingerprint": digest,
                               "defined": False, "queries": len(queries)}  # fmt: skip
-    if only_if_changed and not created and not changed:
+    if request.if_changed and not created and not changed:
         return report
     client.define(queries)
     _write_state(ws, {**target, "fingerprint": digest, "synced_at": format_ts(datetime.now(UTC))})
@@ -123,20 +136,34 @@ def sync_schema(ws: Workspace, *, only_if_changed: bool = False, override: str |
 
 def push_outbox(
     ws: Workspace,
+    request: PushRequest | None = None,
     *,
-    batch: int = 500,
     progress: Callable[[PushReport], None] | None = None,
     override: str | None = None,
+    **fields: Any,
 ) -> PushReport:
-    """Send the outbox's unacknowledged events to TypeDB in order, in batches (schema synced first if needed).
+    """Send the outbox's unacknowledged events to TypeDB in order, in batches of the request's ``batch`` (schema
+    synced first if needed).
 
     Raises :class:`~kg.errors.BackendUnavailableError` when TypeDB cannot be reached; every batch not
     committed stays unacknowledged.
     """
-    sync_schema(ws, only_if_changed=True, override=override)
+    request = requested(PushRequest, request, fields)
+    sync_schema(ws, if_changed=True, override=override)
     from sync.replay import push  # noqa: PLC0415 - every command's write-through set-up imports this module
 
-    return push(ws.ports, replay_target(client_for(ws, override)), batch=batch, progress=progress)
+    return push(ws.ports, replay_target(client_for(ws, override)), batch=request.batch, progress=progress)
+
+
+def run_typeql(ws: Workspace, request: TypeQLRequest, *, override: str | None = None) -> tuple[str, list[Any], bool]:
+    """Run one TypeQL query on the workspace's database: the database, at most ``limit`` answers and whether more
+    existed. Without ``write``, write stages and schema queries are refused (:class:`~kg.errors.InputError`)
+    before anything is sent."""
+    if not request.write:
+        check_read_only(request.query)
+    client = client_for(ws, override)
+    answers, truncated = client.query(request.query, write=request.write, limit=request.limit)
+    return client.settings.database, answers, truncated
 
 
 __all__ = [
@@ -144,6 +171,7 @@ __all__ = [
     "SCHEMA_STATE",
     "client_for",
     "push_outbox",
+    "run_typeql",
     "schema_queries",
     "status",
     "sync_schema",

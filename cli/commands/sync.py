@@ -8,8 +8,9 @@ from cli import render
 from cli.commands.sync_nightly import nightly
 from cli.commands.sync_workspace import export_workspace, import_workspace
 from cli.common import Session, example, typedb_options
+from cli.options import Cli, request_options
 from cli.progress import progress
-from cli.tools.typedb import PushResult
+from cli.tools.typedb import PushResult, SyncAgentDataInput
 
 
 @click.group("sync")
@@ -23,12 +24,12 @@ def sync() -> None:
     "Syncs the schema first if it changed. Exit code 3 when TypeDB is unreachable (the outbox is left as it was).",
     "mabos sync push --batch 500 --json",
 ))  # fmt: skip
-@click.option("--batch", type=click.IntRange(1, 10_000), default=500, show_default=True, help="Events per transaction.")
+@request_options(SyncAgentDataInput, agent_id=Cli(hidden=True), batch=Cli(bounded=True))
 @typedb_options
-def push(out: Session, *, batch: int) -> None:
+def push(out: Session, *, request: SyncAgentDataInput) -> None:
     ws = out.workspace()
     with progress("pushing", ws.ports.outbox.counts()["pending"]) as update:
-        report = out.run("typedb_sync_agent_data", {"batch": batch}, PushResult,
+        report = out.run("typedb_sync_agent_data", request, PushResult,
                          progress=lambda pushed: update(pushed.sent))  # fmt: skip
     summary = f"pushed {report.sent} events in {report.batches} batches; {report.pending_left} left"
     out.emit(report, render.done(summary), render.key_values("by aggregate", sorted(report.by_aggregate.items())))

@@ -9,7 +9,11 @@ import click
 
 from cli import render
 from cli.common import Session, example, typedb_options
-from cli.tools.typedb import SchemaSyncReport, TypeDBAnswers, TypeDBStatus
+from cli.options import Cli, request_options
+from cli.tools.typedb import SchemaSyncReport, SyncSchemaInput, TypeDBAnswers, TypeDBQueryInput, TypeDBStatus
+
+#: The typedb commands act as the workspace's operator, for no agent.
+OPERATOR = Cli(hidden=True)
 
 
 @click.group("typedb")
@@ -39,10 +43,10 @@ def status_(out: Session) -> None:
     "last sync.",
     "mabos typedb sync-schema --typedb localhost:1729",
 ))  # fmt: skip
-@click.option("--if-changed", is_flag=True, help="Skip when the schema text equals the last one synced.")
+@request_options(SyncSchemaInput, agent_id=OPERATOR)
 @typedb_options
-def sync_schema_(out: Session, *, if_changed: bool) -> None:
-    report = out.run("typedb_sync_schema", {"if_changed": if_changed}, SchemaSyncReport)
+def sync_schema_(out: Session, *, request: SyncSchemaInput) -> None:
+    report = out.run("typedb_sync_schema", request, SchemaSyncReport)
     verb = "defined" if report.defined else "unchanged, not redefined"
     out.emit(report, render.done(f"schema {verb} in {report.database} at {report.address}"))
 
@@ -53,15 +57,10 @@ def sync_schema_(out: Session, *, if_changed: bool) -> None:
     "{variable: value}; at most --limit answers, with truncated: true when more exist.",
     "mabos typedb query \"match $g isa goal; fetch { 'name': $g.has-content };\" --json",
 ))  # fmt: skip
-@click.argument("query")
-@click.option("--write", is_flag=True, help="Run in a write transaction and commit.")
-@click.option(
-    "--limit", type=click.IntRange(1, 100_000), default=100, show_default=True, help="At most this many answers."
-)
+@request_options(TypeDBQueryInput, agent_id=OPERATOR, query=Cli(argument=True), limit=Cli(bounded=True))
 @typedb_options
-def query(out: Session, *, query: str, write: bool, limit: int) -> None:
-    arguments = {"query": query, "write": write, "limit": limit}
-    result = out.run("typedb_query", arguments, TypeDBAnswers)
+def query(out: Session, *, request: TypeDBQueryInput) -> None:
+    result = out.run("typedb_query", request, TypeDBAnswers)
     lines: list[Any] = [json.dumps(a, ensure_ascii=False) for a in result.answers]
     lines.append(render.note(f"{result.count} answers" + (" (truncated)" if result.truncated else "")))
     out.emit(result, *lines)

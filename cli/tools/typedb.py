@@ -15,15 +15,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from cli.tools.overrides import optional_agent, push_progress, typedb_address
 from cli.tools.registry import ToolContext, ToolInput, tool
-from kg.shared_graph import check_read_only
-from sync.shared_graph import client_for, push_outbox, status, sync_schema
+from sync.shared_graph import client_for, push_outbox, run_typeql, status, sync_schema
+from sync.shared_graph_requests import PushRequest, SchemaSyncRequest, TypeQLRequest
 
 GROUP = "typedb"
-#: Most answers one ``typedb_query`` returns, and most outbox events per push transaction.
-MAX_ANSWERS = 100_000
-MAX_BATCH = 10_000
-#: Longest TypeQL query accepted.
-MAX_QUERY = 65_536
 OPERATOR_AGENT = "Optional: these tools act on the whole workspace, not for one agent."
 
 
@@ -85,12 +80,8 @@ def typedb_status(ctx: ToolContext, args: TypeDBStatusInput) -> TypeDBStatus:
 # ------------------------------------------------------------------------------------------ sync schema
 
 
-class SyncSchemaInput(OperatorInput):
+class SyncSchemaInput(SchemaSyncRequest, OperatorInput):
     """Input of ``typedb_sync_schema``."""
-
-    if_changed: bool = Field(
-        default=False, description="Skip the define when the schema is unchanged since the last sync."
-    )
 
 
 class ServerReport(BaseModel):
@@ -120,27 +111,15 @@ class SchemaSyncReport(ServerReport):
 def typedb_sync_schema(ctx: ToolContext, args: SyncSchemaInput) -> SchemaSyncReport:
     """Define the schema."""
     optional_agent(ctx, args)
-    report = sync_schema(ctx.workspace(), only_if_changed=args.if_changed, override=typedb_address(ctx))
+    report = sync_schema(ctx.workspace(), args, override=typedb_address(ctx))
     return SchemaSyncReport.model_validate(report)
 
 
 # ------------------------------------------------------------------------------------------ query
 
 
-class TypeDBQueryInput(OperatorInput):
+class TypeDBQueryInput(TypeQLRequest, OperatorInput):
     """Input of ``typedb_query``."""
-
-    query: str = Field(
-        min_length=1,
-        max_length=MAX_QUERY,
-        description="One TypeQL 3 query, e.g. \"match $g isa goal; fetch { 'goal': $g.has-content };\".",
-    )
-    write: bool = Field(
-        default=False,
-        description="Run in a write transaction and commit. Without it, insert/update/delete/put stages and "
-        "schema queries are refused before anything runs.",
-    )
-    limit: int = Field(default=100, ge=1, le=MAX_ANSWERS, description=f"At most this many answers (1..{MAX_ANSWERS}).")
 
 
 class TypeDBAnswers(BaseModel):
@@ -163,22 +142,15 @@ class TypeDBAnswers(BaseModel):
 def typedb_query(ctx: ToolContext, args: TypeDBQueryInput) -> TypeDBAnswers:
     """Run a TypeQL query."""
     ctx.require_operator("query", "raw TypeQL reads every agent's scope")
-    if not args.write:
-        check_read_only(args.query)
-    client = client_for(ctx.workspace(), typedb_address(ctx))
-    answers, truncated = client.query(args.query, write=args.write, limit=args.limit)
-    return TypeDBAnswers(database=client.settings.database, count=len(answers), truncated=truncated, answers=answers)
+    database, answers, truncated = run_typeql(ctx.workspace(), args, override=typedb_address(ctx))
+    return TypeDBAnswers(database=database, count=len(answers), truncated=truncated, answers=answers)
 
 
 # ------------------------------------------------------------------------------------------ push
 
 
-class SyncAgentDataInput(OperatorInput):
+class SyncAgentDataInput(PushRequest, OperatorInput):
     """Input of ``typedb_sync_agent_data``."""
-
-    batch: int = Field(
-        default=500, ge=1, le=MAX_BATCH, description=f"Events per TypeDB transaction (1..{MAX_BATCH}; 500)."
-    )
 
 
 class PushResult(ServerReport):
@@ -205,7 +177,7 @@ def typedb_sync_agent_data(ctx: ToolContext, args: SyncAgentDataInput) -> PushRe
     ws = ctx.workspace()
     override = typedb_address(ctx)
     client = client_for(ws, override)  # not configured: say so before anything else
-    report = push_outbox(ws, batch=args.batch, progress=push_progress(ctx), override=override)
+    report = push_outbox(ws, args, progress=push_progress(ctx), override=override)
     return PushResult(address=client.settings.address, database=client.settings.database, **vars(report))
 
 

@@ -59,7 +59,7 @@ def test_schema_sync_creates_the_database_and_is_idempotent(shared: tuple[Worksp
     ws, client = shared
     first = sync_schema(ws)
     assert first["created"] is True and first["defined"] is True
-    again = sync_schema(ws, only_if_changed=True)
+    again = sync_schema(ws, if_changed=True)
     assert again["defined"] is False
     forced = sync_schema(ws)  # define is idempotent: defining the same schema twice succeeds
     assert forced["defined"] is True

@@ -18,7 +18,8 @@ from kg.store.typedb.client import TypeDBClient, translate
 from kg.store.typedb.schema import check_read_only, fingerprint
 from kg.store.typedb.settings import TypeDBSettings, check_address, resolve_settings
 from kg.workspace import ONTOLOGY_DIR, init_workspace
-from sync.shared_graph import push_outbox, schema_queries, status, sync_schema, typedb_settings
+from sync.shared_graph import push_outbox, run_typeql, schema_queries, status, sync_schema, typedb_settings
+from sync.shared_graph_requests import SchemaSyncRequest, TypeQLRequest
 
 
 def _closed_port() -> str:
@@ -113,6 +114,26 @@ def test_not_configured_says_how_to_configure(tmp_path: Path, monkeypatch: pytes
         assert status(ws)["configured"] is False
         with pytest.raises(WorkspaceError, match="MABOS_TYPEDB_ADDRESS"):
             push_outbox(ws)
+    finally:
+        ws.close()
+
+
+def test_the_shared_graph_services_take_their_requests(tmp_path: Path) -> None:
+    """push_outbox, sync_schema and run_typeql take the request the typedb tools' inputs extend (issue 34), or its
+    fields as keywords validated into it: a bad value or a field beside a request is refused naming the field before
+    any server is asked (the address here is dead: reaching it would be BackendUnavailableError)."""
+    ws = init_workspace(tmp_path / "w")
+    try:
+        with pytest.raises(InputError) as bad:
+            push_outbox(ws, batch=0, override=_closed_port())
+        assert bad.value.field == "batch"
+        with pytest.raises(InputError) as beside:
+            sync_schema(ws, SchemaSyncRequest(if_changed=True), if_changed=False, override=_closed_port())
+        assert beside.value.field == "if_changed"
+        with pytest.raises(InputError, match="read"):  # a write stage without write=True: refused before connecting
+            run_typeql(ws, TypeQLRequest(query="insert $x isa goal;"), override=_closed_port())
+        with pytest.raises(BackendUnavailableError):
+            run_typeql(ws, TypeQLRequest(query="match $g isa goal;", limit=1), override=_closed_port())
     finally:
         ws.close()
 
