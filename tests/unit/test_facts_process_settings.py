@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
 import kg
 from cli.main import cli
 from kg.facts import FactService
 from kg.facts_fast import HANDOFF_INTERVAL
 from kg.workspace import Workspace
+from tests.cli_owner import cli_with_agent, spy_keyword
 
 
 @pytest.fixture
@@ -60,19 +60,8 @@ def test_the_owner_of_the_process_may_tune_it_and_gets_it_back(ws: Workspace, in
 
 def test_mabos_fact_import_opts_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The CLI owns its process: its import asks for the tuning (a spy records the call, which still runs)."""
-    monkeypatch.setenv("MABOS_WORKSPACE", str(tmp_path / "ws"))
-    monkeypatch.setenv("MABOS_EMBEDDER", "none")
-    runner = CliRunner()
-    assert runner.invoke(cli, ["init"]).exit_code == 0
-    assert runner.invoke(cli, ["agent", "add", "reader"]).exit_code == 0
-    asked: list[bool] = []
-    real = FactService.assert_many
-
-    def spy(self: FactService, *args: Any, **kwargs: Any) -> Any:
-        asked.append(kwargs.get("tune_process", False))
-        return real(self, *args, **kwargs)
-
-    monkeypatch.setattr(FactService, "assert_many", spy)
+    runner = cli_with_agent(tmp_path, monkeypatch, "reader")
+    asked = spy_keyword(monkeypatch, FactService, "assert_many", "tune_process")
     (tmp_path / "d.nt").write_text("<urn:a> <urn:b> <urn:c> .\n", encoding="utf-8")
     result = runner.invoke(cli, ["fact", "import", "--agent", "reader", str(tmp_path / "d.nt"), "--json"])
     assert result.exit_code == 0, result.output

@@ -7,10 +7,8 @@ import gc
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
 import kg
 import kg.rdf.parse
@@ -20,6 +18,7 @@ from kg.models import Rule
 from kg.rdf.parse import RdfDocument, parse_documents
 from reasoning.rules import Triple, build_rule, forward_chain
 from reasoning.service import Reasoner
+from tests.cli_owner import cli_with_agent, spy_keyword
 
 
 def _rule(name: str, conditions: list[tuple[str, str, str]], conclusion: tuple[str, str, str]) -> Rule:
@@ -94,19 +93,8 @@ def test_rdf_parsing_leaves_the_collector_alone_unless_asked(collector_on: None)
 
 def test_mabos_fact_import_asks_the_parser_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The CLI owns its process: its import asks the parser for the pause (a spy records the call, which runs)."""
-    monkeypatch.setenv("MABOS_WORKSPACE", str(tmp_path / "ws"))
-    monkeypatch.setenv("MABOS_EMBEDDER", "none")
-    runner = CliRunner()
-    assert runner.invoke(cli, ["init"]).exit_code == 0
-    assert runner.invoke(cli, ["agent", "add", "reader"]).exit_code == 0
-    asked: list[bool] = []
-    real = kg.rdf.parse.parse_documents
-
-    def spy(*args: Any, **kwargs: Any) -> Any:
-        asked.append(kwargs.get("tune_process", False))
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(kg.rdf.parse, "parse_documents", spy)
+    runner = cli_with_agent(tmp_path, monkeypatch, "reader")
+    asked = spy_keyword(monkeypatch, kg.rdf.parse, "parse_documents", "tune_process")
     (tmp_path / "d.nt").write_text("<urn:a> <urn:b> <urn:c> .\n", encoding="utf-8")
     result = runner.invoke(cli, ["fact", "import", "--agent", "reader", str(tmp_path / "d.nt"), "--json"])
     assert result.exit_code == 0, result.output
@@ -116,19 +104,8 @@ def test_mabos_fact_import_asks_the_parser_too(tmp_path: Path, monkeypatch: pyte
 
 def test_mabos_infer_forward_opts_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The CLI's forward chaining asks for the pause; the same tool through the library does not."""
-    monkeypatch.setenv("MABOS_WORKSPACE", str(tmp_path / "ws"))
-    monkeypatch.setenv("MABOS_EMBEDDER", "none")
-    runner = CliRunner()
-    assert runner.invoke(cli, ["init"]).exit_code == 0
-    assert runner.invoke(cli, ["agent", "add", "a"]).exit_code == 0
-    asked: list[bool] = []
-    real = forward_chain  # reasoning.service calls the name it imported
-
-    def spy(*args: Any, **kwargs: Any) -> Any:
-        asked.append(kwargs.get("tune_process", False))
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(reasoning.service, "forward_chain", spy)
+    runner = cli_with_agent(tmp_path, monkeypatch, "a")
+    asked = spy_keyword(monkeypatch, reasoning.service, "forward_chain", "tune_process")  # the name it imported
     result = runner.invoke(cli, ["infer", "forward", "--agent", "a", "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["fixpoint"] is True
