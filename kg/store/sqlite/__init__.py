@@ -2,56 +2,104 @@
 
 from __future__ import annotations
 
+import importlib
+import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kg.clock import Clock
-from kg.store.sqlite.agents import SqliteAgentStore, SqliteScopeStore
-from kg.store.sqlite.conversation import SqliteConversationStore, SqliteSummaryStore
 from kg.store.sqlite.db import Database
-from kg.store.sqlite.embeddings import SqliteEmbeddingCache
-from kg.store.sqlite.facts import SqliteFactStore
-from kg.store.sqlite.graph import SqliteBDIStore, SqliteRelationStore
-from kg.store.sqlite.graph_queries import SqliteGraphQueries
-from kg.store.sqlite.index_queue import SqliteIndexQueue
-from kg.store.sqlite.marks import SqliteMarks
-from kg.store.sqlite.memory import SqliteMemoryStore
-from kg.store.sqlite.ontology import SqliteProposalStore
-from kg.store.sqlite.outbox import SqliteOutboxStore
-from kg.store.sqlite.reasoning import SqliteCaseStore, SqliteRuleStore
-from kg.store.sqlite.replay import SqliteReplayApplier
-from kg.store.sqlite.tokens import SqliteTokenStore
-from kg.store.sqlite.transactions import SqliteCommitNotifier, SqliteTransactions
+
+if TYPE_CHECKING:
+    from kg.store.sqlite.agents import SqliteAgentStore, SqliteScopeStore
+    from kg.store.sqlite.conversation import SqliteConversationStore, SqliteSummaryStore
+    from kg.store.sqlite.embeddings import SqliteEmbeddingCache
+    from kg.store.sqlite.facts import SqliteFactStore
+    from kg.store.sqlite.graph import SqliteBDIStore, SqliteRelationStore
+    from kg.store.sqlite.graph_queries import SqliteGraphQueries
+    from kg.store.sqlite.index_queue import SqliteIndexQueue
+    from kg.store.sqlite.marks import SqliteMarks
+    from kg.store.sqlite.memory import SqliteMemoryStore
+    from kg.store.sqlite.ontology import SqliteProposalStore
+    from kg.store.sqlite.outbox import SqliteOutboxStore
+    from kg.store.sqlite.reasoning import SqliteCaseStore, SqliteRuleStore
+    from kg.store.sqlite.replay import SqliteReplayApplier
+    from kg.store.sqlite.tokens import SqliteTokenStore
+    from kg.store.sqlite.transactions import SqliteCommitNotifier, SqliteTransactions
 
 _COUNTED_TABLES = ("agents", "grants", "bdi_nodes", "relations", "memory_items", "lineage", "rules", "cases",
                    "ontology_proposals")  # fmt: skip
 
+#: Port name -> its adapter (``module:class``, built over the database on first use).
+PORTS: dict[str, str] = {
+    "agents": "kg.store.sqlite.agents:SqliteAgentStore",
+    "scopes": "kg.store.sqlite.agents:SqliteScopeStore",
+    "facts": "kg.store.sqlite.facts:SqliteFactStore",
+    "bdi": "kg.store.sqlite.graph:SqliteBDIStore",
+    "relations": "kg.store.sqlite.graph:SqliteRelationStore",
+    "memory": "kg.store.sqlite.memory:SqliteMemoryStore",
+    "embeddings": "kg.store.sqlite.embeddings:SqliteEmbeddingCache",
+    "index_queue": "kg.store.sqlite.index_queue:SqliteIndexQueue",
+    "marks": "kg.store.sqlite.marks:SqliteMarks",
+    "transactions": "kg.store.sqlite.transactions:SqliteTransactions",  # several ports in one transaction
+    "outbox": "kg.store.sqlite.outbox:SqliteOutboxStore",
+    "rules": "kg.store.sqlite.reasoning:SqliteRuleStore",
+    "cases": "kg.store.sqlite.reasoning:SqliteCaseStore",
+    "proposals": "kg.store.sqlite.ontology:SqliteProposalStore",
+    "conversations": "kg.store.sqlite.conversation:SqliteConversationStore",
+    "summaries": "kg.store.sqlite.conversation:SqliteSummaryStore",
+    "tokens": "kg.store.sqlite.tokens:SqliteTokenStore",  # local credentials (kg/tokens.py): never synced
+    "replay": "kg.store.sqlite.replay:SqliteReplayApplier",  # another store's outbox applied as is (sync.replay)
+    "commits": "kg.store.sqlite.transactions:SqliteCommitNotifier",  # write-through listens here
+    "graph_queries": "kg.store.sqlite.graph_queries:SqliteGraphQueries",  # the cross-agent graph queries
+}
+
 
 class SqliteGraphStore:
-    """Every port of the embedded store over one SQLite database."""
+    """Every port of the embedded store over one SQLite database.
+
+    A port is built, and its module imported, when it is first asked for (:data:`PORTS`): a fact query loads the
+    fact adapter and not the conversation or BDI ones.
+    """
+
+    if TYPE_CHECKING:
+        agents: SqliteAgentStore
+        scopes: SqliteScopeStore
+        facts: SqliteFactStore
+        bdi: SqliteBDIStore
+        relations: SqliteRelationStore
+        memory: SqliteMemoryStore
+        embeddings: SqliteEmbeddingCache
+        index_queue: SqliteIndexQueue
+        marks: SqliteMarks
+        transactions: SqliteTransactions
+        outbox: SqliteOutboxStore
+        rules: SqliteRuleStore
+        cases: SqliteCaseStore
+        proposals: SqliteProposalStore
+        conversations: SqliteConversationStore
+        summaries: SqliteSummaryStore
+        tokens: SqliteTokenStore
+        replay: SqliteReplayApplier
+        commits: SqliteCommitNotifier
+        graph_queries: SqliteGraphQueries
 
     def __init__(self, path: Path | str, *, clock: Clock | None = None) -> None:
+        self._lock = threading.Lock()  # MCP serves threads: each port is built once
         self.db = Database(path, clock=clock)
-        self.agents = SqliteAgentStore(self.db)
-        self.scopes = SqliteScopeStore(self.db)
-        self.facts = SqliteFactStore(self.db)
-        self.bdi = SqliteBDIStore(self.db)
-        self.relations = SqliteRelationStore(self.db)
-        self.memory = SqliteMemoryStore(self.db)
-        self.embeddings = SqliteEmbeddingCache(self.db)
-        self.index_queue = SqliteIndexQueue(self.db)
-        self.marks = SqliteMarks(self.db)
-        self.transactions = SqliteTransactions(self.db)  # several ports in one transaction (extraction)
-        self.outbox = SqliteOutboxStore(self.db)
-        self.rules = SqliteRuleStore(self.db)
-        self.cases = SqliteCaseStore(self.db)
-        self.proposals = SqliteProposalStore(self.db)
-        self.conversations = SqliteConversationStore(self.db)
-        self.summaries = SqliteSummaryStore(self.db)
-        self.tokens = SqliteTokenStore(self.db)  # local credentials (kg/tokens.py): SQLite only, never synced
-        self.replay = SqliteReplayApplier(self.db)  # another store's outbox applied as is (sync.replay)
-        self.commits = SqliteCommitNotifier(self.db)  # write-through listens here
-        self.graph_queries = SqliteGraphQueries(self.db)  # the cross-agent graph queries (sync.reads)
+
+    if not TYPE_CHECKING:  # mypy reads the annotations above
+
+        def __getattr__(self, name: str) -> Any:
+            """Build the port ``name`` on its first use (called only while it is not yet an attribute)."""
+            where = PORTS.get(name)
+            if where is None:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            with self._lock:
+                if name not in self.__dict__:  # a second thread finds what the first one built
+                    module, attribute = where.split(":")
+                    self.__dict__[name] = getattr(importlib.import_module(module), attribute)(self.db)
+            return self.__dict__[name]
 
     def stats(self) -> dict[str, Any]:
         """Counts of every aggregate, outbox state and file facts."""
