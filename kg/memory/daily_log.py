@@ -125,17 +125,29 @@ def catch_up(workspace: Path, memory: MemoryStore, marks: Marks, *, settle_after
 def _complete(workspace: Path, memory: MemoryStore, agent_id: str, entries: Sequence[tuple[str, date]],
               seen: dict[Path, tuple[int, set[str]]]) -> list[str]:  # fmt: skip
     """Append the entries of ``entries`` (uid, day) that their logs lack. ``seen`` caches each log's uids with the
-    size they were read at; a log that grew since (another writer appended) is read again, under the lock."""
+    size they were read at; a log that grew since (another writer appended) is read again.
+
+    The logs are read first without the lock: an entry found there stays there (entries are only appended), so
+    when none is missing, as at almost every open, no lock is taken. A missing one is checked again under the
+    lock, where no writer is between its commit and its append."""
+    if not _missing(workspace, agent_id, entries, seen):
+        return []
     with directory_lock(memory_dir(workspace, agent_id)):
-        paths = {day: daily_log_path(workspace, agent_id, day) for day in {day for _, day in entries}}
-        for path in paths.values():
-            size = path.stat().st_size if path.exists() else 0
-            if path not in seen or seen[path][0] != size:
-                seen[path] = (size, logged_uids(path))
-        missing = [uid for uid, day in entries if uid not in seen[paths[day]][1]]
+        missing = _missing(workspace, agent_id, entries, seen)
         if missing:
             found = memory.get_many(missing)
             items = [found[u] for u in missing if u in found]
             for path in append_items(workspace, agent_id, items).values():
                 seen.pop(path, None)  # read again when needed
     return missing
+
+
+def _missing(workspace: Path, agent_id: str, entries: Sequence[tuple[str, date]],
+             seen: dict[Path, tuple[int, set[str]]]) -> list[str]:  # fmt: skip
+    """The uids of ``entries`` that their daily logs lack (``seen``: see :func:`_complete`)."""
+    paths = {day: daily_log_path(workspace, agent_id, day) for day in {day for _, day in entries}}
+    for path in paths.values():
+        size = path.stat().st_size if path.exists() else 0
+        if path not in seen or seen[path][0] != size:
+            seen[path] = (size, logged_uids(path))
+    return [uid for uid, day in entries if uid not in seen[paths[day]][1]]

@@ -29,8 +29,6 @@ from contextlib import contextmanager
 from datetime import date, datetime
 from pathlib import Path
 
-from filelock import FileLock, lock_descriptor
-
 from kg.layout import agent_dir, atomic_write, create_new
 
 DAILY_LOG_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\.md$")
@@ -80,6 +78,8 @@ def directory_lock(directory: Path) -> Iterator[None]:
     directory cannot be opened (Windows) a hidden :data:`LOCK_FILE` in it is locked (:class:`filelock.FileLock`).
     Not re-entrant: a block holding the lock must not take it again.
     """
+    from filelock import FileLock, lock_descriptor  # noqa: PLC0415 - about 20 modules: loaded by the first lock
+
     directory.mkdir(parents=True, exist_ok=True)
     if not LOCK_DIRECTORY_ITSELF:
         with FileLock(directory / LOCK_FILE, poll_interval=POLL_SECONDS):

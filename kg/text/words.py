@@ -12,30 +12,46 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 #: Han, Hiragana, Katakana, Hangul and the compatibility and supplementary Han blocks.
 CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002ffff"
-#: One CJK character.
-CJK_RE = re.compile(rf"[{CJK_CHARS}]")
 #: The scripts written without spaces between words: CJK as above (with Han extensions G and H), Bopomofo,
 #: halfwidth Katakana, Thai, Lao, Myanmar and Khmer. A word tokenizer cannot split their text into words.
 NO_SPACE_CHARS = (
     f"{CJK_CHARS}\u0e00-\u0e7f\u0e80-\u0eff\u1000-\u109f\u1780-\u17ff\u3100-\u312f\u31f0-\u31ff\uff66-\uff9f"
     "\U00030000-\U0003134f"
 )
-#: One character of a script written without spaces.
-NO_SPACE_RE = re.compile(rf"[{NO_SPACE_CHARS}]")
 #: The pattern of one word: letters and digits, no ``_``.
 WORD = r"[^\W_]+"
 WORD_RE = re.compile(WORD)
 #: A run of word characters, ``_`` included (``\w+``): the words of the Markdown index's search terms.
 WORD_CHARS_RE = re.compile(r"\w+")
-#: One token: a CJK character, or a run of other word characters (``_`` included).
-TOKEN_RE = re.compile(rf"[{CJK_CHARS}]|[^\W{CJK_CHARS}]+")
-#: A CJK character, or a word of other letters and digits.
-CJK_WORD_RE = re.compile(rf"[{CJK_CHARS}]|[^\W_{CJK_CHARS}]+")
-#: A run of CJK characters (group 1) or a run of other word characters (group 2).
-CJK_RUN_OR_WORD_RE = re.compile(rf"([{CJK_CHARS}]+)|([^\W{CJK_CHARS}]+)")
+
+#: The patterns over the CJK ranges, compiled on first use: each takes about 10 ms to compile (``re`` builds a
+#: character map of the ranges), which a command that never splits text (``fact query``) should not pay.
+_LAZY_PATTERNS = {
+    "CJK_RE": rf"[{CJK_CHARS}]",  # one CJK character
+    "NO_SPACE_RE": rf"[{NO_SPACE_CHARS}]",  # one character of a script written without spaces
+    "TOKEN_RE": rf"[{CJK_CHARS}]|[^\W{CJK_CHARS}]+",  # a CJK character, or a run of other word characters
+    "CJK_WORD_RE": rf"[{CJK_CHARS}]|[^\W_{CJK_CHARS}]+",  # a CJK character, or a word of other letters and digits
+    "CJK_RUN_OR_WORD_RE": rf"([{CJK_CHARS}]+)|([^\W{CJK_CHARS}]+)",  # a CJK run (1) or other word characters (2)
+}
+if TYPE_CHECKING:
+    CJK_RE: re.Pattern[str]
+    NO_SPACE_RE: re.Pattern[str]
+    TOKEN_RE: re.Pattern[str]
+    CJK_WORD_RE: re.Pattern[str]
+    CJK_RUN_OR_WORD_RE: re.Pattern[str]
+else:
+
+    def __getattr__(name: str) -> re.Pattern[str]:
+        """Compile one of :data:`_LAZY_PATTERNS` on first use (PEP 562); it is a plain attribute afterwards."""
+        pattern = _LAZY_PATTERNS.get(name)
+        if pattern is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        compiled = globals()[name] = re.compile(pattern)
+        return compiled
 
 
 def words(text: str) -> list[str]:
