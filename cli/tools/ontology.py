@@ -95,7 +95,7 @@ def ontology_validate_proposal(ctx: ToolContext, args: ValidateInput) -> Validat
     svc = service(ctx)
     agent = optional_agent(ctx, args)
     proposal = readable(svc, args.uid, agent)
-    checks = svc.validate(args.uid, agent or proposal.proposed_by)
+    checks = svc.validate(args, agent or proposal.proposed_by)
     return ValidationReport(uid=args.uid, valid=all(c.ok for c in checks), checks=checks)
 
 
@@ -118,7 +118,7 @@ def ontology_merge_approved(ctx: ToolContext, args: MergeInput) -> OntologyPropo
     svc = service(ctx)
     agent = ctx.agent_for(args)
     readable(svc, args.uid, agent)
-    return svc.merge(args.uid, agent)
+    return svc.merge(args, agent)
 
 
 # ------------------------------------------------------------------------------------------ list

@@ -105,7 +105,7 @@ def ontology_reject_proposal(ctx: ToolContext, args: RejectInput) -> OntologyPro
 def ontology_diff(ctx: ToolContext, args: DiffInput) -> ProposalDiff:
     """The diff a merge of the proposal would make now."""
     svc, _, _ = _proposal(ctx, args)
-    return ProposalDiff(uid=args.uid, diff=svc.diff(args.uid))
+    return ProposalDiff(uid=args.uid, diff=svc.diff(args))
 
 
 @tool("ontology_check", group=GROUP, description=_CHECK)

@@ -45,7 +45,7 @@ from kg.ontology.files import (
     shapes_dir,
 )
 from kg.ontology.merge import FileCheck, file_checks, merge_problems, merge_record, merged_text, unified_diff
-from kg.ontology.requests import ListRequest, ProposeRequest, RejectRequest, ScaffoldRequest
+from kg.ontology.requests import ListRequest, ProposalRequest, ProposeRequest, RejectRequest, ScaffoldRequest
 from kg.ontology.scaffold import scaffold as scaffold_file
 from kg.ontology.validate import build_node, domain_file, validate_proposal
 from kg.ports import GraphStore
@@ -153,10 +153,12 @@ class OntologyService:
         self.write_proposals_file(proposal.domain)
         return proposal
 
-    def validate(self, uid: str, by: str) -> builtins.list[ValidationCheck]:
-        """Run every check (:mod:`kg.ontology.validate`), record ``validated`` or ``invalid``; files untouched."""
+    def validate(self, uid: str | ProposalRequest, by: str) -> builtins.list[ValidationCheck]:
+        """Run every check (:mod:`kg.ontology.validate`), record ``validated`` or ``invalid``; files untouched. A
+        request, or the proposal's uid."""
+        request = requested(ProposalRequest, uid, {}, first="uid")
         self.scopes.require_agent(by)
-        proposal = self._open(uid, "validate")
+        proposal = self._open(request.uid, "validate")
         checks = validate_proposal(proposal, self.active(), self.shapes)
         failed = [c.check for c in checks if not c.ok]
         status = ProposalStatus.INVALID if failed else ProposalStatus.VALIDATED
@@ -164,15 +166,17 @@ class OntologyService:
         self._record(proposal, status, by, note, at=self.clock.now(), validation_result=checks)
         return checks
 
-    def merge(self, uid: str, approved_by: str) -> OntologyProposal:
-        """Write a validated proposal into its domain file with provenance; refused twice (ConflictError).
+    def merge(self, uid: str | ProposalRequest, approved_by: str) -> OntologyProposal:
+        """Write a validated proposal (a request, or its uid) into its domain file with provenance; refused twice
+        (ConflictError).
 
         Re-validates against the current files first, re-checks the whole file after writing, and restores
         the file's previous bytes if that or recording the new status fails.
         """
+        request = requested(ProposalRequest, uid, {}, first="uid")
         self.scopes.require_agent(approved_by)
         with directory_lock(self.ontology_dir):  # one merge or scaffold at a time per ontology folder
-            merged = self._merge_locked(uid, approved_by)
+            merged = self._merge_locked(request.uid, approved_by)
         self.write_proposals_file(merged.domain)
         return merged
 
@@ -203,18 +207,15 @@ class OntologyService:
     def reject(self, uid: str | RejectRequest, by: str, reason: str | None = None) -> OntologyProposal:
         """Record a rejection with who, when and why (final): a request, or the proposal's uid and the reason."""
         self.scopes.require_agent(by)
-        if isinstance(reason, str) and not reason.strip():
-            raise InputError("reason", "say why the proposal is rejected")
         request = requested(RejectRequest, uid, {"reason": reason}, first="uid")
-        if not request.reason.strip():
-            raise InputError("reason", "say why the proposal is rejected")
         proposal = self._open(request.uid, "reject")
-        return self._record(proposal, ProposalStatus.REJECTED, by, request.reason.strip(), at=self.clock.now())
+        return self._record(proposal, ProposalStatus.REJECTED, by, request.reason, at=self.clock.now())
 
-    def diff(self, uid: str, approved_by: str = "<approver>") -> str:
+    def diff(self, uid: str | ProposalRequest, approved_by: str = "<approver>") -> str:
         """The unified diff a merge would make to the domain file now (nothing is written); for a merged proposal,
-        a line saying it is merged and the change the merge made (:func:`~kg.ontology.merge.merge_record`)."""
-        proposal = self.get(uid)
+        a line saying it is merged and the change the merge made (:func:`~kg.ontology.merge.merge_record`). A
+        request, or the proposal's uid."""
+        proposal = self.get(requested(ProposalRequest, uid, {}, first="uid").uid)
         active = self.active()
         active.require_parsed()
         if proposal.status is ProposalStatus.APPROVED_MERGED:

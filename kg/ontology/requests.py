@@ -10,9 +10,9 @@ domain take, each declared once.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from kg.models import MAX_CONTENT, MAX_NAME, MAX_TAGS, ProposalNodeType, ProposalStatus
 from kg.models.request import Request
@@ -59,6 +59,16 @@ class RejectRequest(ProposalRequest):
     """A proposal to reject and why."""
 
     reason: str = Field(min_length=1, max_length=MAX_CONTENT, description="Why it is rejected (kept in its history).")
+
+    @field_validator("reason", mode="before")
+    @classmethod
+    def _said(cls, value: Any) -> Any:
+        """Blank is no reason; surrounding blanks are not kept."""
+        if isinstance(value, str):
+            if not value.strip():
+                raise ValueError("say why the proposal is rejected")
+            return value.strip()
+        return value
 
 
 class ListRequest(Request):

@@ -10,9 +10,10 @@ import pytest
 import kg.ontology.merge
 import kg.ontology.proposals
 from kg.errors import ConflictError, InputError, NotFoundError, ScopeError
-from kg.models import OntologyProposal, ProposalStatus
+from kg.models import OntologyProposal, ProposalStatus, parse
 from kg.ontology.files import dump_json, ontology_json
 from kg.ontology.proposals import OntologyService, split_node_id
+from kg.ontology.requests import ProposalRequest, RejectRequest
 
 BIZ = "sbvr-business.jsonld"
 
@@ -377,3 +378,19 @@ def test_diff_shows_the_merge_without_writing(svc) -> None:
     new = (svc.ontology_dir / BIZ).read_text(encoding="utf-8").splitlines()
     assert len(new) - len(old) == len(added)
     assert "<approver>" in svc.diff(propose(svc, node_id="Broker", label="Broker").uid)
+
+
+def test_validate_merge_diff_and_reject_take_their_requests(svc) -> None:
+    """A request or the uid as an argument are one validation (kg.ontology.requests): the same rules either way."""
+    p = propose(svc)
+    asked = ProposalRequest(uid=p.uid)
+    assert [c.ok for c in svc.validate(asked, "knowledge")] == [c.ok for c in svc.validate(p.uid, "knowledge")]
+    assert svc.diff(asked, approved_by="knowledge") == svc.diff(p.uid, approved_by="knowledge")
+    for bad in ("", "x" * 300):
+        with pytest.raises(InputError, match=r"^uid: "):
+            svc.validate(bad, "knowledge")
+    with pytest.raises(InputError, match=r"^reason: give it in the RejectRequest"):
+        svc.reject(RejectRequest(uid=p.uid, reason="ok"), "knowledge", "beside the request")
+    assert svc.merge(asked, "knowledge").status is ProposalStatus.APPROVED_MERGED
+    with pytest.raises(InputError, match=r"^reason: say why the proposal is rejected"):
+        parse(RejectRequest, {"uid": p.uid, "reason": " \t "})  # the tool's input, as over MCP
