@@ -65,3 +65,22 @@ def process_alive(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+class ChildStarted(Exception):
+    """Raised by the spy of :func:`spy_child_starts` instead of starting a child."""
+
+
+def spy_child_starts(monkeypatch: Any) -> dict[str, list[str]]:
+    """Make :func:`cli.child_process.start` record the preload list each child (by name) asks for and raise
+    :class:`ChildStarted` instead of starting it; the record."""
+    from cli import child_process  # noqa: PLC0415 - the CLI only where a test starts children
+
+    asked: dict[str, list[str]] = {}
+
+    def spy(target: object, *args: object, name: str, preload: list[str]) -> None:
+        asked[name] = list(preload)
+        raise ChildStarted
+
+    monkeypatch.setattr(child_process, "start", spy)
+    return asked

@@ -17,6 +17,7 @@ from cli.ui.lanes import Lanes
 from cli.ui.work import ConsoleWork, Job, status_of
 from cli.workers import DeadlineError, WorkerError, WorkerMemoryError
 from kg.workspace import DB_FILE, STATE_DIR
+from tests.serving import ChildStarted, spy_child_starts
 
 if TYPE_CHECKING:
     from conftest import Built
@@ -60,25 +61,15 @@ def test_worker_errors_are_mabos_errors_with_their_status() -> None:
     assert status_of(WorkerError("the worker running GET / ended (exit code 1)")) == 503
 
 
-class _Started(Exception):
-    """Raised by the spy instead of starting a child."""
-
-
 def test_the_console_workers_preload_the_servers_list_and_the_console(
     built: Built, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # the first child a process starts decides its forkserver's preload: the console's workers start first (with
     # the server), and their list holds the idle indexer's, so the index passes fork with what they need too
-    asked: dict[str, list[str]] = {}
-
-    def spy(target: object, *args: object, name: str, preload: list[str]) -> None:
-        asked[name] = list(preload)
-        raise _Started
-
-    monkeypatch.setattr(child_process, "start", spy)
-    with pytest.raises(_Started):
+    asked = spy_child_starts(monkeypatch)
+    with pytest.raises(ChildStarted):
         Lanes(built.path, "a").pool._spawn()
-    with pytest.raises(_Started):
+    with pytest.raises(ChildStarted):
         anyio.run(IdleIndexer(built.path)._one_pass)
     indexer = child_process.server_preload(built.path)
     assert asked == {"mabos-ui-worker": [*indexer, "cli.ui.work", "cli.ui.rendering"], "mabos-idle-index": indexer}

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from cli import child_process
 from cli.child_process import EMBEDDING_PRELOAD, SERVER_PRELOAD, server_preload
 from kg.workspace import ENV_EMBEDDER, Workspace
+from tests.serving import ChildStarted, spy_child_starts
 
 
 def test_a_workspace_that_embeds_locally_preloads_the_embedding_stack(
@@ -35,10 +35,6 @@ def test_a_workspace_that_cannot_be_read_preloads_only_the_servers_modules(
     assert server_preload(tmp_path) == list(SERVER_PRELOAD)
 
 
-class _Started(Exception):
-    """Raised by the spy instead of starting a child."""
-
-
 def test_the_worker_pool_and_the_idle_indexer_ask_for_the_same_list(
     workspace: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -49,16 +45,10 @@ def test_the_worker_pool_and_the_idle_indexer_ask_for_the_same_list(
     from cli.tools.mcp_workers import WorkerPool  # noqa: PLC0415
 
     monkeypatch.delenv(ENV_EMBEDDER, raising=False)
-    asked: dict[str, list[str]] = {}
-
-    def spy(target: object, *args: object, name: str, preload: list[str]) -> None:
-        asked[name] = list(preload)
-        raise _Started
-
-    monkeypatch.setattr(child_process, "start", spy)
-    with pytest.raises(_Started):
+    asked = spy_child_starts(monkeypatch)
+    with pytest.raises(ChildStarted):
         WorkerPool(workspace.path)._spawn()
-    with pytest.raises(_Started):
+    with pytest.raises(ChildStarted):
         anyio.run(IdleIndexer(workspace.path)._one_pass)
     assert asked == {
         "mabos-mcp-worker": server_preload(workspace.path),
