@@ -18,6 +18,7 @@ from reasoning.router.methods.modal import holds
 from reasoning.router.methods.modal_logic import Formula, decide, parse, show
 from reasoning.router.methods.social_choice import decide as elect
 from tests.budget import examples
+from tests.unit.test_methods_social import TENNESSEE
 
 CTX = MethodContext("a")
 
@@ -116,17 +117,8 @@ def test_tableau_validity_agrees_with_small_models(f: Formula, logic: str) -> No
 # ---------------------------------------------------------------------------------------------- social choice
 
 # Wikipedia, "Condorcet method" / "Schulze method" / "Copeland's method" / "Kemeny-Young method": the Tennessee
-# capital election. Nashville is the Condorcet winner; Copeland scores 0 / 3 / 2 / 1; Kemeny's ranking is
-# Nashville > Chattanooga > Knoxville > Memphis with score 393.
-TENNESSEE = {
-    "candidates": ["memphis", "nashville", "chattanooga", "knoxville"],
-    "ballots": [
-        {"ranking": ["memphis", "nashville", "chattanooga", "knoxville"], "count": 42},
-        {"ranking": ["nashville", "chattanooga", "knoxville", "memphis"], "count": 26},
-        {"ranking": ["chattanooga", "knoxville", "nashville", "memphis"], "count": 15},
-        {"ranking": ["knoxville", "chattanooga", "nashville", "memphis"], "count": 17},
-    ],
-}
+# capital election (TENNESSEE, from test_methods_social). Nashville is the Condorcet winner; Copeland scores
+# 0 / 3 / 2 / 1; Kemeny's ranking is Nashville > Chattanooga > Knoxville > Memphis with score 393.
 
 
 def test_tennessee_under_copeland_schulze_and_kemeny() -> None:
