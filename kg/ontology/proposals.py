@@ -113,12 +113,10 @@ class OntologyService:
         agent_id: str | None = None,
     ) -> builtins.list[OntologyProposal]:
         """Proposals oldest first: all of them, or those ``agent_id`` may read; optionally by status or domain (a
-        request, or its status and domain). A request's ``limit`` is its caller's: every match is returned."""
-        if isinstance(status, ListRequest):
-            request = requested(ListRequest, status, {"domain": domain})
-            wanted, domain = request.status, request.domain
-        else:
-            wanted = parse_status(status)
+        request, or its status and domain, validated into one). A request's ``limit`` is its caller's: every match is
+        returned."""
+        request = requested(ListRequest, status, {"domain": domain}, first="status")
+        wanted, domain = request.status, request.domain
         scopes = self.scopes.readable(agent_id) if agent_id is not None else None
         return self.store.proposals.list(scopes=scopes, status=wanted, domain=domain)
 
@@ -286,17 +284,6 @@ def _uid(proposal: OntologyProposal) -> str:
     return proposal.uid
 
 
-def parse_status(status: ProposalStatus | str | None) -> ProposalStatus | None:
-    """A status from its value (``approved-merged``); InputError naming the allowed ones."""
-    if status is None or isinstance(status, ProposalStatus):
-        return status
-    try:
-        return ProposalStatus(status)
-    except ValueError:
-        allowed = ", ".join(s.value for s in ProposalStatus)
-        raise InputError("status", f"must be one of {allowed}, got {status[:80]!r}") from None
-
-
 def _check_fields(proposal: OntologyProposal) -> None:
     """Refuse fields the node type does not have (they would be dropped silently)."""
     if proposal.node_type is ProposalNodeType.CLASS:
@@ -311,4 +298,4 @@ def _check_fields(proposal: OntologyProposal) -> None:
         raise InputError("multi_valued", "only a datatype property can be multi-valued")
 
 
-__all__ = ["OPEN", "OntologyService", "parse_status", "split_node_id"]
+__all__ = ["OPEN", "OntologyService", "split_node_id"]

@@ -120,7 +120,7 @@ def test_list_filters_and_narrows_to_what_an_agent_reads(svc) -> None:
     assert [p.uid for p in svc.list(ProposalStatus.REJECTED, "sbvr-business")] == [rejected.uid]
     assert [p.uid for p in svc.list(agent_id="a")] == [shared.uid, rejected.uid]
     assert svc.list(domain="mabos-core") == []
-    with pytest.raises(InputError, match="status: must be one of pending, validated"):
+    with pytest.raises(InputError, match="status: Input should be 'pending', 'validated'"):
         svc.list("merged")
 
 
