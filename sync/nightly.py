@@ -29,7 +29,9 @@ from filelock import FileLock, Timeout
 from kg.errors import BackendUnavailableError, ConflictError, InputError, MabosError
 from kg.memory.files import atomic_write
 from kg.models import Model, UtcDatetime, format_ts
+from kg.models.request import requested
 from kg.workspace import STATE_DIR, Workspace
+from sync.nightly_requests import NightlyRequest
 from sync.nightly_steps import STEPS, Counts, Step, StepContext, StepSkipped
 from sync.shared_graph import typedb_settings
 
@@ -238,6 +240,17 @@ def check_skip(skip: Collection[str], steps: Sequence[Step] = STEPS) -> set[str]
     return set(skip)
 
 
+def nightly(ws: Workspace, request: NightlyRequest | None = None, *, typedb: str | None = None,
+            observer: NightlyObserver | None = None, **fields: Any) -> NightlyReport:  # fmt: skip
+    """Run the nightly job a :class:`NightlyRequest` (or its fields as keywords) asks for: :func:`run_nightly` for
+    its ``agents``, or every agent (in id order) with ``all_agents``, skipping its ``skip`` steps."""
+    request = requested(NightlyRequest, request, fields)
+    if request.agents and request.all_agents:
+        raise InputError("all_agents", "give agents or all_agents, not both")
+    agents = sorted(a.agent_id for a in ws.agents.list()) if request.all_agents else list(dict.fromkeys(request.agents))
+    return run_nightly(ws, agents, typedb=typedb, skip=request.skip, observer=observer)
+
+
 def run_nightly(ws: Workspace, agents: Sequence[str], *, typedb: str | None = None, skip: Collection[str] = (),
                 observer: NightlyObserver | None = None, steps: Sequence[Step] = STEPS) -> NightlyReport:  # fmt: skip
     """Run the nightly job for ``agents`` under the lock and write the day's report files.
@@ -343,6 +356,7 @@ __all__ = [
     "StepStatus",
     "check_skip",
     "exit_code",
+    "nightly",
     "nightly_lock",
     "render_markdown",
     "report_paths",

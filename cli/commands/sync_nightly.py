@@ -15,7 +15,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 
 from cli import render
 from cli.common import Session, example, mabos_options, typedb_option
-from sync.nightly import EXIT_OK, NightlyReport, StepResult, StepStatus, run_nightly
+from cli.options import Cli, request_options
+from sync.nightly import EXIT_OK, NightlyReport, StepResult, StepStatus
+from sync.nightly import nightly as run_nightly_job
+from sync.nightly_requests import NightlyRequest
 from sync.nightly_steps import STEP_NAMES
 
 _STYLE = {StepStatus.OK: "green", StepStatus.SKIPPED: "yellow", StepStatus.FAILED: "red"}
@@ -76,20 +79,18 @@ def _render(report: NightlyReport) -> list[RenderableType]:
         "mabos sync nightly --agent sales-agent --skip vector-index --typedb localhost:1729 --json",
     ),
 )
-@click.option("--agent", "-a", "agents", multiple=True, metavar="AGENT", help="Run the per-agent steps for it.")
-@click.option("--all", "all_agents", is_flag=True, help="Run the per-agent steps for every agent.")
+@request_options(NightlyRequest, agents=Cli(flag="--agent", short="-a", metavar="AGENT"), all_agents=Cli(flag="--all"),
+                 skip=Cli(choices=STEP_NAMES))  # fmt: skip
 @typedb_option
-@click.option("--skip", "skip", multiple=True, type=click.Choice(STEP_NAMES), help="Do not run this step.")
 @mabos_options
-def nightly(out: Session, *, agents: tuple[str, ...], all_agents: bool,
-            skip: tuple[str, ...]) -> None:  # fmt: skip
+def nightly(out: Session, *, request: NightlyRequest) -> None:
     """Run the nightly job; JSON is the report (also written to .mabos/reports/)."""
-    if bool(agents) == all_agents:
+    if (
+        bool(request.agents) == request.all_agents
+    ):  # the library may run no agent's steps; the command asks for a choice
         raise click.UsageError("give --agent AGENT (repeatable) or --all")
-    ws = out.workspace()
-    chosen = sorted(a.agent_id for a in ws.agents.list()) if all_agents else list(dict.fromkeys(agents))
     with _bars(shown=not out.as_json) as bars:
-        report = run_nightly(ws, chosen, typedb=out.typedb, skip=skip, observer=bars)
+        report = run_nightly_job(out.workspace(), request, typedb=out.typedb, observer=bars)
     out.emit(report, *_render(report))
     if report.exit_code != EXIT_OK:
         first = next(r for r in report.steps if r.status is StepStatus.FAILED)

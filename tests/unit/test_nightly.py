@@ -32,10 +32,12 @@ from sync.nightly import (
     StepResult,
     StepStatus,
     exit_code,
+    nightly,
     nightly_lock,
     report_paths,
     run_nightly,
 )
+from sync.nightly_requests import NightlyRequest
 from sync.nightly_steps import STEP_NAMES, STEPS, StepContext
 
 NIGHT = datetime(2099, 1, 5, 3, 0, tzinfo=UTC)
@@ -224,6 +226,22 @@ def test_bad_input_is_refused_before_anything_runs(night_ws: Workspace) -> None:
         run_nightly(night_ws, [SALES], typedb="not an address")
     assert not (night_ws.path / STATE_DIR / "reports").exists()
     assert night_ws.facts.query(SALES, subject="globex", predicate="assignTo") == []
+
+
+def test_the_nightly_request_picks_the_agents(night_ws: Workspace) -> None:
+    """nightly() takes the request ``mabos sync nightly`` generates its options from (issue 34): all_agents runs the
+    per-agent steps for every agent in id order, agents for those named (once each); both at once are refused, and a
+    misspelt field is refused naming it, before anything runs."""
+    skip = [name for name in STEP_NAMES if name != "tiers"]
+    everyone = nightly(night_ws, NightlyRequest(all_agents=True, skip=skip))
+    assert everyone.agents == sorted(a.agent_id for a in night_ws.agents.list()) and len(everyone.agents) > 1
+    assert nightly(night_ws, agents=[SALES, SALES], skip=skip).agents == [SALES]
+    with pytest.raises(InputError) as both:
+        nightly(night_ws, agents=[SALES], all_agents=True)
+    assert both.value.field == "all_agents"
+    with pytest.raises(InputError) as misspelt:
+        nightly(night_ws, agent=[SALES])
+    assert misspelt.value.field == "agent"
 
 
 def test_no_agents_skips_the_per_agent_steps(night_ws: Workspace) -> None:
