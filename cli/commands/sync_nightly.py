@@ -1,7 +1,8 @@
 """``mabos sync nightly``: the nightly maintenance job (the lead attaches :data:`nightly` to the ``sync`` group).
 
-The body picks the agents, makes one call to :func:`sync.nightly.run_nightly` with a progress observer
-and emits the report; the exit code is the report's (0 ok, 1 a step failed, 3 only backends unavailable).
+Its options are generated from :class:`sync.nightly_requests.NightlyRequest`; the body makes one call to
+:func:`sync.nightly.nightly` with a progress observer and emits the report; the exit code is the report's (0 ok,
+1 a step failed, 3 only backends unavailable).
 """
 
 from __future__ import annotations
