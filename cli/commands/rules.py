@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import click
+from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
@@ -242,8 +243,8 @@ def backward(out: Session, *, request: BackwardInput) -> None:
 def abduce(out: Session, *, request: AbduceInput) -> None:
     found = out.run("infer_abductive", request, HypothesisList).hypotheses
     rows = [(h.name, round(h.score, 4), len(h.supported), len(h.missing)) for h in found]
-    out.emit(found, render.table("Hypotheses", ("rule", "score", "supported", "missing"), rows)
-             if found else render.note("no rule concludes this"))  # fmt: skip
+    out.emit(found, _table_or("Hypotheses", ("rule", "score", "supported", "missing"), rows,
+                              render.note("no rule concludes this")))  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------- checks
@@ -262,10 +263,14 @@ def constraint() -> None:
 @mabos_options
 def check(out: Session, *, request: NoArguments) -> None:
     result = out.run("constraint_check", request, ViolationList)
-    found = result.violations
-    rows = [(v.severity.value, v.name, v.message) for v in found]
-    out.emit(found, render.table("Violations", ("severity", "rule", "message"), rows)
-             if found else render.done("no violations"), _cut(result.note))  # fmt: skip
+    rows = [(v.severity.value, v.name, v.message) for v in result.violations]
+    out.emit(result.violations, _table_or("Violations", ("severity", "rule", "message"), rows,
+                                          render.done("no violations")), _cut(result.note))  # fmt: skip
+
+
+def _table_or(title: str, columns: tuple[str, ...], rows: list[tuple[Any, ...]], empty: Text) -> Table | Text:
+    """The rows' table, or the line saying there is nothing when there are no rows."""
+    return render.table(title, columns, rows) if rows else empty
 
 
 def _cut(note: str | None) -> Text | None:
@@ -286,10 +291,9 @@ def policy() -> None:
 @mabos_options
 def evaluate(out: Session, *, request: PolicyEvalInput) -> None:
     result = out.run("policy_eval", request, PolicyFiringList)
-    found = result.firings
-    rows = [(p.name, p.action, "yes" if p.escalate else "no") for p in found]
-    out.emit(found, render.table("Policies fired", ("rule", "action", "escalate"), rows)
-             if found else render.note("no policy fired"), _cut(result.note))  # fmt: skip
+    rows = [(p.name, p.action, "yes" if p.escalate else "no") for p in result.firings]
+    out.emit(result.firings, _table_or("Policies fired", ("rule", "action", "escalate"), rows,
+                                       render.note("no policy fired")), _cut(result.note))  # fmt: skip
 
 
 @click.group("knowledge")
@@ -308,10 +312,9 @@ def explain(out: Session, *, request: KnowledgeInput) -> None:
     answer = out.run("knowledge_explain", request, KnowledgeAnswer)
     question = request.question
     rows = [(f.method, f.subject, f.predicate, f.object, f.confidence) for f in answer.findings]
-    out.emit(answer, render.table(f"Knowledge: {question}", ("method", "subject", "predicate", "object",
-                                                              "confidence"), rows)
-             if rows else render.note(f"nothing known about: {', '.join(answer.terms) or question}"),
-             _cut(answer.note))  # fmt: skip
+    none = render.note(f"nothing known about: {', '.join(answer.terms) or question}")
+    columns = ("method", "subject", "predicate", "object", "confidence")
+    out.emit(answer, _table_or(f"Knowledge: {question}", columns, rows, none), _cut(answer.note))
 
 
 GROUPS = [rule, infer, constraint, policy, knowledge]
