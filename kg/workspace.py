@@ -288,7 +288,7 @@ def open_housekeeping(ws: Workspace) -> Housekeeping:
     except OSError as exc:
         done.errors.append(f"temp files: {exc}")
     try:
-        report = catch_up(ws.path, ws.ports.memory, ws.ports.marks, settle_after=SETTLE_AFTER)
+        report = catch_up(ws.path, ws.ports, settle_after=SETTLE_AFTER)
         done.daily_log_entries_appended = report.appended
     except Exception as exc:  # derived data: a store that cannot be read now is caught up at a later open
         done.errors.append(f"daily logs: {exc}")

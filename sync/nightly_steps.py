@@ -74,7 +74,7 @@ class Step:
 
 def daily_logs_step(ctx: StepContext) -> Counts:
     """Daily logs completed from the store (as every open does): entries of items committed before a crash."""
-    report = catch_up(ctx.ws.path, ctx.ws.ports.memory, ctx.ws.ports.marks)
+    report = catch_up(ctx.ws.path, ctx.ws.ports)
     return {"checked": report.checked, "appended": len(report.appended), "mark": report.mark_after}
 
 

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from kg.memory.files import (
     append_locked,
@@ -33,8 +33,10 @@ from kg.memory.files import (
     logged_uids,
     memory_dir,
 )
-from kg.models import MemoryItem
-from kg.ports import MemoryStore
+
+if TYPE_CHECKING:  # annotations only: an open that finds nothing to repair loads no memory model
+    from kg.models import MemoryItem
+    from kg.ports import MemoryStore
 
 log = logging.getLogger("mabos")
 
@@ -61,6 +63,21 @@ class Marks(Protocol):
 
     def memory_after(self, position: int, limit: int) -> list[tuple[int, str, str, date, str]]:
         """Memory items after ``position`` in insertion order: (position, uid, agent id, day created, source)."""
+        ...
+
+
+class LogPorts(Protocol):
+    """The ports a catch-up reads (``ws.ports``): the marks, and the memory store only to append a missing entry
+    (so an open that finds nothing missing does not load the memory adapter)."""
+
+    @property
+    def memory(self) -> MemoryStore:
+        """Memory items."""
+        ...
+
+    @property
+    def marks(self) -> Marks:
+        """High-water marks."""
         ...
 
 
@@ -94,13 +111,14 @@ class CatchUp:
     mark_after: int = 0
 
 
-def catch_up(workspace: Path, memory: MemoryStore, marks: Marks, *, settle_after: int = 1) -> CatchUp:
+def catch_up(workspace: Path, ports: LogPorts, *, settle_after: int = 1) -> CatchUp:
     """Append the entry of every item after the mark that its daily log lacks, then move the mark.
 
     The mark moves only if an entry was appended or at least ``settle_after`` items were checked: an open of
     the workspace (``settle_after`` :data:`SETTLE_AFTER`) then writes nothing when there was nothing to repair
     (it re-reads the few logs of the items since the mark instead), while the check stays short.
     """
+    marks = ports.marks
     report = CatchUp(mark_before=marks.get(MARK))
     position = report.mark_before
     seen: dict[Path, tuple[int, set[str]]] = {}  # per daily log: its size when read, its uids
@@ -112,7 +130,7 @@ def catch_up(workspace: Path, memory: MemoryStore, marks: Marks, *, settle_after
                 by_agent[agent_id].append((uid, day))
                 report.checked += 1
         for agent_id, entries in sorted(by_agent.items()):
-            report.appended += _complete(workspace, memory, agent_id, entries, seen)
+            report.appended += _complete(workspace, ports, agent_id, entries, seen)
     settle = report.appended or report.checked >= settle_after
     moved = position > report.mark_before and settle
     report.mark_after = marks.advance(MARK, position) if moved else report.mark_before
@@ -122,7 +140,7 @@ def catch_up(workspace: Path, memory: MemoryStore, marks: Marks, *, settle_after
     return report
 
 
-def _complete(workspace: Path, memory: MemoryStore, agent_id: str, entries: Sequence[tuple[str, date]],
+def _complete(workspace: Path, ports: LogPorts, agent_id: str, entries: Sequence[tuple[str, date]],
               seen: dict[Path, tuple[int, set[str]]]) -> list[str]:  # fmt: skip
     """Append the entries of ``entries`` (uid, day) that their logs lack. ``seen`` caches each log's uids with the
     size they were read at; a log that grew since (another writer appended) is read again.
@@ -135,7 +153,7 @@ def _complete(workspace: Path, memory: MemoryStore, agent_id: str, entries: Sequ
     with directory_lock(memory_dir(workspace, agent_id)):
         missing = _missing(workspace, agent_id, entries, seen)
         if missing:
-            found = memory.get_many(missing)
+            found = ports.memory.get_many(missing)
             items = [found[u] for u in missing if u in found]
             for path in append_items(workspace, agent_id, items).values():
                 seen.pop(path, None)  # read again when needed

@@ -277,8 +277,8 @@ def test_an_open_with_nothing_to_repair_writes_nothing(ws, snapshot):
 
 def test_the_mark_settles_after_enough_checked_items(ws):
     stored = ws.memory.store_many("a", [{"content": f"note {n}"} for n in range(5)]).items
-    report = catch_up(ws.path, ws.ports.memory, ws.ports.marks, settle_after=5)
+    report = catch_up(ws.path, ws.ports, settle_after=5)
     assert (report.checked, report.appended, report.mark_before) == (5, [], 0)
     assert report.mark_after == ws.ports.marks.get("daily_logs") > 0
-    assert catch_up(ws.path, ws.ports.memory, ws.ports.marks).checked == 0  # nothing after the mark now
+    assert catch_up(ws.path, ws.ports).checked == 0  # nothing after the mark now
     assert len(stored) == 5
