@@ -15,6 +15,7 @@ import multiprocessing.forkserver
 import os
 import shutil
 import sqlite3
+import sys
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -41,6 +42,14 @@ def pytest_configure(config: pytest.Config) -> None:
     # The CLI sizes its tables to COLUMNS when it is set; a terminal's (or a test runner's) width must not cut the
     # text that CLI tests read, so the tests always see the CLI's own width for a pipe.
     os.environ.pop("COLUMNS", None)
+    # Bytecode caches on (before any test module is collected): pytest keeps a test module with its asserts rewritten
+    # in __pycache__ only when bytecode may be written, and this machine's environment sets PYTHONDONTWRITEBYTECODE=1,
+    # so each xdist worker rewrote and compiled every test module on every run (collection: 33 s of CPU, 13 s with the
+    # caches). The processes the tests start (`mabos` commands, servers, forkservers) write and reuse theirs too, as an
+    # installed package's modules have them. __pycache__ is gitignored; Python and pytest write a cache file atomically
+    # and check it against its source's mtime and size (docs/decisions/2026-11-29-test-suite-time.md).
+    sys.dont_write_bytecode = False
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     if config.getoption("basetemp") is None and "PYTEST_DEBUG_TEMPROOT" not in os.environ:
         memory = memory_temp_root()
         if memory is not None:  # read by the tmp_path factory; xdist's workers get their folders under it
