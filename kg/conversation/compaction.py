@@ -40,6 +40,7 @@ message is either beneath a root summary or still uncovered (:func:`lossless_che
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from kg.conversation.compaction_checks import context_tokens, depth_stats, lossless_check, needs_compaction
@@ -114,24 +115,22 @@ def leaf_chunks(uncovered: Sequence[Message], *, fresh_tail: int, chunk_tokens: 
     return chunks
 
 
+@dataclass
 class _Builder:
     """One compaction of one conversation (state shared by the passes)."""
 
-    def __init__(self, conversations: ConversationStore, summaries: SummaryStore, conversation: Conversation,
-                 summarizer: Summarizer, *, fallback: Summarizer | None, settings: CompactionSettings, now: datetime,
-                 estimator: TokenEstimator) -> None:  # fmt: skip
-        self.messages = conversations
-        self.store = summaries
-        self.conversation = conversation
-        self.summarizer = summarizer
-        self.fallback = fallback
-        self.settings = settings
-        self.now = now
-        self.estimate = estimator
-        self.created: list[Summary] = []
-        self.rejected: list[Rejection] = []
-        self.retried = 0
-        self._spans: dict[str, tuple[int, int]] = {}
+    messages: ConversationStore
+    store: SummaryStore
+    conversation: Conversation
+    summarizer: Summarizer
+    fallback: Summarizer | None
+    settings: CompactionSettings
+    now: datetime
+    estimate: TokenEstimator
+    created: list[Summary] = field(default_factory=list)
+    rejected: list[Rejection] = field(default_factory=list)
+    retried: int = 0
+    _spans: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     # -- one summary, with acceptance and one retry
 
@@ -300,7 +299,7 @@ def compact(conversations: ConversationStore, summaries: SummaryStore, summarize
     """
     conversation = conversations.get(conversation_uid)
     builder = _Builder(conversations, summaries, conversation, summarizer, fallback=fallback, settings=settings,
-                       now=now, estimator=estimator)  # fmt: skip
+                       now=now, estimate=estimator)  # fmt: skip
     uncovered = summaries.uncovered_messages(conversation_uid)
     roots = builder.ordered_roots()
     before = sum(m.token_count for m in uncovered) + sum(s.token_count for s in roots)
