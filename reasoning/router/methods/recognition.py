@@ -277,14 +277,9 @@ _RETRIEVAL = (f"Cases: at most {MAX_CASES} visible cases compared (MAX_CASES; mo
 _SIMULATION = ("each simulation is two forward closures under the workspace's [reasoning] bounds (a cut closure: "
                "partial)")  # fmt: skip
 
-#: The one past case the case-based and naturalistic examples recognise.
-_EXAMPLE_CASE = {
-    "name": "2019 expansion",
-    "beliefs": ["market is saturated"],
-    "desires": ["grow revenue"],
-    "actions": ["enter adjacent market"],
-    "success": True,
-}
+#: The situation of the case-based and naturalistic examples, and the one past case they recognise in it.
+_EXAMPLE_SITUATION = {"beliefs": ["market is saturated"], "desires": ["grow revenue"]}
+_EXAMPLE_CASE = {"name": "2019 expansion", **_EXAMPLE_SITUATION, "actions": ["enter adjacent market"], "success": True}
 
 DOCS = {
     CASE_BASED: MethodDoc(
@@ -293,12 +288,7 @@ DOCS = {
         "are, not whether the old solution will work again.",
         bound=f"{_RETRIEVAL}.",
         inputs=RecognitionInput,
-        example={
-            "beliefs": ["market is saturated"],
-            "desires": ["grow revenue"],
-            "k": 3,
-            "cases": [_EXAMPLE_CASE],
-        },
+        example={**_EXAMPLE_SITUATION, "k": 3, "cases": [_EXAMPLE_CASE]},
         graph="without cases: the agent's visible cases; without beliefs and desires: its active ones",
     ),
     HEURISTIC: MethodDoc(
@@ -326,8 +316,7 @@ DOCS = {
         bound=f"{_RETRIEVAL}; at most max_options ({MAX_SIMULATED}) actions simulated, {_SIMULATION}.",
         inputs=RecognitionInput,
         example={
-            "beliefs": ["market is saturated"],
-            "desires": ["grow revenue"],
+            **_EXAMPLE_SITUATION,
             "max_options": 3,
             "cases": [_EXAMPLE_CASE],
             "expect": ["acme performs enter adjacent market"],
