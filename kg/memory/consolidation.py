@@ -31,7 +31,6 @@ from kg.errors import InputError
 from kg.ids import new_id
 from kg.memory.context import MemoryWorkspace
 from kg.memory.files import agent_dir, atomic_write
-from kg.memory.materialize import materialize
 from kg.memory.service import MemoryService
 from kg.models import MAX_CONTENT, MemoryItem, MemoryStoreKind, Model, Unit, parse
 from kg.scopes import narrowest_scope, same_scope_groups
@@ -236,6 +235,8 @@ def consolidate(ws: MemoryWorkspace, agent_id: str, *, dry_run: bool = False, su
     result = Consolidator(ws.memory).run(agent_id, dry_run=dry_run, summarize=summarize, **options)
     if dry_run:
         return result
+    from kg.memory.materialize import materialize  # noqa: PLC0415 - the BDI and fact renderings: loaded when used
+
     files = [f.path for f in materialize(ws, agent_id).files]
     return result.model_copy(update={"materialized": files})
 

@@ -8,13 +8,14 @@ it), so ``kg.memory`` never imports the workspace that is built on top of it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from kg.bdi import BDIService
-from kg.clock import Clock
-from kg.facts import FactService
-from kg.memory.service import MemoryService
-from kg.scopes import ScopePolicy
+if TYPE_CHECKING:  # annotations only: a command that imports a memory feature does not load every service
+    from kg.bdi import BDIService
+    from kg.clock import Clock
+    from kg.facts import FactService
+    from kg.memory.service import MemoryService
+    from kg.scopes import ScopePolicy
 
 
 class MemoryWorkspace(Protocol):
