@@ -18,13 +18,18 @@ from rich.text import Text
 
 from cli import render
 from cli.common import Session, example, mabos_options
+from cli.options import Cli, options_for
 from sync import workspace_io
 from sync.workspace_io import Progress as ProgressCallback
 from sync.workspace_io import WorkspaceReport
+from sync.workspace_io.requests import WorkspaceExportRequest, WorkspaceImportRequest
 
-_PATH = click.Path(path_type=Path, file_okay=False)
-_agents_option = click.option("--agent", "-a", "agents", multiple=True, metavar="AGENT",
-                              help="Only this agent (repeatable; default: every agent).")  # fmt: skip
+#: How the two commands spell the request's fields: PATH a directory argument, --agent/-a the agents.
+_FILES = {
+    "path": Cli(params=(click.Argument(["path"], type=click.Path(path_type=Path, file_okay=False)),),
+                build=lambda path: path),
+    "agents": Cli(flag="--agent", short="-a", metavar="AGENT"),
+}  # fmt: skip
 
 
 @contextmanager
@@ -81,16 +86,13 @@ def _report(report: WorkspaceReport) -> list[RenderableType]:
         "mabos sync import-workspace ./export --agent cfo --json",
     ),
 )
-@click.argument("path", type=_PATH)
-@_agents_option
-@click.option("--dry-run", is_flag=True, help="Compare and report; write nothing.")
+@options_for(WorkspaceImportRequest, _FILES)
 @mabos_options
-def import_workspace_(out: Session, *, path: Path, agents: tuple[str, ...], dry_run: bool) -> None:
+def import_workspace_(out: Session, *, request: WorkspaceImportRequest) -> None:
     """Import the OpenClaw-MABOS layout."""
     with _progress(out) as progress:
-        report = workspace_io.import_workspace(
-            out.workspace(), path, agents=agents or None, dry_run=dry_run, progress=progress
-        )
+        report = workspace_io.import_workspace(out.workspace(), request.path, agents=request.agents or None,
+                                               dry_run=request.dry_run, progress=progress)  # fmt: skip
     out.emit(report.model_dump(mode="json") | {"totals": report.totals}, *_report(report))
 
 
@@ -106,13 +108,12 @@ def import_workspace_(out: Session, *, path: Path, agents: tuple[str, ...], dry_
         "mabos sync export-workspace ./export --agent sales-agent --json",
     ),
 )
-@click.argument("path", type=_PATH)
-@_agents_option
+@options_for(WorkspaceExportRequest, _FILES)
 @mabos_options
-def export_workspace_(out: Session, *, path: Path, agents: tuple[str, ...]) -> None:
+def export_workspace_(out: Session, *, request: WorkspaceExportRequest) -> None:
     """Export to the OpenClaw-MABOS layout."""
     with _progress(out) as progress:
-        report = workspace_io.export_workspace(out.workspace(), path, agents=agents or None, progress=progress)
+        report = workspace_io.export_workspace(out.workspace(), request, progress=progress)
     out.emit(report.model_dump(mode="json") | {"totals": report.totals}, *_report(report))
 
 

@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING, Any
 from kg.errors import InputError, NotFoundError
 from kg.memory.files import atomic_write
 from kg.models import BDINode, FactQuery, MemoryQuery, NodeKind, Relation, format_ts
+from kg.models.request import requested
 from sync.workspace_io import markdown, records
 from sync.workspace_io.report import AgentReport, Progress, WorkspaceReport
+from sync.workspace_io.requests import WorkspaceExportRequest
 
 if TYPE_CHECKING:
     from kg.workspace import Workspace
@@ -100,13 +102,19 @@ def _write_file(root: Path, rel: str, text: str) -> None:
     atomic_write(path, text)
 
 
-def export_workspace(ws: Workspace, path: Path | str, *, agents: Sequence[str] | None = None,
-                     progress: Progress | None = None) -> WorkspaceReport:  # fmt: skip
-    """Write the agents' records under ``path`` in the OpenClaw-MABOS layout.
+def export_workspace(
+    ws: Workspace,
+    request: WorkspaceExportRequest | Path | str,
+    *,
+    agents: Sequence[str] | None = None,
+    progress: Progress | None = None,
+) -> WorkspaceReport:
+    """Write the agents' records under the request's ``path`` in the OpenClaw-MABOS layout.
 
     Args:
         ws: the open workspace.
-        path: the target directory (created if missing).
+        request: what to export: the target directory (created if missing) and the agents; or the directory
+            itself, with ``agents`` as a keyword.
         agents: agent ids to export (default: every agent).
         progress: called as ``progress("export", done, total)`` after each agent.
 
@@ -117,11 +125,12 @@ def export_workspace(ws: Workspace, path: Path | str, *, agents: Sequence[str] |
         NotFoundError: an agent named in ``agents`` does not exist.
         InputError: the target is a file, or holds a layout file that mabos did not write.
     """
-    root = Path(path)
+    request = requested(WorkspaceExportRequest, request, {"agents": agents}, first="path")
+    root = request.path
     if root.exists() and not root.is_dir():
         raise InputError("path", f"{root} exists and is not a directory")
     known = {a.agent_id for a in ws.agents.list()}
-    chosen = list(dict.fromkeys(agents)) if agents else sorted(known)
+    chosen = list(dict.fromkeys(request.agents)) if request.agents else sorted(known)
     for agent_id in chosen:
         if agent_id not in known:
             raise NotFoundError(f"agent: no agent {agent_id!r}")

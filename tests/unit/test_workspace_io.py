@@ -23,6 +23,7 @@ from kg.workspace import Workspace
 from reasoning.cases import CaseService
 from reasoning.service import RuleService
 from sync.workspace_io import MANIFEST, export_workspace, import_workspace
+from sync.workspace_io.requests import WorkspaceExportRequest
 from tests.budget import examples
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "openclaw_workspace"
@@ -153,6 +154,19 @@ def test_round_trip_gives_the_same_records(workspace: Workspace, clock: FixedClo
     assert dump_all(target) == dump_all(workspace)
     explained = target.facts.explain("sales", uids["derived"])
     assert [s.uid for s in explained.supports] and explained.rule_name == "saas-target"
+
+
+def test_export_takes_its_request(workspace: Workspace, clock: FixedClock, tmp_path: Path) -> None:
+    """export_workspace takes the request ``mabos sync export-workspace`` generates its options from (issue 34), or the
+    directory with ``agents`` as a keyword: the same export; a field beside a request is refused naming it."""
+    populate(workspace, clock)
+    by_request = export_workspace(workspace, WorkspaceExportRequest(path=tmp_path / "a", agents=["finance", "finance"]))
+    by_keywords = export_workspace(workspace, str(tmp_path / "b"), agents=["finance"])
+    assert [a.agent_id for a in by_request.agents] == [a.agent_id for a in by_keywords.agents] == ["finance"]
+    assert by_request.totals == by_keywords.totals
+    with pytest.raises(InputError) as beside:
+        export_workspace(workspace, WorkspaceExportRequest(path=tmp_path / "c"), agents=["sales"])
+    assert beside.value.field == "agents" and not (tmp_path / "c").exists()
 
 
 def test_importing_twice_adds_nothing(workspace: Workspace, clock: FixedClock, tmp_path: Path) -> None:
