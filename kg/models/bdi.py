@@ -193,12 +193,17 @@ class Belief(BDINode):
     certainty: Unit | None = 1.0
 
 
-class Desire(BDINode):
+class _Wanted(BDINode):
+    """What desires and intentions share: they start active, with a middling priority."""
+
+    status: str = "active"
+    priority: Priority | None = 5
+
+
+class Desire(_Wanted):
     """Something the agent wants."""
 
     kind: Literal[NodeKind.DESIRE] = NodeKind.DESIRE
-    status: str = "active"
-    priority: Priority | None = 5
 
 
 class Goal(BDINode):
@@ -211,12 +216,10 @@ class Goal(BDINode):
     hierarchy_level: HierarchyLevel | None = HierarchyLevel.TACTICAL
 
 
-class Intention(BDINode):
+class Intention(_Wanted):
     """A goal the agent has committed to pursue."""
 
     kind: Literal[NodeKind.INTENTION] = NodeKind.INTENTION
-    status: str = "active"
-    priority: Priority | None = 5
 
 
 class Plan(BDINode):
