@@ -157,14 +157,11 @@ def _types_in(annotation: Any) -> set[Any]:
     return {annotation, *(inner for arg in typing.get_args(annotation) for inner in _types_in(arg))}
 
 
-def token_count(most: int, description: str) -> Any:
-    """An optional input field counting tokens (a budget or a model's context window): absent, or 1..``most``."""
-    return Field(default=None, ge=1, le=most, description=description)
-
-
 def _surrogate(value: Any) -> str | None:
     """The first lone surrogate in a string, or in the strings, keys and values of a list or dict; else None."""
     if isinstance(value, str):
+        if value.isascii():  # constant time in CPython (the string knows): a 10 MB text skips the scan
+            return None
         found = _SURROGATE.search(value)
         return found.group() if found else None
     items = [*value.keys(), *value.values()] if isinstance(value, dict) else value if isinstance(value, list) else []
@@ -363,6 +360,5 @@ __all__ = [
     "context",
     "get",
     "run",
-    "token_count",
     "tool",
 ]

@@ -1,5 +1,6 @@
 """The tool registry's declaration: a tool's input and output models are its handler's annotations, and the
-shared input fields (``token_count``) validate as one rule."""
+shared input fields (``token_count``, kg/conversation/requests.py, which the memory and conversation tools use)
+validate as one rule."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from collections.abc import Iterator
 import pytest
 from pydantic import BaseModel
 
-from cli.tools.registry import REGISTRY, ToolContext, ToolInput, get, token_count, tool
+from cli.tools.registry import REGISTRY, ToolContext, ToolInput, get, tool
+from kg.conversation.requests import token_count
 from kg.errors import InputError
 
 
