@@ -223,11 +223,21 @@ def describe_validation_error(exc: ValidationError) -> InputError:
         field, msg = (named.group(1), named.group(2)) if named else (exc.title, msg)
     value = err.get("input")
     if err["type"] != "value_error" and isinstance(value, str | int | float) and not isinstance(value, bool):
-        shown = repr(value)
-        if len(shown) > 60:
-            shown = shown[:57] + "..."
-        msg = f"{msg} (got {shown})"
+        msg = f"{msg} (got {_shown(value)})"
     return InputError(field, msg)
+
+
+def _shown(value: str | int | float, most: int = 60) -> str:
+    """``repr(value)`` cut to ``most`` characters (the last three "..."), without writing out a long value: a long text's
+    head only is quoted (with the quote characters of the whole text, which decide repr's quotes and escapes), and
+    an integer too long for Python to write in decimal (past ``sys.get_int_max_str_digits()``) is given by its size."""
+    if isinstance(value, str) and len(value) > most:
+        value = value[:most] + "".join(q for q in "'\"" if q in value)
+    try:
+        shown = repr(value)
+    except ValueError:  # only an int has a repr that can fail
+        return f"an integer of {int(value).bit_length()} bits"
+    return shown if len(shown) <= most else shown[: most - 3] + "..."
 
 
 def parse(model: type[M], data: dict[str, Any]) -> M:
