@@ -57,7 +57,7 @@ def lcm_describe(ctx: ToolContext, args: DescribeInput) -> SummaryDescription:
     """Describe a summary (or an extracted memory item)."""
     if is_memory_uid(args.summary_uid):
         return describe_memory(ctx.workspace().ports, ctx.agent_for(args), args.summary_uid)
-    return ctx.workspace().conversations.describe(ctx.agent_for(args), args.summary_uid)
+    return ctx.workspace().conversations.describe(ctx.agent_for(args), args)
 
 
 # ---------------------------------------------------------------------------------- lcm_expand

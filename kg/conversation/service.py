@@ -34,6 +34,7 @@ from kg.conversation.requests import (
     MAX_INGEST,
     AssembleRequest,
     CompactRequest,
+    DescribeRequest,
     ExpandRequest,
     GrepRequest,
     IngestRequest,
@@ -244,10 +245,12 @@ class ConversationService:
                         since=request.since, before=request.before, limit=request.limit,
                         conversation=request.session_key)  # fmt: skip
 
-    def describe(self, agent_id: str, summary_uid: str) -> SummaryDescription:
-        """``lcm_describe``: one of the agent's summaries, its token counts and place in the DAG."""
+    def describe(self, agent_id: str, summary_uid: str | DescribeRequest) -> SummaryDescription:
+        """``lcm_describe``: one of the agent's summaries, its token counts and place in the DAG (a request, or the
+        summary's uid)."""
+        request = requested(DescribeRequest, summary_uid, {}, first="summary_uid")
         self.scopes.require_agent(agent_id)
-        return lcm_describe(self.store, agent_id, summary_uid)
+        return lcm_describe(self.store, agent_id, request.summary_uid)
 
     def expand(self, agent_id: str, summary_uid: str | ExpandRequest, **fields: Any) -> ExpandResult:
         """``lcm_expand``: walk the DAG down from one of the agent's summaries (a request, or its uid and fields
