@@ -80,6 +80,10 @@ print(json.dumps({"exit": EXIT, "printed": printed.getvalue()}))
 #: What a query answered as JSON must not import: the heavy stacks, the RDF parsers, the embedding runtime, YAML,
 #: and rich (human output only: cli/render.py makes the renderings on first use).
 JSON_HEAVY = HEAVY | {"rich", "pyoxigraph", "tokenizers", "threadpoolctl", "yaml"}
+#: What neither a fact query nor a recall uses: the BDI, reasoning and ontology models and the adapters and services
+#: over them (kg.models, kg.ports and the store's ports load on first use: tests/unit/test_lazy_faces.py).
+NOT_FOR_A_QUERY = ("kg.models.bdi", "kg.models.reasoning", "kg.models.ontology", "kg.bdi", "kg.store.sqlite.graph",
+                   "kg.store.sqlite.reasoning", "kg.store.sqlite.ontology", "kg.store.sqlite.conversation")  # fmt: skip
 
 
 def _mabos(*argv: str) -> tuple[dict[str, list[str]], str]:
@@ -117,6 +121,11 @@ def test_a_fact_query_as_json_imports_only_what_it_answers_with(answering: Path)
     assert tool_modules == ["cli.tools.facts"]  # the one module the command runs tools of
     unused = ("kg.recall.vectors", "kg.recall.minilm", "kg.conversation.service", "kg.rdf.parse", "cli.render")
     assert [m for m in found["ours"] if m.startswith(unused)] == ["cli.render"]  # the module, not what it renders with
+    # nor the conversation models, the memory adapter (the open's daily-log check found nothing to append), the
+    # CJK patterns or filelock (no lock taken)
+    also_unused = ("kg.models.conversation", "kg.store.sqlite.memory", "kg.text", "kg.memory.service")
+    assert [m for m in found["ours"] if m.startswith((*NOT_FOR_A_QUERY, *also_unused))] == []
+    assert "filelock" not in found["third_party"]
 
 
 def test_a_bm25_recall_as_json_imports_no_vectors_rdf_web_or_rich(answering: Path):
@@ -126,6 +135,7 @@ def test_a_bm25_recall_as_json_imports_no_vectors_rdf_web_or_rich(answering: Pat
     assert result["mode"] == "bm25"
     assert [hit["item"]["content"] for hit in result["hits"]] == ["Renewal terms agreed with Acme"]
     assert _third_party(found) & JSON_HEAVY == set()
+    assert [m for m in found["ours"] if m.startswith((*NOT_FOR_A_QUERY, "kg.facts"))] == []
 
 
 def test_human_output_renders_with_rich(answering: Path):
