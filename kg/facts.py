@@ -6,7 +6,7 @@ Each takes its request model (:mod:`kg.facts_requests`), or, from Python, the re
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from datetime import datetime
 from itertools import islice
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 from pydantic import Field
 
 from kg.errors import InputError, NotFoundError
-from kg.facts_fast import agent_ok, fast_row, gc_paused, quick_handoff
+from kg.facts_fast import agent_ok, fast_row, gc_paused, plain_source, quick_handoff, triple_rows
 from kg.facts_requests import FactAssertRequest, FactExplainRequest, FactQueryRequest, FactRetractRequest
 from kg.models import AssertOutcome, AssertStatus, Fact, FactInput, FactQuery, Model, parse
 from kg.models.request import fields_of, requested
@@ -57,6 +57,12 @@ class BulkResult(Model):
 class _Screened(NamedTuple):
     inputs: list[FactInput | FactRow | None]
     prepared: PreparedFacts | None
+    items: Sequence[Any] | None = None  # the batch as the model path reads it, when not the batch itself
+
+
+def _check_batch_size(size: int) -> None:
+    if not 1 <= size <= 100_000:
+        raise InputError("batch_size", "must be between 1 and 100000")
 
 
 def _batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
@@ -110,12 +116,73 @@ class FactService:
         the owner of the process may ask for that (the CLI's ``mabos fact import`` does); by default nothing
         outside the call changes.
         """
-        if not 1 <= batch_size <= 100_000:
-            raise InputError("batch_size", "must be between 1 and 100000")
-        writable = frozenset(self.policy.readable(agent_id))  # also refuses an unknown agent
+        _check_batch_size(batch_size)
         fast = agent_ok(agent_id)
-        result = BulkResult()
+        writable = frozenset(self.policy.readable(agent_id))  # also refuses an unknown agent
+
+        def screen(batch: list[Any]) -> _Screened:
+            return self._screen(agent_id, batch, writable, fast)
+
         batches = _batches(facts, batch_size)
+        return self._pipeline(agent_id, batches, screen, batch_size, keep_uids=keep_uids, tune_process=tune_process)
+
+    def assert_triples(
+        self,
+        agent_id: str,
+        triples: Sequence[tuple[str, str, str, str]],
+        *,
+        scope: str | None = None,
+        source: str = "agent",
+        batch_size: int = DEFAULT_BATCH,
+        taken: Callable[[int], None] | None = None,
+        tune_process: bool = False,
+    ) -> BulkResult:
+        """:meth:`assert_many` of one fact per ``(subject, predicate, object, mark)`` triple (a non-empty ``mark``
+        makes a literal object, ``""`` an entity), all with ``scope`` (the agent's own by default) and ``source``,
+        confidence 1: the facts and outcomes of the same items as dicts, without building a dict per fact.
+
+        The screen (in the helper thread) builds each batch's rows straight from the triples
+        (:func:`kg.facts_fast.triple_rows`); a batch with an item it cannot accept goes the model path as dicts,
+        with the model's error naming the item (``facts[1234].object``). ``taken`` is called with the number of
+        triples handed over so far each time a batch after the first starts being taken (the batch before last
+        is committed by then).
+        """
+        _check_batch_size(batch_size)
+        fast = agent_ok(agent_id) and plain_source(source)
+        writable = frozenset(self.policy.readable(agent_id))  # also refuses an unknown agent
+        extra = {"source": source, **({"scope": scope} if scope is not None else {})}
+        own = "agent:" + agent_id if scope is None else scope
+        fast = fast and own in writable
+
+        def screen(batch: Sequence[tuple[str, str, str, str]]) -> _Screened:
+            inputs: list[FactInput | FactRow | None] = list(triple_rows(agent_id, batch, own, source)) if fast else []
+            if fast and None not in inputs:
+                ready = cast(list[FactInput | FactRow], inputs)
+                return _Screened(inputs, self.store.facts.prepare(ready, asserted_by=agent_id))
+            items = [{"subject": s, "predicate": p, "object": o, "object_kind": "literal" if mark else "entity",
+                      **extra} for s, p, o, mark in batch]  # fmt: skip
+            return _Screened(inputs or [None] * len(items), None, items)
+
+        def slices() -> Iterator[Sequence[tuple[str, str, str, str]]]:
+            for start in range(0, len(triples), batch_size):
+                if taken is not None and start:
+                    taken(start)
+                yield triples[start : start + batch_size]
+
+        return self._pipeline(agent_id, slices(), screen, batch_size, keep_uids=False, tune_process=tune_process)
+
+    def _pipeline(
+        self,
+        agent_id: str,
+        batches: Iterator[Sequence[Any]],
+        screen: Callable[[Any], _Screened],
+        batch_size: int,
+        *,
+        keep_uids: bool,
+        tune_process: bool,
+    ) -> BulkResult:
+        """Write ``batches`` one transaction each, the next one screened in a helper thread meanwhile."""
+        result = BulkResult()
         pool: ThreadPoolExecutor | None = None
         try:
             with ExitStack() as stack:
@@ -124,7 +191,7 @@ class FactService:
                 first = next(batches, None)
                 if first is None:
                     return result
-                current = self._ready(agent_id, first, 0, self._screen(agent_id, first, writable, fast))
+                current = self._ready(agent_id, first, 0, screen(first))
                 number = 0
                 while True:
                     try:
@@ -141,7 +208,7 @@ class FactService:
                         pool = ThreadPoolExecutor(1, thread_name_prefix="mabos-facts-screen")
                         if tune_process:
                             stack.enter_context(quick_handoff())  # the writer gets the GIL back sooner
-                    ahead = pool.submit(self._screen, agent_id, batch, writable, fast)
+                    ahead = pool.submit(screen, batch)
                     self._count(result, self.store.facts.assert_prepared(current), keep_uids=keep_uids)
                     current = self._ready(agent_id, batch, number * batch_size, ahead.result())
                 self._count(result, self.store.facts.assert_prepared(current), keep_uids=keep_uids)
@@ -175,14 +242,15 @@ class FactService:
         ready = cast(list[FactInput | FactRow], inputs)
         return _Screened(inputs, self.store.facts.prepare(ready, asserted_by=agent_id))
 
-    def _ready(self, agent_id: str, batch: list[Any], offset: int, screened: _Screened) -> PreparedFacts:
+    def _ready(self, agent_id: str, batch: Sequence[Any], offset: int, screened: _Screened) -> PreparedFacts:
         """The batch validated whole (the model path for what the screen left, with its errors) and prepared."""
         if screened.prepared is not None:
             return screened.prepared
         writable = set(self.policy.readable(agent_id))
+        items = batch if screened.items is None else screened.items
         inputs = [
             fact if fact is not None else self._item(agent_id, item, writable, offset + i)
-            for i, (fact, item) in enumerate(zip(screened.inputs, batch, strict=True))
+            for i, (fact, item) in enumerate(zip(screened.inputs, items, strict=True))
         ]
         return self.store.facts.prepare(inputs, asserted_by=agent_id)
 

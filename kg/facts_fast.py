@@ -12,7 +12,7 @@ from __future__ import annotations
 import gc
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -75,9 +75,14 @@ def _confidence(value: Any) -> float | None:
     return value
 
 
+def plain_source(source: Any) -> bool:
+    """Whether a batch's one ``source`` is one the model accepts as it is (see :func:`_rest_ok`)."""
+    return type(source) is str and len(source) <= MAX_NAME and (source.isascii() or _unicode_ok(source))
+
+
 def _rest_ok(item: dict[str, Any], source: Any, parents: Any, rule_id: Any) -> bool:
     """Source, lineage and rule id as the model takes them; timestamps (and their order rule) are the model's."""
-    if type(source) is not str or len(source) > MAX_NAME or not (source.isascii() or _unicode_ok(source)):
+    if not plain_source(source):
         return False
     if item.get("valid_from") is not None or item.get("valid_until") is not None:
         return False
@@ -113,6 +118,24 @@ def fast_row(agent_id: str, item: dict[str, Any]) -> FactRow | None:
         return None
     return _row((agent_id, subject, predicate, obj, kind, scope, confidence, source, None, None, list(parents),
                  rule_id))  # fmt: skip
+
+
+def triple_rows(
+    agent_id: str, triples: Sequence[tuple[str, str, str, str]], scope: str, source: str
+) -> list[FactRow | None]:
+    """The :class:`~kg.ports.facts.FactRow` of each ``(subject, predicate, object, mark)`` triple (an RDF import's
+    :data:`kg.rdf.documents.Key`: a non-empty ``mark`` makes a literal object, ``""`` an entity), with
+    confidence 1 and no validity, lineage or rule, for plain valid items; ``None`` for each one the model must
+    judge (its error names the field). What :func:`fast_row` gives for the same fact as a dict, without building
+    the dict: ``agent_id`` must satisfy :func:`agent_ok` and ``scope`` and ``source`` be checked by the caller.
+    """
+    literal, entity = ObjectKind.LITERAL, ObjectKind.ENTITY
+    return [
+        _row((agent_id, s, p, o, literal if mark else entity, scope, 1.0, source, None, None, [], None))
+        if _text(s, MAX_TERM) and _text(p, MAX_TERM) and _text(o, MAX_OBJECT)
+        else None
+        for s, p, o, mark in triples
+    ]
 
 
 def fast_fact(agent_id: str, item: dict[str, Any]) -> FactInput | None:

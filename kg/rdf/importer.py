@@ -13,10 +13,10 @@ with the core prefixes only), so an imported graph reasons as it was:
   counted in ``skipped``.
 
 Every document is parsed before the first fact is stored (a malformed one changes nothing); the mapped triples
-are kept as compact tuples, and their fact dicts, built as they are taken, go to one
-:meth:`kg.facts.FactService.assert_many` call in batches of 10,000 (one transaction each, with validation, scope
-checks, history, full-text index and outbox events). Parsing and storing are timed separately. See
-docs/facts-bulk.md.
+are kept as compact tuples and go as they are to one :meth:`kg.facts.FactService.assert_triples` call in batches of
+10,000 (one transaction each, with validation, scope checks, history and outbox events; the same facts as the dicts
+of :func:`rows_to_facts` through ``assert_many``, without a dict per fact). Parsing and storing are timed
+separately. See docs/facts-bulk.md.
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     from kg.workspace import Workspace
 
 IMPORT_BATCH = 10_000
+#: The source of every imported fact.
+SOURCE = "rdf-import"
 
 #: A progress callback: called with (facts stored, triples in all) after each batch.
 Progress = Callable[[int, int], None]
@@ -56,12 +58,13 @@ class ImportReport(BaseModel):
 def rows_to_facts(
     rows: Sequence[Key], scope: str | None, handed: Callable[[int], None] | None = None
 ) -> Iterator[dict[str, Any]]:
-    """The fact dicts of ``rows`` (:attr:`~kg.rdf.parse.Parsed.rows`), each built when it is asked for.
+    """The fact dicts of ``rows`` (:attr:`~kg.rdf.parse.Parsed.rows`), each built when it is asked for: what
+    :func:`import_documents` stores, as ``assert_many`` items (the bench's and the tests' reference path).
 
     ``handed`` is called with the number of facts handed over so far each time a new batch of
     :data:`IMPORT_BATCH` starts being taken.
     """
-    extra = {"source": "rdf-import", **({"scope": scope} if scope is not None else {})}
+    extra = {"source": SOURCE, **({"scope": scope} if scope is not None else {})}
     for start in range(0, len(rows), IMPORT_BATCH):
         if handed is not None and start:
             handed(start)
@@ -81,11 +84,11 @@ def import_documents(
     """Parse the documents and assert their triples as facts of ``agent_id`` (in the scope when given): a
     :class:`~kg.facts_requests.FactImportRequest`, or its ``documents`` and ``scope``.
 
-    One :meth:`~kg.facts.FactService.assert_many` call takes all the facts, so it can screen the next batch
+    One :meth:`~kg.facts.FactService.assert_triples` call takes all the triples, so it can screen the next batch
     while it writes the current one. It takes a batch only after the one before last is committed, so when a
     batch starts being taken, all but the last batch handed over are stored: that is what ``progress`` is
     told (plus the skipped triples), and the total once the call returns. ``tune_process`` is passed to
-    :func:`~kg.rdf.parse.parse_documents` and :meth:`~kg.facts.FactService.assert_many` (only the
+    :func:`~kg.rdf.parse.parse_documents` and :meth:`~kg.facts.FactService.assert_triples` (only the
     process's owner, the CLI, sets it).
     """
     if not documents:
@@ -101,9 +104,9 @@ def import_documents(
     parsed = parse_documents(documents, tune_process=tune_process)
     parse_end = time.perf_counter()
     total, skipped = parsed.triples, parsed.skipped
-    handed = None if progress is None else (lambda count: progress(count - IMPORT_BATCH + skipped, total))
-    facts = rows_to_facts(parsed.rows, scope, handed)
-    result = ws.facts.assert_many(agent_id, facts, batch_size=IMPORT_BATCH, tune_process=tune_process)
+    taken = None if progress is None else (lambda count: progress(count - IMPORT_BATCH + skipped, total))
+    result = ws.facts.assert_triples(agent_id, parsed.rows, scope=scope, source=SOURCE, batch_size=IMPORT_BATCH,
+                                     taken=taken, tune_process=tune_process)  # fmt: skip
     if progress is not None:
         progress(total, total)
     return ImportReport(

@@ -61,7 +61,7 @@ def test_the_owner_of_the_process_may_tune_it_and_gets_it_back(ws: Workspace, in
 def test_mabos_fact_import_opts_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The CLI owns its process: its import asks for the tuning (a spy records the call, which still runs)."""
     runner = cli_with_agent(tmp_path, monkeypatch, "reader")
-    asked = spy_keyword(monkeypatch, FactService, "assert_many", "tune_process")
+    asked = spy_keyword(monkeypatch, FactService, "assert_triples", "tune_process")
     (tmp_path / "d.nt").write_text("<urn:a> <urn:b> <urn:c> .\n", encoding="utf-8")
     result = runner.invoke(cli, ["fact", "import", "--agent", "reader", str(tmp_path / "d.nt"), "--json"])
     assert result.exit_code == 0, result.output
