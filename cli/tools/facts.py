@@ -6,7 +6,7 @@ Every handler makes the one service call ``mabos fact ...`` makes. The inputs ar
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from cli.tools.overrides import count_progress, may_tune_process
 from cli.tools.registry import ToolContext, ToolInput, tool
@@ -28,8 +28,14 @@ class FactAssertInput(FactAssertRequest, ToolInput):
     """Arguments of ``fact_assert``."""
 
 
+#: The results of the tools a command did not run are built on first use: a fact query does not pay for them.
+_DEFERRED = ConfigDict(defer_build=True)
+
+
 class FactAssertResult(BaseModel):
     """What ``fact_assert`` did."""
+
+    model_config = _DEFERRED
 
     uid: str = Field(description="The fact's uid (F-...).")
     status: AssertStatus = Field(description="created, updated (confidence, source or validity changed) or unchanged.")
@@ -59,6 +65,8 @@ class FactRetractInput(FactRetractRequest, ToolInput):
 
 class FactRetractResult(BaseModel):
     """The facts ``fact_retract`` retracted."""
+
+    model_config = _DEFERRED
 
     retracted: list[str] = Field(description="Uids of the retracted facts.")
     count: int = Field(description="How many facts were retracted.")
