@@ -58,12 +58,6 @@ EMPLOYED = {
 HANG_GUARD_S = 1800
 
 
-def slow_selected(config: pytest.Config) -> bool:
-    """Whether the long versions were asked for: ``-m`` selects ``slow`` (not ``not slow``), or ``MABOS_SLOW=1``."""
-    expr = str(config.getoption("-m") or "")
-    return os.environ.get("MABOS_SLOW") == "1" or ("slow" in expr and "not slow" not in expr)
-
-
 @dataclass(frozen=True)
 class Size:
     """How much one run does."""
@@ -80,14 +74,8 @@ SESSION_FULL = Size(ops=1000)
 
 
 def sizes(default: Size, full: Size) -> list[Any]:
-    """The short version, and the full one behind the ``slow`` marker."""
+    """The short version, and the full one behind the ``slow`` marker (the long run only: tests/conftest.py)."""
     return [pytest.param(default, id="short"), pytest.param(full, id="full", marks=pytest.mark.slow)]
-
-
-@pytest.fixture(autouse=True)
-def _only_selected_slow(request: pytest.FixtureRequest) -> None:
-    if request.node.get_closest_marker("slow") and not slow_selected(request.config):
-        pytest.skip("full version: run with -m slow (or MABOS_SLOW=1)")
 
 
 @pytest.fixture(autouse=True)
