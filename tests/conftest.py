@@ -363,7 +363,8 @@ def sqlite_digest(db_path: Path) -> str:
     """SHA-256 over the schema and every table's rows, read through a separate connection.
 
     Tables are taken by name and rows sorted, so the digest depends on content only, not on page
-    layout, WAL checkpoints or row order on disk.
+    layout, WAL checkpoints or row order on disk. A table's rows are written out and sorted in C (``map``,
+    ``sorted``, ``join``) and hashed at once: a snapshot runs before and after every refused call of the fuzz files.
     """
     digest = hashlib.sha256()
     conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
@@ -372,9 +373,7 @@ def sqlite_digest(db_path: Path) -> str:
         for name, sql in tables:
             digest.update(f"\x00table {name}\x00{sql}\x00".encode())
             rows = conn.execute(f'SELECT * FROM "{name}"').fetchall()
-            for row in sorted(repr(r) for r in rows):
-                digest.update(row.encode())
-                digest.update(b"\x00")
+            digest.update("\x00".join(sorted(map(repr, rows))).encode())
         for (sql,) in conn.execute(
             "SELECT sql FROM sqlite_master WHERE type != 'table' AND sql IS NOT NULL ORDER BY name"
         ):
@@ -384,22 +383,31 @@ def sqlite_digest(db_path: Path) -> str:
     return digest.hexdigest()
 
 
-def tree_digest(root: Path, *, skip: Callable[[Path], bool] = lambda p: False) -> str:
-    """SHA-256 over every path (files and directories) under ``root`` and each file's bytes."""
+def tree_digest(root: Path, *, skip: Callable[[str], bool] = lambda rel: False) -> str:
+    """SHA-256 over every path (files and directories) under ``root`` and each file's bytes; ``skip`` is given each
+    path relative to ``root`` (``a/b.md``). Walked with ``os.walk``, which, as ``Path.rglob`` did, lists a link to a
+    directory as a directory without entering it and reads a link to a file as its target's bytes."""
+    entries: list[tuple[tuple[str, ...], str, bool]] = []
+    for folder, dirs, files in os.walk(root):
+        parts = Path(folder).relative_to(root).parts
+        entries.extend(((*parts, name), os.path.join(folder, name), True) for name in dirs)
+        entries.extend(((*parts, name), os.path.join(folder, name), False) for name in files)
     digest = hashlib.sha256()
-    for path in sorted(root.rglob("*")):
-        rel = path.relative_to(root)
+    for parts, full, is_dir in sorted(entries):
+        rel = "/".join(parts)
         if skip(rel):
             continue
-        digest.update(f"\x00{rel.as_posix()}\x00{'d' if path.is_dir() else 'f'}".encode())
-        if path.is_file():
-            digest.update(path.read_bytes())
+        digest.update(f"\x00{rel}\x00{'d' if is_dir else 'f'}".encode())
+        if not is_dir and os.path.isfile(full):
+            with open(full, "rb") as file:
+                digest.update(file.read())
     return digest.hexdigest()
 
 
-def _is_db_file(rel: Path) -> bool:
+def _is_db_file(rel: str) -> bool:
     # The database files change bytes on checkpoints; their content is covered by sqlite_digest.
-    return rel.parent == Path(STATE_DIR) and rel.name.startswith(DB_FILE)
+    folder, _, name = rel.rpartition("/")
+    return folder == STATE_DIR and name.startswith(DB_FILE)
 
 
 def snapshot_workspace(ws: Workspace) -> dict[str, str]:
