@@ -7,7 +7,9 @@ are checked against the commands and tools themselves: names, order, help and ha
 
 from __future__ import annotations
 
+import ast
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -142,6 +144,31 @@ def test_human_output_renders_with_rich(answering: Path):
     found, printed = _mabos("fact", "query", "--agent", "a", "--workspace", str(answering))
     assert "rich" in found["third_party"]
     assert printed.startswith("Facts\n") and "acme" in printed and "1 fact" in printed
+
+
+_PLUGINS = """
+import contextlib, io, os
+from cli.main import main
+with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
+    main(["--help"])
+from pydantic import BaseModel
+from pydantic.plugin import _loader
+class Probe(BaseModel):
+    x: int = 0
+print(repr((os.environ.get("PYDANTIC_DISABLE_PLUGINS"), _loader._plugins)))
+"""
+
+
+@pytest.mark.parametrize(("given", "seen"), [(None, ("__all__", None)), ("", ("", {}))], ids=["unset", "empty"])
+def test_the_entry_point_turns_pydantic_plugin_lookup_off_unless_the_caller_chose(given, seen):
+    """``mabos`` sets pydantic's documented switch, so the first model build reads no distribution's entry points
+    (``_plugins`` stays None: never looked up); a value the caller set, even empty, is kept and plugins load."""
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    if given is not None:
+        env["PYDANTIC_DISABLE_PLUGINS"] = given
+    done = subprocess.run([sys.executable, "-c", _PLUGINS], capture_output=True, text=True, cwd=ROOT, env=env,
+                          check=True)  # fmt: skip
+    assert ast.literal_eval(done.stdout.strip()) == seen
 
 
 # ------------------------------------------------------------------------------------------ the command table
