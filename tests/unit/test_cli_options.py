@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from pydantic import Field
 
 from cli.main import reported_errors
-from cli.options import Cli, Instead, acting, request_options
+from cli.options import Cli, Instead, acting, options_for, request_options
 from cli.tools.registry import ToolInput
 from kg.models import UtcDatetime
 from kg.models.request import Request
@@ -156,6 +156,22 @@ def test_a_field_the_model_lacks_is_refused_when_the_command_is_declared():
         request_options(PaintInput, nope=Cli(flag="--nope"))
     with pytest.raises(TypeError, match="needs build="):
         request_options(PaintInput, brushes=Cli(params=(click.Option(["--b"]),)))
+    with pytest.raises(TypeError, match="no field nope"):
+        options_for(PaintInput, {"nope": Cli(flag="--nope")})
+
+
+def test_options_for_takes_the_fields_cli_as_a_mapping():
+    """options_for(model, {field: Cli}) is request_options(model, field=Cli), for commands made in a factory."""
+    fields = {"what": Cli(argument=True), "walls": Cli(flag="--wall")}
+
+    def command(*, request: PaintInput) -> None:
+        click.echo(json.dumps(request.model_dump(mode="json", include={"what", "walls"})))
+
+    by_mapping = click.command("mapped")(options_for(PaintInput, fields)(command))
+    by_keywords = click.command("keyed")(request_options(PaintInput, **fields)(command))
+    assert [p.to_info_dict() for p in by_mapping.params] == [p.to_info_dict() for p in by_keywords.params]
+    result = CliRunner().invoke(by_mapping, ["-a", "a", "door", "--wall", "north"])
+    assert result.exit_code == 0 and json.loads(result.stdout) == {"what": "door", "walls": ["north"]}
 
 
 # ---------------------------------------------------------------------------------------------- nested, hidden, Instead
