@@ -97,15 +97,28 @@ def test_a_corrupt_database_answers_from_the_markdown_files(mabos, seeded):
     assert DAILY_LOG in human.stdout
 
 
-def test_the_command_and_the_tool_fall_back_to_the_files_alike(mabos, seeded):
+def unopenable_database(mabos) -> None:
+    """A folder where the database file should be: SQLite cannot open it (root or not)."""
+    state = mabos.workspace / STATE_DIR
+    for leftover in state.glob(f"{DB_FILE}-*"):
+        leftover.unlink()
+    (state / DB_FILE).unlink()
+    (state / DB_FILE).mkdir()
+
+
+@pytest.mark.parametrize(("damage", "why"), [
+    (corrupt_database, "not a usable mabos database"),  # CorruptStoreError
+    (unopenable_database, "cannot open"),  # BackendUnavailableError
+])  # fmt: skip
+def test_the_command_and_the_tool_fall_back_to_the_files_alike(mabos, seeded, damage, why):
     """One decision (kg.memory.service.recall_or_files): the command opens its workspace only when the tool asks,
     so a database that cannot be opened gives the same answer, reason and spans on the command line as over the
     registry (MCP)."""
-    corrupt_database(mabos)
+    damage(mabos)
     command = run_json(mabos, "memory", "recall", "--agent", "a", "refund policy", "--limit", "3")
     tool = tools.call("memory_recall", workspace=mabos.workspace, agent_id="a", query="refund policy", limit=3)
     assert command == tool.model_dump(mode="json")
-    assert command["fallback"] is True and "not a usable mabos database" in command["reason"]
+    assert command["fallback"] is True and why in command["reason"]
     assert [f["path"] for f in command["files"]] == [DAILY_LOG]
 
 
