@@ -51,6 +51,11 @@ def _progress(out: Session) -> Iterator[ProgressCallback | None]:
         yield update
 
 
+def _emit(out: Session, report: WorkspaceReport) -> None:
+    """The report: as JSON with its totals per kind, or as a table and a line per skipped or refused record."""
+    out.emit(report.model_dump(mode="json") | {"totals": report.totals}, *_report(report))
+
+
 def _report(report: WorkspaceReport) -> list[RenderableType]:
     columns = ("exported",) if report.direction == "export" else ("created", "updated", "unchanged", "skipped",
                                                                    "refused")  # fmt: skip
@@ -93,7 +98,7 @@ def import_workspace_(out: Session, *, request: WorkspaceImportRequest) -> None:
     with _progress(out) as progress:
         report = workspace_io.import_workspace(out.workspace(), request.path, agents=request.agents or None,
                                                dry_run=request.dry_run, progress=progress)  # fmt: skip
-    out.emit(report.model_dump(mode="json") | {"totals": report.totals}, *_report(report))
+    _emit(out, report)
 
 
 @click.command(
@@ -114,7 +119,7 @@ def export_workspace_(out: Session, *, request: WorkspaceExportRequest) -> None:
     """Export to the OpenClaw-MABOS layout."""
     with _progress(out) as progress:
         report = workspace_io.export_workspace(out.workspace(), request, progress=progress)
-    out.emit(report.model_dump(mode="json") | {"totals": report.totals}, *_report(report))
+    _emit(out, report)
 
 
 import_workspace = import_workspace_
