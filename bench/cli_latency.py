@@ -64,8 +64,11 @@ def _timed(command: list[str], env: dict[str, str]) -> tuple[float, float, float
 
 
 def launcher(checkout: Path | None) -> list[str]:
-    """The installed ``mabos`` script, or ``python -m cli.main`` run from another checkout (to compare commits)."""
-    return [str(BIN / "mabos")] if checkout is None else [sys.executable, "-m", "cli.main"]
+    """The installed ``mabos`` script, or ``python -m cli.main`` run from another checkout (to compare commits).
+
+    ``-P``: ``-m`` would otherwise put the working directory first on ``sys.path``, ahead of the checkout on
+    ``PYTHONPATH``, and a bench run from this tree would time this tree's code under the checkout's name."""
+    return [str(BIN / "mabos")] if checkout is None else [sys.executable, "-P", "-m", "cli.main"]
 
 
 def cases(workspace: Path, lubm: Path, scratch: Path, checkout: Path | None = None) -> dict[str, Any]:
