@@ -37,6 +37,13 @@ def readable(svc: OntologyService, uid: str, agent: str | None) -> OntologyPropo
     return proposal
 
 
+def visible(ctx: ToolContext, args: ToolInput, uid: str) -> tuple[OntologyService, OntologyProposal, str | None]:
+    """The service, proposal ``uid`` and the acting agent (None: the operator), for the tools whose agent is
+    optional; NotFoundError when the agent may not read the proposal's scope (as if it did not exist)."""
+    svc, agent = service(ctx), optional_agent(ctx, args)
+    return svc, readable(svc, uid, agent), agent
+
+
 class ProposalInput(ProposalRequest, ToolInput):
     """Base of the inputs naming one proposal."""
 
@@ -92,9 +99,7 @@ class ValidationReport(ProposalOutcome):
 )
 def ontology_validate_proposal(ctx: ToolContext, args: ValidateInput) -> ValidationReport:
     """Validate a proposal."""
-    svc = service(ctx)
-    agent = optional_agent(ctx, args)
-    proposal = readable(svc, args.uid, agent)
+    svc, proposal, agent = visible(ctx, args, args.uid)
     checks = svc.validate(args, agent or proposal.proposed_by)
     return ValidationReport(uid=args.uid, valid=all(c.ok for c in checks), checks=checks)
 
@@ -196,4 +201,5 @@ __all__ = [
     "ValidationReport",
     "readable",
     "service",
+    "visible",
 ]

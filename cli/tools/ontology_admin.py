@@ -11,26 +11,16 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from cli.tools.ontology import GROUP, ProposalInput, ProposalOutcome, readable, service
+from cli.tools.ontology import GROUP, ProposalInput, ProposalOutcome, service, visible
 from cli.tools.overrides import optional_agent
 from cli.tools.registry import ToolContext, ToolInput, tool
 from kg.errors import InputError
 from kg.models import OntologyProposal
 from kg.ontology.graphs import load_graph, ontology_files
 from kg.ontology.merge import FileCheck
-from kg.ontology.proposals import OntologyService
 from kg.ontology.requests import RejectRequest
 from kg.ontology.typeql import to_typeql
 from kg.ontology.typeql_terms import Note
-
-
-def _proposal(
-    ctx: ToolContext, args: ProposalInput | RejectInput
-) -> tuple[OntologyService, OntologyProposal, str | None]:
-    """The service, the proposal and the acting agent (None: the operator); NotFoundError when the agent may not
-    read the proposal's scope (as if it did not exist)."""
-    svc, agent = service(ctx), optional_agent(ctx, args)
-    return svc, readable(svc, args.uid, agent), agent
 
 
 class RejectInput(RejectRequest, ToolInput):
@@ -95,7 +85,7 @@ _TYPEQL = (
 @tool("ontology_reject_proposal", group=GROUP, description=_REJECT)
 def ontology_reject_proposal(ctx: ToolContext, args: RejectInput) -> OntologyProposal:
     """Reject a proposal the agent may read and whose scope it may write."""
-    svc, proposal, agent = _proposal(ctx, args)
+    svc, proposal, agent = visible(ctx, args, args.uid)
     if agent is not None:
         svc.scopes.check_write(agent, proposal.scope)
     return svc.reject(args, agent or proposal.proposed_by)
@@ -104,7 +94,7 @@ def ontology_reject_proposal(ctx: ToolContext, args: RejectInput) -> OntologyPro
 @tool("ontology_diff", group=GROUP, description=_DIFF)
 def ontology_diff(ctx: ToolContext, args: DiffInput) -> ProposalDiff:
     """The diff a merge of the proposal would make now."""
-    svc, _, _ = _proposal(ctx, args)
+    svc, _, _ = visible(ctx, args, args.uid)
     return ProposalDiff(uid=args.uid, diff=svc.diff(args))
 
 
