@@ -96,8 +96,7 @@ def _report(report: WorkspaceReport) -> list[RenderableType]:
 def import_workspace_(out: Session, *, request: WorkspaceImportRequest) -> None:
     """Import the OpenClaw-MABOS layout."""
     with _progress(out) as progress:
-        report = workspace_io.import_workspace(out.workspace(), request.path, agents=request.agents or None,
-                                               dry_run=request.dry_run, progress=progress)  # fmt: skip
+        report = workspace_io.import_workspace(out.workspace(), request, progress=progress)
     _emit(out, report)
 
 

@@ -25,24 +25,28 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kg.models.request import requested
 from sync.replay import EmbeddedTarget
 from sync.workspace_io.planner import Planner
 from sync.workspace_io.reader import AgentRecords, Reader, agent_ids
 from sync.workspace_io.report import Progress, WorkspaceReport
+from sync.workspace_io.requests import WorkspaceImportRequest
 
 if TYPE_CHECKING:
     from kg.workspace import Workspace
 
 
-def import_workspace(ws: Workspace, path: Path | str, *, agents: Sequence[str] | None = None,
-                     dry_run: bool = False, progress: Progress | None = None) -> WorkspaceReport:  # fmt: skip
-    """Read the OpenClaw-MABOS layout at ``path`` into the workspace.
+def import_workspace(ws: Workspace, request: WorkspaceImportRequest | Path | str, *,
+                     agents: Sequence[str] | None = None, dry_run: bool | None = None,
+                     progress: Progress | None = None) -> WorkspaceReport:  # fmt: skip
+    """Read the OpenClaw-MABOS layout at the request's ``path`` into the workspace.
 
     Args:
         ws: the open workspace.
-        path: the directory holding ``agents/<id>/``.
+        request: what to import: the directory holding ``agents/<id>/``, the agents and ``dry_run``; or the
+            directory itself, with ``agents`` and ``dry_run`` as keywords.
         agents: agent ids to import (default: every agent directory).
-        dry_run: compare and report, write nothing.
+        dry_run: compare and report, write nothing (default: False).
         progress: called as ``progress(stage, done, total)`` for the stages ``read`` and ``check``.
 
     Returns:
@@ -54,9 +58,10 @@ def import_workspace(ws: Workspace, path: Path | str, *, agents: Sequence[str] |
             record and the field.
         NotFoundError: an agent named in ``agents`` has no directory.
     """
-    root = Path(path)
+    request = requested(WorkspaceImportRequest, request, {"agents": agents, "dry_run": dry_run}, first="path")
+    root, dry_run = request.path, request.dry_run
     report = WorkspaceReport(direction="import", path=str(root), dry_run=dry_run)
-    chosen = agent_ids(root, agents, report)
+    chosen = agent_ids(root, request.agents or None, report)
     now = ws.clock.now()
     read: list[AgentRecords] = []
     for done, agent_id in enumerate(chosen, start=1):

@@ -23,7 +23,7 @@ from kg.workspace import Workspace
 from reasoning.cases import CaseService
 from reasoning.service import RuleService
 from sync.workspace_io import MANIFEST, export_workspace, import_workspace
-from sync.workspace_io.requests import WorkspaceExportRequest
+from sync.workspace_io.requests import WorkspaceExportRequest, WorkspaceImportRequest
 from tests.budget import examples
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "openclaw_workspace"
@@ -275,6 +275,23 @@ def test_dry_run_writes_nothing(workspace: Workspace, snapshot: Any) -> None:
     before = snapshot(workspace)
     report = import_workspace(workspace, FIXTURE, dry_run=True)
     assert report.dry_run and counts(report, "created")["fact"] == 3
+    assert snapshot(workspace) == before
+
+
+def test_import_takes_its_request(workspace: Workspace, snapshot: Any) -> None:
+    """import_workspace takes the request ``mabos sync import-workspace`` generates its options from (issue 34), or the
+    directory with ``agents`` and ``dry_run`` as keywords: the same report; a field beside a request is refused
+    naming it, and nothing is written."""
+    before = snapshot(workspace)
+    by_request = import_workspace(workspace, WorkspaceImportRequest(path=FIXTURE, dry_run=True))
+    by_keywords = import_workspace(workspace, str(FIXTURE), dry_run=True)
+    assert by_request.dry_run and by_request.model_dump() == by_keywords.model_dump()
+    with pytest.raises(InputError) as beside:
+        import_workspace(workspace, WorkspaceImportRequest(path=FIXTURE), dry_run=True)
+    assert beside.value.field == "dry_run"
+    with pytest.raises(InputError) as bad:
+        import_workspace(workspace, FIXTURE, agents=[7])  # type: ignore[list-item]
+    assert bad.value.field.startswith("agents")
     assert snapshot(workspace) == before
 
 
