@@ -53,7 +53,8 @@ def constraint_violations(facts: Iterable[Triple], rules: Sequence[Rule], *, max
         bindings = compiled.bindings(values)
         template = rule.violation_message or f"constraint {rule.name!r} violated"
         triples = tuple(index.triple(key) for key in support)
-        out.append(Violation(rule.uid, rule.name, rule.severity, substitute(template, bindings), bindings, triples))
+        out.append(Violation(rule_id=rule.uid, name=rule.name, bindings=bindings, facts=triples,
+                             severity=rule.severity, message=substitute(template, bindings)))  # fmt: skip
 
     stopped = _matches(index, compile_rules(rules, RuleType.CONSTRAINT), add, max_join, max_results)
     return sorted(out, key=lambda v: _SEVERITY_RANK[v.severity]), stopped
@@ -87,8 +88,8 @@ def policy_firings(facts: Iterable[Triple], rules: Sequence[Rule], context: Mapp
         rule = compiled.rule
         bindings = compiled.bindings(values)
         triples = tuple(index.triple(key) for key in support)
-        out.append(PolicyFiring(rule.uid, rule.name, substitute(rule.action, bindings), rule.escalate, bindings,
-                                triples))  # fmt: skip
+        out.append(PolicyFiring(rule_id=rule.uid, name=rule.name, bindings=bindings, facts=triples,
+                                action=substitute(rule.action, bindings), escalate=rule.escalate))  # fmt: skip
 
     stopped = _matches(index, compile_rules(rules, RuleType.POLICY), add, max_join, max_results)
     return out, stopped

@@ -167,25 +167,27 @@ class Hypothesis:
     missing: tuple[Pattern, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Violation:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RuleMatch:
+    """A rule whose conditions all hold: which rule, the variable bindings and the facts that matched."""
+
+    rule_id: str
+    name: str
+    bindings: dict[str, str]
+    facts: tuple[Triple, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Violation(RuleMatch):
     """A constraint whose conditions all hold."""
 
-    rule_id: str
-    name: str
     severity: Severity
     message: str
-    bindings: dict[str, str]
-    facts: tuple[Triple, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class PolicyFiring:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PolicyFiring(RuleMatch):
     """A policy whose conditions all hold: the action to take (``?vars`` substituted)."""
 
-    rule_id: str
-    name: str
     action: str
     escalate: bool
-    bindings: dict[str, str]
-    facts: tuple[Triple, ...]
