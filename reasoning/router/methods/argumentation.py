@@ -29,7 +29,7 @@ from pydantic import Field, model_validator
 
 from kg.errors import InputError
 from kg.models import Model
-from reasoning.router.methods.fields import input_error, parse_inputs
+from reasoning.router.methods.fields import distinct, input_error, parse_inputs
 
 METHOD = "argumentation"
 MAX_ARGUMENTS = 60
@@ -51,9 +51,7 @@ class Framework(Model):
 
     @model_validator(mode="after")
     def _known(self) -> Framework:
-        if len(set(self.arguments)) != len(self.arguments):
-            raise ValueError("@arguments: arguments must be unique")
-        known = set(self.arguments)
+        known = distinct(self.arguments, "arguments")
         for index, (x, y) in enumerate(self.attacks):
             for side, name in ((0, x), (1, y)):
                 if name not in known:

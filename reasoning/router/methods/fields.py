@@ -36,6 +36,14 @@ def input_error(method: str, loc: Sequence[str | int], rule: str) -> InputError:
     return InputError(path_of(method, loc), rule)
 
 
+def distinct(names: Sequence[str], field: str) -> set[str]:
+    """The names as a set, for a model validator: a name given twice raises ``@<field>: <field> must be unique``."""
+    known = set(names)
+    if len(known) != len(names):
+        raise ValueError(f"@{field}: {field} must be unique")
+    return known
+
+
 def parse_inputs(model: type[M], data: Any, method: str) -> M:
     """Validate a method's inputs into ``model``, or raise :class:`InputError` naming the field path.
 
@@ -61,4 +69,4 @@ def parse_inputs(model: type[M], data: Any, method: str) -> M:
         raise input_error(method, loc, msg) from None
 
 
-__all__ = ["input_error", "parse_inputs", "path_of"]
+__all__ = ["distinct", "input_error", "parse_inputs", "path_of"]

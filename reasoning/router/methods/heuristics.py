@@ -28,7 +28,7 @@ from pydantic import Field, model_validator
 
 from kg.models import Model, Unit
 from reasoning.router.methods.base import MethodOutcome, computed
-from reasoning.router.methods.fields import parse_inputs
+from reasoning.router.methods.fields import distinct, parse_inputs
 
 METHOD = "heuristic"
 MAX_OPTIONS = 1_000
@@ -57,9 +57,7 @@ class CueInput(Model):
 
     @model_validator(mode="after")
     def _consistent(self) -> CueInput:
-        if len(set(self.options)) != len(self.options):
-            raise ValueError("@options: options must be unique")
-        known = set(self.options)
+        known = distinct(self.options, "options")
         for i, cue in enumerate(self.cues):
             for name in cue.values:
                 if name not in known:

@@ -39,7 +39,7 @@ import networkx as nx
 from pydantic import Field, model_validator
 
 from kg.models import MAX_LIST, Model
-from reasoning.router.methods.fields import input_error, parse_inputs
+from reasoning.router.methods.fields import distinct, input_error, parse_inputs
 from reasoning.router.methods.voting import MAX_KEMENY, copeland, kemeny, pairwise_matrix, runoff, schulze
 
 METHOD = "social-choice"
@@ -73,9 +73,7 @@ class Election(Model):
 
     @model_validator(mode="after")
     def _consistent(self) -> Election:
-        if len(set(self.candidates)) != len(self.candidates):
-            raise ValueError("@candidates: candidates must be unique")
-        known = set(self.candidates)
+        known = distinct(self.candidates, "candidates")
         for index, ballot in enumerate(self.ballots):
             key = "approved" if ballot.approved is not None else "ranking"
             if (self.rule == "approval") != (key == "approved"):
