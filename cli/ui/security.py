@@ -114,18 +114,32 @@ def _without_token(request: Request) -> str:
     return request.url.path + (f"?{urlencode(kept)}" if kept else "")
 
 
-class TokenGate:
+class _HttpMiddleware:
+    """An ASGI middleware that acts on HTTP requests only: anything else (lifespan) goes on to the app untouched."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            await self.http(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
+
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Handle one HTTP request."""
+        raise NotImplementedError
+
+
+class TokenGate(_HttpMiddleware):
     """ASGI middleware enforcing :class:`Guard` on every HTTP request (static files included)."""
 
     def __init__(self, app: ASGIApp, guard: Guard) -> None:
-        self.app = app
+        super().__init__(app)
         self.guard = guard
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Let a request through with ``scope["state"]["bound_agent"]`` set, or answer it with 401/400/303."""
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
         request = Request(scope)
         response = await self._check(request, scope)
         if response is not None:
@@ -167,18 +181,15 @@ class TokenGate:
 MAX_BODY_BYTES = 1_000_000
 
 
-class BodyCap:
+class BodyCap(_HttpMiddleware):
     """ASGI middleware refusing a request body over :data:`MAX_BODY_BYTES` in one line (413), read or declared."""
 
     def __init__(self, app: ASGIApp, cap: int = MAX_BODY_BYTES) -> None:
-        self.app = app
+        super().__init__(app)
         self.cap = cap
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Pass the request on with a ``receive`` that counts; answer 413 at the first byte past the cap."""
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
         too_big = PlainTextResponse(f"error: body: at most {self.cap} bytes", 413)
         declared = Request(scope).headers.get("content-length", "")
         if declared.isdigit() and int(declared) > self.cap:
@@ -205,17 +216,11 @@ class _BodyTooLarge(Exception):
     """Internal signal of :class:`BodyCap`: the body grew past the cap while the app read it (answered 413)."""
 
 
-class SecurityHeaders:
+class SecurityHeaders(_HttpMiddleware):
     """ASGI middleware adding :data:`SECURITY_HEADERS` (the CSP first) to every HTTP response, refusals included."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve the request; add the headers to its response's start."""
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
 
         async def with_headers(message: MutableMapping[str, Any]) -> None:
             if message["type"] == "http.response.start":
