@@ -48,6 +48,8 @@ _DIAGNOSIS_BUDGET = 20_000  # goals visited while collecting gaps, so a large st
 #: Steps of one proof search unless the caller gives fewer (reasoning/bounds.py): about two seconds of search
 #: (roughly 100,000 steps a second of CPU, measured on a complete graph under a transitive rule).
 MAX_PROOF_STEPS = 200_000
+#: The goals open above the current one (their canonical forms): a goal on it is a cycle.
+_Trail = tuple[tuple[str, ...], ...]
 
 
 class _SearchCut(Exception):
@@ -136,7 +138,7 @@ class _Prover:
                     "incomplete. Bind more of the goal, or lower max_depth.")  # fmt: skip
         return ProofResult(goal, bool(proofs), proofs, gaps, complete=not self.cut, steps=self.steps, note=note)
 
-    def solve(self, goal: Goal, depth: int, path: tuple[tuple[str, ...], ...]) -> Iterator[tuple[Key, ProofNode]]:
+    def solve(self, goal: Goal, depth: int, path: _Trail) -> Iterator[tuple[Key, ProofNode]]:
         """Every (answer, proof) of the goal: facts first, then each rule in order."""
         canon = canonical(goal)
         if canon in path:
@@ -152,9 +154,7 @@ class _Prover:
         for rule in self.rules:
             yield from self._apply(rule, goal, depth, inner)
 
-    def _apply(
-        self, rule: Rule, goal: Goal, depth: int, path: tuple[tuple[str, ...], ...]
-    ) -> Iterator[tuple[Key, ProofNode]]:
+    def _apply(self, rule: Rule, goal: Goal, depth: int, path: _Trail) -> Iterator[tuple[Key, ProofNode]]:
         concl = rule.conclusion
         head = None if concl is None else unify_head(concl, goal)
         if concl is None or head is None:
@@ -169,12 +169,7 @@ class _Prover:
             yield answer, ProofNode(answer, confidence, None, rule.uid, rule.name, bindings, kids)
 
     def _body(
-        self,
-        rule: Rule,
-        remaining: tuple[int, ...],
-        bindings: dict[str, str],
-        depth: int,
-        path: tuple[tuple[str, ...], ...],
+        self, rule: Rule, remaining: tuple[int, ...], bindings: dict[str, str], depth: int, path: _Trail
     ) -> Iterator[tuple[dict[str, str], dict[int, ProofNode]]]:
         if not remaining:
             yield bindings, {}
@@ -185,7 +180,7 @@ class _Prover:
                 yield final, {ci: node, **nodes}
 
     def _condition(
-        self, rule: Rule, ci: int, bindings: dict[str, str], depth: int, path: tuple[tuple[str, ...], ...]
+        self, rule: Rule, ci: int, bindings: dict[str, str], depth: int, path: _Trail
     ) -> Iterator[tuple[dict[str, str], ProofNode]]:
         """The bindings (and proof) of each way condition ``ci`` holds under ``bindings``."""
         cond = rule.conditions[ci]
@@ -196,7 +191,7 @@ class _Prover:
 
     # ----------------------------------------------------------------------------------- gaps
 
-    def gaps(self, goal: Goal, display: Pattern, depth: int, path: tuple[tuple[str, ...], ...]) -> list[Pattern]:
+    def gaps(self, goal: Goal, display: Pattern, depth: int, path: _Trail) -> list[Pattern]:
         """Why an unprovable goal fails: the gaps of the rules that could prove it, else the goal itself."""
         canon = canonical(goal)
         if canon in path or self.budget <= 0:
@@ -214,12 +209,7 @@ class _Prover:
         return found or [display]
 
     def _body_gaps(
-        self,
-        rule: Rule,
-        remaining: tuple[int, ...],
-        bindings: dict[str, str],
-        depth: int,
-        path: tuple[tuple[str, ...], ...],
+        self, rule: Rule, remaining: tuple[int, ...], bindings: dict[str, str], depth: int, path: _Trail
     ) -> list[Pattern]:
         if not remaining or self.budget <= 0:
             return []
