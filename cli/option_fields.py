@@ -89,8 +89,9 @@ class FieldOption:
         self.param: click.Parameter | None = None
         self.parts: list[FieldOption] = []
         #: agent_id is --agent/-a (cli.common.agent_option), the one spelling of the acting agent, unless the
-        #: command says otherwise (hidden: none; params: its own, as ontology's --by and --approved-by)
-        self.acting = name == "agent_id" and not (cli.hidden or cli.params)
+        #: command says otherwise (hidden: none; params: its own, as ontology's --by and --approved-by; argument:
+        #: the agent the command is about, as agent add's AGENT_ID)
+        self.acting = name == "agent_id" and not (cli.hidden or cli.params or cli.argument)
         if self.acting or cli.hidden:
             return
         if cli.params:

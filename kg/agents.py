@@ -1,4 +1,7 @@
-"""Agent service: create and list agents; each gets ``agents/<id>/`` in the workspace."""
+"""Agent service: create and list agents; each gets ``agents/<id>/`` in the workspace.
+
+:class:`AgentAddRequest` is ``agent add``'s request (issue 34: a use case's parameters are declared once): the
+service takes it, and ``mabos agent add`` generates its ``AGENT_ID`` argument and options from it."""
 
 from __future__ import annotations
 
@@ -6,10 +9,29 @@ import builtins
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field
+
 from kg.clock import Clock
 from kg.ids import new_id
 from kg.models import Agent, agent_scope, parse
+from kg.models.agents import CommitmentStrategy
+from kg.models.base import AgentId, OptionalLabel
+from kg.models.request import Request, requested
 from kg.ports import GraphStore
+
+
+class AgentAddRequest(Request):
+    """Create an agent: its id, and how it is shown and behaves."""
+
+    agent_id: AgentId = Field(
+        description="The new agent's id: lowercase letters, digits, '-' and '_' (it names a directory)."
+    )
+    name: OptionalLabel | None = Field(default=None, description="Display name (default: the id).")
+    role: OptionalLabel | None = Field(default=None, description="Role, e.g. seller.")
+    department: OptionalLabel | None = Field(default=None, description="Department, e.g. sales.")
+    commitment_strategy: CommitmentStrategy | None = Field(
+        default=None, description="How firmly the agent holds its intentions (default open-minded)."
+    )
 
 
 class AgentService:
@@ -20,19 +42,21 @@ class AgentService:
         self.clock = clock
         self.agents_dir = agents_dir
 
-    def add(self, agent_id: str, *, name: str | None = None, **fields: Any) -> Agent:
-        """Create an agent (its name defaults to its id) and its directory."""
+    def add(self, request: AgentAddRequest | str, **fields: Any) -> Agent:
+        """Create an agent (its name defaults to its id) and its directory: an :class:`AgentAddRequest`, or the
+        agent's id with the request's other fields as keywords."""
+        request = requested(AgentAddRequest, request, fields, first="agent_id")
         now = self.clock.now()
+        given = request.model_dump(exclude_none=True, exclude={"name"})
         agent = parse(
             Agent,
             {
                 "uid": new_id("agent"),
-                "agent_id": agent_id,
-                "scope": agent_scope(agent_id) if isinstance(agent_id, str) else None,
-                "name": name or agent_id,
+                "scope": agent_scope(request.agent_id),
+                "name": request.name or request.agent_id,
                 "created_at": now,
                 "updated_at": now,
-                **{k: v for k, v in fields.items() if v is not None},
+                **given,
             },
         )
         self.store.agents.create(agent)

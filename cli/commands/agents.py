@@ -6,7 +6,8 @@ import click
 
 from cli import render
 from cli.common import Session, mabos_options
-from kg.models import CommitmentStrategy
+from cli.options import Cli, request_options
+from kg.agents import AgentAddRequest
 
 
 @click.group("agent")
@@ -18,26 +19,9 @@ def agent() -> None:
 
 
 @agent.command("add")
-@click.argument("agent_id", metavar="AGENT_ID")
-@click.option("--name", default=None, help="Display name (default: the id).")
-@click.option("--role", default=None, help="Role, e.g. seller.")
-@click.option("--department", default=None, help="Department, e.g. sales.")
-@click.option(
-    "--commitment-strategy",
-    type=click.Choice([s.value for s in CommitmentStrategy]),
-    default=None,
-    help="How firmly the agent holds its intentions (default open-minded).",
-)
+@request_options(AgentAddRequest, agent_id=Cli(argument=True, metavar="AGENT_ID"))
 @mabos_options
-def add(
-    out: Session,
-    *,
-    agent_id: str,
-    name: str | None,
-    role: str | None,
-    department: str | None,
-    commitment_strategy: str | None,
-) -> None:
+def add(out: Session, *, request: AgentAddRequest) -> None:
     """Create an agent.
 
     Ids are lowercase letters, digits, '-' and '_' (they name directories).
@@ -47,9 +31,7 @@ def add(
     \b
       mabos agent add sales-agent --name "Sales" --role seller
     """
-    created = out.workspace().agents.add(
-        agent_id, name=name, role=role, department=department, commitment_strategy=commitment_strategy
-    )
+    created = out.workspace().agents.add(request)
     out.emit(created, render.done(f"Created agent {created.agent_id} ({created.name}), scope {created.scope}"))
 
 

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from kg.agents import AgentAddRequest
 from kg.errors import ConflictError, InputError, MabosError, NotFoundError, ScopeError
 from kg.ids import new_id
 
@@ -73,6 +74,9 @@ def _calls(ws):
         "agent nl": (lambda: agents.add("x\n"), InputError, "agent_id"),
         "agent strategy": (lambda: agents.add("c", commitment_strategy="stubborn"), InputError, "commitment_strategy"),
         "agent duplicate": (lambda: agents.add("a"), ConflictError, None),
+        "agent unknown field": (lambda: agents.add("c", rank="boss"), InputError, "rank"),
+        "agent field beside request": (lambda: agents.add(AgentAddRequest(agent_id="c"), role="x"), InputError, "role"),
+        "agent long role": (lambda: agents.add("c", role="r" * 300), InputError, "role"),
         "node kind": (lambda: bdi.add("wish", "a", "x"), InputError, "kind"),
         "node priority": (lambda: bdi.add("goal", "a", "x", priority=11), InputError, "priority"),
         "node status": (lambda: bdi.add("goal", "a", "x", status="done"), InputError, "status"),
@@ -133,3 +137,13 @@ def test_the_snapshot_notices_a_change(ws, snapshot):
 
     assert before["store"] != after_fact["store"] and before["files"] == after_fact["files"]
     assert after_agent["files"] != after_fact["files"]  # agents/c/ appeared
+
+
+def test_agent_add_takes_its_request_or_keywords(ws):
+    """AgentService.add takes the request ``mabos agent add`` generates its options from (issue 34), or the id with
+    the other fields as keywords: the same agent; the name defaults to the id, also when given empty."""
+    by_request = ws.agents.add(AgentAddRequest(agent_id="c", role="seller", commitment_strategy="cautious"))
+    by_keywords = ws.agents.add("d", role="seller", commitment_strategy="cautious", name="")
+    assert (by_request.name, by_keywords.name) == ("c", "d")
+    assert (by_request.role, by_request.commitment_strategy) == (by_keywords.role, by_keywords.commitment_strategy)
+    assert ws.agents.get("c") == by_request
