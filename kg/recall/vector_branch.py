@@ -29,11 +29,10 @@ def exact_scores(query: Sequence[float], vectors: Mapping[str, Sequence[float]])
     """``(uid, inner product with query)`` of every vector, best first, ties by uid (float32, as the index)."""
     if not vectors:
         return []
-    import numpy as np  # noqa: PLC0415 - loaded with the model, not by a BM25 recall that imports this module
+    from kg.recall.flat_rows import inner_products  # noqa: PLC0415 - NumPy loads with the model, not with bm25
 
     uids = list(vectors)
-    matrix = np.asarray([vectors[uid] for uid in uids], dtype=np.float32)
-    scores = matrix @ np.asarray(query, dtype=np.float32)
+    scores = inner_products([vectors[uid] for uid in uids], query)  # as the flat index scores its rows
     return _best_first(list(zip(uids, scores.tolist(), strict=True)))
 
 

@@ -1,23 +1,19 @@
-"""FAISS sidecar (design §4): nearest neighbours by inner product, keyed by record uid.
+"""The vector sidecar (design §4): nearest neighbours by inner product, keyed by record uid.
 
 Derived data, rebuilt from the store whenever :meth:`FaissVectorIndex.load` returns None. On disk:
-``manifest.json`` (written last) names ``index-<sha16>.faiss`` and ``ids-<sha16>.json`` with their sha256,
-each file written temp + fsync + rename, so a torn save leaves the old generation intact and any damage
-is caught by a hash. Flat (exact) below ``hnsw_threshold`` live vectors, HNSW from it on; HNSW cannot
-remove rows, so its deletes are tombstones until a rebuild. Details: ``docs/vector-index.md``.
+``manifest.json`` (written last) names ``index-<sha16>.npy`` (flat) or ``index-<sha16>.faiss`` (HNSW) and
+``ids-<sha16>.json`` with their sha256, each file written temp + fsync + rename (:mod:`kg.recall.vector_files`),
+so a torn save leaves the old generation intact and any damage is caught by a hash. Flat (exact, in NumPy:
+:mod:`kg.recall.flat_rows`, no FAISS import) below ``hnsw_threshold`` live vectors, FAISS HNSW from it on; HNSW
+cannot remove rows, so its deletes are tombstones until a rebuild. Details: ``docs/vector-index.md``.
 """
 
 from __future__ import annotations
 
 import builtins
-import contextlib
-import hashlib
 import importlib
 import json
 import logging
-import os
-import re
-import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -26,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kg.errors import InputError
+from kg.recall.vector_files import UnusableError, remove_unreferenced, verified, write_file
 
 if TYPE_CHECKING:
     import numpy as np
@@ -54,8 +51,6 @@ if not TYPE_CHECKING:  # the type checker reads the real module (imported above 
 
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
-_DATA_FILE_RE = re.compile(r"^(index-[0-9a-f]{16}\.faiss|ids-[0-9a-f]{16}\.json)$")
-_TEMP_MAX_AGE_SECONDS = 3600  # leftovers of a crashed save; younger ones may belong to a save in progress
 logger = logging.getLogger(__name__)
 
 
@@ -70,12 +65,9 @@ class VectorIndexConfig:
     max_tombstone_share: float = 0.2  # HNSW is rebuilt when tombstones exceed this share of its rows
 
 
-class _Unusable(Exception):
-    """The files on disk cannot be trusted; the message says why."""
-
-
 class FaissVectorIndex:
-    """A :class:`~kg.ports.VectorIndex` over FAISS, persisted in ``directory`` (one writer); thread-safe."""
+    """A :class:`~kg.ports.VectorIndex` (flat in NumPy, HNSW in FAISS), persisted in ``directory`` (one writer);
+    thread-safe."""
 
     def __init__(self, directory: Path, *, model: str, dimension: int, store_checksum: str = "",
                  config: VectorIndexConfig | None = None) -> None:  # fmt: skip
@@ -92,7 +84,7 @@ class FaissVectorIndex:
         self._tombstones: set[int] = set()
         self._next_id = 0
         self._kind = "flat"
-        self._index: Any = self._new_index("flat")
+        self._index: Any = self._new_index("flat")  # kg.recall.flat_rows.FlatRows, or a FAISS IndexIDMap (HNSW)
         self._dirty = False
 
     @property
@@ -175,17 +167,18 @@ class FaissVectorIndex:
                 self.store_checksum = store_checksum
             self.directory.mkdir(parents=True, exist_ok=True)
             files = {
-                "index": self._write_file("index", ".faiss", lambda p: faiss.write_index(self._index, str(p))),
-                "ids": self._write_file("ids", ".json", lambda p: p.write_bytes(self._map_bytes())),
-            }
+                "index": write_file(self.directory, "index", ".faiss", lambda p: faiss.write_index(self._index, str(p)))
+                if self._kind == "hnsw" else write_file(self.directory, "index", ".npy", self._index.write),
+                "ids": write_file(self.directory, "ids", ".json", lambda p: p.write_bytes(self._map_bytes())),
+            }  # fmt: skip
             manifest = (extra or {}) | {
                 "format_version": FORMAT_VERSION, "model": self.model, "dimension": self.dimension,
                 "count": len(self), "kind": self._kind, "store_checksum": self.store_checksum,
                 "created_at": (now or datetime.now(UTC)).isoformat(), "tombstones": len(self._tombstones),
                 "files": files,
             }  # fmt: skip
-            self._write_file(MANIFEST, "", lambda p: p.write_text(json.dumps(manifest, indent=2) + "\n"))
-            self._remove_unreferenced({entry["name"] for entry in files.values()})
+            write_file(self.directory, MANIFEST, "", lambda p: p.write_text(json.dumps(manifest, indent=2) + "\n"))
+            remove_unreferenced(self.directory, {entry["name"] for entry in files.values()})
             self._dirty = False
             return self.directory / MANIFEST
 
@@ -204,7 +197,7 @@ class FaissVectorIndex:
         try:
             return cls._load(Path(directory), model=model, dimension=dimension, store_checksum=store_checksum,
                              count=count, config=config), ""  # fmt: skip
-        except _Unusable as exc:
+        except UnusableError as exc:
             logger.info("vector index in %s not used: %s", directory, exc)
             return None, str(exc)
         except Exception as exc:
@@ -233,13 +226,13 @@ class FaissVectorIndex:
     # -- internals ---------------------------------------------------------------------------------
 
     def _new_index(self, kind: str) -> Any:
-        base: Any
-        if kind == "hnsw":
-            base = faiss.IndexHNSWFlat(self.dimension, self.config.hnsw_m, faiss.METRIC_INNER_PRODUCT)
-            base.hnsw.efConstruction = self.config.ef_construction
-            base.hnsw.efSearch = self.config.ef_search
-        else:
-            base = faiss.IndexFlatIP(self.dimension)
+        if kind != "hnsw":
+            from kg.recall.flat_rows import FlatRows  # noqa: PLC0415 - NumPy loads with the first vector
+
+            return FlatRows(self.dimension)
+        base = faiss.IndexHNSWFlat(self.dimension, self.config.hnsw_m, faiss.METRIC_INNER_PRODUCT)
+        base.hnsw.efConstruction = self.config.ef_construction
+        base.hnsw.efSearch = self.config.ef_search
         return faiss.IndexIDMap(base)  # own uid map instead of IndexIDMap2: no per-id reverse map in memory
 
     def _matrix(self, rows: Sequence[Sequence[float]], field: str) -> Matrix:
@@ -257,11 +250,13 @@ class FaissVectorIndex:
         return np.ascontiguousarray(matrix)
 
     def _raw_search(self, query: Matrix, fetch: int) -> tuple[list[float], list[int]]:
+        if self._kind != "hnsw":
+            scores, ids = self._index.search(query[0], fetch)
+            return list(scores), list(ids)
         threads = faiss.omp_get_max_threads()
         faiss.omp_set_num_threads(1)  # single query: 2 threads collapse under load (reference measurements)
         try:
-            hnsw = self._kind == "hnsw"
-            params = faiss.SearchParametersHNSW(efSearch=max(self.config.ef_search, fetch)) if hnsw else None
+            params = faiss.SearchParametersHNSW(efSearch=max(self.config.ef_search, fetch))
             scores, ids = self._index.search(query, fetch, params=params)
         finally:
             faiss.omp_set_num_threads(threads)  # builds keep their threads
@@ -300,8 +295,13 @@ class FaissVectorIndex:
 
     def _rebuild(self, kind: str) -> None:
         rows = self._index.ntotal
-        ids = faiss.vector_to_array(self._index.id_map).astype(np.int64)
-        vectors = self._index.index.reconstruct_n(0, rows) if rows else np.empty((0, self.dimension), np.float32)
+        if self._kind == "hnsw":
+            ids = faiss.vector_to_array(self._index.id_map).astype(np.int64)
+            vectors = self._index.index.reconstruct_n(0, rows) if rows else np.empty((0, self.dimension), np.float32)
+        else:
+            ids, vectors = self._index.rows()
+        order = np.argsort(ids, kind="stable")  # flat rows are kept in id order
+        ids, vectors = ids[order], vectors[order]
         live = np.fromiter((faiss_id in self._uids for faiss_id in ids.tolist()), dtype=bool, count=rows)
         index = self._new_index(kind)
         index.add_with_ids(np.ascontiguousarray(vectors[live]), ids[live])
@@ -313,63 +313,61 @@ class FaissVectorIndex:
                 "tombstones": sorted(self._tombstones)}  # fmt: skip
         return json.dumps(body, separators=(",", ":")).encode()
 
-    def _write_file(self, prefix: str, suffix: str, write: Callable[[Path], object]) -> dict[str, Any]:
-        """Write via ``write`` to a temp file, fsync, rename to ``<prefix>-<sha16><suffix>`` (or to
-        ``prefix`` itself when ``suffix`` is empty), fsync the directory; name, sha256 and size."""
-        fd, name = tempfile.mkstemp(prefix=f".{prefix}.", suffix=".tmp", dir=self.directory)
-        os.close(fd)
-        tmp = Path(name)
-        try:
-            write(tmp)
-            digest, size = _sha256(tmp, sync=True)
-            final = f"{prefix}-{digest[:16]}{suffix}" if suffix else prefix
-            os.replace(tmp, self.directory / final)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-        _fsync_directory(self.directory)
-        return {"name": final, "sha256": digest, "bytes": size}
-
-    def _remove_unreferenced(self, keep: set[str]) -> None:
-        cutoff = datetime.now(UTC).timestamp() - _TEMP_MAX_AGE_SECONDS
-        for path in self.directory.iterdir():
-            with contextlib.suppress(OSError):  # another process may be cleaning up too
-                old_temp = path.name.endswith(".tmp") and path.name.startswith(".") and path.stat().st_mtime < cutoff
-                if old_temp or (_DATA_FILE_RE.match(path.name) and path.name not in keep):
-                    path.unlink()
-
     @classmethod
     def _load(cls, directory: Path, *, model: str, dimension: int, store_checksum: str, count: int | None,
               config: VectorIndexConfig | None) -> FaissVectorIndex:  # fmt: skip
         try:
             manifest = json.loads((directory / MANIFEST).read_text())
         except FileNotFoundError as exc:
-            raise _Unusable("no manifest") from exc
+            raise UnusableError("no manifest") from exc
         expected = {"format_version": FORMAT_VERSION, "model": model, "dimension": dimension,
                     "store_checksum": store_checksum} | ({} if count is None else {"count": count})  # fmt: skip
         for key, value in expected.items():
             if manifest.get(key) != value:
-                raise _Unusable(f"manifest {key} is {manifest.get(key)!r}, expected {value!r}")
-        paths = {role: _verified(directory, manifest["files"][role]) for role in ("index", "ids")}
-        mapping, index = json.loads(paths["ids"].read_bytes()), faiss.read_index(str(paths["index"]))
-        base, kind = faiss.downcast_index(index.index), manifest["kind"]
-        actual = "hnsw" if isinstance(base, faiss.IndexHNSWFlat) else "flat"
-        if not isinstance(index, faiss.IndexIDMap) or not isinstance(base, faiss.IndexHNSWFlat | faiss.IndexFlatIP):
-            raise _Unusable(f"unexpected index type {type(index).__name__}/{type(base).__name__}")
-        if actual != kind or index.d != dimension or index.metric_type != faiss.METRIC_INNER_PRODUCT:
-            raise _Unusable(f"index is {actual} d={index.d}, manifest says {kind} d={dimension}")
+                raise UnusableError(f"manifest {key} is {manifest.get(key)!r}, expected {value!r}")
+        paths = {role: verified(directory, manifest["files"][role]) for role in ("index", "ids")}
+        mapping, kind = json.loads(paths["ids"].read_bytes()), manifest["kind"]
         ids, uids, tombstones = [int(i) for i in mapping["ids"]], list(mapping["uids"]), set(mapping["tombstones"])
-        rows = sorted(faiss.vector_to_array(index.id_map).tolist())
+        if paths["index"].suffix == ".npy":  # flat: NumPy rows in id order, no FAISS
+            from kg.recall.flat_rows import FlatRows  # noqa: PLC0415
+
+            if kind != "flat" or tombstones:
+                raise UnusableError(f"flat rows, manifest says {kind} with {len(tombstones)} tombstones")
+            index: Any = FlatRows.read(paths["index"], ids, dimension)
+            rows = ids
+        else:
+            index = cls._read_faiss(paths["index"], kind, dimension)
+            held = index.rows()[0] if kind == "flat" else faiss.vector_to_array(index.id_map)
+            rows = sorted(held.tolist())
         if len(set(uids)) != len(uids) or len(ids) != len(uids) or not all(isinstance(u, str) for u in uids):
-            raise _Unusable("id map is inconsistent")
+            raise UnusableError("id map is inconsistent")
         if rows != sorted([*ids, *tombstones]) or (rows and rows[-1] >= mapping["next_id"]):
-            raise _Unusable("id map does not match the index rows")
+            raise UnusableError("id map does not match the index rows")
         if len(ids) != manifest["count"]:
-            raise _Unusable(f"{len(ids)} vectors, manifest says {manifest['count']}")
+            raise UnusableError(f"{len(ids)} vectors, manifest says {manifest['count']}")
         loaded = cls(directory, model=model, dimension=dimension, store_checksum=store_checksum, config=config)
         loaded._index, loaded._kind, loaded._tombstones, loaded._next_id = index, kind, tombstones, mapping["next_id"]
         loaded._uids, loaded._ids = dict(zip(ids, uids, strict=True)), dict(zip(uids, ids, strict=True))
         return loaded
+
+    @staticmethod
+    def _read_faiss(path: Path, kind: str, dimension: int) -> Any:
+        """A saved FAISS index (HNSW; a flat one from before flat rows were NumPy files is read as rows)."""
+        index = faiss.read_index(str(path))
+        base = faiss.downcast_index(index.index)
+        actual = "hnsw" if isinstance(base, faiss.IndexHNSWFlat) else "flat"
+        if not isinstance(index, faiss.IndexIDMap) or not isinstance(base, faiss.IndexHNSWFlat | faiss.IndexFlatIP):
+            raise UnusableError(f"unexpected index type {type(index).__name__}/{type(base).__name__}")
+        if actual != kind or index.d != dimension or index.metric_type != faiss.METRIC_INNER_PRODUCT:
+            raise UnusableError(f"index is {actual} d={index.d}, manifest says {kind} d={dimension}")
+        if actual == "hnsw":
+            return index
+        from kg.recall.flat_rows import FlatRows  # noqa: PLC0415
+
+        ids = faiss.vector_to_array(index.id_map).astype(np.int64)
+        order = np.argsort(ids, kind="stable")
+        vectors = index.index.reconstruct_n(0, index.ntotal) if index.ntotal else np.empty((0, dimension), np.float32)
+        return FlatRows(dimension, ids[order], np.ascontiguousarray(vectors[order]))
 
 
 def _check_uids(uids: Sequence[str]) -> list[str]:
@@ -379,35 +377,3 @@ def _check_uids(uids: Sequence[str]) -> list[str]:
     if len(set(keys)) != len(keys):
         raise InputError("uids", "must be unique within one call")
     return keys
-
-
-def _sha256(path: Path, *, sync: bool = False) -> tuple[str, int]:
-    digest, size = hashlib.sha256(), 0
-    with path.open("rb") as handle:
-        while chunk := handle.read(1 << 20):
-            digest.update(chunk)
-            size += len(chunk)
-        if sync:
-            os.fsync(handle.fileno())
-    return digest.hexdigest(), size
-
-
-def _verified(directory: Path, entry: dict[str, Any]) -> Path:
-    """The data file a manifest entry names, after checking its name, size and sha256."""
-    name = str(entry["name"])
-    path = directory / name
-    if not _DATA_FILE_RE.match(name) or not path.is_file() or path.stat().st_size != entry["bytes"]:
-        raise _Unusable(f"{name!r} is missing, misnamed or has another size")
-    if _sha256(path)[0] != entry["sha256"]:
-        raise _Unusable(f"{name} does not match its sha256")
-    return path
-
-
-def _fsync_directory(directory: Path) -> None:
-    """Make renames durable (POSIX; a no-op where directories cannot be opened)."""
-    with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)

@@ -32,7 +32,7 @@ VALIDATOR_WRAPPERS = frozenset({"AfterValidator", "BeforeValidator", "PlainValid
 
 #: Exception classes outside the tree: control-flow signals that never leave the package that raises them.
 SIGNALS = {
-    "kg/recall/vectors.py::_Unusable": "caught in VectorIndex.load: the index is rebuilt",
+    "kg/recall/vector_files.py::UnusableError": "caught in VectorIndex.load: the index is rebuilt",
     "reasoning/router/methods/base.py::MissingInputs": "caught in reasoning.router.run: the method falls back",
     "reasoning/router/methods/identification.py::NotIdentifiable": "caught in causal_effect: a hedge, reported",
     "reasoning/router/methods/modal_logic.py::_Stop": "caught in the same module: ends a search",

@@ -440,14 +440,14 @@ def test_items_written_without_an_embedder_are_recalled_by_bm25_until_the_index_
 
 
 def _flip_index_bytes(directory: Path) -> None:
-    [data] = directory.glob("index-*.faiss")
+    [data] = directory.glob("index-*.*")  # flat rows (.npy) or HNSW (.faiss)
     raw = bytearray(data.read_bytes())
     raw[len(raw) // 2 :] = bytes(len(raw) - len(raw) // 2)  # same size, other bytes
     data.write_bytes(bytes(raw))
 
 
 def _truncate_index(directory: Path) -> None:
-    [data] = directory.glob("index-*.faiss")
+    [data] = directory.glob("index-*.*")  # flat rows (.npy) or HNSW (.faiss)
     data.write_bytes(data.read_bytes()[:100])
 
 

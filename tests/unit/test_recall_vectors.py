@@ -1,15 +1,20 @@
-"""FAISS sidecar: exactness against numpy, HNSW recall, deletes, filters, persistence and damage detection."""
+"""Vector sidecar (flat rows in NumPy, HNSW in FAISS): exactness against numpy, HNSW recall, deletes, filters,
+persistence and damage detection."""
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from kg.errors import InputError
+from kg.recall.vector_branch import exact_scores
+from kg.recall.vector_files import write_file
 from kg.recall.vectors import MANIFEST, FaissVectorIndex, VectorIndexConfig
 
 DIM = 16
@@ -304,3 +309,73 @@ def test_status_reports_counts_files_and_staleness(tmp_path):
     assert index.status(store_checksum="c2")["stale"]  # the store moved on since the save
     index.remove(uids[10:11])
     assert index.status()["stale"]
+
+
+# ------------------------------------------------------------------------------------ flat rows without FAISS
+
+
+def test_a_flat_index_is_saved_as_numpy_rows_and_searched_without_faiss(tmp_path):
+    index, uids, vectors = built(tmp_path, 300)
+    index.remove(uids[:7])
+    index.save(store_checksum="c1")
+    assert _data_file(index, "index").suffix == ".npy"
+    code = (
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "from kg.recall.vectors import FaissVectorIndex\n"
+        f"index = FaissVectorIndex.load(Path({str(index.directory)!r}), model={MODEL!r}, dimension={DIM},"
+        " store_checksum='c1')\n"
+        f"hits = index.search({vectors[20].tolist()!r}, 3)\n"
+        "print(json.dumps({'hits': hits, 'faiss': 'faiss' in sys.modules}))\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, check=True)
+    answer = json.loads(done.stdout)
+    assert answer["faiss"] is False
+    assert [tuple(hit) for hit in answer["hits"]] == index.search(vectors[20], 3)
+    assert answer["hits"][0][0] == uids[20]
+
+
+def test_a_flat_index_saved_by_faiss_before_is_still_read(tmp_path):
+    import faiss  # noqa: PLC0415 - writes the earlier format: an IndexIDMap over IndexFlatIP
+
+    index, uids, vectors = built(tmp_path, 50)
+    index.remove(uids[:5])
+    path = index.save(store_checksum="c1")
+    manifest = json.loads(path.read_text())
+    ids = json.loads(_data_file(index, "ids").read_text())["ids"]
+    old = faiss.IndexIDMap(faiss.IndexFlatIP(DIM))
+    old.add_with_ids(np.ascontiguousarray(vectors[5:][::-1]), np.asarray(ids[::-1], dtype=np.int64))  # any row order
+    manifest["files"]["index"] = write_file(
+        index.directory, "index", ".faiss", lambda p: faiss.write_index(old, str(p))
+    )
+    path.write_text(json.dumps(manifest))
+    loaded = load(index)
+    assert loaded is not None and len(loaded) == 45
+    for query in unit_vectors(10, seed=4):
+        assert [uid for uid, _ in loaded.search(query, 5)] == [uid for uid, _ in index.search(query, 5)]
+    loaded.add(["new"], [vectors[0]])
+    loaded.save(store_checksum="c1")
+    assert _data_file(loaded, "index").suffix == ".npy" and load(loaded) is not None
+
+
+def test_flat_rows_that_do_not_fit_the_id_map_are_refused(tmp_path):
+    index, _, _ = built(tmp_path, 20)
+    path = index.save(store_checksum="c1")
+    manifest = json.loads(path.read_text())
+    wrong = unit_vectors(19)  # a row short, with a valid name and hash: the shape check refuses it
+
+    def save(path: Path) -> None:
+        with path.open("wb") as handle:  # np.save(path) would add its own ".npy" to the temp file's name
+            np.save(handle, wrong)
+
+    manifest["files"]["index"] = write_file(index.directory, "index", ".npy", save)
+    path.write_text(json.dumps(manifest))
+    assert load(index) is None
+
+
+def test_exact_scores_of_queued_items_equal_the_flat_index_scores(tmp_path):
+    index, uids, vectors = built(tmp_path, 40)
+    query = unit_vectors(1, seed=9)[0]
+    exact = exact_scores(query.tolist(), {uid: v.tolist() for uid, v in zip(uids, vectors, strict=True)})
+    assert exact[:10] == index.search(query, 10)  # the same function: the same float32 similarities

@@ -1,0 +1,90 @@
+"""The vector index's files (``.mabos/vectors/``): each written whole under a name from its sha256, checked on read.
+
+Every data file is written to a temporary file in the same directory, fsynced, renamed to ``<prefix>-<sha16><suffix>``
+and the directory fsynced, so a save never overwrites a file the current manifest names; files no manifest names
+(and temporary files older than an hour, left by a crash) are removed after the next save. See
+``docs/vector-index.md`` ("Files and crash safety").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import tempfile
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+#: The data files of a generation: the index (FAISS for HNSW, NumPy rows for flat) and the id map.
+DATA_FILE_RE = re.compile(r"^(index-[0-9a-f]{16}\.(faiss|npy)|ids-[0-9a-f]{16}\.json)$")
+_TEMP_MAX_AGE_SECONDS = 3600  # leftovers of a crashed save; younger ones may belong to a save in progress
+
+
+class UnusableError(Exception):
+    """The files on disk cannot be trusted; the message says why."""
+
+
+def write_file(directory: Path, prefix: str, suffix: str, write: Callable[[Path], object]) -> dict[str, Any]:
+    """Write via ``write`` to a temp file, fsync, rename to ``<prefix>-<sha16><suffix>`` (or to ``prefix`` itself
+    when ``suffix`` is empty), fsync the directory; name, sha256 and size."""
+    fd, name = tempfile.mkstemp(prefix=f".{prefix}.", suffix=".tmp", dir=directory)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        write(tmp)
+        digest, size = sha256(tmp, sync=True)
+        final = f"{prefix}-{digest[:16]}{suffix}" if suffix else prefix
+        os.replace(tmp, directory / final)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _fsync_directory(directory)
+    return {"name": final, "sha256": digest, "bytes": size}
+
+
+def remove_unreferenced(directory: Path, keep: set[str]) -> None:
+    """Delete the data files not in ``keep`` and temporary files older than an hour."""
+    cutoff = datetime.now(UTC).timestamp() - _TEMP_MAX_AGE_SECONDS
+    for path in directory.iterdir():
+        with contextlib.suppress(OSError):  # another process may be cleaning up too
+            old_temp = path.name.endswith(".tmp") and path.name.startswith(".") and path.stat().st_mtime < cutoff
+            if old_temp or (DATA_FILE_RE.match(path.name) and path.name not in keep):
+                path.unlink()
+
+
+def sha256(path: Path, *, sync: bool = False) -> tuple[str, int]:
+    digest, size = hashlib.sha256(), 0
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+            size += len(chunk)
+        if sync:
+            os.fsync(handle.fileno())
+    return digest.hexdigest(), size
+
+
+def verified(directory: Path, entry: dict[str, Any]) -> Path:
+    """The data file a manifest entry names, after checking its name, size and sha256."""
+    name = str(entry["name"])
+    path = directory / name
+    if not DATA_FILE_RE.match(name) or not path.is_file() or path.stat().st_size != entry["bytes"]:
+        raise UnusableError(f"{name!r} is missing, misnamed or has another size")
+    if sha256(path)[0] != entry["sha256"]:
+        raise UnusableError(f"{name} does not match its sha256")
+    return path
+
+
+def _fsync_directory(directory: Path) -> None:
+    """Make renames durable (POSIX; a no-op where directories cannot be opened)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+__all__ = ["DATA_FILE_RE", "UnusableError", "remove_unreferenced", "sha256", "verified", "write_file"]
