@@ -9,7 +9,6 @@ extractive summariser) runs unmocked.
 from __future__ import annotations
 
 import json
-import socket
 from collections.abc import Iterator
 from typing import Any
 
@@ -27,7 +26,8 @@ from kg.conversation.summarize import (
 from kg.errors import BackendUnavailableError, InputError
 from kg.models.conversation import estimate_tokens
 from kg.ports import ChatMessage
-from tests.stubs.chat_server import ChatStub, completion
+from tests.stubs.chat_server import ChatStub
+from tests.stubs.http_failures import answered, nobody_listening, too_slow
 
 KEY_ENV = "MABOS_TEST_LLM_KEY"
 TEXTS = [
@@ -46,6 +46,11 @@ def stub(monkeypatch: pytest.MonkeyPatch) -> Iterator[ChatStub]:
 
 def chat(stub: ChatStub, **kwargs: Any) -> OpenAIChatModel:
     return OpenAIChatModel(stub.url, "stub-model", **kwargs)
+
+
+def ask(url: str, timeout: float) -> str:
+    """One chat completion from the server at ``url`` (the HTTP failure checks' client)."""
+    return OpenAIChatModel(url, "stub-model", timeout=timeout).complete([ChatMessage("user", "x")], max_tokens=4)
 
 
 # ------------------------------------------------------------------------------------------ the port
@@ -117,12 +122,7 @@ def test_reply_content_shapes(stub, content, expected):
     ],
 )
 def test_error_statuses_become_backend_unavailable(stub, status, body, message):
-    stub.responder = lambda _: (status, body)
-    with pytest.raises(BackendUnavailableError, match=message) as caught:
-        chat(stub).complete([ChatMessage("user", "x")], max_tokens=4)
-    assert len(str(caught.value)) < 400
-    assert "\n" not in str(caught.value)
-    assert stub.url in str(caught.value)
+    answered(stub, ask, status, body, message)
 
 
 @pytest.mark.parametrize(
@@ -138,29 +138,15 @@ def test_error_statuses_become_backend_unavailable(stub, status, body, message):
     ],
 )
 def test_malformed_json_becomes_backend_unavailable(stub, payload):
-    stub.responder = lambda _: (200, payload)
-    with pytest.raises(BackendUnavailableError, match="malformed JSON"):
-        chat(stub).complete([ChatMessage("user", "x")], max_tokens=4)
+    answered(stub, ask, 200, payload, "malformed JSON")
 
 
 def test_a_slow_server_times_out(stub):
-    def slow(body: Any) -> tuple[int, bytes]:
-        stub.release.wait(timeout=5)  # released when the stub stops
-        return 200, completion("too late")
-
-    stub.responder = slow
-    with pytest.raises(BackendUnavailableError, match=r"cannot be reached.*timed out"):
-        chat(stub, timeout=0.2).complete([ChatMessage("user", "x")], max_tokens=4)
+    too_slow(stub, ask)
 
 
 def test_a_closed_port_is_unavailable():
-    with socket.socket() as sock:  # a port that was free a moment ago and has no listener now
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    with pytest.raises(BackendUnavailableError, match="cannot be reached"):
-        OpenAIChatModel(f"http://127.0.0.1:{port}/v1", "m", timeout=2).complete(
-            [ChatMessage("user", "x")], max_tokens=4
-        )
+    nobody_listening(ask)
 
 
 def test_bad_configuration_and_requests_are_input_errors(stub):

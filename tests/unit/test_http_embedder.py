@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from kg.recall.http_embedder import HttpEmbedder, endpoint_url
 from kg.store.sqlite.db import Database
 from kg.store.sqlite.embeddings import SqliteEmbeddingCache
 from tests.stubs.chat_server import ChatStub
+from tests.stubs.http_failures import answered, nobody_listening, too_slow
 
 
 def vector_for(text: str) -> list[float]:
@@ -39,6 +39,11 @@ def stub(monkeypatch: pytest.MonkeyPatch) -> Iterator[ChatStub]:
     with ChatStub() as server:
         server.responder = openai_answer
         yield server
+
+
+def ask(url: str, timeout: float) -> list[list[float]]:
+    """One embedding from the server at ``url`` (the HTTP failure checks' client)."""
+    return HttpEmbedder(url, model="mini", timeout=timeout).embed(["x"])
 
 
 def unit(vector: list[float]) -> list[float]:
@@ -133,10 +138,7 @@ def test_it_composes_with_the_cache(stub, tmp_path: Path):
     ],
 )
 def test_error_statuses_become_backend_unavailable(stub, status, body, message):
-    stub.responder = lambda _: (status, body)
-    with pytest.raises(BackendUnavailableError, match=message) as caught:
-        HttpEmbedder(stub.url, model="mini").embed(["x"])
-    assert len(str(caught.value)) < 400
+    answered(stub, ask, status, body, message)
 
 
 @pytest.mark.parametrize(
@@ -155,9 +157,7 @@ def test_error_statuses_become_backend_unavailable(stub, status, body, message):
     ],
 )
 def test_malformed_json_becomes_backend_unavailable(stub, payload):
-    stub.responder = lambda _: (200, payload)
-    with pytest.raises(BackendUnavailableError, match="malformed JSON"):
-        HttpEmbedder(stub.url, model="mini").embed(["x"])
+    answered(stub, ask, 200, payload, "malformed JSON")
 
 
 @pytest.mark.parametrize(
@@ -182,21 +182,11 @@ def test_vectors_of_mixed_lengths_are_refused(stub):
 
 
 def test_a_slow_server_times_out(stub):
-    def slow(body: Any) -> tuple[int, bytes]:
-        stub.release.wait(timeout=5)  # released at teardown
-        return openai_answer(body)
-
-    stub.responder = slow
-    with pytest.raises(BackendUnavailableError, match=r"cannot be reached.*timed out"):
-        HttpEmbedder(stub.url, model="mini", timeout=0.2).embed(["x"])
+    too_slow(stub, ask)
 
 
 def test_a_closed_port_is_unavailable():
-    with socket.socket() as sock:  # a port that was free a moment ago and has no listener now
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    with pytest.raises(BackendUnavailableError, match="cannot be reached"):
-        HttpEmbedder(f"http://127.0.0.1:{port}/v1", model="mini", timeout=2).embed(["x"])
+    nobody_listening(ask)
 
 
 def test_bad_configuration_is_an_input_error():

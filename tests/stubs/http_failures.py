@@ -1,0 +1,62 @@
+"""How mabos's HTTP backends (the chat model, the HTTP embedder) must fail: one :class:`BackendUnavailableError`
+of one short line naming the server, whatever the server did (an error status, a malformed answer, no answer in
+time, nothing listening).
+
+A test module passes its client as ``ask(url, timeout)``, a call that sends one request to the server at ``url``
+(an OpenAI-compatible base URL) and gives up after ``timeout`` seconds; each check below drives the shared stub
+server (:mod:`tests.stubs.chat_server`) and asserts the contract.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from kg.errors import BackendUnavailableError
+from tests.stubs.chat_server import ChatStub
+
+#: ``ask(url, timeout)``: one request of the client under test.
+Ask = Callable[[str, float], object]
+
+#: The longest refusal a backend may give (a long body is cut to an excerpt).
+MAX_MESSAGE = 400
+
+
+def refused(ask: Ask, url: str, match: str, *, timeout: float = 10) -> str:
+    """The message of the :class:`BackendUnavailableError` ``ask`` raises, checked: it matches ``match``, it is
+    one line of fewer than :data:`MAX_MESSAGE` characters, and it names the server."""
+    with pytest.raises(BackendUnavailableError, match=match) as caught:
+        ask(url, timeout)
+    message = str(caught.value)
+    assert len(message) < MAX_MESSAGE
+    assert "\n" not in message
+    assert url in message
+    return message
+
+
+def answered(stub: ChatStub, ask: Ask, status: int, body: bytes, match: str) -> str:
+    """The refusal of an answer ``status`` with ``body``."""
+    stub.responder = lambda _: (status, body)
+    return refused(ask, stub.url, match)
+
+
+def too_slow(stub: ChatStub, ask: Ask) -> str:
+    """The refusal of a server that answers only when the stub stops, asked with a 0.2 s timeout."""
+
+    def slow(body: Any) -> tuple[int, bytes]:
+        stub.release.wait(timeout=5)  # released when the stub stops
+        return 500, b""
+
+    stub.responder = slow
+    return refused(ask, stub.url, r"cannot be reached.*timed out", timeout=0.2)
+
+
+def nobody_listening(ask: Ask) -> str:
+    """The refusal of a port that was free a moment ago and has no listener now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return refused(ask, f"http://127.0.0.1:{port}/v1", "cannot be reached", timeout=2)
