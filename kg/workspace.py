@@ -31,7 +31,7 @@ from kg.errors import WorkspaceError
 from kg.layout import LOCK_FILE, VECTORS_DIR
 from kg.memory.daily_log import SETTLE_AFTER, catch_up
 from kg.models import Model, format_ts, parse
-from kg.ports import Embedder, EmbeddingCache, StorePorts
+from kg.ports import StorePorts
 from kg.tempfiles import remove_stale
 
 if TYPE_CHECKING:
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from kg.conversation.service import ConversationService
     from kg.facts import FactService
     from kg.memory.service import MemoryService
+    from kg.ports import Embedder, EmbeddingCache
     from kg.recall.engine import RecallEngine, RecallSettings
     from kg.recall.sidecar import VectorSidecar
     from kg.scopes import ScopePolicy
