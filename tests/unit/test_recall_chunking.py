@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from kg.errors import InputError
 from kg.memory.files import daily_log_entry, daily_log_header
-from kg.recall.chunking import TOKEN_RE, Chunk, chunk_markdown, count_tokens, headed_lines, split_lines
+from kg.recall.chunking import Chunk, chunk_markdown, count_tokens, headed_lines, split_lines
+from kg.text.words import TOKEN_RE
 
 
 def words(n: int, tag: str = "w") -> str:
