@@ -307,6 +307,16 @@ def env() -> Iterator[None]:
     mp.undo()
 
 
+@pytest.fixture
+def ab_root(env: None, tmp_path: Path) -> Path:
+    """The folder of a new workspace with agents a and b (closed again)."""
+    root = tmp_path / "ws"
+    with kg.init_workspace(root) as ws:
+        ws.agents.add("a")
+        ws.agents.add("b")
+    return root
+
+
 @pytest.fixture(scope="module")
 def seeded(
     env: None, tmp_path_factory: pytest.TempPathFactory, long_dialogue: Callable[[int], list[dict[str, Any]]]
@@ -690,20 +700,16 @@ CYCLE = {
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_malformed_jsonld(mode: str, env: None, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+def test_malformed_jsonld(mode: str, ab_root: Path, request: pytest.FixtureRequest) -> None:
     """A malformed or cyclic domain file in the ontology folder: proposals and checks refuse cleanly, change nothing."""
     profile = fuzz_settings(mode, request, scale=0.3)
-    root = tmp_path / "ws"
-    with kg.init_workspace(root) as ws:
-        ws.agents.add("a")
-        ws.agents.add("b")
-        pending = _ontology(ws).propose("a", **VENDOR).uid  # type: ignore[arg-type]
-        _ontology(ws).validate(pending, "b")
-    junk = root / "ontologies" / "junk.jsonld"
-
+    root = ab_root
     ws = kg.open_workspace(root)
     request.addfinalizer(ws.close)
     svc = _ontology(ws)  # one service: unchanged files stay parsed between examples
+    pending = svc.propose("a", **VENDOR).uid  # type: ignore[arg-type]
+    svc.validate(pending, "b")
+    junk = root / "ontologies" / "junk.jsonld"
 
     @profile
     @given(st.one_of(JSONLD_JUNK, st.just(json.dumps(CYCLE))), st.booleans())
@@ -784,13 +790,11 @@ LINES = st.one_of(
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_cognitive_files(mode: str, env: None, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+def test_cognitive_files(mode: str, ab_root: Path, request: pytest.FixtureRequest) -> None:
     """Fuzzed Beliefs.md / Goals.md / Plans.md / Learnings.md ...: imported, or refused with nothing written."""
     profile = fuzz_settings(mode, request, scale=2)
-    root = tmp_path / "ws"
-    with kg.init_workspace(root) as ws:
-        ws.agents.add("a")
-        ws.agents.add("b")
+    root = ab_root
+    with kg.open_workspace(root) as ws:
         ws.bdi.add("goal", "a", "grow revenue", priority=8)
         ws.bdi.add("belief", "b", "private to b")
     folder = root / "agents" / "a"
