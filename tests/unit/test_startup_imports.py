@@ -140,6 +140,17 @@ def test_a_bm25_recall_as_json_imports_no_vectors_rdf_web_or_rich(answering: Pat
     assert [m for m in found["ours"] if m.startswith((*NOT_FOR_A_QUERY, "kg.facts"))] == []
 
 
+def test_an_english_bm25_recall_compiles_no_cjk_pattern(answering: Path):
+    """The CJK patterns take ~10 ms each to compile (kg.text.words makes them on first use): English text never
+    needs them, neither in the query's terms nor in the modules a recall imports."""
+    argv = ["memory", "recall", "--agent", "a", "renewal terms", "--mode", "bm25", "--json", "--workspace",
+            str(answering)]  # fmt: skip
+    report = "import kg.text.words as w\nprint([n for n in w._LAZY_PATTERNS if n in vars(w)])\n"
+    done = subprocess.run([sys.executable, "-c", _MABOS + report, *argv], capture_output=True, text=True, cwd=ROOT,
+                          check=True)  # fmt: skip
+    assert done.stdout.splitlines()[-1] == "[]"
+
+
 def test_human_output_renders_with_rich(answering: Path):
     found, printed = _mabos("fact", "query", "--agent", "a", "--workspace", str(answering))
     assert "rich" in found["third_party"]
