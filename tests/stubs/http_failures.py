@@ -24,6 +24,16 @@ Ask = Callable[[str, float], object]
 #: The longest refusal a backend may give (a long body is cut to an excerpt).
 MAX_MESSAGE = 400
 
+#: Error answers every backend turns into a refusal: (status, body, what the message must match).
+ERROR_STATUSES = [
+    (500, b'{"error": {"message": "model crashed"}}', "HTTP 500.*model crashed"),
+    (400, b'{"error": "context length exceeded"}', "HTTP 400.*context length"),
+    (401, b'{"error": "invalid api key"}', "HTTP 401.*invalid api key"),
+    (404, b"", "HTTP 404"),
+    (503, b"x" * 10_000, "HTTP 503"),  # a long body is cut to an excerpt
+    (502, b"line one\nline two", "HTTP 502.*line one line two"),  # one line
+]
+
 
 def refused(ask: Ask, url: str, match: str, *, timeout: float = 10) -> str:
     """The message of the :class:`BackendUnavailableError` ``ask`` raises, checked: it matches ``match``, it is

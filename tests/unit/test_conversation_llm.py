@@ -27,7 +27,7 @@ from kg.errors import BackendUnavailableError, InputError
 from kg.models.conversation import estimate_tokens
 from kg.ports import ChatMessage
 from tests.stubs.chat_server import ChatStub
-from tests.stubs.http_failures import answered, nobody_listening, too_slow
+from tests.stubs.http_failures import ERROR_STATUSES, answered, nobody_listening, too_slow
 
 KEY_ENV = "MABOS_TEST_LLM_KEY"
 TEXTS = [
@@ -111,16 +111,7 @@ def test_reply_content_shapes(stub, content, expected):
     assert chat(stub).complete([ChatMessage("user", "x")], max_tokens=4) == expected
 
 
-@pytest.mark.parametrize(
-    ("status", "body", "message"),
-    [
-        (500, b'{"error": {"message": "model crashed"}}', "HTTP 500.*model crashed"),
-        (400, b'{"error": "context length exceeded"}', "HTTP 400.*context length"),
-        (404, b"", "HTTP 404"),
-        (503, b"x" * 10_000, "HTTP 503"),  # a long body is cut to an excerpt
-        (502, b"line one\nline two", "HTTP 502.*line one line two"),  # one line
-    ],
-)
+@pytest.mark.parametrize(("status", "body", "message"), ERROR_STATUSES)
 def test_error_statuses_become_backend_unavailable(stub, status, body, message):
     answered(stub, ask, status, body, message)
 

@@ -17,7 +17,7 @@ from kg.recall.http_embedder import HttpEmbedder, endpoint_url
 from kg.store.sqlite.db import Database
 from kg.store.sqlite.embeddings import SqliteEmbeddingCache
 from tests.stubs.chat_server import ChatStub
-from tests.stubs.http_failures import answered, nobody_listening, too_slow
+from tests.stubs.http_failures import ERROR_STATUSES, answered, nobody_listening, too_slow
 
 
 def vector_for(text: str) -> list[float]:
@@ -128,15 +128,7 @@ def test_it_composes_with_the_cache(stub, tmp_path: Path):
 # ------------------------------------------------------------------------------------------ failures
 
 
-@pytest.mark.parametrize(
-    ("status", "body", "message"),
-    [
-        (500, b'{"error": {"message": "model crashed"}}', "HTTP 500.*model crashed"),
-        (401, b'{"error": "invalid api key"}', "HTTP 401.*invalid api key"),
-        (404, b"", "HTTP 404"),
-        (503, b"x" * 10_000, "HTTP 503"),  # a long body is cut to an excerpt
-    ],
-)
+@pytest.mark.parametrize(("status", "body", "message"), ERROR_STATUSES)
 def test_error_statuses_become_backend_unavailable(stub, status, body, message):
     answered(stub, ask, status, body, message)
 
