@@ -2,9 +2,10 @@
 of one short line naming the server, whatever the server did (an error status, a malformed answer, no answer in
 time, nothing listening).
 
-A test module passes its client as ``ask(url, timeout)``, a call that sends one request to the server at ``url``
-(an OpenAI-compatible base URL) and gives up after ``timeout`` seconds; each check below drives the shared stub
-server (:mod:`tests.stubs.chat_server`) and asserts the contract.
+A test module runs the contract against its client by subclassing :class:`HttpFailureContract` with the client as
+``ask(url, timeout)``, a call that sends one request to the server at ``url`` (an OpenAI-compatible base URL) and
+gives up after ``timeout`` seconds, and with a ``stub`` fixture (:mod:`tests.stubs.chat_server`); the answers that
+are malformed for its protocol it checks with :func:`answered`.
 """
 
 from __future__ import annotations
@@ -53,20 +54,30 @@ def answered(stub: ChatStub, ask: Ask, status: int, body: bytes, match: str) -> 
     return refused(ask, stub.url, match)
 
 
-def too_slow(stub: ChatStub, ask: Ask) -> str:
-    """The refusal of a server that answers only when the stub stops, asked with a 0.2 s timeout."""
+class HttpFailureContract:
+    """The checks every HTTP backend passes; a subclass named ``Test...`` sets :meth:`ask` to its client."""
 
-    def slow(body: Any) -> tuple[int, bytes]:
-        stub.release.wait(timeout=5)  # released when the stub stops
-        return 500, b""
+    @staticmethod
+    def ask(url: str, timeout: float) -> object:
+        """One request of the client under test."""
+        raise NotImplementedError
 
-    stub.responder = slow
-    return refused(ask, stub.url, r"cannot be reached.*timed out", timeout=0.2)
+    @pytest.mark.parametrize(("status", "body", "message"), ERROR_STATUSES)
+    def test_error_statuses_become_backend_unavailable(
+        self, stub: ChatStub, status: int, body: bytes, message: str
+    ) -> None:
+        answered(stub, self.ask, status, body, message)
 
+    def test_a_slow_server_times_out(self, stub: ChatStub) -> None:
+        def slow(body: Any) -> tuple[int, bytes]:
+            stub.release.wait(timeout=5)  # released when the stub stops
+            return 500, b""
 
-def nobody_listening(ask: Ask) -> str:
-    """The refusal of a port that was free a moment ago and has no listener now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return refused(ask, f"http://127.0.0.1:{port}/v1", "cannot be reached", timeout=2)
+        stub.responder = slow
+        refused(self.ask, stub.url, r"cannot be reached.*timed out", timeout=0.2)
+
+    def test_a_closed_port_is_unavailable(self) -> None:
+        with socket.socket() as sock:  # a port that was free a moment ago and has no listener now
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        refused(self.ask, f"http://127.0.0.1:{port}/v1", "cannot be reached", timeout=2)

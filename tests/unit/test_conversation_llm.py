@@ -27,7 +27,7 @@ from kg.errors import BackendUnavailableError, InputError
 from kg.models.conversation import estimate_tokens
 from kg.ports import ChatMessage
 from tests.stubs.chat_server import ChatStub
-from tests.stubs.http_failures import ERROR_STATUSES, answered, nobody_listening, too_slow
+from tests.stubs.http_failures import HttpFailureContract, answered
 
 KEY_ENV = "MABOS_TEST_LLM_KEY"
 TEXTS = [
@@ -111,9 +111,10 @@ def test_reply_content_shapes(stub, content, expected):
     assert chat(stub).complete([ChatMessage("user", "x")], max_tokens=4) == expected
 
 
-@pytest.mark.parametrize(("status", "body", "message"), ERROR_STATUSES)
-def test_error_statuses_become_backend_unavailable(stub, status, body, message):
-    answered(stub, ask, status, body, message)
+class TestChatModelFailures(HttpFailureContract):
+    """The HTTP failure contract (tests/stubs/http_failures.py) for the chat model."""
+
+    ask = staticmethod(ask)
 
 
 @pytest.mark.parametrize(
@@ -130,14 +131,6 @@ def test_error_statuses_become_backend_unavailable(stub, status, body, message):
 )
 def test_malformed_json_becomes_backend_unavailable(stub, payload):
     answered(stub, ask, 200, payload, "malformed JSON")
-
-
-def test_a_slow_server_times_out(stub):
-    too_slow(stub, ask)
-
-
-def test_a_closed_port_is_unavailable():
-    nobody_listening(ask)
 
 
 def test_bad_configuration_and_requests_are_input_errors(stub):

@@ -17,7 +17,7 @@ from kg.recall.http_embedder import HttpEmbedder, endpoint_url
 from kg.store.sqlite.db import Database
 from kg.store.sqlite.embeddings import SqliteEmbeddingCache
 from tests.stubs.chat_server import ChatStub
-from tests.stubs.http_failures import ERROR_STATUSES, answered, nobody_listening, too_slow
+from tests.stubs.http_failures import HttpFailureContract, answered
 
 
 def vector_for(text: str) -> list[float]:
@@ -128,9 +128,10 @@ def test_it_composes_with_the_cache(stub, tmp_path: Path):
 # ------------------------------------------------------------------------------------------ failures
 
 
-@pytest.mark.parametrize(("status", "body", "message"), ERROR_STATUSES)
-def test_error_statuses_become_backend_unavailable(stub, status, body, message):
-    answered(stub, ask, status, body, message)
+class TestEmbedderFailures(HttpFailureContract):
+    """The HTTP failure contract (tests/stubs/http_failures.py) for the HTTP embedder."""
+
+    ask = staticmethod(ask)
 
 
 @pytest.mark.parametrize(
@@ -171,14 +172,6 @@ def test_vectors_of_mixed_lengths_are_refused(stub):
     stub.responder = lambda _: (200, json.dumps({"data": data}).encode())
     with pytest.raises(BackendUnavailableError, match="length"):
         HttpEmbedder(stub.url, model="mini").embed(["x", "y"])
-
-
-def test_a_slow_server_times_out(stub):
-    too_slow(stub, ask)
-
-
-def test_a_closed_port_is_unavailable():
-    nobody_listening(ask)
 
 
 def test_bad_configuration_is_an_input_error():
