@@ -457,3 +457,25 @@ def test_social_engines_are_registered_and_reached_through_the_router() -> None:
     assert {"game-theory", "negotiation", "social-choice", "argumentation", "stakeholder"} <= set(engines())
     result = reason(MethodContext(agent_id="a"), method="social_choice", inputs={"rule": "borda", **TENNESSEE})
     assert result.results[0].method == "social-choice" and result.results[0].value["winner"] == "nashville"
+
+
+@pytest.mark.parametrize(
+    ("method", "inputs", "field"),
+    [
+        (
+            "social-choice",
+            {"rule": "plurality", "candidates": ["x", "y", "x"], "ballots": [{"ranking": ["x", "y"]}]},
+            "candidates",
+        ),
+        ("argumentation", {"arguments": ["p", "q", "p"]}, "arguments"),
+        (
+            "heuristic",
+            {"options": ["x", "x"], "cues": [{"name": "c", "validity": 0.8, "values": {"x": True}}]},
+            "options",
+        ),
+    ],
+)
+def test_a_name_given_twice_is_refused_naming_its_list(method: str, inputs: dict[str, Any], field: str) -> None:
+    """The engines whose names must be distinct (fields.distinct; heuristic is an experience method) say which list."""
+    with pytest.raises(InputError, match=rf"^inputs\.{method}\.{field}: {field} must be unique"):
+        engines()[method](CTX, inputs)
