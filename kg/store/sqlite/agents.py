@@ -6,14 +6,11 @@ import sqlite3
 
 from kg.errors import ConflictError, NotFoundError
 from kg.models import Agent, Grant, format_ts
-from kg.store.sqlite.db import Database
+from kg.store.sqlite.db import SqliteAdapter
 
 
-class SqliteAgentStore:
+class SqliteAgentStore(SqliteAdapter):
     """Agents in the embedded store."""
-
-    def __init__(self, db: Database) -> None:
-        self.db = db
 
     def create(self, agent: Agent) -> Agent:
         """Insert a new agent (and its outbox event)."""
@@ -45,11 +42,8 @@ class SqliteAgentStore:
         return bool(self.db.read("SELECT 1 FROM agents WHERE agent_id = ?", (agent_id,)))
 
 
-class SqliteScopeStore:
+class SqliteScopeStore(SqliteAdapter):
     """Scope grants in the embedded store."""
-
-    def __init__(self, db: Database) -> None:
-        self.db = db
 
     def grant(self, grant: Grant) -> Grant:
         """Record a grant; granting twice keeps the first."""

@@ -351,3 +351,10 @@ class Database:
         """Close the connection."""
         with self._lock:
             self.conn.close()
+
+
+class SqliteAdapter:
+    """A port adapter of the embedded store: it reads and writes the one :class:`Database` it is given."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db

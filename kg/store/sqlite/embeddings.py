@@ -13,7 +13,7 @@ from array import array
 from collections.abc import Iterable, Mapping, Sequence
 
 from kg.errors import BackendUnavailableError, InputError
-from kg.store.sqlite.db import Database
+from kg.store.sqlite.db import SqliteAdapter
 
 #: Hashes per ``IN (...)`` list: well under SQLite's 999 bound parameters of older builds.
 CHUNK = 500
@@ -40,11 +40,8 @@ def _is_hash(value: str) -> bool:
     return len(value) == 64 and all(c in "0123456789abcdef" for c in value)
 
 
-class SqliteEmbeddingCache:
+class SqliteEmbeddingCache(SqliteAdapter):
     """Cached vectors keyed by (model, SHA-256 of the text) in the ``embeddings`` table."""
-
-    def __init__(self, db: Database) -> None:
-        self.db = db
 
     def get_many(self, model: str, hashes: Iterable[str]) -> dict[str, list[float]]:
         """Cached vectors of ``model`` for those hashes that have one."""

@@ -16,7 +16,7 @@ from kg.models.bdi import (
     link_ends,
 )
 from kg.ports import NODE_LIMIT, PATH_LIMIT, NodeFilter, PathSearch
-from kg.store.sqlite.db import Database, in_clause
+from kg.store.sqlite.db import SqliteAdapter, in_clause
 
 _NODE_COLUMNS = (
     "uid", "kind", "agent_id", "scope", "content", "status", "certainty", "priority", "urgency", "progress",
@@ -29,11 +29,8 @@ def _node(row: Any) -> BDINode:
     return NODE_MODELS[NodeKind(data["kind"])].model_validate(data)
 
 
-class SqliteBDIStore:
+class SqliteBDIStore(SqliteAdapter):
     """Beliefs, desires, goals, intentions, plans and plan steps in the embedded store."""
-
-    def __init__(self, db: Database) -> None:
-        self.db = db
 
     def add(self, node: BDINode) -> BDINode:
         """Insert a node and its outbox event."""
@@ -89,11 +86,8 @@ class SqliteBDIStore:
         return node
 
 
-class SqliteRelationStore:
+class SqliteRelationStore(SqliteAdapter):
     """Typed edges and traversals in the embedded store."""
-
-    def __init__(self, db: Database) -> None:
-        self.db = db
 
     def node_info(self, uid: str) -> tuple[str, str] | None:
         """(kind, scope) of any record by uid."""

@@ -14,7 +14,7 @@ from typing import Any
 from kg.errors import InputError
 from kg.models import RelationKind
 from kg.ports import GraphEdgeRow, GraphNodeRow, LineageRecordRow
-from kg.store.sqlite.db import Database, marks
+from kg.store.sqlite.db import SqliteAdapter, marks
 
 #: Goal statuses that are not final: a goal in one of these can still fall behind.
 OPEN_GOAL_STATUSES = ("pending", "active", "suspended")
@@ -47,13 +47,10 @@ def _chunks(values: Sequence[str]) -> list[Sequence[str]]:
     return [values[i : i + _CHUNK] for i in range(0, len(values), _CHUNK)]
 
 
-class SqliteGraphQueries:
+class SqliteGraphQueries(SqliteAdapter):
     """Graph-query candidates from the embedded store (``source`` ``local``)."""
 
     source = "local"
-
-    def __init__(self, db: Database) -> None:
-        self.db = db
 
     def open_goals(self, *, scopes: Sequence[str] | None) -> list[GraphNodeRow]:
         """Goals with a deadline and a non-final status."""

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import builtins
 
-from kg.store.sqlite.db import Database
+from kg.store.sqlite.db import SqliteAdapter
 
 
-class SqliteIndexQueue:
+class SqliteIndexQueue(SqliteAdapter):
     """Rows appended by triggers on every insert, content change or delete of a memory item."""
-
-    def __init__(self, db: Database) -> None:
-        self.db = db
 
     def store_id(self) -> str:
         """This database's random identity: a vector index built for another one is not used."""

@@ -10,17 +10,14 @@ from __future__ import annotations
 import builtins
 from datetime import date, datetime
 
-from kg.store.sqlite.db import Database
+from kg.store.sqlite.db import SqliteAdapter
 
 #: Prefix of the ``store_meta`` keys holding marks (the rest of the key names the derived data).
 PREFIX = "mark:"
 
 
-class SqliteMarks:
+class SqliteMarks(SqliteAdapter):
     """High-water marks by name."""
-
-    def __init__(self, db: Database) -> None:
-        self.db = db
 
     def get(self, name: str) -> int:
         """The mark ``name`` (0 when never set)."""

@@ -9,16 +9,13 @@ from typing import Any
 
 from kg.errors import ConflictError, NotFoundError
 from kg.models import OntologyProposal, ProposalStatus, format_ts
-from kg.store.sqlite.db import Database, in_clause, integrity_error
+from kg.store.sqlite.db import SqliteAdapter, in_clause, integrity_error
 
 _COLUMNS = "uid, agent_id, scope, domain, node_id, status, body, created_at, updated_at"
 
 
-class SqliteProposalStore:
+class SqliteProposalStore(SqliteAdapter):
     """Ontology proposals with their status history."""
-
-    def __init__(self, db: Database) -> None:
-        self.db = db
 
     def add(self, proposal: OntologyProposal) -> OntologyProposal:
         """Store a new proposal (with an outbox event); ConflictError if the uid is taken."""

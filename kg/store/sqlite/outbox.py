@@ -11,14 +11,11 @@ import json
 from collections.abc import Sequence
 
 from kg.models import OutboxEvent
-from kg.store.sqlite.db import Database
+from kg.store.sqlite.db import SqliteAdapter
 
 
-class SqliteOutboxStore:
+class SqliteOutboxStore(SqliteAdapter):
     """Outbox events of the embedded store."""
-
-    def __init__(self, db: Database) -> None:
-        self.db = db
 
     def pending(self, *, limit: int = 500, after_seq: int = 0) -> list[OutboxEvent]:
         """Unacknowledged events after ``after_seq``, oldest first."""

@@ -9,14 +9,11 @@ from datetime import datetime
 
 from kg.errors import ConflictError
 from kg.models import Case, Rule, RuleType, format_ts
-from kg.store.sqlite.db import Database, in_clause, integrity_error, marks
+from kg.store.sqlite.db import SqliteAdapter, in_clause, integrity_error, marks
 
 
-class SqliteRuleStore:
+class SqliteRuleStore(SqliteAdapter):
     """Inference, constraint and policy rules."""
-
-    def __init__(self, db: Database) -> None:
-        self.db = db
 
     def put(self, rule: Rule, *, now: datetime, by: str | None = None) -> Rule:
         """Insert ``rule`` or replace the stored one with the same uid (same agent and scope), with an event."""
@@ -83,11 +80,8 @@ class SqliteRuleStore:
         return sorted(r[0] for r in rows)
 
 
-class SqliteCaseStore:
+class SqliteCaseStore(SqliteAdapter):
     """Past cases for case-based reasoning, one per situation and scope."""
-
-    def __init__(self, db: Database) -> None:
-        self.db = db
 
     def add(self, case: Case, *, situation_key: str) -> tuple[Case, bool]:
         """Store ``case`` unless the scope already holds one with the same situation key.

@@ -18,7 +18,7 @@ from typing import Any
 
 from kg.models import Case, NodeKind, OntologyProposal, OutboxEvent, Rule, format_ts
 from kg.ports import SituationKey, UnknownAggregateError
-from kg.store.sqlite.db import Database
+from kg.store.sqlite.db import SqliteAdapter
 
 Handler = Callable[[sqlite3.Connection, OutboxEvent], bool]
 
@@ -267,7 +267,7 @@ _SET_SEQ = (
 )
 
 
-class SqliteReplayApplier:
+class SqliteReplayApplier(SqliteAdapter):
     """Applies outbox events to one embedded database (the :class:`kg.ports.ReplayApplier` port).
 
     Each batch is one write transaction. An event that changed the database is also appended to its own
@@ -283,9 +283,6 @@ class SqliteReplayApplier:
     the clock's time, check permissions and run capacity rules, while a replay must reproduce the source's
     rows exactly (uids, timestamps, archived states) and idempotently.
     """
-
-    def __init__(self, db: Database) -> None:
-        self.db = db
 
     def apply_events(self, events: Sequence[OutboxEvent], *, situation_key: SituationKey) -> None:
         """Apply ``events`` in order in one transaction (all or nothing)."""

@@ -9,7 +9,7 @@ from datetime import datetime
 from kg.errors import ConflictError, NotFoundError
 from kg.models import format_ts, to_utc
 from kg.ports import TokenRecord
-from kg.store.sqlite.db import Database
+from kg.store.sqlite.db import SqliteAdapter
 
 
 def _dt(text: str) -> datetime:
@@ -32,11 +32,8 @@ def _ts(value: datetime | None) -> str | None:
     return format_ts(value) if value is not None else None
 
 
-class SqliteTokenStore:
+class SqliteTokenStore(SqliteAdapter):
     """API tokens in the embedded store (local credentials: no outbox event)."""
-
-    def __init__(self, db: Database) -> None:
-        self.db = db
 
     def add(self, token: TokenRecord) -> None:
         """Insert a new token."""

@@ -11,14 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from kg.store.sqlite.db import Database
+from kg.store.sqlite.db import SqliteAdapter
 
 
-class SqliteTransactions:
+class SqliteTransactions(SqliteAdapter):
     """Transactions over one database."""
-
-    def __init__(self, db: Database) -> None:
-        self.db = db
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -27,11 +24,8 @@ class SqliteTransactions:
             yield
 
 
-class SqliteCommitNotifier:
+class SqliteCommitNotifier(SqliteAdapter):
     """Listeners called after every committed top-level write transaction (:attr:`Database.commit_hooks`)."""
-
-    def __init__(self, db: Database) -> None:
-        self.db = db
 
     def subscribe(self, listener: Callable[[], None]) -> None:
         """Call ``listener`` after each commit from now on."""
