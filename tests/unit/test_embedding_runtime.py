@@ -68,11 +68,13 @@ def test_a_batch_of_mixed_lengths_gives_each_text_its_own_vector(embedder):
 
 
 def test_a_cold_embed_imports_neither_torch_nor_sentence_transformers():
+    # nor, for an ASCII query, the Rust tokenizer (kg/recall/wordpiece.py) or faiss
     code = (
         "import sys, json\n"
         "from kg.recall.embedder import MiniLMEmbedder\n"
         "vector = MiniLMEmbedder().embed(['renewal terms'])[0]\n"
-        "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'torch', 'sentence_transformers', 'transformers'})\n"
+        "heavy = sorted({m.split('.')[0] for m in sys.modules}\n"
+        "               & {'torch', 'sentence_transformers', 'transformers', 'tokenizers', 'faiss'})\n"
         "print(json.dumps({'dimension': len(vector), 'heavy': heavy}))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
