@@ -78,6 +78,15 @@ def _version(event: OutboxEvent) -> int | None:
     return event.seq if event.seq > 0 else None
 
 
+def _put(
+    e: OutboxEvent, entity: str, attributes: Attributes, *, stamp: datetime | None = None, condition: str = ""
+) -> list[str]:
+    """The queries that store the event's record as ``entity``: at its payload's time (or ``stamp``), ordered by
+    the event's outbox position."""
+    when = _stamp(e.payload, e) if stamp is None else stamp
+    return entity_upsert(EntityWrite(entity, e.record_uid, when, attributes, condition=condition, version=_version(e)))
+
+
 def _strings(values: Any) -> list[str]:
     return [str(v) for v in values or []]
 
@@ -99,7 +108,7 @@ def _agent(e: OutboxEvent) -> list[str]:
         "agent-department": p.get("department"),
         "commitment-strategy": p.get("commitment_strategy"),
     }
-    return entity_upsert(EntityWrite("agent", e.record_uid, _stamp(p, e), attributes, version=_version(e)))
+    return _put(e, "agent", attributes)
 
 
 def grant_uid(agent_id: str, scope: str) -> str:
@@ -146,9 +155,7 @@ def _bdi(e: OutboxEvent) -> list[str]:
     }
     if e.aggregate == NodeKind.PLAN_STEP.value:
         attributes["sequence-number"] = p.get("sequence")
-    return entity_upsert(
-        EntityWrite(node_type(e.aggregate), e.record_uid, _stamp(p, e), attributes, version=_version(e))
-    )
+    return _put(e, node_type(e.aggregate), attributes)
 
 
 def _fact(e: OutboxEvent) -> list[str]:
@@ -173,9 +180,7 @@ def _fact(e: OutboxEvent) -> list[str]:
         "derived-from-order": _order(p.get("derived_from")),
     }
     # Every query after the put also skips a retracted fact (retraction is terminal in the source too).
-    return entity_upsert(
-        EntityWrite("fact", e.record_uid, _stamp(p, e), attributes, condition=live, version=_version(e))
-    )
+    return _put(e, "fact", attributes, condition=live)
 
 
 def _memory(e: OutboxEvent) -> list[str]:
@@ -202,7 +207,7 @@ def _memory(e: OutboxEvent) -> list[str]:
         f"match $x isa memory-item, {has('uid', e.record_uid)}; not {{ $x isa! {encode_label(entity)}; }};"
         f"{guard('x', _stamp(p, e), _version(e))}\ndelete $x;"
     )
-    return [retype, *entity_upsert(EntityWrite(entity, e.record_uid, _stamp(p, e), attributes, version=_version(e)))]
+    return [retype, *_put(e, entity, attributes)]
 
 
 def _relation(e: OutboxEvent) -> list[str]:
@@ -252,7 +257,7 @@ def _rule(e: OutboxEvent) -> list[str]:
         "rule-domain": p.get("domain"),
         "record-json": json.dumps({k: v for k, v in p.items() if k != "updated_at"}, sort_keys=True),
     }
-    return entity_upsert(EntityWrite("rule", e.record_uid, _stamp(p, e), attributes, version=_version(e)))
+    return _put(e, "rule", attributes)
 
 
 def _case(e: OutboxEvent) -> list[str]:
@@ -274,8 +279,7 @@ def _case(e: OutboxEvent) -> list[str]:
         "teaches-lesson": _strings(outcome.get("lessons")),
         "record-json": json.dumps(p, sort_keys=True),
     }
-    created = parse_ts(p["created_at"])  # a case never changes: its state's time is its creation
-    return entity_upsert(EntityWrite("case", e.record_uid, created, attributes, version=_version(e)))
+    return _put(e, "case", attributes, stamp=parse_ts(p["created_at"]))  # a case never changes: stamped at creation
 
 
 def _proposal(e: OutboxEvent) -> list[str]:
@@ -300,7 +304,7 @@ def _proposal(e: OutboxEvent) -> list[str]:
         "proposal-status": p.get("status"),
         "record-json": json.dumps(p, sort_keys=True),
     }
-    return entity_upsert(EntityWrite("ontology-proposal", e.record_uid, _stamp(p, e), attributes, version=_version(e)))
+    return _put(e, "ontology-proposal", attributes)
 
 
 def _local_only(e: OutboxEvent) -> list[str]:
