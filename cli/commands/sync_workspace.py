@@ -7,7 +7,7 @@ and emits the report (a progress bar on stderr while it works, only on a termina
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -51,8 +51,11 @@ def _progress(out: Session) -> Iterator[ProgressCallback | None]:
         yield update
 
 
-def _emit(out: Session, report: WorkspaceReport) -> None:
-    """The report: as JSON with its totals per kind, or as a table and a line per skipped or refused record."""
+def _run(out: Session, work: Callable[[ProgressCallback | None], WorkspaceReport]) -> None:
+    """Run an import or export with its progress shown, then emit the report: as JSON with its totals per kind, or
+    as a table and a line per skipped or refused record."""
+    with _progress(out) as progress:
+        report = work(progress)
     out.emit(report.model_dump(mode="json") | {"totals": report.totals}, *_report(report))
 
 
@@ -95,9 +98,7 @@ def _report(report: WorkspaceReport) -> list[RenderableType]:
 @mabos_options
 def import_workspace_(out: Session, *, request: WorkspaceImportRequest) -> None:
     """Import the OpenClaw-MABOS layout."""
-    with _progress(out) as progress:
-        report = workspace_io.import_workspace(out.workspace(), request, progress=progress)
-    _emit(out, report)
+    _run(out, lambda progress: workspace_io.import_workspace(out.workspace(), request, progress=progress))
 
 
 @click.command(
@@ -116,9 +117,7 @@ def import_workspace_(out: Session, *, request: WorkspaceImportRequest) -> None:
 @mabos_options
 def export_workspace_(out: Session, *, request: WorkspaceExportRequest) -> None:
     """Export to the OpenClaw-MABOS layout."""
-    with _progress(out) as progress:
-        report = workspace_io.export_workspace(out.workspace(), request, progress=progress)
-    _emit(out, report)
+    _run(out, lambda progress: workspace_io.export_workspace(out.workspace(), request, progress=progress))
 
 
 import_workspace = import_workspace_
