@@ -51,7 +51,7 @@ from kg.clock import FixedClock
 from kg.recall.decay import DecaySettings
 from kg.recall.embedding_cache import CachedEmbedder
 from kg.recall.engine import RecallSettings
-from kg.recall.fusion import FusionSettings
+from kg.recall.fusion_types import FusionSettings
 from kg.workspace import init_workspace, open_workspace
 
 AGENT = "locomo"

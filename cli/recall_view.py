@@ -11,7 +11,7 @@ if TYPE_CHECKING:  # --json never imports rich (cli/render.py makes the renderin
     from rich.table import Table
 
     from kg.memory.service import RecallResult
-    from kg.recall.fusion import ScoreBreakdown
+    from kg.recall.fusion_types import ScoreBreakdown
 
 #: Components shown by --explain, in pipeline order (docs/recall-scoring.md defines each).
 EXPLAIN_FIELDS = (

@@ -92,7 +92,8 @@ def recall_settings(config: RecallConfig) -> RecallSettings:
     """The engine's settings from ``[recall]``."""
     from kg.recall.decay import DecaySettings  # noqa: PLC0415 - recall loads on first use
     from kg.recall.engine import RecallSettings  # noqa: PLC0415
-    from kg.recall.fusion import DEFAULT_DECAY, FusionSettings  # noqa: PLC0415
+    from kg.recall.fusion import DEFAULT_DECAY  # noqa: PLC0415
+    from kg.recall.fusion_types import FusionSettings  # noqa: PLC0415
 
     fusion = parse(FusionSettings, {"vector_weight": config.vector_weight, "bm25_weight": config.bm25_weight})
     decay = DEFAULT_DECAY if config.decay else DecaySettings(boost_min=1.0)

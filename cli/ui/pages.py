@@ -20,7 +20,7 @@ from cli.ui.context import Console, int_arg, plain, plain_dict, text_arg
 from cli.ui.graphview import BDI_KINDS, fact_stats
 from cli.ui.review import last_report, typedb_view
 from kg.errors import InputError
-from kg.recall.fusion import ScoreBreakdown
+from kg.recall.fusion_types import ScoreBreakdown
 
 Params = Mapping[str, str]
 RECENT = 12

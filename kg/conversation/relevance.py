@@ -9,7 +9,8 @@ from typing import Literal
 
 from kg.errors import BackendUnavailableError
 from kg.ports import Embedder
-from kg.recall.fusion import RELATIVE_FUSION, FusionSettings, fuse_weighted, normalize_bm25, normalize_vector
+from kg.recall.fusion import fuse_weighted, normalize_bm25, normalize_vector
+from kg.recall.fusion_types import RELATIVE_FUSION, FusionSettings
 from kg.text.terms import search_terms
 
 #: BM25 parameters (Lucene's defaults, as the Markdown index).

@@ -12,7 +12,7 @@ from kg.models import MemoryItem, MemoryQuery, Model
 from kg.ports import MemoryStore
 from kg.recall.engine import RecallEngine
 from kg.recall.fallback import FileHit
-from kg.recall.fusion import FusionMethod, ScoreBreakdown
+from kg.recall.fusion_types import FusionMethod, ScoreBreakdown
 from kg.recall.modes import RecallMode
 
 #: Weight of importance in the score of an empty-query recall (the fusion blend's weight).

@@ -44,7 +44,8 @@ from kg.recall.boosts import bonuses, without_dates
 from kg.recall.decay import DecayComponents, DecaySettings
 from kg.recall.embedding_cache import CachedEmbedder
 from kg.recall.feedback import expansion_terms, merge_bm25
-from kg.recall.fusion import DEFAULT_DECAY, DEFAULT_FUSION, FusionMethod, FusionSettings, Ranked, rank
+from kg.recall.fusion import DEFAULT_DECAY, rank
+from kg.recall.fusion_types import DEFAULT_FUSION, FusionMethod, FusionSettings, Ranked
 from kg.recall.lexical import content_terms, coverage
 from kg.recall.modes import RECALL_MODES, RecallMode
 from kg.recall.sidecar import IndexUnavailableError, VectorSidecar, embedding_text

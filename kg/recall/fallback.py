@@ -21,7 +21,7 @@ from typing import Literal
 
 from kg import layout
 from kg.models import Model
-from kg.recall.fusion import ScoreBreakdown
+from kg.recall.fusion_types import ScoreBreakdown
 from kg.recall.markdown_index import MarkdownHit, MarkdownIndex
 
 log = logging.getLogger("mabos.recall")

@@ -21,7 +21,8 @@ from kg.recall.chunking import Chunk
 from kg.recall.decay import ChunkMeta
 from kg.recall.engine import RecallSettings, check_mode
 from kg.recall.fallback import FileHit
-from kg.recall.fusion import FusionMethod, ScoreBreakdown, rank
+from kg.recall.fusion import rank
+from kg.recall.fusion_types import FusionMethod, ScoreBreakdown
 from kg.recall.markdown_index import MarkdownIndex, searchable_text
 from kg.recall.modes import RecallMode
 

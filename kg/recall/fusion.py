@@ -58,13 +58,10 @@ from kg.recall.decay import DecayComponents, DecaySettings, MemoryLike, check_un
 from kg.recall.fusion_types import (
     DEFAULT_FUSION,
     FUSION_METHODS,
-    RELATIVE_FUSION,
     FusionMethod,
     FusionSettings,
-    Normalization,
     Ranked,
     ScoreBreakdown,
-    check_fusion,
 )
 
 if TYPE_CHECKING:
@@ -347,17 +344,8 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "DEFAULT_DECAY",
-    "DEFAULT_FUSION",
-    "FUSION_METHODS",
-    "RELATIVE_FUSION",
-    "FusionMethod",
-    "FusionSettings",
-    "Normalization",
-    "Ranked",
-    "ScoreBreakdown",
     "best_scores",
     "blend_importance",
-    "check_fusion",
     "fuse_weighted",
     "mmr_select",
     "normalize_bm25",

@@ -1,4 +1,4 @@
-"""Settings and result types of the fusion pipeline (:mod:`kg.recall.fusion`, which re-exports them).
+"""Settings and result types of the fusion pipeline (:mod:`kg.recall.fusion`).
 
 ``FusionSettings`` holds every parameter of fusion, the importance blend and MMR; ``ScoreBreakdown`` is one
 result's ``--explain`` view and ``Ranked`` one ranked candidate. docs/recall-scoring.md has the formulas.

@@ -19,8 +19,6 @@ from kg.ids import new_id
 from kg.models import MemoryItem, Tier
 from kg.recall.decay import ChunkMeta, DecaySettings
 from kg.recall.fusion import (
-    FusionSettings,
-    Ranked,
     blend_importance,
     fuse_weighted,
     mmr_select,
@@ -33,6 +31,7 @@ from kg.recall.fusion import (
     squash,
     zscores,
 )
+from kg.recall.fusion_types import FusionSettings, Ranked
 
 #: design.md's weights (0.7 vector / 0.3 BM25) with relative scores and the keyword floor: the hand-checked
 #: numbers below use them. The shipped default mixes z-scores (0.3 / 0.7, measured on LoCoMo): tested apart.
