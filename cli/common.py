@@ -204,6 +204,14 @@ class Session:
             if item is not None:
                 console.print(item)
 
+    def emit_text(self, data: Any, text: str) -> None:
+        """Print ``data`` as JSON with ``--json``, else ``text`` byte for byte (a diff, a document to save): no
+        console, so nothing is wrapped or styled."""
+        if self.as_json:
+            self.emit(data)
+        else:
+            click.echo(text, nl=False)
+
 
 def _finish_write_through(writer: WriteThrough) -> None:
     writer.close()

@@ -141,10 +141,7 @@ def reject(out: Session, *, request: RejectInput) -> None:
 @ontology_options
 def diff(out: Session, *, request: DiffInput) -> None:
     found = out.run("ontology_diff", request, ProposalDiff)
-    if out.as_json:
-        out.emit(found)
-    else:
-        click.echo(found.diff, nl=False)
+    out.emit_text(found, found.diff)
 
 
 @ontology.command("scaffold", help=example(

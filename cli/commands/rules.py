@@ -160,10 +160,7 @@ def delete(out: Session, *, request: RuleDeleteInput) -> None:
 @mabos_options
 def export(out: Session, *, request: RuleExportInput) -> None:
     exported = out.run("rule_export", request, RuleExport)
-    if out.as_json:
-        out.emit(exported)
-    else:
-        click.echo(exported.document, nl=False)
+    out.emit_text(exported, exported.document)
 
 
 # ---------------------------------------------------------------------------------------------- infer
