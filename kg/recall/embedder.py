@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kg.errors import BackendUnavailableError
+from kg.errors import BackendUnavailableError, InputError
 
 if TYPE_CHECKING:
     from kg.recall.minilm import MiniLM
@@ -38,6 +38,20 @@ _MODELS: dict[str, MiniLM] = {}
 _LOAD_LOCK = threading.Lock()
 #: BLAS's thread count is global to the process, so encoding (and switching it) is serialised.
 _ENCODE_LOCK = threading.Lock()
+#: The batch path's BLAS threads when set (a positive integer; default: every CPU), for a machine whose cores other
+#: processes keep busy: there OpenBLAS's spinning threads made a batch of 96 short texts cost 17-47 s of CPU on two
+#: threads against 3-4 s on one (load 9-10). The test suite sets it to 1: it runs one worker per core.
+ENV_BATCH_THREADS = "MABOS_EMBED_THREADS"
+
+
+def _default_batch_threads() -> int:
+    """:data:`ENV_BATCH_THREADS` when set, else every CPU; InputError naming the variable for a bad value."""
+    value = os.environ.get(ENV_BATCH_THREADS, "").strip()
+    if not value:
+        return os.cpu_count() or 1
+    if not value.isascii() or not value.isdigit() or int(value) < 1:
+        raise InputError(ENV_BATCH_THREADS, f"must be a positive integer, got {value[:20]!r}")
+    return int(value)
 
 
 def _packaged_model_path() -> Path:
@@ -86,7 +100,7 @@ class MiniLMEmbedder:
         model: the model's identity in cache keys and index manifests.
         dimension: the expected vector length; a model of another size refuses to load.
         batch_size: texts per forward pass on the ingestion path.
-        batch_threads: BLAS threads on the ingestion path (default: every CPU).
+        batch_threads: BLAS threads on the ingestion path (default: ``MABOS_EMBED_THREADS``, else every CPU).
 
     Example:
         >>> embedder = MiniLMEmbedder()
@@ -108,7 +122,7 @@ class MiniLMEmbedder:
         self._model = model
         self._dimension = dimension
         self.batch_size = batch_size
-        self.batch_threads = batch_threads or os.cpu_count() or 1
+        self.batch_threads = batch_threads or _default_batch_threads()
         self._loaded: MiniLM | None = None
         self._error: BackendUnavailableError | None = None
 
