@@ -52,7 +52,8 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     # One xdist worker runs on each core, so an embedding batch on every core (the embedder's default) competes
     # with the other worker: OpenBLAS's spinning threads then made a batch 5-10x dearer in CPU and slower in wall
-    # time (kg/recall/embedder.py, ENV_BATCH_THREADS). The code path is the same and so are the vectors (bit for bit, 40 texts compared).
+    # time (kg/recall/embedder.py, ENV_BATCH_THREADS). The code path is the same, and so are the vectors (bit for
+    # bit, 40 texts compared).
     os.environ.setdefault("MABOS_EMBED_THREADS", "1")
     if config.getoption("basetemp") is None and "PYTEST_DEBUG_TEMPROOT" not in os.environ:
         memory = memory_temp_root()
