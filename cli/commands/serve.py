@@ -11,7 +11,7 @@ from cli.common import Session, mabos_options
 from cli.idle_index import idle_seconds, index_when_idle_options, log_to_stderr
 from cli.loopback import DEFAULT_HOST, is_loopback
 from cli.tools import REGISTRY, ToolContext
-from cli.tools.mcp_workers import DEFAULT_DEADLINE, DEFAULT_WORKERS, ENV_MEMORY, PoolSettings
+from cli.workers import DEFAULT_DEADLINE, DEFAULT_WORKERS, ENV_MEMORY, PoolSettings
 from kg.errors import InputError
 from kg.tokens import TokenInfo
 

@@ -46,8 +46,9 @@ from cli.loopback import DEFAULT_HOST, allowed_hosts, allowed_origins, is_loopba
 from cli.tools.export import input_schema, output_schema, tools
 from cli.tools.mcp_auth import TokenGate, Verifier
 from cli.tools.mcp_calls import call_tool, error_result, success_result
-from cli.tools.mcp_workers import PoolSettings, WorkerError, WorkerPool
+from cli.tools.mcp_workers import WorkerPool
 from cli.tools.registry import REGISTRY, ToolContext
+from cli.workers import PoolSettings, WorkerError
 from kg.limits import MAX_DOCUMENT_BYTES
 from kg.models import AGENT_ID_RE
 from kg.workspace import default_path

@@ -16,17 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from cli.workers import (
-    DEFAULT_DEADLINE,
-    DEFAULT_MEMORY,
-    DEFAULT_WORKERS,
-    ENV_MEMORY,
     DeadlineError,
     PoolSettings,
-    WorkerError,
     WorkerKind,
     WorkerMemoryError,
     Workers,
-    memory_from_env,
 )
 
 logger = logging.getLogger(__name__)
@@ -95,16 +89,7 @@ def _error(text: str) -> dict[str, Any]:
 
 
 __all__ = [
-    "DEFAULT_DEADLINE",
-    "DEFAULT_MEMORY",
-    "DEFAULT_WORKERS",
-    "ENV_MEMORY",
     "MCP_WORKERS",
-    "DeadlineError",
-    "PoolSettings",
     "ToolCalls",
-    "WorkerError",
-    "WorkerMemoryError",
     "WorkerPool",
-    "memory_from_env",
 ]

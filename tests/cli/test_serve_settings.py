@@ -20,7 +20,7 @@ import kg
 from cli.main import cli
 from cli.tools import ToolContext
 from cli.tools.mcp_server import ToolServer
-from cli.tools.mcp_workers import DEFAULT_MEMORY, PoolSettings
+from cli.workers import DEFAULT_MEMORY, PoolSettings
 from kg.workspace import Workspace
 
 

@@ -15,8 +15,8 @@ import pytest
 
 from cli.idle_index import IdleIndexer
 from cli.tools.mcp_server import ToolServer
-from cli.tools.mcp_workers import PoolSettings
 from cli.tools.registry import ToolContext
+from cli.workers import PoolSettings
 from kg.errors import InputError
 from kg.workspace import Workspace
 

@@ -29,7 +29,7 @@ from cli.loopback import allowed_hosts, allowed_origins, host_allowed, origin_al
 from cli.tools import REGISTRY, ToolContext, ToolInput, run, tool
 from cli.tools.mcp_auth import TokenGate, is_loopback
 from cli.tools.mcp_server import ToolServer, call_tool
-from cli.tools.mcp_workers import PoolSettings
+from cli.workers import PoolSettings
 from kg.errors import InputError, ScopeError
 from kg.workspace import DB_FILE, STATE_DIR, Workspace, init_workspace
 from tests.serving import serving_in_thread
