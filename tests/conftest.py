@@ -44,7 +44,7 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ.pop("COLUMNS", None)
     # Bytecode caches on (before any test module is collected): pytest keeps a test module with its asserts rewritten
     # in __pycache__ only when bytecode may be written, and this machine's environment sets PYTHONDONTWRITEBYTECODE=1,
-    # so each xdist worker rewrote and compiled every test module on every run (collection: 33 s of CPU, 13 s with the
+    # so each xdist worker rewrote and compiled every test module on every run (collection: 34 s of CPU, 15 s with the
     # caches). The processes the tests start (`mabos` commands, servers, forkservers) write and reuse theirs too, as an
     # installed package's modules have them. __pycache__ is gitignored; Python and pytest write a cache file atomically
     # and check it against its source's mtime and size (docs/decisions/2026-11-29-test-suite-time.md).
