@@ -228,9 +228,10 @@ def describe_validation_error(exc: ValidationError) -> InputError:
 
 
 def _shown(value: str | int | float, most: int = 60) -> str:
-    """``repr(value)`` cut to ``most`` characters (the last three "..."), without writing out a long value: a long text's
-    head only is quoted (with the quote characters of the whole text, which decide repr's quotes and escapes), and
-    an integer too long for Python to write in decimal (past ``sys.get_int_max_str_digits()``) is given by its size."""
+    """``repr(value)`` cut to ``most`` characters (the last three "..."), without writing out a long value: only a
+    long text's head is quoted (with the quote characters of the whole text, which decide repr's quotes and escapes),
+    and an integer too long for Python to write in decimal (past ``sys.get_int_max_str_digits()``) is given by its
+    size."""
     if isinstance(value, str) and len(value) > most:
         value = value[:most] + "".join(q for q in "'\"" if q in value)
     try:
