@@ -41,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 os.environ["MABOS_EMBEDDER"] = "none"  # summaries and assembly here need no embedder; keep the bench offline
 
+from locomo_data import default_data, speaker_turns
 from vector_index import percentile
 
 from kg.clock import FixedClock
@@ -56,28 +57,15 @@ SESSION = "locomo-concatenated"
 TURN_SECONDS = 30
 
 
-def default_data() -> Path:
-    root = Path(os.environ.get("MABOS_BENCH_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
-    return root / "locomo" / "locomo-dev.json"
-
-
-def session_date(text: str) -> datetime:
-    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
-
-
 def locomo_rows(path: Path, n: int) -> tuple[list[dict[str, Any]], list[str]]:
     """``n`` message rows from the LoCoMo turns (cycled when fewer), and the QA questions (prompts)."""
     samples = json.loads(path.read_text(encoding="utf-8"))
     turns: list[tuple[datetime, str, str, str]] = []  # (time, role, name, text) in conversation order
     questions: list[str] = [qa["question"] for s in samples for qa in s.get("qa", []) if qa.get("question")]
     for sample in samples:
-        conv = sample["conversation"]
-        numbers = sorted(int(k.split("_")[1]) for k in conv if k.startswith("session_") and k.count("_") == 1)
-        for number in numbers:
-            start = session_date(conv[f"session_{number}_date_time"])
-            for i, turn in enumerate(conv[f"session_{number}"]):
-                role = "user" if turn["speaker"] == conv["speaker_a"] else "assistant"
-                turns.append((start + timedelta(seconds=TURN_SECONDS * i), role, turn["speaker"], turn["text"]))
+        user = sample["conversation"]["speaker_a"]
+        for _, at, speaker, text in speaker_turns(sample, seconds=TURN_SECONDS):
+            turns.append((at, "user" if speaker == user else "assistant", speaker, text))
         turns.append((datetime.min.replace(tzinfo=UTC), "", "", ""))  # end of one LoCoMo conversation
     rows: list[dict[str, Any]] = []
     clock = datetime(2023, 1, 1, tzinfo=UTC)

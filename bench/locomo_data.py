@@ -1,4 +1,4 @@
-"""Reading LoCoMo for the benchmarks that use it (bench/locomo_recall.py, bench/extraction.py).
+"""Reading LoCoMo for the benchmarks that use it (bench/locomo_recall.py, bench/extraction.py, bench/context.py).
 
 The data file's default place, the turns of a conversation with their times, and a question's evidence ids.
 """
@@ -25,15 +25,15 @@ def session_date(text: str) -> datetime:
     return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
 
 
-def speaker_turns(sample: dict[str, Any]) -> list[tuple[str, datetime, str, str]]:
-    """(dia_id, time, speaker, text) of every turn, in session and turn order (turns one second apart)."""
+def speaker_turns(sample: dict[str, Any], *, seconds: int = 1) -> list[tuple[str, datetime, str, str]]:
+    """(dia_id, time, speaker, text) of every turn, in session and turn order (turns ``seconds`` apart)."""
     conv = sample["conversation"]
     numbers = sorted(int(m[1]) for k in conv if (m := _SESSION.match(k)) and isinstance(conv[k], list))
     found = []
     for n in numbers:
         start = session_date(conv[f"session_{n}_date_time"])
         for i, turn in enumerate(conv[f"session_{n}"]):
-            found.append((turn["dia_id"], start + timedelta(seconds=i), turn["speaker"], turn["text"]))
+            found.append((turn["dia_id"], start + timedelta(seconds=seconds * i), turn["speaker"], turn["text"]))
     return found
 
 
