@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 import yaml
-from pydantic import BaseModel
 
 from cli import tools
 from cli.tools.inference import HypothesisList, ProofOutcome
@@ -18,6 +17,7 @@ from kg.errors import InputError, NotFoundError, ScopeError
 from kg.models import Rule
 from kg.workspace import Workspace
 from reasoning.service import INFERENCE_SOURCE, ForwardReport, KnowledgeAnswer
+from tests.unit.tool_calls import call
 
 TAXABLE = {  # the structured form of the conditions and the conclusion
     "name": "taxable",
@@ -45,14 +45,6 @@ def acme(ws: Workspace) -> dict[str, str]:
     revenue, _ = ws.facts.assert_fact("a", "acme", "hasRevenue", "$2,000,000", confidence=0.9)
     located, _ = ws.facts.assert_fact("a", "acme", "locatedIn", "US")
     return {"revenue": revenue.uid, "located": located.uid}
-
-
-def call(ws: Workspace, name: str, /, **arguments: Any) -> Any:
-    """Run a tool through the Python API on the fixture's workspace directory, as agent ``a`` by default."""
-    arguments.setdefault("agent_id", "a")
-    result = tools.call(name, workspace=ws.path, **arguments)
-    assert isinstance(result, BaseModel)
-    return result
 
 
 def live(ws: Workspace, **criteria: Any) -> list[Any]:
