@@ -35,14 +35,6 @@ def cache(db: Database) -> SqliteEmbeddingCache:
     return SqliteEmbeddingCache(db)
 
 
-@pytest.fixture(scope="module")
-def model() -> SentenceTransformerEmbedder:
-    """The real model, loaded once (shared with every other embedder of the test process)."""
-    loaded = SentenceTransformerEmbedder()
-    loaded.load()
-    return loaded
-
-
 class Recording:
     """The real embedder, recording which texts reach it (and on which path)."""
 
