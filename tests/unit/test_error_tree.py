@@ -52,7 +52,7 @@ BARE_RAISES = {
     "sync/replay.py::push": "batch is bounded before: --batch is an IntRange(1, 10000), the tool's field ge=1",
     "cli/options.py::options_for": "a command names a field its request model lacks",
     "reasoning/router/methods/fields.py::distinct": "called from model validators only: pydantic makes its ValueError "
-    "the method input's one-line InputError (test_methods_social, test_methods_experience check the message)",
+    "the method input's one-line InputError (test_methods_social checks it for all three engines)",
     "reasoning/graph_query_models.py::_any_query_field": "two graph query models give one field different types",
     "reasoning/graph_query_models.py::_widest": "two graph query models constrain one field other than by bounds",
     "cli/option_fields.py::FieldOption.__init__": "a command's option declaration is incomplete",
