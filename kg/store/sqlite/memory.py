@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import builtins
 import json
-import re
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
@@ -25,6 +24,7 @@ from kg.store.sqlite.db import Database, marks, ordered_ids
 from kg.store.sqlite.facts import exact_doubles, register_json_real
 from kg.store.sqlite.term_stats import ROW_WINDOW, TermStats
 from kg.store.sqlite.trusted import trusted
+from kg.text.words import words
 
 _FIELDS = (
     "uid", "agent_id", "scope", "content", "type", "store", "importance", "confidence", "source", "tags", "tier",
@@ -36,9 +36,6 @@ _LINEAGE = f"CASE WHEN m.derived THEN {ordered_ids('parent_uid', 'lineage', 'chi
 _EXPIRED = "(m.archived_at IS NULL AND m.store = 'short_term' AND m.expires_at IS NOT NULL AND m.expires_at <= ?)"
 #: When an item counts as archived (one ``?``: now): as stored, or its expiry once that has passed.
 _ARCHIVED_AT = f"CASE WHEN m.archived_at IS NOT NULL THEN m.archived_at WHEN {_EXPIRED} THEN m.expires_at END"
-#: A search term: a run of letters and digits (``str.isalnum``: ``\w`` without the underscore), one regex pass over
-#: the text rather than a Python step per character (a 10 MB query took seconds).
-_TERM = re.compile(r"[^\W_]+")
 _COLUMNS = ", ".join(f"m.{f}" for f in _FIELDS) + f", {_LINEAGE} AS derived_from"
 #: Earlier items of the same agent and scope that make up an item's context (with the one just after it),
 #: and how close in time.
@@ -329,7 +326,7 @@ class SqliteMemoryStore:
         Terms are stemmed by the index (Porter); the context column (earlier items of the same
         conversation) counts half as much as the content and tags.
         """
-        terms = list(dict.fromkeys(_TERM.findall(text)))
+        terms = list(dict.fromkeys(words(text)))  # kg.text: one regex pass, not a Python step per character
         if not terms:
             return []
         kept, matches = self.term_stats.plan(terms)  # common words cost most and weigh least
