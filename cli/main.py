@@ -1,8 +1,10 @@
 """The ``mabos`` command: root group, command registration and the one place errors are reported.
 
 Exit codes: 0 ok; 1 user error (one line on stderr, ``error: <field>: <rule>``, no traceback);
-2 usage error (click's own report); 3 backend unavailable. Anything unexpected is reported as one
-``internal error: ...`` line with exit code 1; ``MABOS_DEBUG=1`` shows its traceback instead.
+2 usage error (click's own report); 3 backend unavailable. A path the file system refuses (too long, missing, no
+permission) is ``error: <path>: <reason>``, exit code 1. Anything else unexpected is reported as one
+``internal error: ...`` line with exit code 1; ``MABOS_DEBUG=1`` shows its traceback instead. A line shows at most
+1,000 characters (a path at most 200), then the size of what was cut.
 """
 
 from __future__ import annotations
@@ -22,8 +24,18 @@ from kg.errors import MabosError
 DEBUG_ENV = "MABOS_DEBUG"
 
 
+#: The most characters one error line shows (a message that quotes a huge value the user gave is cut, with its size).
+LINE_CHARS = 1000
+#: The most characters of a file name an error line shows.
+NAME_CHARS = 200
+
+
+def _shown(text: str, most: int) -> str:
+    return text if len(text) <= most else f"{text[:most]}... ({len(text):,} characters)"
+
+
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    return _shown(" ".join(text.split()), LINE_CHARS)
 
 
 def debugging() -> bool:
@@ -46,6 +58,12 @@ def reported_errors() -> Iterator[None]:
     except Exception as exc:
         if debugging():
             raise
+        if isinstance(exc, OSError) and exc.filename is not None:
+            # the file system refused a path the user named (too long, missing, not a directory, no permission):
+            # the user's to fix, in one line naming the path, not an internal error
+            name = _one_line(_shown(os.fsdecode(exc.filename), NAME_CHARS))
+            click.echo(f"error: {name}: {exc.strerror or type(exc).__name__}", err=True)
+            raise click.exceptions.Exit(1) from exc
         hint = f"(set {DEBUG_ENV}=1 for the traceback)"
         click.echo(f"internal error: {type(exc).__name__}: {_one_line(str(exc))} {hint}", err=True)
         raise click.exceptions.Exit(1) from exc

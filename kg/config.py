@@ -173,6 +173,8 @@ def read_config(path: Path) -> WorkspaceConfig:
         ) from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise WorkspaceError(f"{CONFIG_FILE}: not valid TOML: {exc}") from exc
+    except OSError as exc:  # a path the file system refuses (too long, not a directory, no permission)
+        raise WorkspaceError(f"workspace: cannot read {CONFIG_FILE} there: {exc.strerror or exc}") from None
     try:
         return WorkspaceConfig.model_validate(data)
     except ValidationError as exc:

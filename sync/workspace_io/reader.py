@@ -206,7 +206,11 @@ def _node_kind(parsed: markdown.ParsedMarkdown, line: int, data: dict[str, Any])
 def agent_ids(root: Path, agents: Sequence[str] | None, report: WorkspaceReport) -> list[str]:
     """The agent directories to read: ``agents`` (each must exist) or every valid one (others are reported)."""
     folder = root / "agents"
-    if not folder.is_dir():
+    try:
+        is_dir = folder.is_dir()
+    except OSError as exc:  # a path the file system refuses (too long, no permission)
+        raise InputError("path", f"cannot read it: {exc.strerror or exc}") from None
+    if not is_dir:
         raise InputError("path", f"{root} has no agents/ directory (not an OpenClaw-MABOS workspace)")
     found = []
     for entry in sorted(folder.iterdir()):

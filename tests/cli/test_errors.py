@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -127,6 +128,41 @@ def test_error_mapping(capsys: pytest.CaptureFixture[str]) -> None:
     assert _exit_code_of(RuntimeError("boom\nsecond line")) == 1
     err = capsys.readouterr().err
     assert err.startswith("internal error: RuntimeError: boom second line") and err.count("\n") == 1
+
+
+def test_a_path_the_file_system_refuses_is_one_line_naming_it(capsys: pytest.CaptureFixture[str]) -> None:
+    """An OSError about a path the user named is the user's to fix (exit 1, the path and the reason, cut past 200
+    characters); one without a path stays an internal error; a huge message is cut with its size."""
+    long_name = "/nowhere/" + "n" * 5000
+    assert _exit_code_of(OSError(errno.ENAMETOOLONG, "File name too long", long_name)) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: /nowhere/nnn") and err.endswith("... (5,009 characters): File name too long\n")
+    assert err.count("\n") == 1 and len(err) < 300
+    assert _exit_code_of(OSError(errno.EIO, "Input/output error")) == 1
+    assert capsys.readouterr().err.startswith("internal error: OSError: ")
+    # a MabosError cuts its own message; a foreign one is cut here
+    assert _exit_code_of(RuntimeError("x" * 50_000)) == 1
+    err = capsys.readouterr().err
+    assert "... (50,000 characters) (set MABOS_DEBUG=1" in err and err.count("\n") == 1 and len(err) < 1100
+
+
+@pytest.mark.parametrize(
+    ("args", "field"),
+    [
+        pytest.param(("--workspace", "/nowhere/" + "w" * 5000, "agent", "list"), "workspace", id="workspace"),
+        pytest.param(("sync", "import-workspace", "/nowhere/" + "i" * 300, "--dry-run"), "path", id="import"),
+        pytest.param(("sync", "export-workspace", "/nowhere/" + "e" * 5000 + "/x"), "path", id="export"),
+    ],
+)
+def test_overlong_paths_are_refused_naming_the_field(
+    ready: Mabos, digest: Callable[[], dict[str, str]], args: tuple[str, ...], field: str
+) -> None:
+    before = digest()
+    result = ready(*args)
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith(f"error: {field}: ") and result.stderr.count("\n") == 1
+    assert "Traceback" not in result.stderr and len(result.stderr) < 1100
+    assert digest() == before
 
 
 def test_debug_shows_the_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
