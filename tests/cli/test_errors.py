@@ -45,6 +45,10 @@ BAD_INPUT = [
     pytest.param(("graph", "link", *A, "goal-requires-plan", MISSING_GOAL, MISSING_GOAL), "source", id="link-missing"),
     pytest.param(("scope", "grant", "sales-agent", "nonsense", "--by", "me"), "scope", id="grant-scope"),
     pytest.param(("scope", "grant", "sales-agent", "project:x", "--by", ""), "granted_by", id="grant-by"),
+    # paths the file system would refuse (PATH_MAX, NAME_MAX): refused naming the field, not an internal error
+    pytest.param(("--workspace", "/nowhere/" + "w" * 5000, "agent", "list"), "workspace", id="workspace-too-long"),
+    pytest.param(("sync", "import-workspace", "/nowhere/" + "i" * 300, "--dry-run"), "path", id="import-path-name"),
+    pytest.param(("sync", "export-workspace", "/nowhere/" + "e" * 5000 + "/x"), "path", id="export-path-too-long"),
 ]
 
 
@@ -57,7 +61,7 @@ def test_bad_input_exits_1_names_the_field_and_changes_nothing(
     assert result.exit_code == 1, result.output
     assert result.stdout == ""
     assert result.stderr.startswith(f"error: {field}: ")
-    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr and len(result.stderr) < 1100
     assert digest() == before
 
 
@@ -110,7 +114,7 @@ def test_corrupt_store_gives_one_line_and_no_traceback(ready: Mabos) -> None:
     store.write_bytes(b"this is not a database" * 100)
     result = ready("status")
     assert result.exit_code in (1, 3)
-    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr and len(result.stderr) < 1100
     assert result.stderr.startswith(("error: ", "internal error: "))
 
 
@@ -144,25 +148,6 @@ def test_a_path_the_file_system_refuses_is_one_line_naming_it(capsys: pytest.Cap
     assert _exit_code_of(RuntimeError("x" * 50_000)) == 1
     err = capsys.readouterr().err
     assert "... (50,000 characters) (set MABOS_DEBUG=1" in err and err.count("\n") == 1 and len(err) < 1100
-
-
-@pytest.mark.parametrize(
-    ("args", "field"),
-    [
-        pytest.param(("--workspace", "/nowhere/" + "w" * 5000, "agent", "list"), "workspace", id="workspace"),
-        pytest.param(("sync", "import-workspace", "/nowhere/" + "i" * 300, "--dry-run"), "path", id="import"),
-        pytest.param(("sync", "export-workspace", "/nowhere/" + "e" * 5000 + "/x"), "path", id="export"),
-    ],
-)
-def test_overlong_paths_are_refused_naming_the_field(
-    ready: Mabos, digest: Callable[[], dict[str, str]], args: tuple[str, ...], field: str
-) -> None:
-    before = digest()
-    result = ready(*args)
-    assert result.exit_code == 1, result.output
-    assert result.stderr.startswith(f"error: {field}: ") and result.stderr.count("\n") == 1
-    assert "Traceback" not in result.stderr and len(result.stderr) < 1100
-    assert digest() == before
 
 
 def test_debug_shows_the_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
