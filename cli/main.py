@@ -3,8 +3,8 @@
 Exit codes: 0 ok; 1 user error (one line on stderr, ``error: <field>: <rule>``, no traceback);
 2 usage error (click's own report); 3 backend unavailable. A path the file system refuses (too long, missing, no
 permission) is ``error: <path>: <reason>``, exit code 1. Anything else unexpected is reported as one
-``internal error: ...`` line with exit code 1; ``MABOS_DEBUG=1`` shows its traceback instead. A line shows at most
-1,000 characters (a path at most 200), then the size of what was cut.
+``internal error: ...`` line with exit code 1; ``MABOS_DEBUG=1`` shows its traceback instead. A line is clipped
+as every mabos message is (:func:`kg.errors.clip`: 600 characters, a path 200), saying how much was left out.
 """
 
 from __future__ import annotations
@@ -19,23 +19,18 @@ from typing import Any
 import click
 
 from cli.commands import COMMAND_TABLE, LazyCommands
-from kg.errors import MabosError
+from kg.errors import MabosError, clip
 
 DEBUG_ENV = "MABOS_DEBUG"
 
 
-#: The most characters one error line shows (a message that quotes a huge value the user gave is cut, with its size).
-LINE_CHARS = 1000
 #: The most characters of a file name an error line shows.
 NAME_CHARS = 200
 
 
-def _shown(text: str, most: int) -> str:
-    return text if len(text) <= most else f"{text[:most]}... ({len(text):,} characters)"
-
-
 def _one_line(text: str) -> str:
-    return _shown(" ".join(text.split()), LINE_CHARS)
+    """One line, clipped as mabos's own messages are (:func:`kg.errors.clip`): also a foreign error's text."""
+    return clip(" ".join(text.split()))
 
 
 def debugging() -> bool:
@@ -61,7 +56,7 @@ def reported_errors() -> Iterator[None]:
         if isinstance(exc, OSError) and exc.filename is not None:
             # the file system refused a path the user named (too long, missing, not a directory, no permission):
             # the user's to fix, in one line naming the path, not an internal error
-            name = _one_line(_shown(os.fsdecode(exc.filename), NAME_CHARS))
+            name = _one_line(clip(os.fsdecode(exc.filename), NAME_CHARS))
             click.echo(f"error: {name}: {exc.strerror or type(exc).__name__}", err=True)
             raise click.exceptions.Exit(1) from exc
         hint = f"(set {DEBUG_ENV}=1 for the traceback)"
