@@ -19,18 +19,13 @@ from typing import Any
 import click
 
 from cli.commands import COMMAND_TABLE, LazyCommands
-from kg.errors import MabosError, clip
+from kg.errors import MabosError, clip, one_line
 
 DEBUG_ENV = "MABOS_DEBUG"
 
 
 #: The most characters of a file name an error line shows.
 NAME_CHARS = 200
-
-
-def _one_line(text: str) -> str:
-    """One line, clipped as mabos's own messages are (:func:`kg.errors.clip`): also a foreign error's text."""
-    return clip(" ".join(text.split()))
 
 
 def debugging() -> bool:
@@ -48,7 +43,7 @@ def reported_errors() -> Iterator[None]:
     except MabosError as exc:
         if debugging():
             traceback.print_exc()
-        click.echo(f"error: {_one_line(str(exc))}", err=True)
+        click.echo(f"error: {one_line(str(exc))}", err=True)
         raise click.exceptions.Exit(exc.exit_code) from exc
     except Exception as exc:
         if debugging():
@@ -56,11 +51,11 @@ def reported_errors() -> Iterator[None]:
         if isinstance(exc, OSError) and exc.filename is not None:
             # the file system refused a path the user named (too long, missing, not a directory, no permission):
             # the user's to fix, in one line naming the path, not an internal error
-            name = _one_line(clip(os.fsdecode(exc.filename), NAME_CHARS))
+            name = one_line(clip(os.fsdecode(exc.filename), NAME_CHARS))
             click.echo(f"error: {name}: {exc.strerror or type(exc).__name__}", err=True)
             raise click.exceptions.Exit(1) from exc
         hint = f"(set {DEBUG_ENV}=1 for the traceback)"
-        click.echo(f"internal error: {type(exc).__name__}: {_one_line(str(exc))} {hint}", err=True)
+        click.echo(f"internal error: {type(exc).__name__}: {one_line(str(exc))} {hint}", err=True)
         raise click.exceptions.Exit(1) from exc
 
 

@@ -34,6 +34,12 @@ def clip(text: str, limit: int = MAX_MESSAGE) -> str:
     return f"{text[:head]}...[{len(text) - head - tail} characters left out]...{text[-tail:]}"
 
 
+def one_line(text: str) -> str:
+    """``text`` on one line (every run of white space one space), clipped as mabos's own messages are: what every
+    surface (CLI, console, MCP) shows of an error, a foreign error's text included."""
+    return clip(" ".join(text.split()))
+
+
 class MabosError(Exception):
     """Root of every error mabos raises on purpose."""
 

@@ -11,15 +11,16 @@ import mcp_types as types
 from pydantic import BaseModel, ValidationError
 
 from cli.tools.registry import ToolContext, run
-from kg.errors import MabosError
+from kg.errors import MabosError, one_line
 from kg.models import describe_validation_error
 
 logger = logging.getLogger("cli.tools.mcp_server")
 
 
 def error_result(message: str) -> types.CallToolResult:
-    """A tool error: ``isError`` and the one-line message (the model can read it and correct the call)."""
-    return types.CallToolResult(content=[types.TextContent(text=" ".join(message.split()))], is_error=True)
+    """A tool error: ``isError`` and the one-line message, clipped as the CLI clips it (the model can read it and
+    correct the call)."""
+    return types.CallToolResult(content=[types.TextContent(text=one_line(message))], is_error=True)
 
 
 def success_result(output: BaseModel) -> types.CallToolResult:

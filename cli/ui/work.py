@@ -26,6 +26,7 @@ from cli.ui import graphview, pages, review
 from cli.ui.context import Console, int_arg, plain, text_arg
 from cli.workers import DeadlineError
 from kg.errors import BackendUnavailableError, InputError, MabosError, NotFoundError, ScopeError
+from kg.errors import one_line as text_line
 
 log = logging.getLogger("mabos.ui")
 PageData = Callable[[Console, str, Mapping[str, str]], dict[str, Any]]
@@ -61,8 +62,8 @@ def status_of(exc: MabosError) -> int:
 
 
 def one_line(exc: MabosError) -> str:
-    """The CLI's message for an error (``field: rule``), on one line."""
-    return " ".join(str(exc).split())
+    """The CLI's message for an error (``field: rule``), on one line and clipped as the CLI clips it."""
+    return text_line(str(exc))
 
 
 def internal(exc: Exception) -> str:
@@ -71,7 +72,7 @@ def internal(exc: Exception) -> str:
     if isinstance(exc, MemoryError):
         raise exc
     log.exception("console: unexpected error")
-    return f"internal error: {type(exc).__name__}: {' '.join(str(exc).split())}"
+    return f"internal error: {type(exc).__name__}: {text_line(str(exc))}"
 
 
 @dataclass(frozen=True)

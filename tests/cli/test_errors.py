@@ -10,6 +10,8 @@ import click
 import pytest
 
 from cli.main import reported_errors
+from cli.tools.mcp_calls import error_result
+from cli.ui.work import internal
 from kg.errors import BackendUnavailableError, InputError
 
 if TYPE_CHECKING:
@@ -150,6 +152,23 @@ def test_a_path_the_file_system_refuses_is_one_line_naming_it(capsys: pytest.Cap
     err = capsys.readouterr().err
     assert "...[49500 characters left out]..." + "x" * 100 + " (set MABOS_DEBUG=1" in err
     assert err.count("\n") == 1 and len(err) < 1100
+
+
+def test_every_surface_shows_a_foreign_error_on_one_clipped_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """The CLI, the console and the MCP server show the same one line for the same foreign error: white space folded,
+    clipped as mabos's own messages are (a 50,000-character, 25,000-line message from a library does not flood a
+    page or a model's context)."""
+    text = "first line\n" + "y\n" * 25_000
+    line = "RuntimeError: first line " + "y " * 194 + "y...[49510 characters left out]..." + " y" * 50
+    assert _exit_code_of(RuntimeError(text)) == 1
+    assert capsys.readouterr().err == f"internal error: {line} (set MABOS_DEBUG=1 for the traceback)\n"
+    assert internal(RuntimeError(text)) == f"internal error: {line}"
+    reply = error_result(f"internal error: RuntimeError: {text}")
+    assert reply.is_error and len(reply.content) == 1
+    shown = reply.content[0].text  # the MCP reply clips its whole line, prefix included
+    assert shown.startswith("internal error: RuntimeError: first line y y")
+    assert shown.endswith("y...[49540 characters left out]..." + " y" * 50)
+    assert "\n" not in shown and len(shown) < 700
 
 
 def test_debug_shows_the_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
