@@ -2,9 +2,10 @@
 
 Before: the reasoning methods (``reason``, ``cbr_*`` through :func:`cli.tools.cases.method_context`) and dedup of
 ``memory_admit`` built their chat model with the old default of 30 s, so a CPU model that extraction waits minutes for
-timed out there. Both now take :func:`kg.extraction.workspace.workspace_chat`, as extraction does: ``[llm] timeout``,
-else ``MABOS_LLM_TIMEOUT`` overriding it. No model runs: the chat model is only built (its endpoint is a closed
-port), and ``memory_admit``'s writer is watched, not replaced, to see the model it is handed.
+timed out there, and conversation memory (``ws.conversations``) kept ``[llm] timeout`` whatever
+``MABOS_LLM_TIMEOUT`` said. All now take :func:`kg.extraction.workspace.workspace_chat`, as extraction does:
+``[llm] timeout``, else ``MABOS_LLM_TIMEOUT`` overriding it. No model runs: the chat model is only built (its
+endpoint is a closed port), and ``memory_admit``'s writer is watched, not replaced, to see the model it is handed.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from cli.tools import ToolContext, run
 from cli.tools import memory_admit as admit_module
 from cli.tools.cases import method_context
 from kg.conversation.llm import DEFAULT_TIMEOUT, OpenAIChatModel
+from kg.conversation.summarize import FallbackSummarizer, LLMSummarizer
 from kg.memory.write_policy import MemoryWriter
 from kg.workspace import Workspace
 
@@ -57,11 +59,18 @@ def _admit_chat(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> Any:
     return chat
 
 
+def _summarizing_chat(ws: Workspace) -> Any:
+    """The chat model conversation compaction writes summaries with (behind its extractive fall-back)."""
+    summarizer = ws.conversations.summarizer
+    assert isinstance(summarizer, FallbackSummarizer) and isinstance(summarizer.primary, LLMSummarizer)
+    return summarizer.primary.chat
+
+
 def test_the_configured_timeout_reaches_every_chat_user(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
     assert DEFAULT_TIMEOUT != CONFIGURED  # else the test could not tell them apart
     reasoning = method_context(ws, AGENT).chat
     admitting = _admit_chat(ws, monkeypatch)
-    for chat in (reasoning, admitting):
+    for chat in (reasoning, admitting, _summarizing_chat(ws)):
         assert isinstance(chat, OpenAIChatModel) and chat.timeout == CONFIGURED and chat.model == "smollm2"
 
 
@@ -69,6 +78,7 @@ def test_the_environment_overrides_it_for_them_too(ws: Workspace, monkeypatch: p
     monkeypatch.setenv("MABOS_LLM_TIMEOUT", "77")
     assert method_context(ws, AGENT).chat.timeout == 77  # type: ignore[union-attr]
     assert _admit_chat(ws, monkeypatch).timeout == 77
+    assert _summarizing_chat(ws).timeout == 77  # conversation memory used to keep [llm] timeout whatever the run said
 
 
 def test_no_tool_builds_a_chat_model_of_its_own() -> None:
