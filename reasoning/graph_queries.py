@@ -61,11 +61,6 @@ MAX_ENUMERATED_PATHS = 100_000
 _Path = tuple[tuple[GraphNodeRow, ...], tuple[str, ...]]  # nodes, relation kinds between them
 
 
-def _node_ref(row: GraphNodeRow) -> NodeRef:
-    return NodeRef(uid=row.uid, kind=row.kind, agent_id=row.agent_id, scope=row.scope, content=row.content,
-                   status=row.status)  # fmt: skip
-
-
 def _belief_ref(row: GraphNodeRow) -> BeliefRef:
     return BeliefRef(uid=row.uid, agent_id=row.agent_id, scope=row.scope, content=row.content,
                      certainty=row.certainty)  # fmt: skip
@@ -149,7 +144,7 @@ class GraphQueries:
             if not partial or len(found) + len(partial) > MAX_ENUMERATED_PATHS:
                 break
         found.sort(key=lambda path: [n.uid for n in path[0]])
-        results = [PathResult(nodes=[_node_ref(n) for n in nodes], relations=list(rels)) for nodes, rels in found]
+        results = [PathResult(nodes=[NodeRef.of(n) for n in nodes], relations=list(rels)) for nodes, rels in found]
         return results[: p.limit], len(results) > p.limit or len(found) + len(partial) > MAX_ENUMERATED_PATHS
 
     def _edges_from(self, frontier: Mapping[str, list[str] | None], scopes: list[str] | None) -> list[GraphEdgeRow]:
@@ -287,7 +282,7 @@ class GraphQueries:
             step = steps[uid]
             results.append(BlockedStep(
                 uid=uid, agent_id=step.agent_id, scope=step.scope, content=step.content, status=step.status,
-                plans=sorted(plans.get(uid, [])), waiting_on=[_node_ref(steps[d]) for d in sorted(waits[uid])],
+                plans=sorted(plans.get(uid, [])), waiting_on=[NodeRef.of(steps[d]) for d in sorted(waits[uid])],
                 root_blockers=sorted(r for r in reach if r != uid and not waits.get(r)), in_cycle=uid in reach,
             ))  # fmt: skip
         return results[: p.limit], len(results) > p.limit

@@ -8,10 +8,12 @@ same whichever backend answered. The queries themselves are in :mod:`reasoning.g
 
 from __future__ import annotations
 
+import dataclasses
 import types
 from typing import Annotated, Any, Generic, Literal, TypeVar, Union, get_args, get_origin
 
 import annotated_types
+import pydantic.dataclasses
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -27,6 +29,7 @@ from pydantic.fields import FieldInfo
 
 from kg.ids import PREFIXES, is_id
 from kg.models import Model, RecordId, Unit, UtcDatetime
+from kg.ports.graph_queries import GraphNodeHead
 
 #: Node kinds a path may start at, and kinds it may end at.
 PATH_START_KINDS = ("belief", "desire", "goal", "plan")
@@ -245,15 +248,18 @@ def _widest(field: str, lists: list[list[Any]]) -> list[Any]:
 # ------------------------------------------------------------------------------------------ results
 
 
-class NodeRef(Model):
+@pydantic.dataclasses.dataclass(frozen=True, config=Model.model_config)
+class NodeRef(GraphNodeHead):
     """A BDI node in a result."""
 
-    uid: str
-    kind: str
-    agent_id: str
-    scope: str
-    content: str
-    status: str
+    # The port's head as a published result: its fields are declared once, in kg.ports.graph_queries. A dataclass
+    # (a Model cannot extend one) with a Model's configuration: it refuses unknown fields, and its JSON schema is the
+    # one a Model with these fields would have (title NodeRef, this docstring, the same keys in the same order).
+
+    @classmethod
+    def of(cls, row: GraphNodeHead) -> NodeRef:
+        """The head of a node row."""
+        return cls(**{f.name: getattr(row, f.name) for f in dataclasses.fields(GraphNodeHead)})
 
 
 class GoalBehind(Model):

@@ -16,8 +16,8 @@ from kg.models import (
 
 
 @dataclass(frozen=True)
-class GraphNodeRow:
-    """A BDI node as a graph query sees it (fields a kind does not use are None)."""
+class GraphNodeHead:
+    """What names a BDI node and what it says: the part of a node that a query's result shows."""
 
     uid: str
     kind: str
@@ -25,6 +25,12 @@ class GraphNodeRow:
     scope: str
     content: str
     status: str
+
+
+@dataclass(frozen=True)
+class GraphNodeRow(GraphNodeHead):
+    """A BDI node as a graph query sees it: its head, then the fields of its kind (None where a kind has none)."""
+
     certainty: float | None = None
     priority: int | None = None
     progress: float | None = None

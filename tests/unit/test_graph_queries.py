@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -9,11 +10,14 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from pydantic import TypeAdapter, ValidationError
 
 from kg.clock import FixedClock
 from kg.errors import InputError, NotFoundError
+from kg.ports.graph_queries import GraphNodeHead
 from kg.workspace import Workspace
 from reasoning.graph_queries import CATALOGUE, GraphQueries, expected_progress
+from reasoning.graph_query_models import NodeRef
 from tests.conftest import q3_workspace
 
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
@@ -123,6 +127,20 @@ def test_paths_from_beliefs_to_plans_follow_subgoals(ws: Workspace) -> None:
          ["belief-supports-goal", "goal-decomposition", "goal-requires-plan"]),
     ])  # fmt: skip
     assert result.parameters == {"start": "belief", "to": "plan", "max_depth": 4, "limit": 100}
+
+
+def test_a_result_shows_a_node_by_the_ports_head(ws: Workspace) -> None:
+    """NodeRef is kg.ports.GraphNodeHead published: the head's keys in order, none of the row's kind fields, unknown
+    fields refused, and the schema of a model named NodeRef."""
+    u = build(ws)
+    first = run(ws, "paths").results[0].model_dump(mode="json")["nodes"][0]
+    assert list(first) == [f.name for f in dataclasses.fields(GraphNodeHead)]
+    assert list(first) == ["uid", "kind", "agent_id", "scope", "content", "status"]
+    assert (first["uid"], first["kind"], first["agent_id"]) == (u.b_market, "belief", "sales")
+    schema = TypeAdapter(NodeRef).json_schema()
+    assert (schema["title"], schema["additionalProperties"], schema["required"]) == ("NodeRef", False, list(first))
+    with pytest.raises(ValidationError, match="certainty"):
+        NodeRef(**first, certainty=0.5)  # type: ignore[call-arg]
 
 
 def test_paths_from_a_uid_to_a_node_with_depth_and_scope(ws: Workspace) -> None:
