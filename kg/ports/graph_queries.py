@@ -14,6 +14,9 @@ from kg.models import (
     RelationKind,
 )
 
+#: Goal statuses that are not final: a goal in one of these can still fall behind (what ``open_goals`` reads).
+OPEN_GOAL_STATUSES = ("pending", "active", "suspended")
+
 
 @dataclass(frozen=True)
 class GraphNodeHead:
@@ -75,7 +78,7 @@ class GraphQueryBackend(Protocol):
         ...
 
     def open_goals(self, *, scopes: Sequence[str] | None) -> builtins.list[GraphNodeRow]:
-        """Goals with a deadline whose status is pending, active or suspended, ordered by uid."""
+        """Goals with a deadline whose status is one of :data:`OPEN_GOAL_STATUSES`, ordered by uid."""
         ...
 
     def active_beliefs(self, *, scopes: Sequence[str] | None) -> builtins.list[GraphNodeRow]:

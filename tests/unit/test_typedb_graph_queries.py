@@ -16,8 +16,8 @@ import pytest
 
 from kg.errors import BackendUnavailableError, InputError
 from kg.models import NodeKind, RelationKind
+from kg.ports.graph_queries import OPEN_GOAL_STATUSES
 from kg.store.typedb.graph_queries import (
-    OPEN_GOAL_STATUSES,
     edges_query,
     lineage_queries,
     nodes_query,

@@ -14,10 +14,9 @@ from typing import Any
 from kg.errors import InputError
 from kg.models import RelationKind
 from kg.ports import GraphEdgeRow, GraphNodeRow, LineageRecordRow
+from kg.ports.graph_queries import OPEN_GOAL_STATUSES
 from kg.store.sqlite.db import SqliteAdapter, marks
 
-#: Goal statuses that are not final: a goal in one of these can still fall behind.
-OPEN_GOAL_STATUSES = ("pending", "active", "suspended")
 _CHUNK = 500  # bound parameters per IN list (SQLite allows 32766; smaller keeps plans simple)
 _NODE_FIELDS = "uid, kind, agent_id, scope, content, status, certainty, priority, progress, deadline, created_at"
 

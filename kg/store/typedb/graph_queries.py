@@ -21,10 +21,9 @@ from typing import Any, Protocol
 from kg.errors import BackendUnavailableError, InputError
 from kg.models import RELATION_SPECS, NodeKind, RelationKind
 from kg.ports import GraphEdgeRow, GraphNodeRow, LineageRecordRow
+from kg.ports.graph_queries import OPEN_GOAL_STATUSES
 from kg.store.typedb.literals import encode_label, encode_string
 
-#: Goal statuses that are not final (as in the SQLite adapter).
-OPEN_GOAL_STATUSES = ("pending", "active", "suspended")
 #: Values per disjunction: long ``or`` chains are split over several queries.
 BATCH = 100
 _NODE_ATTRIBUTES = (
