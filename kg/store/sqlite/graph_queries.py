@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from kg.errors import InputError
-from kg.models import RelationKind
+from kg.models import NodeKind, RelationKind
 from kg.ports import GraphEdgeRow, GraphNodeRow, LineageRecordRow
 from kg.ports.graph_queries import OPEN_GOAL_STATUSES
 from kg.store.sqlite.db import SqliteAdapter, marks
@@ -53,21 +53,22 @@ class SqliteGraphQueries(SqliteAdapter):
 
     def open_goals(self, *, scopes: Sequence[str] | None) -> list[GraphNodeRow]:
         """Goals with a deadline and a non-final status."""
-        where, params = _scope_filter(("scope",), scopes)
-        rows = self.db.read(
-            f"SELECT {_NODE_FIELDS} FROM bdi_nodes WHERE kind = 'goal' AND deadline IS NOT NULL "
-            f"AND status IN ({marks(OPEN_GOAL_STATUSES)}) AND {where} ORDER BY uid",
-            [*OPEN_GOAL_STATUSES, *params],
-        )
-        return [_node(r) for r in rows]
+        return self._nodes(NodeKind.GOAL, OPEN_GOAL_STATUSES, scopes, with_deadline=True)
 
     def active_beliefs(self, *, scopes: Sequence[str] | None) -> list[GraphNodeRow]:
         """Active beliefs."""
+        return self._nodes(NodeKind.BELIEF, ("active",), scopes)
+
+    def _nodes(self, kind: NodeKind, statuses: Sequence[str], scopes: Sequence[str] | None, *,
+               with_deadline: bool = False) -> list[GraphNodeRow]:  # fmt: skip
+        """BDI nodes of ``kind`` with one of ``statuses`` (and a deadline when asked) in ``scopes``, by uid: the
+        SQL twin of the TypeDB adapter's ``nodes_query``."""
         where, params = _scope_filter(("scope",), scopes)
+        deadline = "AND deadline IS NOT NULL " if with_deadline else ""
         rows = self.db.read(
-            f"SELECT {_NODE_FIELDS} FROM bdi_nodes WHERE kind = 'belief' AND status = 'active' AND {where} "
-            "ORDER BY uid",
-            params,
+            f"SELECT {_NODE_FIELDS} FROM bdi_nodes WHERE kind = ? {deadline}AND status IN ({marks(statuses)}) "
+            f"AND {where} ORDER BY uid",
+            [kind.value, *statuses, *params],
         )
         return [_node(r) for r in rows]
 
