@@ -25,7 +25,7 @@ from kg.ports.facts import FactRow, PreparedFacts
 from kg.scopes import ScopePolicy
 
 if TYPE_CHECKING:
-    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import Future, ThreadPoolExecutor
 
 DEFAULT_BATCH = 5_000
 _status = itemgetter(1)  # of an AssertOutcome
@@ -129,23 +129,32 @@ class FactService:
     def assert_triples(
         self,
         agent_id: str,
-        triples: Sequence[tuple[str, str, str, str]],
+        triples: Iterable[tuple[str, str, str, str]],
         *,
         scope: str | None = None,
         source: str = "agent",
         batch_size: int = DEFAULT_BATCH,
-        taken: Callable[[int], None] | None = None,
+        stored: Callable[[int], None] | None = None,
+        atomic_source: bool = False,
         tune_process: bool = False,
     ) -> BulkResult:
         """:meth:`assert_many` of one fact per ``(subject, predicate, object, mark)`` triple (a non-empty ``mark``
         makes a literal object, ``""`` an entity), all with ``scope`` (the agent's own by default) and ``source``,
         confidence 1: the facts and outcomes of the same items as dicts, without building a dict per fact.
 
-        The screen (in the helper thread) builds each batch's rows straight from the triples
-        (:func:`kg.facts_fast.triple_rows`); a batch with an item it cannot accept goes the model path as dicts,
-        with the model's error naming the item (``facts[1234].object``). ``taken`` is called with the number of
-        triples handed over so far each time a batch after the first starts being taken (the batch before last
-        is committed by then).
+        ``triples`` is read in the helper thread, a batch at a time, with the screen that builds the batch's rows
+        straight from the triples (:func:`kg.facts_fast.triple_rows`), while this thread writes the batch before:
+        a parser can be the source (:class:`kg.rdf.parse.TripleStream`), so parsing and storing overlap. A batch
+        with an item the screen cannot accept goes the model path as dicts, with the model's error naming the item
+        (``facts[1234].object``). ``stored`` is called with the number of facts committed so far after each
+        commit.
+
+        ``atomic_source``: the source may still fail when some of its triples are written (a malformed document
+        later on): every batch is written in one transaction, committed when the source is exhausted, and an
+        error from the source rolls all of them back. A batch the model refuses ends the writing; the source is
+        read to its end (its own error wins and nothing stays), then the batches before that one are committed and
+        the refusal raised: the outcome of reading the whole source first, then storing batch by batch. An error
+        of the store itself rolls back the whole call.
         """
         _check_batch_size(batch_size)
         fast = agent_ok(agent_id) and plain_source(source)
@@ -163,13 +172,22 @@ class FactService:
                       **extra} for s, p, o, mark in batch]  # fmt: skip
             return _Screened(inputs or [None] * len(items), None, items)
 
-        def slices() -> Iterator[Sequence[tuple[str, str, str, str]]]:
-            for start in range(0, len(triples), batch_size):
-                if taken is not None and start:
-                    taken(start)
-                yield triples[start : start + batch_size]
-
-        return self._pipeline(agent_id, slices(), screen, batch_size, keep_uids=False, tune_process=tune_process)
+        batches = _batches(triples, batch_size)
+        if not atomic_source:
+            return self._pipeline(agent_id, batches, screen, batch_size, keep_uids=False, tune_process=tune_process,
+                                  take_ahead=True, stored=stored)  # fmt: skip
+        result, refused = BulkResult(), list[Exception]()
+        with self.store.facts.bulk():  # committed when the source is exhausted; its error rolls everything back
+            self._pipeline(agent_id, batches, screen, batch_size, keep_uids=False, tune_process=tune_process,
+                           take_ahead=True, result=result, refused=refused)  # fmt: skip
+            if refused:
+                for _ in batches:  # the source's own error (a malformed document further on) comes first
+                    pass
+        if refused:
+            raise refused[0]
+        if stored is not None:
+            stored(result.created + result.updated + result.unchanged)
+        return result
 
     def _pipeline(
         self,
@@ -180,42 +198,70 @@ class FactService:
         *,
         keep_uids: bool,
         tune_process: bool,
+        take_ahead: bool = False,
+        stored: Callable[[int], None] | None = None,
+        result: BulkResult | None = None,
+        refused: list[Exception] | None = None,
     ) -> BulkResult:
-        """Write ``batches`` one transaction each, the next one screened in a helper thread meanwhile."""
-        result = BulkResult()
+        """Write ``batches`` one transaction each (unless the caller holds one), the next one screened in a helper
+        thread meanwhile; with ``take_ahead`` the helper thread also takes the next batch from ``batches``.
+
+        A batch the model path refuses raises its error, or, given ``refused``, is added to it and ends the call
+        (the caller holds the transaction and decides what the batches before it become)."""
+        result = BulkResult() if result is None else result
         pool: ThreadPoolExecutor | None = None
+
+        def write(prepared: PreparedFacts) -> None:
+            self._count(result, self.store.facts.assert_prepared(prepared), keep_uids=keep_uids)
+            if stored is not None:
+                stored(result.created + result.updated + result.unchanged)
+
+        def take(batch: Sequence[Any] | None = None) -> tuple[Sequence[Any], _Screened] | None:
+            batch = next(batches, None) if batch is None else batch
+            return None if batch is None else (batch, screen(batch))
+
         try:
             with ExitStack() as stack:
                 if tune_process:  # a batch allocates ~10 objects per fact, none of them in a cycle
                     stack.enter_context(gc_paused())
-                first = next(batches, None)
-                if first is None:
-                    return result
-                current = self._ready(agent_id, first, 0, screen(first))
-                number = 0
-                while True:
+                taken, number = take(), 0
+                while taken is not None:
                     try:
-                        batch = next(batches, None)
-                    except BaseException:  # the caller's source failed: what it gave whole is still written
-                        self._count(result, self.store.facts.assert_prepared(current), keep_uids=keep_uids)
-                        raise
-                    if batch is None:
-                        break
+                        prepared = self._ready(agent_id, taken[0], number * batch_size, taken[1])
+                    except Exception as exc:
+                        if refused is None:
+                            raise
+                        refused.append(exc)
+                        return result
                     number += 1
-                    if pool is None:
-                        from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415 - bulk asserts only
-
-                        pool = ThreadPoolExecutor(1, thread_name_prefix="mabos-facts-screen")
-                        if tune_process:
-                            stack.enter_context(quick_handoff())  # the writer gets the GIL back sooner
-                    ahead = pool.submit(screen, batch)
-                    self._count(result, self.store.facts.assert_prepared(current), keep_uids=keep_uids)
-                    current = self._ready(agent_id, batch, number * batch_size, ahead.result())
-                self._count(result, self.store.facts.assert_prepared(current), keep_uids=keep_uids)
+                    ahead: Future[tuple[Sequence[Any], _Screened] | None] | None = None
+                    if take_ahead:  # the source's error surfaces from ahead.result(), this batch written
+                        pool = pool or self._helper(stack, tune_process)
+                        ahead = pool.submit(take)
+                    else:
+                        try:
+                            following = next(batches, None)
+                        except BaseException:  # the caller's source failed: what it gave whole is still written
+                            write(prepared)
+                            raise
+                        if following is not None:
+                            pool = pool or self._helper(stack, tune_process)
+                            ahead = pool.submit(take, following)
+                    write(prepared)
+                    taken = None if ahead is None else ahead.result()
         finally:
             if pool is not None:
                 pool.shutdown(wait=True)  # the screen touches no store: it ends on its own
         return result
+
+    @staticmethod
+    def _helper(stack: ExitStack, tune_process: bool) -> ThreadPoolExecutor:
+        """The helper thread that screens (and takes) the next batch; the caller shuts it down."""
+        from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415 - bulk asserts only
+
+        if tune_process:
+            stack.enter_context(quick_handoff())  # the writer gets the GIL back sooner
+        return ThreadPoolExecutor(1, thread_name_prefix="mabos-facts-screen")
 
     @staticmethod
     def _count(result: BulkResult, outcomes: list[AssertOutcome], *, keep_uids: bool) -> None:

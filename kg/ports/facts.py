@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple, Protocol
@@ -70,6 +71,11 @@ class FactStore(Protocol):
 
     def assert_prepared(self, prepared: PreparedFacts) -> builtins.list[AssertOutcome]:
         """Write a batch from :meth:`prepare` in one transaction (the upsert of :meth:`assert_many`)."""
+        ...
+
+    def bulk(self) -> AbstractContextManager[None]:
+        """One write transaction around several :meth:`assert_prepared` calls: committed at the end of the block,
+        rolled back on an exception (a bulk caller whose source may still fail keeps its batches uncommitted)."""
         ...
 
     def retract(

@@ -12,11 +12,15 @@ with the core prefixes only), so an imported graph reasons as it was:
   IRI object is an ``entity``); a literal that is empty or only whitespace cannot be a fact object and is
   counted in ``skipped``.
 
-Every document is parsed before the first fact is stored (a malformed one changes nothing); the mapped triples
-are kept as compact tuples and go as they are to one :meth:`kg.facts.FactService.assert_triples` call in batches of
-10,000 (one transaction each, with validation, scope checks, history and outbox events; the same facts as the dicts
-of :func:`rows_to_facts` through ``assert_many``, without a dict per fact). Parsing and storing are timed
-separately. See docs/facts-bulk.md.
+Documents of up to :data:`OVERLAP_CHARS` characters in all are stored as pyoxigraph reads them: a
+:class:`~kg.rdf.parse.TripleStream` feeds one :meth:`kg.facts.FactService.assert_triples` call in batches of
+10,000 (validation, scope checks, history and outbox events as for any bulk assert), read and screened in a helper
+thread while this one writes the batch before, all in one transaction committed once every document is read:
+a malformed document changes nothing, and a triple the model refuses keeps the batches before its own, as when
+every document was parsed first. Larger inputs are parsed whole first, then stored one transaction per batch
+with progress after each commit. ``parse_seconds`` is the time until the last document was read (storing
+overlaps it when streamed), ``store_seconds`` the rest. See docs/facts-bulk.md and
+docs/decisions/2026-11-29-lubm-import-speed.md.
 """
 
 from __future__ import annotations
@@ -36,6 +40,10 @@ if TYPE_CHECKING:
     from kg.workspace import Workspace
 
 IMPORT_BATCH = 10_000
+#: Documents of at most this many characters in all are stored as they are parsed, in one transaction
+#: (LUBM(1) has 8 million); larger ones are parsed whole first, then stored one transaction per batch, with
+#: progress after each (docs/decisions/2026-11-29-lubm-import-speed.md).
+OVERLAP_CHARS = 32_000_000
 #: The source of every imported fact.
 SOURCE = "rdf-import"
 
@@ -84,12 +92,11 @@ def import_documents(
     """Parse the documents and assert their triples as facts of ``agent_id`` (in the scope when given): a
     :class:`~kg.facts_requests.FactImportRequest`, or its ``documents`` and ``scope``.
 
-    One :meth:`~kg.facts.FactService.assert_triples` call takes all the triples, so it can screen the next batch
-    while it writes the current one. It takes a batch only after the one before last is committed, so when a
-    batch starts being taken, all but the last batch handed over are stored: that is what ``progress`` is
-    told (plus the skipped triples), and the total once the call returns. ``tune_process`` is passed to
-    :func:`~kg.rdf.parse.parse_documents` and :meth:`~kg.facts.FactService.assert_triples` (only the
-    process's owner, the CLI, sets it).
+    One :meth:`~kg.facts.FactService.assert_triples` call takes all the triples (streamed, see the module's
+    docstring). ``progress`` is told (facts committed plus triples skipped, triples in all) after each commit: once
+    at the end when the documents are streamed in one transaction, after each batch when they were parsed first.
+    ``tune_process`` is passed to :func:`~kg.rdf.parse.parse_documents` and
+    :meth:`~kg.facts.FactService.assert_triples` (only the process's owner, the CLI, sets it).
     """
     if not documents:
         raise InputError("documents", "give at least one RDF document")
@@ -98,25 +105,43 @@ def import_documents(
     ws.scopes.require_agent(agent_id)
     if scope is not None:
         ws.scopes.check_write(agent_id, scope)
-    from kg.rdf.parse import parse_documents  # noqa: PLC0415 - the parsers load when there is a document
+    from kg.rdf.parse import TripleStream, parse_documents  # noqa: PLC0415 - the parsers load when there is a document
 
     started = time.perf_counter()
-    parsed = parse_documents(documents, tune_process=tune_process)
-    parse_end = time.perf_counter()
-    total, skipped = parsed.triples, parsed.skipped
-    taken = None if progress is None else (lambda count: progress(count - IMPORT_BATCH + skipped, total))
-    result = ws.facts.assert_triples(agent_id, parsed.rows, scope=scope, source=SOURCE, batch_size=IMPORT_BATCH,
-                                     taken=taken, tune_process=tune_process)  # fmt: skip
-    if progress is not None:
-        progress(total, total)
+    reported = [-1]
+
+    def report(done: int, total: int) -> None:
+        if progress is not None and done != reported[0]:
+            reported[0] = done
+            progress(done, total)
+
+    if sum(len(document.content) for document in documents) <= OVERLAP_CHARS:
+        stream = TripleStream(documents)
+        parse_end = [started]
+
+        def rows() -> Iterator[Key]:
+            yield from stream
+            parse_end[0] = time.perf_counter()
+
+        result = ws.facts.assert_triples(agent_id, rows(), scope=scope, source=SOURCE, batch_size=IMPORT_BATCH,
+                                         atomic_source=True, tune_process=tune_process)  # fmt: skip
+        total, skipped, parsed_at = stream.triples, stream.skipped, parse_end[0]
+    else:
+        parsed = parse_documents(documents, tune_process=tune_process)
+        parsed_at = time.perf_counter()
+        total, skipped = parsed.triples, parsed.skipped
+        result = ws.facts.assert_triples(agent_id, parsed.rows, scope=scope, source=SOURCE, batch_size=IMPORT_BATCH,
+                                         stored=lambda count: report(count + skipped, total),
+                                         tune_process=tune_process)  # fmt: skip
+    report(total, total)
     return ImportReport(
         triples=total,
         created=result.created,
         updated=result.updated,
         unchanged=result.unchanged,
         skipped=skipped,
-        parse_seconds=round(parse_end - started, 3),
-        store_seconds=round(time.perf_counter() - parse_end, 3),
+        parse_seconds=round(parsed_at - started, 3),
+        store_seconds=round(time.perf_counter() - parsed_at, 3),
     )
 
 

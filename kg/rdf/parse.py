@@ -1,9 +1,10 @@
 """RDF documents -> fact terms, parsed by pyoxigraph (Rust) and mapped as ``mabos reason owl-rl`` maps them.
 
-:func:`parse_documents` reads every document before it returns, so a malformed one is refused (an
-:class:`~kg.errors.InputError` naming it) before anything is stored. It returns compact ``(subject, predicate,
-object, datatype or "@" language)`` tuples (:data:`Key`), duplicates merged, which :mod:`kg.rdf.importer`
-turns into fact dicts as the store takes them. The mapping (docs/facts-bulk.md, "RDF term mapping") is the one the
+:class:`TripleStream` yields compact ``(subject, predicate, object, datatype or "@" language)`` tuples
+(:data:`Key`), duplicates merged, as pyoxigraph reads the documents; a malformed document raises an
+:class:`~kg.errors.InputError` naming it when the reading reaches it (:mod:`kg.rdf.importer` stores the rows
+as they come in one transaction that such an error rolls back). :func:`parse_documents` reads every document
+before it returns. The mapping (docs/facts-bulk.md, "RDF term mapping") is the one the
 rdflib parser gave before:
 
 * IRIs through :func:`kg.rdf.terms.iri_to_term` with the core prefixes (each distinct IRI mapped once);
@@ -108,12 +109,14 @@ class TermMapper:
         mapped = self.literals[node] = (text, mark) if text.strip() else None
         return mapped
 
-    def read(self, quads: Iterator[ox.Quad], seen: dict[Key, None], blank: set[tuple[str, str, ox.Literal]]) -> None:
-        """Add the triples of ``quads`` to ``seen`` (graph names are dropped), those with a blank literal to ``blank``.
+    def read(self, quads: Iterator[ox.Quad], seen: set[Key], blank: set[tuple[str, str, ox.Literal]]) -> Iterator[Key]:
+        """Yield each triple of ``quads`` not in ``seen`` (and add it; graph names are dropped); add those with a
+        blank literal to ``blank`` instead.
 
-        ``seen``'s keys are :data:`Key` tuples: duplicates merge as in one RDF graph, in the documents' order.
+        Duplicates merge as in one RDF graph: each distinct triple comes once, in the documents' order.
         """
         nodes, predicates, literals = self.nodes, self.predicates, self.literals
+        add = seen.add
         for quad in quads:
             subject, predicate, obj = quad.subject, quad.predicate, quad.object
             s = nodes.get(subject) or self.node(subject)
@@ -124,10 +127,14 @@ class TermMapper:
                     mapped = self.literal(obj)
                 if mapped is None:
                     blank.add((s, p, obj))
-                else:
-                    seen[(s, p, *mapped)] = None
+                    continue
+                key = (s, p, *mapped)
             else:
-                seen[(s, p, nodes.get(obj) or self.node(obj), "")] = None
+                key = (s, p, nodes.get(obj) or self.node(obj), "")
+            size = len(seen)
+            add(key)  # one hash of the tuple where "in" then "add" would take two
+            if len(seen) != size:
+                yield key
 
 
 def _quads(document: RdfDocument) -> Iterator[ox.Quad]:
@@ -139,19 +146,34 @@ def _quads(document: RdfDocument) -> Iterator[ox.Quad]:
     )
 
 
-def parse_documents(documents: Sequence[RdfDocument], *, tune_process: bool = False) -> Parsed:
-    """The distinct triples of every document as fact rows; a document that does not parse is an InputError.
+class TripleStream:
+    """The distinct triples of some documents as fact rows (:data:`Key`), yielded as pyoxigraph reads them.
 
-    ``tune_process`` pauses the process's cyclic garbage collector while the documents are read
-    (:func:`kg.facts_fast.gc_paused`): about three new tuples per triple, none in a cycle, which the collector's
-    full passes would walk again and again for nothing. A setting of the whole process: only its owner may ask
-    (``mabos fact import`` does); by default nothing outside the call changes.
+    Iterate once. A document that does not parse raises an :class:`~kg.errors.InputError` naming it when the
+    iteration reaches it, after the rows of the documents before it were yielded: a caller that stores rows as
+    they come keeps them uncommitted until the iteration ends (:meth:`kg.facts.FactService.assert_triples` with
+    ``atomic_source``). :attr:`skipped` (triples with a blank literal object) is complete once it has.
     """
-    mapper = TermMapper()
-    seen: dict[Key, None] = {}
-    blank: set[tuple[str, str, ox.Literal]] = set()
-    with gc_paused() if tune_process else nullcontext():
-        for index, document in enumerate(documents):
+
+    def __init__(self, documents: Sequence[RdfDocument]) -> None:
+        self.documents = documents
+        self.rows = 0
+        self._blank: set[tuple[str, str, ox.Literal]] = set()
+
+    @property
+    def skipped(self) -> int:
+        """Distinct triples with an empty or whitespace-only literal object read so far (not facts)."""
+        return len(self._blank)
+
+    @property
+    def triples(self) -> int:
+        """Distinct triples read so far (yielded and skipped)."""
+        return self.rows + len(self._blank)
+
+    def __iter__(self) -> Iterator[Key]:
+        mapper = TermMapper()
+        seen: set[Key] = set()
+        for index, document in enumerate(self.documents):
             if document.base_iri is not None:
                 try:
                     ox.NamedNode(document.base_iri)
@@ -160,7 +182,9 @@ def parse_documents(documents: Sequence[RdfDocument], *, tune_process: bool = Fa
             if document.format == "xml":  # pyoxigraph expands entities, even a DTD's inside the root element
                 refuse_xml_dtd(document.content, f"documents[{index}]", document.name)
             try:
-                mapper.read(_quads(document), seen, blank)
+                for key in mapper.read(_quads(document), seen, self._blank):
+                    self.rows += 1
+                    yield key
             except MemoryError:
                 raise  # out of memory is not a syntax error (a worker answers "error: memory: ...")
             except Exception as exc:  # SyntaxError, UnicodeEncodeError, OSError ...: one clear line instead
@@ -168,7 +192,20 @@ def parse_documents(documents: Sequence[RdfDocument], *, tune_process: bool = Fa
                 raise InputError(
                     f"documents[{index}]", f"{document.name} is not valid {document.format}: {reason}"
                 ) from None
-    return Parsed(list(seen), len(blank))
+
+
+def parse_documents(documents: Sequence[RdfDocument], *, tune_process: bool = False) -> Parsed:
+    """The distinct triples of every document as fact rows; a document that does not parse is an InputError.
+
+    ``tune_process`` pauses the process's cyclic garbage collector while the documents are read
+    (:func:`kg.facts_fast.gc_paused`): about three new tuples per triple, none in a cycle, which the collector's
+    full passes would walk again and again for nothing. A setting of the whole process: only its owner may ask
+    (``mabos fact import`` does); by default nothing outside the call changes.
+    """
+    stream = TripleStream(documents)
+    with gc_paused() if tune_process else nullcontext():
+        rows = list(stream)
+    return Parsed(rows, stream.skipped)
 
 
 __all__ = [
@@ -179,5 +216,6 @@ __all__ = [
     "RdfDocument",
     "RdfFormat",
     "TermMapper",
+    "TripleStream",
     "parse_documents",
 ]

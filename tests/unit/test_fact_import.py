@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -54,17 +55,29 @@ def test_triples_become_facts_with_the_owl_rl_term_mapping(ws: Any) -> None:
     assert (again.created, again.unchanged) == (2, 4)  # a blank node is new in each import (its two triples)
 
 
-def test_progress_never_runs_ahead_of_what_is_stored(ws: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Batches of 2 (the import's batch size patched down): each report is at most what the store holds."""
+def _committed(ws: Any) -> int:
+    """Facts committed in the workspace's store, read through a connection of its own."""
+    with sqlite3.connect(ws._store.db.path) as other:
+        return int(other.execute("SELECT COUNT(*) FROM facts").fetchone()[0])
+
+
+@pytest.mark.parametrize(("overlap", "reports"), [(0, [(3, 7), (5, 7), (7, 7)]), (10_000, [(7, 7)])])
+def test_progress_never_runs_ahead_of_what_is_committed(
+    ws: Any, monkeypatch: pytest.MonkeyPatch, overlap: int, reports: list[tuple[int, int]]
+) -> None:
+    """Batches of 2 (the import's batch size patched down): each report is at most what another connection sees.
+    Documents larger than OVERLAP_CHARS (patched to 0) are parsed first and committed batch by batch, with a
+    report after each commit; smaller ones are stored as they are parsed, in one transaction: one report."""
     monkeypatch.setattr(fact_import, "IMPORT_BATCH", 2)
+    monkeypatch.setattr(fact_import, "OVERLAP_CHARS", overlap)
     seen: list[tuple[int, int, int]] = []
 
     def report(done: int, total: int) -> None:
-        seen.append((done, total, len(ws.facts.query("a", limit=100))))
+        seen.append((done, total, _committed(ws)))
 
     result = import_documents(ws, "a", [_doc()], progress=report)
     assert (result.created, result.skipped) == (6, 1)
-    assert [(done, total) for done, total, _ in seen] == [(1, 7), (3, 7), (7, 7)]  # 6 facts + 1 skipped
+    assert [(done, total) for done, total, _ in seen] == reports  # 6 facts + 1 skipped
     assert seen[-1][2] == 6
     assert all(done - 1 <= stored for done, _, stored in seen)  # never ahead (done counts the skipped triple)
     assert ws.facts.query("a", limit=100)[0].source == "rdf-import"
@@ -134,6 +147,23 @@ def test_a_bad_triple_is_numbered_across_batches_and_earlier_batches_stay(
         import_documents(ws, "a", [_doc("\n".join(lines), "nt")])
     assert refused.value.field == "facts[4].subject"
     assert len(ws.facts.query("a", limit=100)) == 4  # the two batches before it were committed
+
+
+def test_a_malformed_document_after_written_batches_leaves_nothing(ws: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stored as they are parsed (batches of 2 written before the second document fails): the one transaction
+    is rolled back, and a refused triple before the malformed document does not keep the batches before it."""
+    monkeypatch.setattr(fact_import, "IMPORT_BATCH", 2)
+    bad = _doc("ex:a ex:b", "turtle")
+    with pytest.raises(InputError) as malformed:
+        import_documents(ws, "a", [_doc(), bad])
+    assert malformed.value.field == "documents[1]"
+    long_subject = f"<http://ex.org/{'x' * 1100}> <http://ex.org/p> <http://ex.org/o> ."
+    lines = [f"<http://ex.org/s{i}> <http://ex.org/p> <http://ex.org/o> ." for i in range(4)] + [long_subject]
+    with pytest.raises(InputError) as first:
+        import_documents(ws, "a", [_doc("\n".join(lines), "nt"), bad])
+    assert first.value.field == "documents[1]"  # the document's error, as when every document was parsed first
+    assert _committed(ws) == 0 and ws.facts.query("a") == []
+    assert import_documents(ws, "a", [_doc()]).created == 6  # the write lock was let go
 
 
 TRIG = """

@@ -70,21 +70,25 @@ def _dump(ws: Workspace) -> dict[str, Any]:
     return dump
 
 
-def _both(ws: Workspace, other: Workspace, rows: list[Any], *, scope: str | None = None) -> None:
-    ws.facts.assert_triples("a", rows, scope=scope, source=importer.SOURCE, batch_size=importer.IMPORT_BATCH)
+def _both(ws: Workspace, other: Workspace, rows: list[Any], *, scope: str | None = None, atomic: bool = False) -> None:
+    """The triple path into ``ws`` (``atomic``: the rows as a stream, in one transaction), the dict path into
+    ``other``."""
+    ws.facts.assert_triples("a", iter(rows) if atomic else rows, scope=scope, source=importer.SOURCE,
+                            batch_size=importer.IMPORT_BATCH, atomic_source=atomic)  # fmt: skip
     other.facts.assert_many("a", rows_to_facts(rows, scope), batch_size=importer.IMPORT_BATCH)
 
 
+@pytest.mark.parametrize("atomic", [False, True])
 @pytest.mark.parametrize("batch", [3, 10_000])
 def test_the_triple_path_writes_what_the_dict_path_writes(
-    ws: Workspace, tmp_path: Path, clock: Any, monkeypatch: pytest.MonkeyPatch, batch: int
+    ws: Workspace, tmp_path: Path, clock: Any, monkeypatch: pytest.MonkeyPatch, batch: int, atomic: bool
 ) -> None:
     monkeypatch.setattr(importer, "IMPORT_BATCH", batch)
     other = _second(tmp_path, clock)
     rows = parse_documents([RdfDocument(name="acme.ttl", format="turtle", content=TTL)]).rows
-    _both(ws, other, rows)
-    _both(ws, other, rows)  # again: every fact unchanged
-    _both(ws, other, rows[:4], scope="global")
+    _both(ws, other, rows, atomic=atomic)
+    _both(ws, other, rows, atomic=atomic)  # again: every fact unchanged
+    _both(ws, other, rows[:4], scope="global", atomic=atomic)
     first = _dump(ws)
     assert len(first["facts"]) == len(rows) + 4  # the agent's own scope once (then unchanged), 4 more in global
     assert first["search"] and first["outbox"]
@@ -92,12 +96,17 @@ def test_the_triple_path_writes_what_the_dict_path_writes(
     other.close()
 
 
-def test_a_bad_triple_is_refused_as_the_dict_path_refuses_it(ws: Workspace, tmp_path: Path, clock: Any) -> None:
+@pytest.mark.parametrize("atomic", [False, True])
+def test_a_bad_triple_is_refused_as_the_dict_path_refuses_it(
+    ws: Workspace, tmp_path: Path, clock: Any, atomic: bool
+) -> None:
     other = _second(tmp_path, clock)
     rows = [("http://ex.org/s", "http://ex.org/p", str(i), "@en") for i in range(5)]
     rows.insert(3, ("http://ex.org/" + "x" * 1100, "http://ex.org/p", "http://ex.org/o", ""))
     errors = []
-    for call in (lambda: ws.facts.assert_triples("a", rows, source=importer.SOURCE, batch_size=2),
+    source = iter(rows) if atomic else rows
+    for call in (lambda: ws.facts.assert_triples("a", source, source=importer.SOURCE, batch_size=2,
+                                                 atomic_source=atomic),
                  lambda: other.facts.assert_many("a", rows_to_facts(rows, None), batch_size=2)):  # fmt: skip
         with pytest.raises(InputError) as refused:
             call()
@@ -108,12 +117,32 @@ def test_a_bad_triple_is_refused_as_the_dict_path_refuses_it(ws: Workspace, tmp_
 
 
 @pytest.mark.skipif(not LUBM.exists(), reason="LUBM(1) is not on this machine (/work/shared/data/lubm1)")
-def test_a_lubm_file_imports_to_the_same_database(ws: Workspace, tmp_path: Path, clock: Any) -> None:
+@pytest.mark.parametrize("atomic", [False, True])
+def test_a_lubm_file_imports_to_the_same_database(ws: Workspace, tmp_path: Path, clock: Any, atomic: bool) -> None:
     other = _second(tmp_path, clock)
     document = RdfDocument(name=LUBM.name, format="xml", content=LUBM.read_text(), base_iri=LUBM.as_uri())
     rows = parse_documents([document]).rows
-    _both(ws, other, rows)
+    _both(ws, other, rows, atomic=atomic)
     first = _dump(ws)
     assert len(first["facts"]) == len(rows) > 5_000
     assert json.dumps(first) == json.dumps(_dump(other))
+    other.close()
+
+
+@pytest.mark.skipif(not LUBM.exists(), reason="LUBM(1) is not on this machine (/work/shared/data/lubm1)")
+def test_storing_while_parsing_writes_what_parsing_first_writes(
+    ws: Workspace, tmp_path: Path, clock: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """import_documents stores a LUBM file as pyoxigraph reads it (one transaction) or, above OVERLAP_CHARS (patched
+    to 0 for ``other``), parses it whole first and commits batch by batch: the same database and report counts."""
+    monkeypatch.setattr(importer, "IMPORT_BATCH", 1_000)
+    other = _second(tmp_path, clock)
+    document = RdfDocument(name=LUBM.name, format="xml", content=LUBM.read_text(), base_iri=LUBM.as_uri())
+    streamed = importer.import_documents(ws, "a", [document])
+    monkeypatch.setattr(importer, "OVERLAP_CHARS", 0)
+    parsed_first = importer.import_documents(other, "a", [document])
+    counts = ("triples", "created", "updated", "unchanged", "skipped")
+    assert [getattr(streamed, c) for c in counts] == [getattr(parsed_first, c) for c in counts]
+    assert streamed.created > 5_000
+    assert json.dumps(_dump(ws)) == json.dumps(_dump(other))
     other.close()

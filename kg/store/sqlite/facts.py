@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -95,6 +96,13 @@ class SqliteFactStore:
                 for fact, row in zip(facts, rows, strict=True)
             ]  # fmt: skip
             return outcomes
+
+    @contextmanager
+    def bulk(self) -> Iterator[None]:
+        """One write transaction around several :meth:`assert_prepared` calls (they join it): committed at the end,
+        rolled back on an exception."""
+        with self.db.write():
+            yield
 
     @staticmethod
     def _check_agents(conn: sqlite3.Connection, agent_ids: set[str]) -> None:
