@@ -56,6 +56,11 @@ logger = logging.getLogger(__name__)
 #: Defaults of ``mabos serve --mcp``: two warm workers, one running call per agent, a minute per call.
 DEFAULT_WORKERS = 2
 DEFAULT_DEADLINE = 60.0
+#: The bounds of every pool (``mabos serve --mcp --workers/--deadline``, ``mabos ui --deadline``), checked here and
+#: offered by the options of cli/server_options.py.
+MAX_WORKERS = 64
+MIN_DEADLINE = 0.1
+MAX_DEADLINE = 86_400
 _START_TIMEOUT = 120.0  # seconds for a new worker to open the workspace (a cold start imports the whole stack)
 #: The address space a worker may take beyond its size when ready (the preloaded libraries: ~0.5 GiB, ~1.4 GiB
 #: with the local embedding model's torch), unless ``MABOS_WORKER_MEMORY`` says otherwise.
@@ -110,12 +115,12 @@ class PoolSettings:
     memory: int | None = field(default_factory=memory_from_env)
 
     def __post_init__(self) -> None:
-        if not 1 <= self.workers <= 64:
-            raise InputError("workers", "must be between 1 and 64")
+        if not 1 <= self.workers <= MAX_WORKERS:
+            raise InputError("workers", f"must be between 1 and {MAX_WORKERS}")
         if not 1 <= self.per_agent <= self.workers:
             raise InputError("per_agent", f"must be between 1 and the number of workers ({self.workers})")
-        if not 0 < self.deadline <= 86_400:
-            raise InputError("deadline", "must be more than 0 and at most 86400 seconds")
+        if not MIN_DEADLINE <= self.deadline <= MAX_DEADLINE:
+            raise InputError("deadline", f"must be between {MIN_DEADLINE} and {MAX_DEADLINE} seconds")
         if self.memory is not None and not _MIN_MEMORY <= self.memory <= 1 << 40:
             raise InputError("memory", f"must be between {_size(_MIN_MEMORY)} and 1024 GiB (or no limit)")
 
@@ -407,6 +412,9 @@ __all__ = [
     "DEFAULT_MEMORY",
     "DEFAULT_WORKERS",
     "ENV_MEMORY",
+    "MAX_DEADLINE",
+    "MAX_WORKERS",
+    "MIN_DEADLINE",
     "DeadlineError",
     "Handler",
     "PoolSettings",

@@ -10,6 +10,7 @@ from cli import render
 from cli.common import Session, mabos_options
 from cli.idle_index import idle_seconds, index_when_idle_options, log_to_stderr
 from cli.loopback import DEFAULT_HOST, is_loopback
+from cli.server_options import deadline_option, worker_count_option
 from cli.tools import REGISTRY, ToolContext
 from cli.workers import DEFAULT_DEADLINE, DEFAULT_WORKERS, ENV_MEMORY, PoolSettings
 from kg.errors import InputError
@@ -40,27 +41,11 @@ from kg.tokens import TokenInfo
     is_flag=True,
     help="With --http on loopback, refuse requests without a token too (off loopback tokens are always required).",
 )
-@click.option(
-    "--deadline",
-    type=click.FloatRange(0.1, 86_400),
-    default=DEFAULT_DEADLINE,
-    show_default=True,
-    metavar="SECONDS",
-    help="Stop a tool call that runs longer and answer it with an error.",
-)
-@click.option(
-    "--workers",
-    type=click.IntRange(1, 64),
-    default=DEFAULT_WORKERS,
-    show_default=True,
-    help="Worker processes: calls of different agents run side by side.",
-)
-@click.option(
-    "--per-agent",
-    type=click.IntRange(1, 64),
-    default=None,
-    help="Calls one agent may have running at once [default: 1; every worker for a server bound with --agent].",
-)
+@deadline_option(DEFAULT_DEADLINE, "Stop a tool call that runs longer and answer it with an error.", metavar="SECONDS")
+@worker_count_option("--workers", "Worker processes: calls of different agents run side by side.",
+                     default=DEFAULT_WORKERS, show_default=True)  # fmt: skip
+@worker_count_option("--per-agent", "Calls one agent may have running at once [default: 1; every worker for a server "
+                     "bound with --agent].", default=None)  # fmt: skip
 @index_when_idle_options
 @click.option("--dry-run", is_flag=True, help="Open the workspace, print what would be served and exit.")
 @mabos_options

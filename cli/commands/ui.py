@@ -12,6 +12,7 @@ from cli import render
 from cli.common import Session, example, mabos_options
 from cli.idle_index import idle_seconds, index_when_idle_options, log_to_stderr
 from cli.loopback import is_loopback
+from cli.server_options import deadline_option
 from cli.ui.lanes import DEFAULT_DEADLINE, DEFAULT_LANES
 from cli.ui.security import TOKEN_ENV, check_bind
 from kg.workspace import open_workspace
@@ -43,13 +44,8 @@ from kg.workspace import open_workspace
     help="Worker processes (each with its own workspace handle; killed at the deadline); an agent runs one request "
     "at a time.",
 )
-@click.option(
-    "--deadline",
-    type=click.FloatRange(0.1, 86_400),
-    default=DEFAULT_DEADLINE,
-    show_default=True,
-    help="Seconds a request may take (waiting included) before it is answered with a deadline error.",
-)
+@deadline_option(DEFAULT_DEADLINE, "Seconds a request may take (waiting included) before it is answered with a "
+                 "deadline error.")  # fmt: skip
 @index_when_idle_options
 @click.option("--dry-run", is_flag=True, default=False, help="Check the options and the workspace, print, exit.")
 @mabos_options

@@ -373,6 +373,8 @@ def test_the_host_and_origin_allow_list_follows_the_bound_address() -> None:
 
 def test_pool_settings_refuse_bad_values_naming_the_field() -> None:
     for kwargs, field in [({"workers": 0}, "workers"), ({"workers": 2, "per_agent": 3}, "per_agent"),
-                          ({"deadline": 0}, "deadline"), ({"deadline": -1.0}, "deadline")]:  # fmt: skip
+                          ({"deadline": 0}, "deadline"), ({"deadline": -1.0}, "deadline"),
+                          ({"deadline": 0.05}, "deadline"), ({"deadline": 86_401}, "deadline")]:  # fmt: skip
+        # the bounds --deadline offers (0.1 to 86400 s, cli/server_options.py): what a command accepts, the pool does
         with pytest.raises(InputError, match=f"^{field}: "):
             PoolSettings(**kwargs)  # type: ignore[arg-type]
