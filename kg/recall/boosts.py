@@ -52,15 +52,47 @@ DAYS_BEFORE, DAYS_AFTER = 8, 2
 MONTH_MARGIN = 3
 
 
+#: ASCII upper-case letters: a name starts with one (:data:`_NAME`).
+_UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _may_name(text: str) -> bool:
+    """False only when no :data:`_NAME` can match (no ASCII capital). Substring tests cost a few milliseconds for
+    10 MB, where a regex that starts with ``\\b`` tries every position (~0.3 s a pattern)."""
+    return any(letter in text for letter in _UPPER)
+
+
+def _may_date(text: str) -> tuple[bool, bool]:
+    """Whether a month name (case-insensitive) and whether a digit may occur in ``text``: False only when none can.
+
+    Exact for ASCII text (:meth:`str.isascii` is constant time); any other text says True to both, and the
+    patterns decide (their ``\\d`` and case-insensitive matching have Unicode cases a substring test would miss)."""
+    if not text.isascii():
+        return True, True
+    lower = text.lower()
+    return any(month in lower for month in _MONTHS), any(digit in text for digit in "0123456789")
+
+
 def query_entities(text: str) -> list[str]:
     """Capitalised words of the query that are not stopwords or month names, without a possessive 's."""
+    if not _may_name(text):
+        return []
     names = (m.removesuffix("'s") for m in _NAME.findall(text))
     return list(dict.fromkeys(n for n in names if n.lower() not in STOPWORDS and n.lower() not in _MONTHS))
 
 
+def _number(month: str) -> int:
+    """The number of a month name the patterns matched. They match case-insensitively as :mod:`re` does, where a
+    long s (U+017F) is an s and a dotless i (U+0131) an i, which :meth:`str.lower` leaves as they are."""
+    found = _MONTHS.get(month.lower())
+    if found is None:
+        found = next(number for name, number in _MONTHS.items() if re.fullmatch(name, month, re.IGNORECASE))
+    return found
+
+
 def _day(year: str, month: str, day: str) -> tuple[datetime, datetime] | None:
     try:
-        named = datetime(int(year), int(month) if month.isdigit() else _MONTHS[month.lower()], int(day), tzinfo=UTC)
+        named = datetime(int(year), int(month) if month.isdigit() else _number(month), int(day), tzinfo=UTC)
     except ValueError:  # 31 February and the like: no range
         return None
     return named - timedelta(days=DAYS_BEFORE), named + timedelta(days=DAYS_AFTER)
@@ -68,14 +100,17 @@ def _day(year: str, month: str, day: str) -> tuple[datetime, datetime] | None:
 
 def query_dates(text: str) -> list[tuple[datetime, datetime]]:
     """The date ranges (UTC) the query names: days, months of a year and ISO dates."""
-    days = [_day(y, m, d) for d, m, y in _DAY_MONTH_YEAR.findall(text)]
-    days += [_day(y, m, d) for m, d, y in _MONTH_DAY_YEAR.findall(text)]
-    days += [_day(y, m, d) for y, m, d in _ISO.findall(text)]
+    named, digit = _may_date(text)
+    if not digit:  # every pattern holds a year
+        return []
+    days = [_day(y, m, d) for d, m, y in _DAY_MONTH_YEAR.findall(text)] if named else []
+    days += [_day(y, m, d) for m, d, y in _MONTH_DAY_YEAR.findall(text)] if named else []
+    days += [_day(y, m, d) for y, m, d in _ISO.findall(text)] if "-" in text else []
     ranges = [r for r in days if r is not None]
-    if ranges:
+    if ranges or not named:
         return ranges
     for month, year in _MONTH_YEAR.findall(text):
-        start = datetime(int(year), _MONTHS[month.lower()], 1, tzinfo=UTC)
+        start = datetime(int(year), _number(month), 1, tzinfo=UTC)
         end = (start + timedelta(days=32)).replace(day=1)
         ranges.append((start - timedelta(days=MONTH_MARGIN), end + timedelta(days=MONTH_MARGIN)))
     return ranges
@@ -83,8 +118,14 @@ def query_dates(text: str) -> list[tuple[datetime, datetime]]:
 
 def without_dates(text: str) -> str:
     """``text`` with the dates :func:`query_dates` reads removed (they are matched by date, not by word)."""
-    for pattern in (_DAY_MONTH_YEAR, _MONTH_DAY_YEAR, _ISO, _MONTH_YEAR):
-        text = pattern.sub(" ", text)
+    named, digit = _may_date(text)
+    if not digit:
+        return text
+    # a substitution writes a space: it makes no month name, digit or "-" that was not there before
+    steps = ((_DAY_MONTH_YEAR, named), (_MONTH_DAY_YEAR, named), (_ISO, "-" in text), (_MONTH_YEAR, named))
+    for pattern, needed in steps:
+        if needed:
+            text = pattern.sub(" ", text)
     return text
 
 
@@ -139,9 +180,11 @@ def bare_months(text: str, now: datetime) -> list[tuple[datetime, datetime]]:
     """The months the query names without a year ("in June"): for each, the last such month that began at or
     before ``now`` (UTC), 3 days either side."""
     now = to_utc(now)
-    ranges = []
+    ranges: list[tuple[datetime, datetime]] = []
+    if not _may_date(text)[0]:
+        return ranges
     for month in _BARE_MONTH.findall(text):
-        number = _MONTHS[month.lower()]
+        number = _number(month)
         start = datetime(now.year if number <= now.month else now.year - 1, number, 1, tzinfo=UTC)
         end = (start + timedelta(days=32)).replace(day=1)
         ranges.append((start - timedelta(days=MONTH_MARGIN), end + timedelta(days=MONTH_MARGIN)))

@@ -9,10 +9,22 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import kg
 from kg.clock import FixedClock
-from kg.recall.boosts import asks_when, bare_months, bonuses, places_in_time, query_dates, query_entities, subject
+from kg.recall import boosts
+from kg.recall.boosts import (
+    asks_when,
+    bare_months,
+    bonuses,
+    places_in_time,
+    query_dates,
+    query_entities,
+    subject,
+    without_dates,
+)
 from kg.recall.decay import ChunkMeta, DecaySettings, decay_boost
 
 NOW = datetime(2024, 6, 1, tzinfo=UTC)
@@ -147,3 +159,75 @@ def test_decay_strength_scales_the_boost_towards_one():
     assert full == pytest.approx(0.3)  # clamped at boost_min
     assert decay_boost(old, NOW, DecaySettings(strength=0.25)).boost == pytest.approx(1 - 0.25 * 0.7)
     assert decay_boost(old, NOW, DecaySettings(strength=0.0)).boost == 1.0
+
+
+# The patterns alone, as boosts.py ran them before its substring pre-checks (a 10 MB query no longer runs them).
+
+
+def _entities_by_pattern(text: str) -> list[str]:
+    names = (m.removesuffix("'s") for m in boosts._NAME.findall(text))
+    return list(dict.fromkeys(n for n in names if n.lower() not in boosts.STOPWORDS and n.lower() not in boosts.MONTHS))
+
+
+def _dates_by_pattern(text: str) -> list[tuple[datetime, datetime]]:
+    days = [boosts._day(y, m, d) for d, m, y in boosts._DAY_MONTH_YEAR.findall(text)]
+    days += [boosts._day(y, m, d) for m, d, y in boosts._MONTH_DAY_YEAR.findall(text)]
+    days += [boosts._day(y, m, d) for y, m, d in boosts._ISO.findall(text)]
+    ranges = [r for r in days if r is not None]
+    if ranges:
+        return ranges
+    for month, year in boosts._MONTH_YEAR.findall(text):
+        start = datetime(int(year), boosts._number(month), 1, tzinfo=UTC)
+        end = (start + timedelta(days=32)).replace(day=1)
+        ranges.append((start - timedelta(days=3), end + timedelta(days=3)))
+    return ranges
+
+
+def _without_dates_by_pattern(text: str) -> str:
+    for pattern in (boosts._DAY_MONTH_YEAR, boosts._MONTH_DAY_YEAR, boosts._ISO, boosts._MONTH_YEAR):
+        text = pattern.sub(" ", text)
+    return text
+
+
+def _months_by_pattern(text: str, now: datetime) -> list[tuple[datetime, datetime]]:
+    out = []
+    for month in boosts._BARE_MONTH.findall(text):
+        number = boosts._number(month)
+        start = datetime(now.year if number <= now.month else now.year - 1, number, 1, tzinfo=UTC)
+        end = (start + timedelta(days=32)).replace(day=1)
+        out.append((start - timedelta(days=3), end + timedelta(days=3)))
+    return out
+
+
+#: Pieces that make the patterns match, almost match, or match only through Unicode: a long s and a dotless i
+#: match "s" and "i" case-insensitively, Arabic-Indic digits are \d, a Kelvin sign is a capital K only in Unicode.
+_PIECES = ["in", "by", "June", "june", "JUNE", "Augu\u017ft", "Apr\u0131l", "May", "mAy", "16", "2023", "1st",
+           "-", "2023-11-16", "\u0662\u0660\u0662\u0663", "Caroline's", "\u212aate", "x", ",", "  ", "\u00e9",
+           "Tim"]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES) | st.text(max_size=4), max_size=12).map(" ".join))
+def test_the_pre_checks_change_no_result(text: str) -> None:
+    """The substring tests that skip the patterns (no capital, no digit, no month name in ASCII text) never skip
+    a match: every function returns what its patterns alone return."""
+    now = datetime(2023, 10, 1, tzinfo=UTC)
+    assert query_entities(text) == _entities_by_pattern(text)
+    assert query_dates(text) == _dates_by_pattern(text)
+    assert without_dates(text) == _without_dates_by_pattern(text)
+    assert bare_months(text, now) == _months_by_pattern(text, now)
+
+
+def test_a_month_the_patterns_match_through_unicode_case_rules_has_its_number() -> None:
+    """re matches August with a long s (U+017F) and April with a dotless i (U+0131) as month names: a query naming
+    them raised KeyError."""
+    assert query_dates("Augu\u017ft 2023") == query_dates("August 2023") != []
+    assert query_dates("16 Apr\u0131l 2023") == query_dates("16 April 2023") != []
+    assert bare_months("in AUGU\u017fT", NOW) == bare_months("in August", NOW) != []
+
+
+@pytest.mark.parametrize("text", ["x" * 1_000_000, "in june 2023 " + "x" * 100_000, "by june" + "\u00e9" * 10])
+def test_the_pre_checks_agree_on_long_queries(text: str) -> None:
+    now = datetime(2023, 10, 1, tzinfo=UTC)
+    assert query_dates(text) == _dates_by_pattern(text) and bare_months(text, now) == _months_by_pattern(text, now)
+    assert query_entities(text) == _entities_by_pattern(text) and without_dates(text) == _without_dates_by_pattern(text)
