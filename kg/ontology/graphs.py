@@ -1,21 +1,38 @@
 """Ontology graphs: the active ontology files of a folder and one rdflib graph loaded from them (JSON-LD, Turtle,
-RDF/XML, N-Triples, TriG, N-Quads), refusing remote JSON-LD contexts."""
+RDF/XML, N-Triples, TriG, N-Quads), refusing remote JSON-LD contexts.
+
+A parsed file's triples and prefixes are kept for the process, keyed by the file's path and the SHA-256 of its
+text (:data:`_PARSED`): ``reason_owl_rl``, ``ontology_to_typeql`` and the extraction vocabulary load the same
+unchanged files on every call of a long-lived process (the MCP server, the console), and rdflib's JSON-LD parser
+takes ~0.3 s for the shipped set. The file is still read on every call, so a changed file is parsed again; each
+call gets a graph of its own to change as it likes.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
 from rdflib import Dataset, Graph
+from rdflib.term import Node, URIRef
 
 from kg.errors import InputError
 from kg.limits import read_text_bounded, refuse_remote_context, refuse_xml_dtd
+from kg.ontology.memo import Memo
 
 #: Parsers by file extension (:func:`load_graph`).
 FORMATS: dict[str, str] = {".jsonld": "json-ld", ".json": "json-ld", ".ttl": "turtle", ".nt": "nt",
                            ".owl": "xml", ".rdf": "xml", ".trig": "trig", ".nq": "nquads"}  # fmt: skip
+
+
+#: A parsed file: its triples (named graphs merged) and the prefixes it declares, in the parser's order.
+Parsed = tuple[tuple[tuple[Node, Node, Node], ...], tuple[tuple[str, URIRef], ...]]
+#: Triples the memo of parsed files holds at most (the shipped ontologies have ~3,200).
+PARSED_TRIPLES = 50_000
+_PARSED: Memo[Parsed] = Memo("parsed ontology graphs", PARSED_TRIPLES, weight=lambda parsed: len(parsed[0]) + 1)
 
 
 def ontology_files(directory: Path) -> list[Path]:
@@ -42,17 +59,16 @@ def load_graph(paths: Sequence[Path]) -> Graph:
     """
     merged = Graph(bind_namespaces="core")
     for path in paths:
-        dataset = _parse(path)
-        for subject, predicate, obj, _ in dataset.quads((None, None, None, None)):
-            merged.add((subject, predicate, obj))
+        triples, namespaces = _parse(path)
+        merged.addN((subject, predicate, obj, merged) for subject, predicate, obj in triples)
         bound = {prefix for prefix, _ in merged.namespaces()}
-        for prefix, namespace in dataset.namespaces():
+        for prefix, namespace in namespaces:
             if prefix and prefix not in bound:
                 merged.bind(prefix, namespace)
     return merged
 
 
-def _parse(path: Path) -> Dataset:
+def _parse(path: Path) -> Parsed:
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
         raise InputError("ontology", f"{path}: unknown ontology format (use {', '.join(sorted(FORMATS))})")
@@ -60,6 +76,10 @@ def _parse(path: Path) -> Dataset:
         raise InputError("ontology", f"{path}: no such file")
     try:
         text = read_text_bounded(path, "ontology")  # at most 100 MB, read in chunks
+        key = (path.resolve().as_uri(), fmt, hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
+        known = _PARSED.get(key)
+        if known is not None:  # the same text parsed before: it passed the checks below then
+            return known
         if fmt == "json-ld":
             refuse_remote_context(json.loads(text), "ontology", str(path))  # rdflib would fetch it
         elif fmt == "xml":  # rdflib's RDF/XML parser (expat) expands internal entities: no DTD at all
@@ -73,4 +93,6 @@ def _parse(path: Path) -> Dataset:
     except Exception as exc:  # rdflib's parsers raise many unrelated types: one clear line instead
         reason = " ".join(str(exc).split())[:300] or type(exc).__name__
         raise InputError("ontology", f"{path}: does not parse as {fmt}: {reason}") from exc
-    return dataset
+    parsed = (tuple((s, p, o) for s, p, o, _ in dataset.quads((None, None, None, None))), tuple(dataset.namespaces()))
+    _PARSED.put(key, parsed)
+    return parsed
