@@ -46,7 +46,7 @@ SPINNERS = WorkerKind("mabos-test-spinner", Spinner, advice="spin less")
 
 @pytest.fixture
 def pool(tmp_path: Path) -> Any:
-    made = Workers(tmp_path, SPINNERS, PoolSettings(workers=2, per_agent=1, deadline=3, memory=None))
+    made = Workers(tmp_path, SPINNERS, PoolSettings(workers=2, per_agent=1, deadline=1, memory=None))  # b: a round trip
     try:
         yield made
     finally:
@@ -79,7 +79,7 @@ def test_a_computation_past_its_deadline_is_killed_and_holds_up_no_other_agent(p
     assert isinstance(outcome["b"], int) and outcome["b"] not in spinning
     error = outcome["a"]
     assert isinstance(error, DeadlineError) and isinstance(error, BackendUnavailableError)
-    assert str(error).startswith("deadline: spin 600 ran longer than 3 s and was stopped")
+    assert str(error).startswith("deadline: spin 600 ran longer than 1 s and was stopped")
     assert str(error).endswith("spin less or ask the operator for a longer --deadline")
     assert spinning and not process_alive(spinning[0])  # the loop burns no more CPU
     assert pool.busy == 0 and spinning[0] not in pool.pids()
