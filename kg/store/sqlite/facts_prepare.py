@@ -23,6 +23,7 @@ from kg.store.sqlite.facts_sql import PREPARED_FIELDS, ROW_FIELDS
 
 _KIND_TEXT: dict[ObjectKind | None, str] = {kind: kind.value for kind in ObjectKind}
 _new_outcome = tuple.__new__
+_uid, _agent = itemgetter(0), itemgetter(1)  # of a prepared row (PREPARED_FIELDS)
 
 # Doubles whose shortest decimal text SQLite's own reader (sqlite3AtoF, used by CAST) rounds to a neighbour;
 # a JSON reader that returns all of them exactly reads numbers with the C library's correctly rounded strtod,
@@ -62,17 +63,17 @@ def prepare_rows(facts: Sequence[FactInput | FactRow], *, as_json: bool) -> Prep
     """The prepared batch of ``facts`` (JSON only when ``as_json``: SQLite reads its numbers exactly)."""
     rows = _rows(facts)
     created = AssertStatus.CREATED
-    outcomes = [_new_outcome(AssertOutcome, (row[0], created)) for row in rows]
+    outcomes = [_new_outcome(AssertOutcome, (uid, created)) for uid in map(_uid, rows)]
     lineage = [(row[0], parent, n) for fact, row in zip(facts, rows, strict=True) if fact.derived_from
                for n, parent in enumerate(fact.derived_from)]  # fmt: skip
-    agents = {fact.agent_id for fact in facts}
+    agents = set(map(_agent, rows))
     if not rows or not as_json:
         return Prepared(rows, None, (), (), agents, outcomes, lineage)
     in_json, constants = list(ROW_FIELDS), []
     for i in range(len(PREPARED_FIELDS)):
         if i in ROW_FIELDS:
             continue
-        column = [row[i] for row in rows]
+        column = list(map(itemgetter(i), rows))
         first = column[0]
         # == takes -0.0 for 0.0: harmless, SQLite stores -0.0 as 0.0 on every path
         if column.count(first) == len(column):
