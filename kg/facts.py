@@ -9,14 +9,22 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from datetime import datetime
-from itertools import islice
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from pydantic import Field
 
 from kg.errors import InputError, NotFoundError
-from kg.facts_fast import agent_ok, fast_row, gc_paused, plain_source, quick_handoff, triple_rows
+from kg.facts_fast import (
+    agent_ok,
+    check_batch_size,
+    fast_row,
+    gc_paused,
+    in_batches,
+    plain_source,
+    screening_pool,
+    triple_rows,
+)
 from kg.facts_requests import FactAssertRequest, FactExplainRequest, FactQueryRequest, FactRetractRequest
 from kg.models import AssertOutcome, AssertStatus, Fact, FactInput, FactQuery, Model, parse
 from kg.models.request import fields_of, requested
@@ -28,6 +36,8 @@ if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
 
 DEFAULT_BATCH = 5_000
+#: An atomic bulk assert writes its first batch in this many parts (docs/decisions/2026-11-29-lubm-import-speed.md).
+LEAD_PARTS = 4
 _status = itemgetter(1)  # of an AssertOutcome
 
 
@@ -58,17 +68,6 @@ class _Screened(NamedTuple):
     inputs: list[FactInput | FactRow | None]
     prepared: PreparedFacts | None
     items: Sequence[Any] | None = None  # the batch as the model path reads it, when not the batch itself
-
-
-def _check_batch_size(size: int) -> None:
-    if not 1 <= size <= 100_000:
-        raise InputError("batch_size", "must be between 1 and 100000")
-
-
-def _batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
-    iterator = iter(items)
-    while batch := list(islice(iterator, size)):
-        yield batch
 
 
 class FactService:
@@ -116,15 +115,15 @@ class FactService:
         the owner of the process may ask for that (the CLI's ``mabos fact import`` does); by default nothing
         outside the call changes.
         """
-        _check_batch_size(batch_size)
+        check_batch_size(batch_size)
         fast = agent_ok(agent_id)
         writable = frozenset(self.policy.readable(agent_id))  # also refuses an unknown agent
 
         def screen(batch: list[Any]) -> _Screened:
             return self._screen(agent_id, batch, writable, fast)
 
-        batches = _batches(facts, batch_size)
-        return self._pipeline(agent_id, batches, screen, batch_size, keep_uids=keep_uids, tune_process=tune_process)
+        batches = in_batches(facts, batch_size)
+        return self._pipeline(agent_id, batches, screen, keep_uids=keep_uids, tune_process=tune_process)
 
     def assert_triples(
         self,
@@ -149,14 +148,13 @@ class FactService:
         (``facts[1234].object``). ``stored`` is called with the number of facts committed so far after each
         commit.
 
-        ``atomic_source``: the source may still fail when some of its triples are written (a malformed document
-        later on): every batch is written in one transaction, committed when the source is exhausted, and an
-        error from the source rolls all of them back. A batch the model refuses ends the writing; the source is
-        read to its end (its own error wins and nothing stays), then the batches before that one are committed and
-        the refusal raised: the outcome of reading the whole source first, then storing batch by batch. An error
-        of the store itself rolls back the whole call.
+        ``atomic_source``: the source may fail after some of its triples are written (a malformed document later
+        on): every batch goes in one transaction, committed when the source is exhausted; the source's error rolls
+        all of them back. A batch the model refuses ends the writing; the source is read to its end (its own error
+        wins), then the batches before that one are committed and the refusal raised: the outcome of reading the
+        whole source first, then storing batch by batch. A store error rolls back the whole call.
         """
-        _check_batch_size(batch_size)
+        check_batch_size(batch_size)
         fast = agent_ok(agent_id) and plain_source(source)
         writable = frozenset(self.policy.readable(agent_id))  # also refuses an unknown agent
         extra = {"source": source, **({"scope": scope} if scope is not None else {})}
@@ -172,17 +170,22 @@ class FactService:
                       **extra} for s, p, o, mark in batch]  # fmt: skip
             return _Screened(inputs or [None] * len(items), None, items)
 
-        batches = _batches(triples, batch_size)
         if not atomic_source:
-            return self._pipeline(agent_id, batches, screen, batch_size, keep_uids=False, tune_process=tune_process,
-                                  take_ahead=True, stored=stored)  # fmt: skip
+            return self._pipeline(agent_id, in_batches(triples, batch_size), screen, keep_uids=False,
+                                  tune_process=tune_process, take_ahead=True, stored=stored)  # fmt: skip
+        # The first batch is written in quarters, so writing starts sooner; in one transaction, a refusal in any
+        # of them keeps nothing, as a refusal in the first batch does.
+        lead = batch_size // LEAD_PARTS if batch_size % LEAD_PARTS == 0 else 0
+        batches = in_batches(triples, batch_size, lead=lead)
         result, refused = BulkResult(), list[Exception]()
         with self.store.facts.bulk():  # committed when the source is exhausted; its error rolls everything back
-            self._pipeline(agent_id, batches, screen, batch_size, keep_uids=False, tune_process=tune_process,
-                           take_ahead=True, result=result, refused=refused)  # fmt: skip
+            self._pipeline(agent_id, batches, screen, keep_uids=False, tune_process=tune_process, take_ahead=True,
+                           result=result, refused=refused)  # fmt: skip
             if refused:
                 for _ in batches:  # the source's own error (a malformed document further on) comes first
                     pass
+                if result.created + result.updated + result.unchanged < batch_size:
+                    raise refused[0]  # in the first batch: nothing stays
         if refused:
             raise refused[0]
         if stored is not None:
@@ -194,7 +197,6 @@ class FactService:
         agent_id: str,
         batches: Iterator[Sequence[Any]],
         screen: Callable[[Any], _Screened],
-        batch_size: int,
         *,
         keep_uids: bool,
         tune_process: bool,
@@ -224,19 +226,19 @@ class FactService:
             with ExitStack() as stack:
                 if tune_process:  # a batch allocates ~10 objects per fact, none of them in a cycle
                     stack.enter_context(gc_paused())
-                taken, number = take(), 0
+                taken, offset = take(), 0
                 while taken is not None:
                     try:
-                        prepared = self._ready(agent_id, taken[0], number * batch_size, taken[1])
+                        prepared = self._ready(agent_id, taken[0], offset, taken[1])
                     except Exception as exc:
                         if refused is None:
                             raise
                         refused.append(exc)
                         return result
-                    number += 1
+                    offset += len(taken[0])
                     ahead: Future[tuple[Sequence[Any], _Screened] | None] | None = None
                     if take_ahead:  # the source's error surfaces from ahead.result(), this batch written
-                        pool = pool or self._helper(stack, tune_process)
+                        pool = pool or screening_pool(stack, tune_process=tune_process)
                         ahead = pool.submit(take)
                     else:
                         try:
@@ -245,7 +247,7 @@ class FactService:
                             write(prepared)
                             raise
                         if following is not None:
-                            pool = pool or self._helper(stack, tune_process)
+                            pool = pool or screening_pool(stack, tune_process=tune_process)
                             ahead = pool.submit(take, following)
                     write(prepared)
                     taken = None if ahead is None else ahead.result()
@@ -253,15 +255,6 @@ class FactService:
             if pool is not None:
                 pool.shutdown(wait=True)  # the screen touches no store: it ends on its own
         return result
-
-    @staticmethod
-    def _helper(stack: ExitStack, tune_process: bool) -> ThreadPoolExecutor:
-        """The helper thread that screens (and takes) the next batch; the caller shuts it down."""
-        from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415 - bulk asserts only
-
-        if tune_process:
-            stack.enter_context(quick_handoff())  # the writer gets the GIL back sooner
-        return ThreadPoolExecutor(1, thread_name_prefix="mabos-facts-screen")
 
     @staticmethod
     def _count(result: BulkResult, outcomes: list[AssertOutcome], *, keep_uids: bool) -> None:

@@ -12,15 +12,20 @@ from __future__ import annotations
 import gc
 import sys
 import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from itertools import islice
+from typing import TYPE_CHECKING, Any
 
+from kg.errors import InputError
 from kg.ids import ID_PATTERN
 from kg.models import MAX_LIST, MAX_NAME, MAX_OBJECT, MAX_TERM, FactInput, ObjectKind
 from kg.models.base import AGENT_ID_RE, SCOPE_RE
 from kg.models.facts import infer_object_kind
 from kg.ports.facts import FactRow
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 _FIELDS = frozenset(FactInput.model_fields)
 _KINDS = {"entity": ObjectKind.ENTITY, "literal": ObjectKind.LITERAL}
@@ -204,3 +209,31 @@ def quick_handoff() -> Iterator[None]:
             _Handoff.users -= 1
             if _Handoff.users == 0 and _Handoff.saved is not None:
                 sys.setswitchinterval(_Handoff.saved)
+
+
+def check_batch_size(size: int) -> None:
+    """A bulk assert's ``batch_size``: 1 to 100,000."""
+    if not 1 <= size <= 100_000:
+        raise InputError("batch_size", "must be between 1 and 100000")
+
+
+def in_batches(items: Iterable[Any], size: int, *, lead: int = 0) -> Iterator[list[Any]]:
+    """Lists of ``size`` items; the first ``size`` in lists of ``lead`` (a divisor of ``size``) when given."""
+    iterator = iter(items)
+    for _ in range(size // lead if lead else 0):
+        batch = list(islice(iterator, lead))
+        if not batch:
+            return
+        yield batch
+    while batch := list(islice(iterator, size)):
+        yield batch
+
+
+def screening_pool(stack: ExitStack, *, tune_process: bool) -> ThreadPoolExecutor:
+    """The helper thread of a bulk assert, which screens (and may take) the next batch while the caller writes;
+    the caller shuts it down. ``tune_process``: a short GIL switch interval until ``stack`` closes."""
+    from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415 - bulk asserts only
+
+    if tune_process:
+        stack.enter_context(quick_handoff())  # the writer gets the GIL back sooner
+    return ThreadPoolExecutor(1, thread_name_prefix="mabos-facts-screen")

@@ -166,6 +166,24 @@ def test_a_malformed_document_after_written_batches_leaves_nothing(ws: Any, monk
     assert import_documents(ws, "a", [_doc()]).created == 6  # the write lock was let go
 
 
+@pytest.mark.parametrize(("bad_at", "kept"), [(2, 0), (3, 0), (5, 4), (9, 8)])
+def test_a_refusal_keeps_the_whole_batches_before_its_own(
+    ws: Any, monkeypatch: pytest.MonkeyPatch, bad_at: int, kept: int
+) -> None:
+    """Batches of 4, streamed: the first batch is written in quarters (one triple each here), later ones whole; a
+    refused triple keeps exactly the batches of 4 before its own, as when the document was parsed first."""
+    monkeypatch.setattr(fact_import, "IMPORT_BATCH", 4)
+    lines = [f"<http://ex.org/s{i}> <http://ex.org/p> <http://ex.org/o> ." for i in range(10)]
+    lines[bad_at] = f"<http://ex.org/{'x' * 1100}> <http://ex.org/p> <http://ex.org/o> ."
+    with pytest.raises(InputError) as refused:
+        import_documents(ws, "a", [_doc("\n".join(lines), "nt")])
+    assert refused.value.field == f"facts[{bad_at}].subject"
+    assert _committed(ws) == kept
+    assert sorted(f.subject for f in ws.facts.query("a", limit=100)) == sorted(
+        f"http://ex.org/s{i}" for i in range(kept)
+    )
+
+
 TRIG = """
 @prefix ex: <http://example.org/> .
 ex:acme a ex:Company .
