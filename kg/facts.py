@@ -5,7 +5,7 @@ Each takes its request model (:mod:`kg.facts_requests`), or, from Python, the re
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from datetime import datetime
@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 DEFAULT_BATCH = 5_000
 #: An atomic bulk assert writes its first batch in this many parts (docs/decisions/2026-11-29-lubm-import-speed.md).
 LEAD_PARTS = 4
+#: Batches a bulk assert reading its source in the helper thread takes ahead of the one it writes.
+TAKE_AHEAD = 3
 _status = itemgetter(1)  # of an AssertOutcome
 
 
@@ -227,19 +229,23 @@ class FactService:
                 if tune_process:  # a batch allocates ~10 objects per fact, none of them in a cycle
                     stack.enter_context(gc_paused())
                 taken, offset = take(), 0
+                pending: deque[Future[tuple[Sequence[Any], _Screened] | None]] = deque()
                 while taken is not None:
                     try:
                         prepared = self._ready(agent_id, taken[0], offset, taken[1])
                     except Exception as exc:
                         if refused is None:
                             raise
+                        for taking in pending:  # a batch taken ahead may carry the source's own error: it wins
+                            taking.result()
                         refused.append(exc)
                         return result
                     offset += len(taken[0])
                     ahead: Future[tuple[Sequence[Any], _Screened] | None] | None = None
-                    if take_ahead:  # the source's error surfaces from ahead.result(), this batch written
+                    if take_ahead:  # the source's error surfaces from ahead.result(), the batches before written
                         pool = pool or screening_pool(stack, tune_process=tune_process)
-                        ahead = pool.submit(take)
+                        pending.extend(pool.submit(take) for _ in range(TAKE_AHEAD - len(pending)))
+                        ahead = pending.popleft()
                     else:
                         try:
                             following = next(batches, None)
@@ -253,7 +259,7 @@ class FactService:
                     taken = None if ahead is None else ahead.result()
         finally:
             if pool is not None:
-                pool.shutdown(wait=True)  # the screen touches no store: it ends on its own
+                pool.shutdown(wait=True, cancel_futures=True)  # the screen touches no store: it ends on its own
         return result
 
     @staticmethod
