@@ -15,9 +15,13 @@ from pydantic import Field, ValidationError, model_validator
 from kg.errors import WorkspaceError
 from kg.models import Model, describe_validation_error
 from kg.recall.embedder import DEFAULT_DIMENSION, DEFAULT_MODEL
-from kg.recall.fusion_types import DEFAULT_FUSION
 
 CONFIG_FILE = "mabos.toml"
+#: ``[recall]``'s fusion weights when unset: :class:`kg.recall.fusion_types.FusionSettings`'s defaults, written here
+#: so that reading the settings does not import (and build) the fusion models; tests/unit/test_startup_imports.py
+#: keeps the two equal.
+DEFAULT_VECTOR_WEIGHT = 0.3
+DEFAULT_BM25_WEIGHT = 0.7
 
 
 class TypeDBConfig(Model):
@@ -47,8 +51,8 @@ class RecallConfig(Model):
     embedder_dimension: int = Field(default=DEFAULT_DIMENSION, ge=1, le=65_536)
     embedder_api_key_env: str | None = None
     inline_index_limit: int | None = Field(default=None, ge=0)  # unset: the engine's INLINE_INDEX_LIMIT (500)
-    vector_weight: float = Field(default=DEFAULT_FUSION.vector_weight, ge=0, le=1)
-    bm25_weight: float = Field(default=DEFAULT_FUSION.bm25_weight, ge=0, le=1)
+    vector_weight: float = Field(default=DEFAULT_VECTOR_WEIGHT, ge=0, le=1)
+    bm25_weight: float = Field(default=DEFAULT_BM25_WEIGHT, ge=0, le=1)
     decay: bool = True  # false for a timeless corpus (documents, transcripts): no recency preference
 
 
@@ -121,6 +125,10 @@ class ExtractionConfig(Model):
     window: int = Field(default=8, ge=1, le=200)
 
 
+#: The sections of ``mabos.toml``; one a file leaves out is read as an empty table (``merge_llm_keys``).
+SECTIONS = ("typedb", "recall", "conversation", "llm", "extraction", "reasoning")
+
+
 class WorkspaceConfig(Model):
     """Contents of ``mabos.toml``."""
 
@@ -137,8 +145,13 @@ class WorkspaceConfig(Model):
     @model_validator(mode="before")
     @classmethod
     def merge_llm_keys(cls, data: Any) -> Any:
-        """``[llm]`` and ``[conversation]`` name the same chat model (:func:`_merge_llm`)."""
-        return _merge_llm(data)
+        """``[llm]`` and ``[conversation]`` name the same chat model (:func:`_merge_llm`); a section the file leaves
+        out is an empty table, validated with the others by this model's own validator (a ``default_factory`` would
+        build each section's validator too: four of them when a file has no ``[llm]``, ``[recall]`` ... table)."""
+        data = _merge_llm(data)
+        if isinstance(data, dict) and any(section not in data for section in SECTIONS):
+            data = {**{section: {} for section in SECTIONS}, **data}
+        return data
 
 
 def render_config(config: WorkspaceConfig) -> str:

@@ -282,20 +282,22 @@ def open_housekeeping(ws: Workspace) -> Housekeeping:
     store (:mod:`kg.memory.daily_log`). Neither ever keeps the workspace from opening: a failure is logged,
     reported in ``errors`` and tried again at the next open. When there is nothing to repair the store is not
     written (a workspace opened for a refused call stays byte-for-byte as it was)."""
-    done = Housekeeping()
+    removed: list[str] = []
+    appended: list[str] = []
+    errors: list[str] = []
     try:
-        done.removed_temp_files = [str(p) for p in remove_stale(ws.path, vectors=ws.path / VECTORS_DIR,
-                                                                 vector_lock=LOCK_FILE)]  # fmt: skip
+        removed = [str(p) for p in remove_stale(ws.path, vectors=ws.path / VECTORS_DIR, vector_lock=LOCK_FILE)]
     except OSError as exc:
-        done.errors.append(f"temp files: {exc}")
+        errors.append(f"temp files: {exc}")
     try:
-        report = catch_up(ws.path, ws.ports, settle_after=SETTLE_AFTER)
-        done.daily_log_entries_appended = report.appended
+        appended = list(catch_up(ws.path, ws.ports, settle_after=SETTLE_AFTER).appended)
     except Exception as exc:  # derived data: a store that cannot be read now is caught up at a later open
-        done.errors.append(f"daily logs: {exc}")
-    for error in done.errors:
+        errors.append(f"daily logs: {exc}")
+    for error in errors:
         log.warning("workspace open: %s", error)
-    return done
+    # lists of str made here: nothing to validate, and validating would build the model's validator at every open
+    # (a cold command pays for each model it builds: docs/decisions/2026-11-29-lazy-startup.md)
+    return Housekeeping.model_construct(removed_temp_files=removed, daily_log_entries_appended=appended, errors=errors)
 
 
 def init_workspace(path: Path | str | None = None, *, name: str | None = None, clock: Clock | None = None) -> Workspace:

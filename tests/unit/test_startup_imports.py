@@ -125,7 +125,8 @@ def test_a_fact_query_as_json_imports_only_what_it_answers_with(answering: Path)
     assert [m for m in found["ours"] if m.startswith(unused)] == ["cli.render"]  # the module, not what it renders with
     # nor the conversation models, the memory adapter (the open's daily-log check found nothing to append), the
     # CJK patterns or filelock (no lock taken)
-    also_unused = ("kg.models.conversation", "kg.store.sqlite.memory", "kg.text", "kg.memory.service")
+    also_unused = ("kg.models.conversation", "kg.store.sqlite.memory", "kg.text", "kg.memory.service",
+                   "kg.recall.fusion")  # fmt: skip
     assert [m for m in found["ours"] if m.startswith((*NOT_FOR_A_QUERY, *also_unused))] == []
     assert "filelock" not in found["third_party"]
 
@@ -322,3 +323,55 @@ def test_calling_one_tool_imports_its_module_only():
 def test_an_unknown_tool_name_is_looked_for_in_every_module(probe: str):
     found = _imports(f"from cli.tools.registry import REGISTRY\n{probe}\n")
     assert "cli.tools.memory" in found["ours"]  # not in the table: every module was searched before saying no
+
+
+# ------------------------------------------------------------------------------------------ models built on first use
+
+_BUILT = """
+import json, sys
+from kg.workspace import open_workspace
+ws = open_workspace(sys.argv[1])
+import kg.config as config, kg.workspace as workspace
+models = [getattr(config, n) for n in config.__all__ if n.endswith("Config")] + [workspace.Housekeeping]
+print(json.dumps({"built": sorted(m.__name__ for m in models if m.__pydantic_complete__),
+                  "fusion": "kg.recall.fusion_types" in sys.modules, "opened": ws.opened.model_dump()}))
+"""
+
+
+def test_opening_a_workspace_builds_the_settings_model_only(answering: Path):
+    """Each pydantic model a command builds costs it about as much as importing a module: opening a workspace
+    validates ``mabos.toml`` with one model's validator (a table the file leaves out is validated as an empty one,
+    not through its own model's default factory), reports the housekeeping without building its model, and
+    imports no recall module for the fusion weights' defaults."""
+    done = subprocess.run([sys.executable, "-c", _BUILT, str(answering)], capture_output=True, text=True, cwd=ROOT,
+                          check=True)  # fmt: skip
+    found = json.loads(done.stdout.splitlines()[-1])
+    assert found["built"] == ["WorkspaceConfig"]  # Housekeeping is built by model_dump here, after the check
+    assert found["fusion"] is False
+    assert found["opened"] == {"removed_temp_files": [], "daily_log_entries_appended": [], "errors": []}
+
+
+def test_a_settings_file_without_tables_reads_as_the_defaults():
+    from kg.config import SECTIONS, WorkspaceConfig  # noqa: PLC0415
+    from kg.errors import InputError  # noqa: PLC0415
+    from kg.models import parse  # noqa: PLC0415
+
+    bare = WorkspaceConfig.model_validate({"name": "w"})
+    assert bare == WorkspaceConfig.model_validate({"name": "w", **{section: {} for section in SECTIONS}})
+    assert set(SECTIONS) == set(WorkspaceConfig.model_fields) - {"name", "store", "created_at"}
+    for section in SECTIONS:  # each table still has its model's defaults and rules
+        factory = WorkspaceConfig.model_fields[section].default_factory
+        assert factory is not None and getattr(bare, section) == factory(), section
+    with pytest.raises(InputError) as refused:
+        parse(WorkspaceConfig, {"name": "w", "recall": {"vector_weight": 2}})
+    assert refused.value.field == "recall.vector_weight"
+
+
+def test_the_settings_fusion_weights_are_the_engines_defaults():
+    from kg.config import DEFAULT_BM25_WEIGHT, DEFAULT_VECTOR_WEIGHT, RecallConfig  # noqa: PLC0415
+    from kg.recall.fusion_types import FusionSettings  # noqa: PLC0415
+
+    engine = FusionSettings.model_fields
+    weights = (DEFAULT_VECTOR_WEIGHT, DEFAULT_BM25_WEIGHT)
+    assert weights == (engine["vector_weight"].default, engine["bm25_weight"].default)
+    assert weights == (RecallConfig().vector_weight, RecallConfig().bm25_weight)
