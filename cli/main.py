@@ -10,7 +10,6 @@ as every mabos message is (:func:`kg.errors.clip`: 600 characters, a path 200), 
 from __future__ import annotations
 
 import os
-import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -42,6 +41,8 @@ def reported_errors() -> Iterator[None]:
         raise
     except MabosError as exc:
         if debugging():
+            import traceback  # noqa: PLC0415 - the error path only (traceback imports linecache and tokenize)
+
             traceback.print_exc()
         click.echo(f"error: {one_line(str(exc))}", err=True)
         raise click.exceptions.Exit(exc.exit_code) from exc

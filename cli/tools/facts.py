@@ -6,10 +6,10 @@ Every handler makes the one service call ``mabos fact ...`` makes. The inputs ar
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from cli.tools.overrides import count_progress, may_tune_process
-from cli.tools.registry import ToolContext, ToolInput, tool
+from cli.tools.registry import DEFERRED, ToolContext, ToolInput, tool
 from kg.facts import Explanation
 from kg.facts_requests import (
     FactAssertRequest,
@@ -28,14 +28,10 @@ class FactAssertInput(FactAssertRequest, ToolInput):
     """Arguments of ``fact_assert``."""
 
 
-#: The results of the tools a command did not run are built on first use: a fact query does not pay for them.
-_DEFERRED = ConfigDict(defer_build=True)
-
-
 class FactAssertResult(BaseModel):
     """What ``fact_assert`` did."""
 
-    model_config = _DEFERRED
+    model_config = DEFERRED
 
     uid: str = Field(description="The fact's uid (F-...).")
     status: AssertStatus = Field(description="created, updated (confidence, source or validity changed) or unchanged.")
@@ -66,7 +62,7 @@ class FactRetractInput(FactRetractRequest, ToolInput):
 class FactRetractResult(BaseModel):
     """The facts ``fact_retract`` retracted."""
 
-    model_config = _DEFERRED
+    model_config = DEFERRED
 
     retracted: list[str] = Field(description="Uids of the retracted facts.")
     count: int = Field(description="How many facts were retracted.")
@@ -95,6 +91,8 @@ class FactQueryInput(FactQueryRequest, ToolInput):
 
 class FactList(BaseModel):
     """Facts found by ``fact_query``."""
+
+    model_config = DEFERRED
 
     facts: list[Fact] = Field(description="The matching facts, oldest first.")
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from cli.tools.registry import ToolContext, ToolInput, tool
+from cli.tools.registry import DEFERRED, ToolContext, ToolInput, tool
 from kg.errors import InputError
 from kg.memory import consolidation
 from kg.memory.checkpoints import latest_checkpoint, read_checkpoint, write_checkpoint
@@ -114,6 +114,8 @@ class CheckpointInput(CheckpointRequest, ToolInput):
 class CheckpointResult(BaseModel):
     """A checkpoint and its file; both null when ``show_latest`` found none."""
 
+    model_config = DEFERRED
+
     path: Path | None = Field(description="The checkpoint file.")
     checkpoint: Checkpoint | None = Field(description="The checkpoint read back from the file.")
 
@@ -174,6 +176,8 @@ class HierarchySearchInput(HierarchySearchRequest, ToolInput):
 class HierarchyHits(BaseModel):
     """Hits of a hierarchy search, best first."""
 
+    model_config = DEFERRED
+
     hits: list[HierarchyHit] = Field(description="Matching sections, each citing its file and lines.")
 
 
@@ -201,12 +205,16 @@ class StatusInput(ToolInput):
 class StoreCounts(BaseModel):
     """Items of one store."""
 
+    model_config = DEFERRED
+
     active: int = Field(description="Items in use.")
     archived: int = Field(description="Archived items (kept, not recalled by default).")
 
 
 class MemoryStatus(BaseModel):
     """Counts per store and the capacities of an agent's memory."""
+
+    model_config = DEFERRED
 
     agent_id: str = Field(description="The agent.")
     stores: dict[str, StoreCounts] = Field(description="Counts per store (working, short_term, long_term).")

@@ -89,10 +89,17 @@ SEED_TOOL_NAMES: tuple[str, ...] = (
 )
 
 
-class ToolInput(BaseModel):
-    """Base of every tool input: unknown fields refused; ``agent_id`` is the acting agent."""
+#: The configuration of a tool's result model: its validator and serializer are built when it is first used, not
+#: when its module is imported, so a command pays only for the models of the tool it runs (a module declares every
+#: tool of its group). pydantic builds a deferred model under a lock: threads meeting it first are safe.
+DEFERRED = ConfigDict(defer_build=True)
 
-    model_config = ConfigDict(extra="forbid")
+
+class ToolInput(BaseModel):
+    """Base of every tool input: unknown fields refused; ``agent_id`` is the acting agent. Built on first use, as
+    every input deriving from it (:data:`DEFERRED`)."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     agent_id: str | None = Field(
         default=None,
@@ -347,6 +354,7 @@ def context(path: Path | str | None = None, *, agent: str | None = None) -> Iter
 
 
 __all__ = [
+    "DEFERRED",
     "INFRASTRUCTURE",
     "REGISTRY",
     "SEED_TOOL_NAMES",
