@@ -97,10 +97,12 @@ def recall_settings(config: RecallConfig) -> RecallSettings:
 
     fusion = parse(FusionSettings, {"vector_weight": config.vector_weight, "bm25_weight": config.bm25_weight})
     decay = DEFAULT_DECAY if config.decay else DecaySettings(boost_min=1.0)
-    settings = RecallSettings(fusion=fusion, decay=decay)
-    if config.inline_index_limit is None:  # unset: the engine's own default
-        return settings
-    return settings.model_copy(update={"inline_index_limit": config.inline_index_limit})
+    chosen: dict[str, Any] = {"fusion": fusion, "decay": decay}
+    if config.inline_index_limit is not None:  # unset: the engine's own default
+        chosen["inline_index_limit"] = config.inline_index_limit
+    # every value is validated already (two models and a [recall] setting): constructing skips building the engine
+    # settings' validator, which a cold recall would pay for at every call (the engine reads the fields only)
+    return RecallSettings.model_construct(**chosen)
 
 
 def default_path() -> Path:

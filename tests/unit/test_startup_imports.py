@@ -375,3 +375,26 @@ def test_the_settings_fusion_weights_are_the_engines_defaults():
     weights = (DEFAULT_VECTOR_WEIGHT, DEFAULT_BM25_WEIGHT)
     assert weights == (engine["vector_weight"].default, engine["bm25_weight"].default)
     assert weights == (RecallConfig().vector_weight, RecallConfig().bm25_weight)
+
+
+@pytest.mark.parametrize(
+    "recall", [{}, {"inline_index_limit": 7, "decay": False, "vector_weight": 0.5, "bm25_weight": 0.25}]
+)
+def test_the_engine_settings_of_a_config_are_the_validated_ones(recall: dict[str, Any]):
+    """``recall_settings`` constructs the engine's settings from values validated already (no validator built):
+    they equal what validating the same values gives."""
+    from kg.config import RecallConfig  # noqa: PLC0415
+    from kg.recall.decay import DecaySettings  # noqa: PLC0415
+    from kg.recall.engine import RecallSettings  # noqa: PLC0415
+    from kg.recall.fusion import DEFAULT_DECAY  # noqa: PLC0415
+    from kg.recall.fusion_types import FusionSettings  # noqa: PLC0415
+    from kg.workspace import recall_settings  # noqa: PLC0415
+
+    made = recall_settings(RecallConfig.model_validate(recall))
+    expected = {"fusion": FusionSettings(vector_weight=recall.get("vector_weight", 0.3),
+                                         bm25_weight=recall.get("bm25_weight", 0.7)),
+                "decay": DEFAULT_DECAY if recall.get("decay", True) else DecaySettings(boost_min=1.0)}  # fmt: skip
+    if "inline_index_limit" in recall:
+        expected["inline_index_limit"] = recall["inline_index_limit"]
+    assert made == RecallSettings.model_validate(expected)
+    assert made.model_dump() == RecallSettings.model_validate(expected).model_dump()
