@@ -9,6 +9,7 @@ the outcome of one batch after the other: a bad batch after written ones, a writ
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import threading
@@ -25,7 +26,7 @@ from kg.clock import FixedClock
 from kg.errors import InputError
 from kg.facts_fast import fast_fact, fast_row
 from kg.models import FactInput
-from kg.store.sqlite.facts_prepare import json_reads_doubles_exactly
+from kg.store.sqlite.facts_prepare import DUMPS_ROWS, _json_array, json_reads_doubles_exactly
 from kg.workspace import Workspace
 from tests.budget import examples
 
@@ -194,3 +195,11 @@ def test_a_fact_row_holds_the_models_values(item: dict[str, Any]) -> None:
     assert row is not None
     assert row._asdict() == model.model_dump()
     assert row.to_input() == model == fast_fact("a", item)
+
+
+@pytest.mark.parametrize("count", [0, 1, DUMPS_ROWS, DUMPS_ROWS + 1, 3 * DUMPS_ROWS + 7])
+def test_a_batch_is_encoded_in_pieces_to_the_same_json(count: int) -> None:
+    """The batch's JSON is built a few hundred rows per ``json.dumps`` call (each call holds the GIL): the same
+    text as one call, whatever the number of rows."""
+    rows = [[f"F-{i}", 'quote " backslash \\ tab \t', "\u00e9t\u00e9 \U0001f600", i * 0.1, None] for i in range(count)]
+    assert _json_array(rows) == json.dumps(rows, ensure_ascii=False, allow_nan=False)

@@ -81,8 +81,22 @@ def prepare_rows(facts: Sequence[FactInput | FactRow], *, as_json: bool) -> Prep
         else:
             in_json.append(i)
     in_json.sort()
-    payload = json.dumps(list(map(itemgetter(*in_json), rows)), ensure_ascii=False, allow_nan=False)
+    payload = _json_array(list(map(itemgetter(*in_json), rows)))
     return Prepared(rows, payload, tuple(in_json), tuple(constants), agents, outcomes, lineage)
+
+
+#: Rows per ``json.dumps`` call: the C encoder holds the GIL for a whole call (~2 µs a row), and the thread that
+#: writes the batch before needs it back after each SQLite call (docs/decisions/2026-11-29-lubm-import-speed.md).
+DUMPS_ROWS = 256
+
+
+def _json_array(rows: list[Any]) -> str:
+    """``json.dumps(rows)`` (as the batch's JSON, non-ASCII kept, NaN refused), encoded a few hundred rows at a
+    time so that no single call holds the GIL for long."""
+    dumps = json.dumps
+    parts = [dumps(rows[start : start + DUMPS_ROWS], ensure_ascii=False, allow_nan=False)[1:-1]
+             for start in range(0, len(rows), DUMPS_ROWS)]  # fmt: skip
+    return "[" + ", ".join(parts) + "]"
 
 
 def _rows(facts: Sequence[FactInput | FactRow]) -> list[tuple[Any, ...]]:
