@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import kg
+import kg.rdf.importer
 import kg.rdf.parse
 import reasoning.service
 from cli.main import cli
@@ -92,14 +93,37 @@ def test_rdf_parsing_leaves_the_collector_alone_unless_asked(collector_on: None)
 
 
 def test_mabos_fact_import_asks_the_parser_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The CLI owns its process: its import asks the parser for the pause (a spy records the call, which runs)."""
+    """The CLI owns its process: its import asks the parser for the pause (a spy records the call, which runs);
+    an input over OVERLAP_CHARS (patched to 0) is parsed whole first."""
     runner = cli_with_agent(tmp_path, monkeypatch, "reader")
+    monkeypatch.setattr(kg.rdf.importer, "OVERLAP_CHARS", 0)
     asked = spy_keyword(monkeypatch, kg.rdf.parse, "parse_documents", "tune_process")
     (tmp_path / "d.nt").write_text("<urn:a> <urn:b> <urn:c> .\n", encoding="utf-8")
     result = runner.invoke(cli, ["fact", "import", "--agent", "reader", str(tmp_path / "d.nt"), "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["created"] == 1
     assert asked == [True]
+
+
+def test_mabos_fact_import_streams_with_the_collector_paused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, collector_on: None
+) -> None:
+    """A small input is stored as it is parsed: the CLI's import reads it with the collector paused (the bulk
+    assert's own pause, asked for by the CLI) and turns it back on after."""
+    runner = cli_with_agent(tmp_path, monkeypatch, "reader")
+    seen: list[bool] = []
+    reading = kg.rdf.parse.TripleStream.__iter__
+
+    def observed(stream: kg.rdf.parse.TripleStream) -> Iterator[tuple[str, str, str, str]]:
+        seen.append(gc.isenabled())
+        return reading(stream)
+
+    monkeypatch.setattr(kg.rdf.parse.TripleStream, "__iter__", observed)
+    (tmp_path / "d.nt").write_text("<urn:a> <urn:b> <urn:c> .\n", encoding="utf-8")
+    result = runner.invoke(cli, ["fact", "import", "--agent", "reader", str(tmp_path / "d.nt"), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["created"] == 1
+    assert seen == [False] and gc.isenabled()
 
 
 def test_mabos_infer_forward_opts_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
