@@ -398,3 +398,28 @@ def test_the_engine_settings_of_a_config_are_the_validated_ones(recall: dict[str
         expected["inline_index_limit"] = recall["inline_index_limit"]
     assert made == RecallSettings.model_validate(expected)
     assert made.model_dump() == RecallSettings.model_validate(expected).model_dump()
+
+
+_FROZEN = """
+import gc, sys
+from cli.main import cli, main
+import click.testing
+argv = ["--workspace", sys.argv[2], "fact", "query", "--agent", "a", "--json"]
+if sys.argv[1] == "main":
+    try:
+        main(argv)
+    except SystemExit:
+        pass
+else:
+    assert click.testing.CliRunner().invoke(cli, argv).exit_code == 0
+print(gc.get_freeze_count())
+"""
+
+
+@pytest.mark.parametrize(("entry", "frozen"), [("main", True), ("runner", False)])
+def test_the_mabos_process_freezes_what_loading_its_command_made(answering: Path, entry: str, frozen: bool):
+    """``mabos`` (:func:`cli.main.main`) moves what importing the command made to the collector's permanent
+    generation; invoking the ``cli`` group itself (tests, programs calling it repeatedly) freezes nothing."""
+    done = subprocess.run([sys.executable, "-c", _FROZEN, entry, str(answering)], capture_output=True, text=True,
+                          cwd=ROOT, check=True)  # fmt: skip
+    assert (int(done.stdout.splitlines()[-1]) > 0) is frozen
