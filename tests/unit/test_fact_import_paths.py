@@ -81,7 +81,7 @@ def _both(ws: Workspace, other: Workspace, rows: list[Any], *, scope: str | None
 @pytest.mark.parametrize("atomic", [False, True])
 @pytest.mark.parametrize("batch", [3, 10_000])
 def test_the_triple_path_writes_what_the_dict_path_writes(
-    ws: Workspace, tmp_path: Path, clock: Any, monkeypatch: pytest.MonkeyPatch, batch: int, atomic: bool
+    ws: Workspace, tmp_path: Path, clock: Any, monkeypatch: pytest.MonkeyPatch, *, batch: int, atomic: bool
 ) -> None:
     monkeypatch.setattr(importer, "IMPORT_BATCH", batch)
     other = _second(tmp_path, clock)
