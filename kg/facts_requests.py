@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from kg.limits import MAX_DOCUMENT_BYTES
 from kg.models import MAX_LIST, ObjectKind, ObjectText, RecordId, Term, Unit, UtcDatetime
@@ -93,6 +93,8 @@ class FactExplainRequest(Request):
 
 class RdfDocument(BaseModel):
     """One RDF document to import."""
+
+    model_config = ConfigDict(defer_build=True)  # built by an import, not by every fact command that loads this
 
     name: str = Field(max_length=1_024, description="Where it came from (a file name), for error messages.")
     format: RdfFormat = Field(

@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from kg.errors import InputError
 from kg.facts_requests import FactImportRequest
@@ -53,6 +53,8 @@ Progress = Callable[[int, int], None]
 
 class ImportReport(BaseModel):
     """What an import stored, and how long parsing and storing took."""
+
+    model_config = ConfigDict(defer_build=True)  # built when an import reports, not when a fact command loads this
 
     triples: int = Field(description="Triples parsed from all documents (after merging duplicates).")
     created: int

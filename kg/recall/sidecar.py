@@ -36,8 +36,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock
-
 from kg.errors import BackendUnavailableError, InputError
 from kg.layout import LOCK_FILE, VECTORS_DIR  # noqa: F401 - VECTORS_DIR stays importable from here
 from kg.models import MemoryItem, Model
@@ -287,6 +285,8 @@ class VectorSidecar:
     @contextlib.contextmanager
     def _file_lock(self) -> Iterator[None]:
         """Hold the index folder's lock file (kept on release: kg.tempfiles looks for it) for a write."""
+        from filelock import FileLock  # noqa: PLC0415 - a write's import: a recall that only reads never loads it
+
         self.directory.mkdir(parents=True, exist_ok=True)
         with FileLock(self.directory / LOCK_FILE, preserve_lock_file=True):
             yield

@@ -139,6 +139,7 @@ def test_a_bm25_recall_as_json_imports_no_vectors_rdf_web_or_rich(answering: Pat
     assert [hit["item"]["content"] for hit in result["hits"]] == ["Renewal terms agreed with Acme"]
     assert _third_party(found) & JSON_HEAVY == set()
     assert [m for m in found["ours"] if m.startswith((*NOT_FOR_A_QUERY, "kg.facts"))] == []
+    assert "filelock" not in found["third_party"]  # the vector index's write lock: a read takes none
 
 
 def test_an_english_bm25_recall_compiles_no_cjk_pattern(answering: Path):
