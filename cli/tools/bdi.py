@@ -11,9 +11,9 @@ the agent may read (and, to update, write) its scope. The inputs are the service
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from cli.tools.registry import ToolContext, ToolInput, tool
+from cli.tools.registry import ToolContext, ToolInput, ToolOutput, tool
 from kg.bdi_requests import KIND_FIELDS, BdiAddRequest, BdiListRequest, BdiUpdateRequest, Status
 from kg.models import BDINode
 
@@ -32,7 +32,7 @@ class BdiListInput(BdiListRequest, ToolInput):
     """Arguments of ``bdi_list``."""
 
 
-class BdiNodes(BaseModel):
+class BdiNodes(ToolOutput):
     """Nodes found by ``bdi_list``."""
 
     nodes: list[BDINode] = Field(description="The nodes the agent can read, in the store's order.")

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
-
-from cli.tools.registry import ToolContext, ToolInput, tool
+from cli.tools.registry import ToolContext, ToolInput, ToolOutput, tool
 from kg.extraction import ExtractionReport
 from kg.extraction.requests import ExtractRequest
 from kg.extraction.workspace import extract
@@ -22,7 +20,7 @@ class ExtractInput(ExtractRequest, ToolInput):
     """Arguments of ``memory_extract``."""
 
 
-class ExtractResult(BaseModel):
+class ExtractResult(ToolOutput):
     """The run's report, its totals and the report as Markdown."""
 
     report: ExtractionReport
@@ -49,7 +47,7 @@ class ListInput(ListItemsRequest, ToolInput):
     """Arguments of ``memory_list``."""
 
 
-class ListResult(BaseModel):
+class ListResult(ToolOutput):
     """The agent's own items, every field (``derived_from`` included), oldest first."""
 
     items: list[MemoryItem]

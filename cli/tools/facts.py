@@ -6,10 +6,10 @@ Every handler makes the one service call ``mabos fact ...`` makes. The inputs ar
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from cli.tools.overrides import count_progress, may_tune_process
-from cli.tools.registry import DEFERRED, ToolContext, ToolInput, tool
+from cli.tools.registry import ToolContext, ToolInput, ToolOutput, tool
 from kg.facts import Explanation
 from kg.facts_requests import (
     FactAssertRequest,
@@ -28,10 +28,8 @@ class FactAssertInput(FactAssertRequest, ToolInput):
     """Arguments of ``fact_assert``."""
 
 
-class FactAssertResult(BaseModel):
+class FactAssertResult(ToolOutput):
     """What ``fact_assert`` did."""
-
-    model_config = DEFERRED
 
     uid: str = Field(description="The fact's uid (F-...).")
     status: AssertStatus = Field(description="created, updated (confidence, source or validity changed) or unchanged.")
@@ -59,10 +57,8 @@ class FactRetractInput(FactRetractRequest, ToolInput):
     """Arguments of ``fact_retract``: ids and/or a subject and/or a predicate (at least one)."""
 
 
-class FactRetractResult(BaseModel):
+class FactRetractResult(ToolOutput):
     """The facts ``fact_retract`` retracted."""
-
-    model_config = DEFERRED
 
     retracted: list[str] = Field(description="Uids of the retracted facts.")
     count: int = Field(description="How many facts were retracted.")
@@ -89,10 +85,8 @@ class FactQueryInput(FactQueryRequest, ToolInput):
     """Arguments of ``fact_query``."""
 
 
-class FactList(BaseModel):
+class FactList(ToolOutput):
     """Facts found by ``fact_query``."""
-
-    model_config = DEFERRED
 
     facts: list[Fact] = Field(description="The matching facts, oldest first.")
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import Field, create_model
 
 from cli.tools.overrides import optional_agent
-from cli.tools.registry import ToolContext, ToolInput, tool
+from cli.tools.registry import ToolContext, ToolInput, ToolOutput, tool
 from kg.errors import InputError
 from reasoning.bdi import CycleResult, run_all, run_cycle
 from reasoning.bdi.requests import CycleRequest
@@ -30,7 +30,7 @@ class BdiCycleInput(CycleRequest, ToolInput):
     """Input of ``bdi_cycle``: the cycle of ``agent_id``, or of every agent with ``all_agents``."""
 
 
-class BdiCycleResults(BaseModel):
+class BdiCycleResults(ToolOutput):
     """One cycle result per agent, in agent-id order (camelCase keys, as the seed's BdiCycleResult)."""
 
     results: list[CycleResult]

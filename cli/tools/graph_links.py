@@ -13,9 +13,9 @@ The inputs are the BDI service's requests (:mod:`kg.bdi_requests`) plus ``agent_
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from cli.tools.registry import ToolContext, ToolInput, tool
+from cli.tools.registry import ToolContext, ToolInput, ToolOutput, tool
 from kg.bdi_requests import GraphLinkRequest, GraphPathRequest, GraphRelationsRequest, LinkKind
 from kg.models import GraphPath, Relation
 
@@ -30,7 +30,7 @@ class GraphRelationsInput(GraphRelationsRequest, ToolInput):
     """Arguments of ``graph_relations``."""
 
 
-class RelationList(BaseModel):
+class RelationList(ToolOutput):
     """Edges found by ``graph_relations``."""
 
     relations: list[Relation] = Field(description="The edges the agent can see, oldest first.")
@@ -41,7 +41,7 @@ class GraphPathInput(GraphPathRequest, ToolInput):
     """Arguments of ``graph_path``."""
 
 
-class PathList(BaseModel):
+class PathList(ToolOutput):
     """Paths found by ``graph_path``."""
 
     paths: list[GraphPath] = Field(description="Each path's node uids, kinds, labels and the relations between.")

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from cli.tools.overrides import may_tune_process
-from cli.tools.registry import ToolContext, ToolInput, tool
+from cli.tools.registry import ToolContext, ToolInput, ToolOutput, tool
 from cli.tools.rules import GROUP, PatternOut, TripleOut, reasoner_of
 from reasoning.bounds import MAX_PROOF_STEPS
 from reasoning.requests import (
@@ -38,14 +38,14 @@ class BackwardInput(BackwardRequest, ToolInput):
     """Arguments of ``infer_backward``."""
 
 
-class RuleRef(BaseModel):
+class RuleRef(ToolOutput):
     """The rule a proof step applied."""
 
     id: str | None = None
     name: str | None = None
 
 
-class ProofStep(BaseModel):
+class ProofStep(ToolOutput):
     """One node of a proof tree: a stored fact (``fact`` set) or a rule application (``rule`` set)."""
 
     triple: list[str] = Field(description="[subject, predicate, object].")
@@ -56,7 +56,7 @@ class ProofStep(BaseModel):
     children: list[ProofStep] = Field(default_factory=list, description="The proofs of the rule's conditions.")
 
 
-class ProofOutcome(BaseModel):
+class ProofOutcome(ToolOutput):
     """The result of a backward proof."""
 
     goal: list[str] = Field(description="[subject, predicate, object] as asked.")
@@ -73,7 +73,7 @@ class AbduceInput(AbduceRequest, ToolInput):
     """Arguments of ``infer_abductive``."""
 
 
-class Hypothesis(BaseModel):
+class Hypothesis(ToolOutput):
     """A rule that would explain the observation."""
 
     rule_id: str
@@ -85,7 +85,7 @@ class Hypothesis(BaseModel):
     missing: list[PatternOut] = Field(description="Conditions still unsupported: what to check next.")
 
 
-class HypothesisList(BaseModel):
+class HypothesisList(ToolOutput):
     """Hypotheses, best first."""
 
     hypotheses: list[Hypothesis]

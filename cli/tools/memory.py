@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from cli.tools.registry import DEFERRED, ToolContext, ToolInput, tool
+from cli.tools.registry import ToolContext, ToolInput, ToolOutput, tool
 from kg.errors import InputError
 from kg.memory import consolidation
 from kg.memory.checkpoints import latest_checkpoint, read_checkpoint, write_checkpoint
@@ -111,10 +111,8 @@ class CheckpointInput(CheckpointRequest, ToolInput):
     """Arguments of ``memory_checkpoint``."""
 
 
-class CheckpointResult(BaseModel):
+class CheckpointResult(ToolOutput):
     """A checkpoint and its file; both null when ``show_latest`` found none."""
-
-    model_config = DEFERRED
 
     path: Path | None = Field(description="The checkpoint file.")
     checkpoint: Checkpoint | None = Field(description="The checkpoint read back from the file.")
@@ -173,10 +171,8 @@ class HierarchySearchInput(HierarchySearchRequest, ToolInput):
     """Arguments of ``memory_hierarchy_search``."""
 
 
-class HierarchyHits(BaseModel):
+class HierarchyHits(ToolOutput):
     """Hits of a hierarchy search, best first."""
-
-    model_config = DEFERRED
 
     hits: list[HierarchyHit] = Field(description="Matching sections, each citing its file and lines.")
 
@@ -202,19 +198,15 @@ class StatusInput(ToolInput):
     """Arguments of ``memory_status`` (only the agent)."""
 
 
-class StoreCounts(BaseModel):
+class StoreCounts(ToolOutput):
     """Items of one store."""
-
-    model_config = DEFERRED
 
     active: int = Field(description="Items in use.")
     archived: int = Field(description="Archived items (kept, not recalled by default).")
 
 
-class MemoryStatus(BaseModel):
+class MemoryStatus(ToolOutput):
     """Counts per store and the capacities of an agent's memory."""
-
-    model_config = DEFERRED
 
     agent_id: str = Field(description="The agent.")
     stores: dict[str, StoreCounts] = Field(description="Counts per store (working, short_term, long_term).")

@@ -8,9 +8,9 @@ dedup never merges across scopes (a derived item's scope is never wider than the
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from cli.tools.registry import ToolContext, ToolInput, tool
+from cli.tools.registry import ToolContext, ToolInput, ToolOutput, tool
 from kg.memory.admission import AdmissionResult, evaluate
 from kg.memory.admission_requests import MAX_CANDIDATES, AdmitRequest
 from kg.memory.write_policy import MemoryWriter, OfferReport
@@ -22,7 +22,7 @@ class MemoryAdmitInput(AdmitRequest, ToolInput):
     """Arguments of ``memory_admit``."""
 
 
-class AdmitResult(BaseModel):
+class AdmitResult(ToolOutput):
     """A dry run's admission decisions, or what a write did."""
 
     dry_run: bool = Field(description="Whether this was a dry run (nothing written).")

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from cli.tools.overrides import ontology_dir, optional_agent
-from cli.tools.registry import ToolContext, ToolInput, tool
+from cli.tools.registry import ToolContext, ToolInput, ToolOutput, tool
 from kg.errors import NotFoundError
 from kg.models import OntologyProposal, ValidationCheck
 from kg.ontology.proposals import OntologyService
@@ -48,7 +48,7 @@ class ProposalInput(ProposalRequest, ToolInput):
     """Base of the inputs naming one proposal."""
 
 
-class ProposalOutcome(BaseModel):
+class ProposalOutcome(ToolOutput):
     """Base of the outputs about one proposal."""
 
     uid: str = Field(description="The proposal's uid.")
@@ -137,7 +137,7 @@ class ListInput(ListRequest, ToolInput):
     )
 
 
-class ProposalList(BaseModel):
+class ProposalList(ToolOutput):
     """Ontology proposals, oldest first."""
 
     proposals: list[OntologyProposal]
@@ -166,7 +166,7 @@ class ScaffoldInput(ScaffoldRequest, ToolInput):
     agent_id: str | None = Field(default=None, description="Optional: the acting agent (only checked).")
 
 
-class ScaffoldResult(BaseModel):
+class ScaffoldResult(ToolOutput):
     """The domain ontology file created."""
 
     domain: str

@@ -9,11 +9,11 @@ returns the schema text: where it is written is the command's choice (an agent c
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from cli.tools.ontology import GROUP, ProposalInput, ProposalOutcome, service, visible
 from cli.tools.overrides import optional_agent
-from cli.tools.registry import ToolContext, ToolInput, tool
+from cli.tools.registry import ToolContext, ToolInput, ToolOutput, tool
 from kg.errors import InputError
 from kg.models import OntologyProposal
 from kg.ontology.graphs import load_graph, ontology_files
@@ -47,14 +47,14 @@ class OntologyInput(ToolInput):
     agent_id: str | None = Field(default=None, description="The acting agent (optional; only checked).")
 
 
-class OntologyCheck(BaseModel):
+class OntologyCheck(ToolOutput):
     """SHACL and OWL 2 RL results per file of the active ontology set."""
 
     ok: bool = Field(description="True when every file passed every check.")
     files: list[FileCheck] = Field(description="One result per file, in name order.")
 
 
-class TypeQLResult(BaseModel):
+class TypeQLResult(ToolOutput):
     """The active ontology set as one TypeQL 3 schema."""
 
     text: str = Field(description="The define query, header comment included.")

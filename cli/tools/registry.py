@@ -89,15 +89,18 @@ SEED_TOOL_NAMES: tuple[str, ...] = (
 )
 
 
-#: The configuration of a tool's result model: its validator and serializer are built when it is first used, not
-#: when its module is imported, so a command pays only for the models of the tool it runs (a module declares every
-#: tool of its group). pydantic builds a deferred model under a lock: threads meeting it first are safe.
-DEFERRED = ConfigDict(defer_build=True)
+class ToolOutput(BaseModel):
+    """Base of every model a tool answers with (and of their parts): its validator and serializer are built when it
+    is first used, not when its module is imported, so a command pays only for the models of the tool it runs (a
+    module declares every tool of its group). pydantic builds a deferred model under a lock: threads meeting it
+    first are safe."""
+
+    model_config = ConfigDict(defer_build=True)
 
 
 class ToolInput(BaseModel):
     """Base of every tool input: unknown fields refused; ``agent_id`` is the acting agent. Built on first use, as
-    every input deriving from it (:data:`DEFERRED`)."""
+    every input deriving from it (as :class:`ToolOutput`)."""
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
@@ -354,7 +357,6 @@ def context(path: Path | str | None = None, *, agent: str | None = None) -> Iter
 
 
 __all__ = [
-    "DEFERRED",
     "INFRASTRUCTURE",
     "REGISTRY",
     "SEED_TOOL_NAMES",
@@ -364,6 +366,7 @@ __all__ = [
     "Tool",
     "ToolContext",
     "ToolInput",
+    "ToolOutput",
     "ToolRegistry",
     "context",
     "get",

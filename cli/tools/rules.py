@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from cli.tools.registry import ToolContext, ToolInput, tool
+from cli.tools.registry import ToolContext, ToolInput, ToolOutput, tool
 from kg.models import Operator, Rule, Severity
 from kg.workspace import Workspace
 from reasoning.bounds import ClosureStatus
@@ -59,7 +59,7 @@ class RuleListInput(RuleListRequest, ToolInput):
     """Arguments of ``rule_list``."""
 
 
-class RuleList(BaseModel):
+class RuleList(ToolOutput):
     """Rules, oldest first."""
 
     rules: list[Rule] = Field(description="The rules the agent can read.")
@@ -73,7 +73,7 @@ class NoArguments(ToolInput):
     """Only the acting agent."""
 
 
-class TripleOut(BaseModel):
+class TripleOut(ToolOutput):
     """A fact as the rule engine sees it."""
 
     subject: str
@@ -83,7 +83,7 @@ class TripleOut(BaseModel):
     uid: str | None = Field(None, description="The stored fact's uid; null for a fact only derived in this run.")
 
 
-class PatternOut(BaseModel):
+class PatternOut(ToolOutput):
     """A condition with the known bindings applied; unbound ?variables remain."""
 
     subject: str
@@ -92,7 +92,7 @@ class PatternOut(BaseModel):
     operator: Operator
 
 
-class RuleMatch(BaseModel):
+class RuleMatch(ToolOutput):
     """A rule whose conditions all hold: which rule, the variable bindings and the facts that matched."""
 
     rule_id: str
@@ -108,7 +108,7 @@ class Violation(RuleMatch):
     message: str = Field(description="The violation message with its ?variables filled in.")
 
 
-class ClosureCut(BaseModel):
+class ClosureCut(ToolOutput):
     """Whether a check over the forward closure is complete: the fields every constraint or policy result carries."""
 
     fixpoint: bool = Field(True, description="False when a bound cut the forward closure the rules ran on.")
@@ -148,7 +148,7 @@ class RuleImportInput(RuleImportRequest, ToolInput):
     """Arguments of ``rule_import``."""
 
 
-class ImportedRules(BaseModel):
+class ImportedRules(ToolOutput):
     """The rules an import stored (all of them, or none when one was refused)."""
 
     rules: list[Rule]

@@ -8,9 +8,9 @@ recorded in the outbox under that agent), and an export holds only the rules the
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from cli.tools.registry import ToolContext, ToolInput, tool
+from cli.tools.registry import ToolContext, ToolInput, ToolOutput, tool
 from cli.tools.rules import GROUP, rules_of
 from kg.models import Rule
 from reasoning.requests import RuleDeleteRequest, RuleExportRequest
@@ -21,7 +21,7 @@ class RuleDeleteInput(RuleDeleteRequest, ToolInput):
     """Arguments of ``rule_delete``."""
 
 
-class RuleDeleted(BaseModel):
+class RuleDeleted(ToolOutput):
     """The rule a delete removed."""
 
     uid: str = Field(description="The deleted rule's uid.")

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from cli.tools.overrides import optional_agent, push_progress, typedb_address
-from cli.tools.registry import ToolContext, ToolInput, tool
+from cli.tools.registry import ToolContext, ToolInput, ToolOutput, tool
 from sync.shared_graph import client_for, push_outbox, run_typeql, status, sync_schema
 from sync.shared_graph_requests import PushRequest, SchemaSyncRequest, TypeQLRequest
 
@@ -35,7 +35,7 @@ class TypeDBStatusInput(OperatorInput):
     """Input of ``typedb_status`` (nothing but the optional acting agent)."""
 
 
-class TypeDBStatus(BaseModel):
+class TypeDBStatus(ToolOutput):
     """Whether TypeDB is configured and reachable, the database, the outbox backlog and the last schema sync.
 
     Fields that do not apply are absent from the CLI's JSON (e.g. ``reachable`` when not configured).
@@ -84,7 +84,7 @@ class SyncSchemaInput(SchemaSyncRequest, OperatorInput):
     """Input of ``typedb_sync_schema``."""
 
 
-class ServerReport(BaseModel):
+class ServerReport(ToolOutput):
     """Base of the reports of what a tool did on a TypeDB server: which server and database it did it on."""
 
     address: str
@@ -122,7 +122,7 @@ class TypeDBQueryInput(TypeQLRequest, OperatorInput):
     """Input of ``typedb_query``."""
 
 
-class TypeDBAnswers(BaseModel):
+class TypeDBAnswers(ToolOutput):
     """A TypeQL query's answers as JSON: fetch documents as they are, rows as ``{variable: value}``."""
 
     database: str
