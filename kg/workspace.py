@@ -229,11 +229,11 @@ class Workspace:
     def conversations(self) -> ConversationService:
         """Conversation memory (the LLM, when configured, is checked when this is first built)."""
         from kg.conversation.extractive import ExtractiveSummarizer  # noqa: PLC0415
+        from kg.conversation.llm import configured_chat  # noqa: PLC0415
         from kg.conversation.service import ConversationService  # noqa: PLC0415
         from kg.conversation.summarize import make_summarizer  # noqa: PLC0415
-        from kg.extraction.workspace import workspace_chat  # noqa: PLC0415
 
-        chat = workspace_chat(self)  # the one path to the chat model: [llm]/[conversation], MABOS_LLM_* for a run
+        chat = configured_chat(self.config)  # the one chat model: [llm]/[conversation], MABOS_LLM_* for a run
         summarizer = make_summarizer(chat)  # extractive by BM25 salience: offline and fast (no model load)
         fallback = ExtractiveSummarizer() if chat is not None else None
         return ConversationService(self.ports, self.scopes, self.clock, summarizer=summarizer, fallback=fallback,

@@ -12,12 +12,21 @@ an error message.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kg.errors import BackendUnavailableError, InputError
 from kg.ports import ChatMessage
 from kg.recall.openai_http import post_json
+
+if TYPE_CHECKING:
+    from kg.config import WorkspaceConfig
+
+#: A one-off run's endpoint, model and seconds per request, used when ``mabos.toml`` names no endpoint.
+ENV_URL = "MABOS_LLM_URL"
+ENV_MODEL = "MABOS_LLM_MODEL"
+ENV_TIMEOUT = "MABOS_LLM_TIMEOUT"
 
 DEFAULT_TIMEOUT = 30.0
 _ROLES = frozenset({"system", "user", "assistant", "tool"})
@@ -151,4 +160,31 @@ def chat_model_from_config(
         raise InputError(f"conversation.llm_{exc.field}", exc.rule) from exc
 
 
-__all__ = ["DEFAULT_TIMEOUT", "OpenAIChatModel", "chat_endpoint", "chat_model_from_config"]
+def request_timeout(config: WorkspaceConfig) -> float:
+    """Seconds per LLM request: ``MABOS_LLM_TIMEOUT``, else ``[llm] timeout``."""
+    raw = os.environ.get(ENV_TIMEOUT, "").strip()
+    if not raw:
+        return config.llm.timeout
+    try:
+        value = float(raw)
+    except ValueError:
+        value = 0.0
+    if not 0 < value <= 3600:
+        raise InputError(ENV_TIMEOUT, f"must be a number of seconds above 0 and at most 3600, got {raw[:40]!r}")
+    return value
+
+
+def configured_chat(config: WorkspaceConfig) -> OpenAIChatModel | None:
+    """The workspace's one chat model, for every LLM user (extraction, conversation summaries, reasoning, admission):
+    ``[llm] base_url`` (or ``[conversation] llm_url``), else ``MABOS_LLM_URL`` (model from ``MABOS_LLM_MODEL``,
+    default ``default``), else None; requests time out after :func:`request_timeout` seconds."""
+    c = config.conversation
+    timeout = request_timeout(config)
+    chat = chat_model_from_config(c.llm_url, c.llm_model, c.llm_api_key_env, timeout=timeout)
+    if chat is None and os.environ.get(ENV_URL, "").strip():
+        chat = chat_model_from_config(os.environ[ENV_URL], os.environ.get(ENV_MODEL) or "default", timeout=timeout)
+    return chat
+
+
+__all__ = ["DEFAULT_TIMEOUT", "ENV_MODEL", "ENV_TIMEOUT", "ENV_URL", "OpenAIChatModel", "chat_endpoint",
+           "chat_model_from_config", "configured_chat", "request_timeout"]  # fmt: skip

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from kg.conversation.llm import chat_model_from_config
+from kg.conversation.llm import configured_chat
 from kg.errors import InputError
 from kg.extraction.deterministic import DeterministicExtractor
 from kg.extraction.entities import Vocabulary
@@ -27,36 +26,12 @@ from kg.ports import ChatModel, Extractor
 if TYPE_CHECKING:
     from kg.workspace import Workspace
 
-ENV_URL = "MABOS_LLM_URL"
-ENV_MODEL = "MABOS_LLM_MODEL"
-ENV_TIMEOUT = "MABOS_LLM_TIMEOUT"
 EXTRACTORS = ("auto", "deterministic", "llm")
 
 
-def llm_timeout(ws: Workspace) -> float:
-    """Seconds per LLM request: ``MABOS_LLM_TIMEOUT``, else ``[llm] timeout``."""
-    raw = os.environ.get(ENV_TIMEOUT, "").strip()
-    if not raw:
-        return ws.config.llm.timeout
-    try:
-        value = float(raw)
-    except ValueError:
-        value = 0.0
-    if not 0 < value <= 3600:
-        raise InputError(ENV_TIMEOUT, f"must be a number of seconds above 0 and at most 3600, got {raw[:40]!r}")
-    return value
-
-
 def workspace_chat(ws: Workspace) -> ChatModel | None:
-    """The workspace's chat model (``[llm] base_url`` or ``[conversation] llm_url``), else ``MABOS_LLM_URL``
-    (model from ``MABOS_LLM_MODEL``, default ``default``), else None; requests time out after
-    :func:`llm_timeout` seconds."""
-    c = ws.config.conversation
-    timeout = llm_timeout(ws)
-    chat = chat_model_from_config(c.llm_url, c.llm_model, c.llm_api_key_env, timeout=timeout)
-    if chat is None and os.environ.get(ENV_URL, "").strip():
-        chat = chat_model_from_config(os.environ[ENV_URL], os.environ.get(ENV_MODEL) or "default", timeout=timeout)
-    return chat
+    """The workspace's chat model (:func:`kg.conversation.llm.configured_chat`), else None."""
+    return configured_chat(ws.config)
 
 
 def append_daily_logs(ws: Workspace, agent_id: str, uids: list[str]) -> None:
@@ -167,6 +142,6 @@ def save_report(ws: Workspace, report: ExtractionReport, trigger: str) -> Path:
     return folder / f"{stem}.json"
 
 
-__all__ = ["ENV_MODEL", "ENV_TIMEOUT", "ENV_URL", "EXTRACTORS", "REPORTS", "Trigger", "append_daily_logs",
-           "auto_extract", "configured_service", "extract", "extraction_service", "llm_timeout", "pending_messages",
+__all__ = ["EXTRACTORS", "REPORTS", "Trigger", "append_daily_logs",
+           "auto_extract", "configured_service", "extract", "extraction_service", "pending_messages",
            "reweigh", "save_report", "workspace_chat"]  # fmt: skip
