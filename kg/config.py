@@ -182,7 +182,8 @@ def read_config(path: Path) -> WorkspaceConfig:
         data: dict[str, Any] = tomllib.loads(file.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise WorkspaceError(
-            f"workspace: no workspace at {path} (no {CONFIG_FILE}); create one with 'mabos init --workspace {path}'"
+            f"workspace: no workspace at {path} (no {CONFIG_FILE}); create one with 'mabos init --workspace {path}', "
+            "or name another with --workspace DIR or MABOS_WORKSPACE"
         ) from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise WorkspaceError(f"{CONFIG_FILE}: not valid TOML: {exc}") from exc

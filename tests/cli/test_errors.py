@@ -106,6 +106,9 @@ def test_missing_workspace_is_a_user_error(mabos: Mabos) -> None:
     result = mabos("status")
     assert result.exit_code == 1
     assert result.stderr.startswith("error: workspace: no workspace at")
+    # says how to make one and how to name another (a user who ran `mabos demo` typed a command without --workspace)
+    assert "mabos init --workspace" in result.stderr and "--workspace DIR or MABOS_WORKSPACE" in result.stderr
+    assert result.stderr.count("\n") == 1
     assert not mabos.workspace.exists()
 
 
