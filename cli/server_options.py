@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 import click
 
-from cli.workers import MAX_DEADLINE, MAX_WORKERS, MIN_DEADLINE
+from cli.pool_settings import MAX_DEADLINE, MAX_WORKERS, MIN_DEADLINE
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -15,9 +15,10 @@ the workspace once and keeps it, so calls cost a pipe round trip, not an open.
 - Reads run concurrently: each worker holds its own SQLite connection (WAL lets readers proceed beside a writer);
   writes from several workers serialize on SQLite's write lock as writes of several CLI processes do.
 - Memory: each worker may take at most ``memory`` bytes of address space beyond what it holds when it is ready
-  (``RLIMIT_AS``; default :data:`DEFAULT_MEMORY`, 2 GiB, or ``MABOS_WORKER_MEMORY``), so no single call can take
-  the machine. A call past it fails with :class:`WorkerMemoryError` (a Python ``MemoryError``, or a native library
-  that aborts when an allocation fails); that worker is replaced and the server keeps serving.
+  (``RLIMIT_AS``; default :data:`cli.pool_settings.DEFAULT_MEMORY`, 2 GiB, or ``MABOS_WORKER_MEMORY``), so no
+  single call can take the machine. A call past it fails with :class:`WorkerMemoryError` (a Python
+  ``MemoryError``, or a native library that aborts when an allocation fails); that worker is replaced and the
+  server keeps serving.
 
 Errors, one line each, under ``kg.errors.BackendUnavailableError`` (the server could not answer this call)::
 
@@ -36,11 +37,10 @@ import contextlib
 import logging
 import math
 import os
-import re
 import resource
 import signal
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
@@ -49,25 +49,12 @@ from typing import Any, Protocol
 import anyio
 
 from cli import child_process
-from kg.errors import BackendUnavailableError, InputError
+from cli.pool_settings import PoolSettings, size_text
+from kg.errors import BackendUnavailableError
 
 logger = logging.getLogger(__name__)
 
-#: Defaults of ``mabos serve --mcp``: two warm workers, one running call per agent, a minute per call.
-DEFAULT_WORKERS = 2
-DEFAULT_DEADLINE = 60.0
-#: The bounds of every pool (``mabos serve --mcp --workers/--deadline``, ``mabos ui --deadline``), checked here and
-#: offered by the options of cli/server_options.py.
-MAX_WORKERS = 64
-MIN_DEADLINE = 0.1
-MAX_DEADLINE = 86_400
 _START_TIMEOUT = 120.0  # seconds for a new worker to open the workspace (a cold start imports the whole stack)
-#: The address space a worker may take beyond its size when ready (the preloaded libraries: ~0.5 GiB, ~1.4 GiB
-#: with the local embedding model's torch), unless ``MABOS_WORKER_MEMORY`` says otherwise.
-DEFAULT_MEMORY = 2 << 30
-ENV_MEMORY = "MABOS_WORKER_MEMORY"
-_MIN_MEMORY = 32 << 20
-_UNITS = {"": 1, "k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gib": 1 << 30}
 
 
 class WorkerError(BackendUnavailableError):
@@ -80,49 +67,6 @@ class DeadlineError(WorkerError):
 
 class WorkerMemoryError(WorkerError):
     """A call ran past the worker memory limit; its worker ended and is replaced."""
-
-
-def memory_from_env() -> int | None:
-    """The worker memory limit in bytes from ``MABOS_WORKER_MEMORY`` (``2GiB``, ``512MiB``, a byte count, or
-    ``off`` for none); :data:`DEFAULT_MEMORY` when it is not set.
-
-    Raises:
-        InputError: naming ``MABOS_WORKER_MEMORY`` for a value that is not a size.
-    """
-    value = os.environ.get(ENV_MEMORY, "").strip().lower()
-    if not value:
-        return DEFAULT_MEMORY
-    if value in ("off", "none", "0"):
-        return None
-    found = re.fullmatch(r"(\d+)\s*([a-z]*)", value)
-    if found is None or found.group(2) not in _UNITS:
-        raise InputError(ENV_MEMORY, f"must be a size such as 2GiB, 512MiB or a byte count, or off; got {value!r}")
-    return int(found.group(1)) * _UNITS[found.group(2)]
-
-
-def _size(count: int | None) -> str:
-    return "no limit" if count is None else f"{count / (1 << 30):g} GiB" if count >= 1 << 30 else f"{count >> 20} MiB"
-
-
-@dataclass(frozen=True)
-class PoolSettings:
-    """How many workers, how many running calls per agent, each call's deadline in seconds, and the address space
-    in bytes a worker may take beyond its size when ready (None: no limit)."""
-
-    workers: int = DEFAULT_WORKERS
-    per_agent: int = 1
-    deadline: float = DEFAULT_DEADLINE
-    memory: int | None = field(default_factory=memory_from_env)
-
-    def __post_init__(self) -> None:
-        if not 1 <= self.workers <= MAX_WORKERS:
-            raise InputError("workers", f"must be between 1 and {MAX_WORKERS}")
-        if not 1 <= self.per_agent <= self.workers:
-            raise InputError("per_agent", f"must be between 1 and the number of workers ({self.workers})")
-        if not MIN_DEADLINE <= self.deadline <= MAX_DEADLINE:
-            raise InputError("deadline", f"must be between {MIN_DEADLINE} and {MAX_DEADLINE} seconds")
-        if self.memory is not None and not _MIN_MEMORY <= self.memory <= 1 << 40:
-            raise InputError("memory", f"must be between {_size(_MIN_MEMORY)} and 1024 GiB (or no limit)")
 
 
 class Handler(Protocol):
@@ -364,9 +308,10 @@ class Workers:
                 worker.process.join(2)
                 raise self._died(what, worker.process.exitcode) from None
             if status == "memory":  # the worker ended after saying so: a new one replaces it
-                raise WorkerMemoryError(f"memory: {what} needed more than the worker memory limit "
-                                        f"({_size(self.settings.memory)}) and was stopped (what it had not committed "
-                                        f"was rolled back); {self.kind.advice}")  # fmt: skip
+                limit = size_text(self.settings.memory)
+                raise WorkerMemoryError(f"memory: {what} needed more than the worker memory limit ({limit}) and "
+                                        f"was stopped (what it had not committed was rolled back); "
+                                        f"{self.kind.advice}")  # fmt: skip
             healthy = True
             if status == "failed":
                 raise WorkerError(f"{what} failed in its worker: {answer}")
@@ -392,9 +337,10 @@ class Workers:
         """The error of a call whose worker ended: a native library aborts (SIGABRT) when an allocation past the
         memory limit fails, and the kernel's OOM killer sends SIGKILL."""
         if code in (-signal.SIGABRT, -signal.SIGKILL) and self.settings.memory is not None:
+            limit = size_text(self.settings.memory)
             return WorkerMemoryError(f"memory: {what} stopped its worker (exit code {code}), most likely past the "
-                                     f"worker memory limit ({_size(self.settings.memory)}); what it had not committed "
-                                     f"was rolled back; {self.kind.advice}")  # fmt: skip
+                                     f"worker memory limit ({limit}); what it had not committed was rolled back; "
+                                     f"{self.kind.advice}")  # fmt: skip
         return WorkerError(f"the worker running {what} ended (exit code {code})")
 
     def close(self) -> None:
@@ -408,19 +354,10 @@ class Workers:
 
 
 __all__ = [
-    "DEFAULT_DEADLINE",
-    "DEFAULT_MEMORY",
-    "DEFAULT_WORKERS",
-    "ENV_MEMORY",
-    "MAX_DEADLINE",
-    "MAX_WORKERS",
-    "MIN_DEADLINE",
     "DeadlineError",
     "Handler",
-    "PoolSettings",
     "WorkerError",
     "WorkerKind",
     "WorkerMemoryError",
     "Workers",
-    "memory_from_env",
 ]

@@ -10,9 +10,9 @@ from cli import render
 from cli.common import Session, mabos_options
 from cli.idle_index import idle_seconds, index_when_idle_options, log_to_stderr
 from cli.loopback import DEFAULT_HOST, is_loopback
+from cli.pool_settings import DEFAULT_DEADLINE, DEFAULT_WORKERS, ENV_MEMORY, PoolSettings
 from cli.server_options import deadline_option, worker_count_option
 from cli.tools import REGISTRY, ToolContext
-from cli.workers import DEFAULT_DEADLINE, DEFAULT_WORKERS, ENV_MEMORY, PoolSettings
 from kg.errors import InputError
 from kg.tokens import TokenInfo
 

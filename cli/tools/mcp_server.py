@@ -43,12 +43,13 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from cli.idle_index import IdleIndexer
 from cli.loopback import DEFAULT_HOST, allowed_hosts, allowed_origins, is_loopback
+from cli.pool_settings import PoolSettings
 from cli.tools.export import input_schema, output_schema, tools
 from cli.tools.mcp_auth import TokenGate, Verifier
 from cli.tools.mcp_calls import call_tool, error_result, success_result
 from cli.tools.mcp_workers import WorkerPool
 from cli.tools.registry import REGISTRY, ToolContext
-from cli.workers import PoolSettings, WorkerError
+from cli.workers import WorkerError
 from kg.limits import MAX_DOCUMENT_BYTES
 from kg.models import AGENT_ID_RE
 from kg.workspace import default_path

@@ -15,13 +15,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from cli.workers import (
-    DeadlineError,
-    PoolSettings,
-    WorkerKind,
-    WorkerMemoryError,
-    Workers,
-)
+from cli.pool_settings import PoolSettings
+from cli.workers import DeadlineError, WorkerKind, WorkerMemoryError, Workers
 
 logger = logging.getLogger(__name__)
 

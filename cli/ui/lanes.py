@@ -27,9 +27,10 @@ from pathlib import Path
 
 import anyio
 
+from cli.pool_settings import PoolSettings
 from cli.ui.context import Console
 from cli.ui.work import Answer, ConsoleWork, Job
-from cli.workers import DeadlineError, PoolSettings, WorkerKind, Workers
+from cli.workers import DeadlineError, WorkerKind, Workers
 from kg.errors import InputError
 
 #: Defaults of ``mabos ui``: three worker processes, half a minute per request.

@@ -18,9 +18,9 @@ from click.testing import CliRunner
 
 import kg
 from cli.main import cli
+from cli.pool_settings import DEFAULT_MEMORY, PoolSettings
 from cli.tools import ToolContext
 from cli.tools.mcp_server import ToolServer
-from cli.workers import DEFAULT_MEMORY, PoolSettings
 from kg.workspace import Workspace
 
 

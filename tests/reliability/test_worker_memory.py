@@ -18,8 +18,8 @@ from typing import Any
 import anyio
 import pytest
 
+from cli.pool_settings import DEFAULT_MEMORY, ENV_MEMORY, PoolSettings, memory_from_env
 from cli.tools.mcp_workers import WorkerPool
-from cli.workers import DEFAULT_MEMORY, ENV_MEMORY, PoolSettings, memory_from_env
 from kg.errors import InputError
 from kg.workspace import Workspace
 from tests.reliability.test_xml_bombs import REFUSED, laughs

@@ -14,9 +14,9 @@ import mcp_types as types
 import pytest
 
 from cli.idle_index import IdleIndexer
+from cli.pool_settings import PoolSettings
 from cli.tools.mcp_server import ToolServer
 from cli.tools.registry import ToolContext
-from cli.workers import PoolSettings
 from kg.errors import InputError
 from kg.workspace import Workspace
 

@@ -26,10 +26,10 @@ from pydantic import BaseModel, Field
 from starlette.types import Receive, Scope, Send
 
 from cli.loopback import allowed_hosts, allowed_origins, host_allowed, origin_allowed
+from cli.pool_settings import PoolSettings
 from cli.tools import REGISTRY, ToolContext, ToolInput, run, tool
 from cli.tools.mcp_auth import TokenGate, is_loopback
 from cli.tools.mcp_server import ToolServer, call_tool
-from cli.workers import PoolSettings
 from kg.errors import InputError, ScopeError
 from kg.workspace import DB_FILE, STATE_DIR, Workspace, init_workspace
 from tests.serving import serving_in_thread

@@ -15,7 +15,8 @@ from typing import Any
 import anyio
 import pytest
 
-from cli.workers import DeadlineError, PoolSettings, WorkerError, WorkerKind, WorkerMemoryError, Workers
+from cli.pool_settings import PoolSettings
+from cli.workers import DeadlineError, WorkerError, WorkerKind, WorkerMemoryError, Workers
 from kg.errors import BackendUnavailableError, MabosError
 from tests.serving import process_alive
 
