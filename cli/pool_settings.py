@@ -45,6 +45,7 @@ def memory_from_env() -> int | None:
 
 
 def size_text(count: int | None) -> str:
+    """A memory limit as error messages show it (``2 GiB``, ``512 MiB``, ``no limit``)."""
     return "no limit" if count is None else f"{count / (1 << 30):g} GiB" if count >= 1 << 30 else f"{count >> 20} MiB"
 
 

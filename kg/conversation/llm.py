@@ -23,7 +23,8 @@ from kg.recall.openai_http import post_json
 if TYPE_CHECKING:
     from kg.config import WorkspaceConfig
 
-#: A one-off run's endpoint, model and seconds per request, used when ``mabos.toml`` names no endpoint.
+#: A one-off run's endpoint and model (used when ``mabos.toml`` names no endpoint) and its seconds per request
+#: (over ``[llm] timeout``).
 ENV_URL = "MABOS_LLM_URL"
 ENV_MODEL = "MABOS_LLM_MODEL"
 ENV_TIMEOUT = "MABOS_LLM_TIMEOUT"
