@@ -52,9 +52,9 @@ def memory_admit(ctx: ToolContext, args: MemoryAdmitInput) -> AdmitResult:
         preset = "balanced" if args.preset == "off" else args.preset
         results = evaluate(args.candidates, existing=existing, now=ws.clock.now(), preset=preset, embedder=ws.embedder)
         return AdmitResult(dry_run=True, admission=results)
-    from kg.extraction.workspace import workspace_chat  # noqa: PLC0415 - extraction loads only where a model may run
+    from kg.conversation.llm import configured_chat  # noqa: PLC0415 - the chat client loads only where a model may run
 
-    writer = MemoryWriter(ws.memory, agent, embedder=ws.embedder, chat=workspace_chat(ws),
+    writer = MemoryWriter(ws.memory, agent, embedder=ws.embedder, chat=configured_chat(ws.config),
                           admission=None if args.preset == "off" else args.preset)  # fmt: skip
     report = writer.offer(args.candidates)
     report.outcomes += writer.close().outcomes

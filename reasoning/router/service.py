@@ -22,9 +22,9 @@ if TYPE_CHECKING:
 def method_context(ws: Workspace, agent: str, *, seed: int = 0, problem: str = "") -> MethodContext:
     """The context engines run in: the agent, its workspace and the configured chat model (if any, with the
     configured ``[llm] timeout``, as every LLM user of the workspace)."""
-    from kg.extraction.workspace import workspace_chat  # noqa: PLC0415 - extraction loads only where a model may run
+    from kg.conversation.llm import configured_chat  # noqa: PLC0415 - the chat client loads only where a model may run
 
-    chat = workspace_chat(ws)
+    chat = configured_chat(ws.config)
     return MethodContext(agent_id=agent, workspace=ws, chat=chat, seed=seed, problem=problem)
 
 

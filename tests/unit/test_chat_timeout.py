@@ -3,7 +3,7 @@
 Before: the reasoning methods (``reason``, ``cbr_*`` through :func:`cli.tools.cases.method_context`) and dedup of
 ``memory_admit`` built their chat model with the old default of 30 s, so a CPU model that extraction waits minutes for
 timed out there, and conversation memory (``ws.conversations``) kept ``[llm] timeout`` whatever
-``MABOS_LLM_TIMEOUT`` said. All now take :func:`kg.extraction.workspace.workspace_chat`, as extraction does:
+``MABOS_LLM_TIMEOUT`` said. All now take :func:`kg.conversation.llm.configured_chat`, as extraction does:
 ``[llm] timeout``, else ``MABOS_LLM_TIMEOUT`` overriding it. No model runs: the chat model is only built (its
 endpoint is a closed port), and ``memory_admit``'s writer is watched, not replaced, to see the model it is handed.
 """
