@@ -49,6 +49,13 @@ def proposal(**fields) -> OntologyProposal:
     return OntologyProposal.model_validate(data)
 
 
+def prop(kind: str, node_id: str, label: str, range_: str | None, **more: object) -> dict[str, object]:
+    """The fields of a property proposal (``kind``: object or datatype): no parent class, a domain class
+    (``biz:Party`` unless ``more`` names another) and a range."""
+    return {"node_type": f"{kind}_property", "node_id": node_id, "label": label, "parent_class": None,
+            "domain_class": "biz:Party", "range": range_, **more}  # fmt: skip
+
+
 def results(onto: Path, shapes: Graph, **fields) -> dict[str, tuple[bool, str]]:
     checks = validate_proposal(proposal(**fields), OntologyFiles().load(onto), shapes)
     assert [c.check for c in checks] == NAMES
@@ -79,12 +86,10 @@ def add_file(onto: Path, domain: str, graph: list[dict]) -> None:
         {"parent_class": None},
         {"parent_class": "owl:Thing", "sbvr_synonyms": ["Vendor"]},
         {"parent_class": "https://w3id.org/mabos/business#Party"},
-        {"node_type": "object_property", "node_id": "supplies", "label": "supplies", "parent_class": None,
-         "domain_class": "biz:Party", "range": "biz:Product", "sbvr_definition": "A party supplies a product."},
-        {"node_type": "datatype_property", "node_id": "leadTimeDays", "label": "lead time days", "parent_class": None,
-         "domain_class": "Product", "range": "xsd:integer", "sbvr_definition": "Days to deliver a product."},
-        {"node_type": "datatype_property", "node_id": "supplierCode", "label": "supplier code", "parent_class": None,
-         "domain_class": "biz:Party", "range": "xsd:string", "multi_valued": True, "sbvr_definition": "A code."},
+        prop("object", "supplies", "supplies", "biz:Product", sbvr_definition="A party supplies a product."),
+        prop("datatype", "leadTimeDays", "lead time days", "xsd:integer", domain_class="Product",
+             sbvr_definition="Days to deliver a product."),
+        prop("datatype", "supplierCode", "supplier code", "xsd:string", multi_valued=True, sbvr_definition="A code."),
         {"domain": "mabos-core", "node_id": "Intention", "label": "Intention", "parent_class": "mabos:Goal"},
     ],
 )  # fmt: skip
@@ -114,8 +119,7 @@ def test_shacl_uses_the_shapes_it_is_given(onto, shapes) -> None:
 
 
 def test_shacl_fails_for_a_property_without_a_range(onto, shapes) -> None:
-    problems = failed(onto, shapes, node_type="object_property", node_id="supplies", label="supplies",
-                      parent_class=None, domain_class="biz:Party")  # fmt: skip
+    problems = failed(onto, shapes, **prop("object", "supplies", "supplies", None))
     assert "rdfs:range" in problems["shacl"]
     assert "range: required" in problems["references"]
 
@@ -127,10 +131,8 @@ def test_shacl_fails_for_a_property_without_a_range(onto, shapes) -> None:
         ({"parent_class": "foo:Party"}, "unknown prefix"),
         ({"parent_class": "biz:placesOrder"}, "is not a class"),
         ({"parent_class": "biz:Supplier"}, "the proposed node itself"),
-        ({"node_type": "datatype_property", "node_id": "rating", "label": "rating", "parent_class": None,
-          "domain_class": "biz:Party", "range": "biz:Product"}, "not an xsd: datatype"),
-        ({"node_type": "object_property", "node_id": "supplies", "label": "supplies", "parent_class": None,
-          "domain_class": "biz:Party", "range": "biz:Nothing"}, "'biz:Nothing' is not a class"),
+        (prop("datatype", "rating", "rating", "biz:Product"), "not an xsd: datatype"),
+        (prop("object", "supplies", "supplies", "biz:Nothing"), "'biz:Nothing' is not a class"),
     ],
 )  # fmt: skip
 def test_references_must_exist(onto, shapes, fields, message) -> None:
@@ -158,10 +160,8 @@ def test_near_duplicate_also_checks_the_proposed_synonyms(onto, shapes) -> None:
     [
         ({"node_id": "supplier"}, "PascalCase"),
         ({"node_id": "Supplier_Party"}, "PascalCase"),
-        ({"node_type": "object_property", "node_id": "Supplies", "label": "supplies", "parent_class": None,
-          "domain_class": "biz:Party", "range": "biz:Product"}, "camelCase"),
-        ({"node_type": "datatype_property", "node_id": "lead_time", "label": "lead time", "parent_class": None,
-          "domain_class": "biz:Party", "range": "xsd:string"}, "camelCase"),
+        (prop("object", "Supplies", "supplies", "biz:Product"), "camelCase"),
+        (prop("datatype", "lead_time", "lead time", "xsd:string"), "camelCase"),
     ],
 )  # fmt: skip
 def test_naming_conventions(onto, shapes, fields, style) -> None:
@@ -202,10 +202,8 @@ def test_owl_rl_follows_the_parent_chain_to_disjoint_classes(onto, shapes) -> No
         ({"node_id": "Entity", "label": "Entity kind"}, "'entity' is a reserved word"),
         ({"node_id": "Owns", "label": "Owner ship"}, "'owns' is a reserved word"),
         ({"node_id": "Label", "label": "Tag name"}, "'label' is a TypeQL built-in name"),
-        ({"node_type": "datatype_property", "node_id": "order", "label": "sequence number", "parent_class": None,
-          "domain_class": "biz:Party", "range": "xsd:string"}, "already taken by biz:Order (class)"),
-        ({"node_type": "datatype_property", "node_id": "checksum", "label": "checksum", "parent_class": None,
-          "domain_class": "biz:Party", "range": "xsd:hexBinary"}, "has no TypeQL value type"),
+        (prop("datatype", "order", "sequence number", "xsd:string"), "already taken by biz:Order (class)"),
+        (prop("datatype", "checksum", "checksum", "xsd:hexBinary"), "has no TypeQL value type"),
     ],
 )  # fmt: skip
 def test_typeql_mappability(onto, shapes, fields, message) -> None:
