@@ -31,6 +31,9 @@ _FILES = {
     "agents": Cli(flag="--agent", short="-a", metavar="AGENT"),
 }  # fmt: skip
 
+#: The request of one direction of the transfer.
+Request = WorkspaceImportRequest | WorkspaceExportRequest
+
 
 @contextmanager
 def _progress(out: Session) -> Iterator[ProgressCallback | None]:
@@ -51,12 +54,17 @@ def _progress(out: Session) -> Iterator[ProgressCallback | None]:
         yield update
 
 
-def _run(out: Session, work: Callable[[ProgressCallback | None], WorkspaceReport]) -> None:
-    """Run an import or export with its progress shown, then emit the report: as JSON with its totals per kind, or
-    as a table and a line per skipped or refused record."""
-    with _progress(out) as progress:
-        report = work(progress)
-    out.emit(report.model_dump(mode="json") | {"totals": report.totals}, *_report(report))
+def _transfer(name: str, help_text: str, model: type[Request], work: Callable[..., WorkspaceReport]) -> click.Command:
+    """``mabos sync NAME``: PATH and --agent from the request ``model`` (:data:`_FILES`), then
+    ``work(workspace, request, progress=...)`` with a progress bar, then the report: as JSON with its totals per
+    kind, or as a table and a line per skipped or refused record."""
+
+    def transfer(out: Session, *, request: Request) -> None:
+        with _progress(out) as progress:
+            report = work(out.workspace(), request, progress=progress)
+        out.emit(report.model_dump(mode="json") | {"totals": report.totals}, *_report(report))
+
+    return click.command(name, help=help_text)(options_for(model, _FILES)(mabos_options(transfer)))
 
 
 def _report(report: WorkspaceReport) -> list[RenderableType]:
@@ -78,9 +86,9 @@ def _report(report: WorkspaceReport) -> list[RenderableType]:
     return human
 
 
-@click.command(
+import_workspace = _transfer(
     "import-workspace",
-    help=example(
+    example(
         "Import an OpenClaw-MABOS workspace directory (agents/<id>/memory-store.json, facts.json, rules.json, "
         "cases.json, Beliefs.md, Desires.md, Goals.md, Intentions.md, Plans.md).\n\n"
         "Everything is validated first: a bad file stops the import with one line naming the file, the record "
@@ -93,17 +101,12 @@ def _report(report: WorkspaceReport) -> list[RenderableType]:
         "mabos sync import-workspace ~/openclaw/workspace --dry-run",
         "mabos sync import-workspace ./export --agent cfo --json",
     ),
+    WorkspaceImportRequest,
+    workspace_io.import_workspace,
 )
-@options_for(WorkspaceImportRequest, _FILES)
-@mabos_options
-def import_workspace_(out: Session, *, request: WorkspaceImportRequest) -> None:
-    """Import the OpenClaw-MABOS layout."""
-    _run(out, lambda progress: workspace_io.import_workspace(out.workspace(), request, progress=progress))
-
-
-@click.command(
+export_workspace = _transfer(
     "export-workspace",
-    help=example(
+    example(
         "Export agents to a directory in the OpenClaw-MABOS layout.\n\n"
         "Writes agents/<id>/ with memory-store.json, facts.json, rules.json, cases.json, Beliefs.md, "
         "Desires.md, Goals.md, Intentions.md, Plans.md (plus mabos-agent.json and mabos-relations.json) and "
@@ -112,15 +115,8 @@ def import_workspace_(out: Session, *, request: WorkspaceImportRequest) -> None:
         "mabos sync export-workspace ./export",
         "mabos sync export-workspace ./export --agent sales-agent --json",
     ),
+    WorkspaceExportRequest,
+    workspace_io.export_workspace,
 )
-@options_for(WorkspaceExportRequest, _FILES)
-@mabos_options
-def export_workspace_(out: Session, *, request: WorkspaceExportRequest) -> None:
-    """Export to the OpenClaw-MABOS layout."""
-    _run(out, lambda progress: workspace_io.export_workspace(out.workspace(), request, progress=progress))
-
-
-import_workspace = import_workspace_
-export_workspace = export_workspace_
 
 __all__ = ["export_workspace", "import_workspace"]
