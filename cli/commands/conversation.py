@@ -17,7 +17,9 @@ from cli.options import Cli, request_options
 from cli.tools.conversation import AssembleInput, DescribeInput, ExpandInput, GrepInput
 from cli.tools.conversation_admin import Compacted, ConversationCompactInput, ConversationIngestInput, Ingested
 from kg.conversation.assemble import AssembledContext
+from kg.conversation.assemble_models import ContextItem
 from kg.conversation.tools import ExpandResult, GrepResult, SummaryDescription
+from kg.conversation.tools_models import ExpandItem
 
 SESSION = Cli(flag="--session", short="-s", metavar="KEY")
 SUMMARY = Cli(argument=True, metavar="SUMMARY_UID")
@@ -31,6 +33,16 @@ FILE = click.Option(["--file", "source"], required=True, type=click.Path(dir_oka
 def _preview(text: str, width: int = 100) -> str:
     line = " ".join(text.split())
     return line if len(line) <= width else line[: width - 1] + "…"
+
+
+#: The columns of a message or summary in ``conversation assemble`` and ``lcm expand``.
+ITEM_COLUMNS = ("kind", "uid", "role/depth", "tokens", "content")
+
+
+def _item_row(item: ContextItem | ExpandItem) -> tuple[Any, ...]:
+    """A message or summary as a row of :data:`ITEM_COLUMNS`: a message's role, a summary's depth."""
+    role = item.role or (f"depth {item.depth}" if item.depth is not None else "")
+    return item.kind, item.uid, role, item.tokens, _preview(item.content)
 
 
 @click.group("conversation")
@@ -92,11 +104,9 @@ def compact(out: Session, *, request: ConversationCompactInput) -> None:
 @mabos_options
 def assemble(out: Session, *, request: AssembleInput) -> None:
     context = out.run("context_assemble", request, AssembledContext)
-    rows = [(i.kind, i.uid, i.role or (f"depth {i.depth}" if i.depth is not None else ""), i.tokens,
-             _preview(i.content)) for i in context.items]  # fmt: skip
     summary = f"{len(context.items)} items, {context.total_tokens} of {context.budget_tokens} tokens"
-    out.emit(context, render.table("Context", ("kind", "uid", "role/depth", "tokens", "content"), rows),
-             render.note(summary))  # fmt: skip
+    rows = [_item_row(i) for i in context.items]
+    out.emit(context, render.table("Context", ITEM_COLUMNS, rows), render.note(summary))
 
 
 @click.group("lcm")
@@ -155,9 +165,8 @@ def _listed(values: list[Any], shown: int = 3) -> str:
 @mabos_options
 def expand(out: Session, *, request: ExpandInput) -> None:
     result = out.run("lcm_expand", request, ExpandResult)
-    rows = [(i.level, i.kind, i.uid, i.role or (f"depth {i.depth}" if i.depth is not None else ""), i.tokens,
-             _preview(i.content)) for i in result.items]  # fmt: skip
-    table = render.table("Expanded", ("level", "kind", "uid", "role/depth", "tokens", "content"), rows)
+    rows = [(i.level, *_item_row(i)) for i in result.items]
+    table = render.table("Expanded", ("level", *ITEM_COLUMNS), rows)
     out.emit(result, table, _truncated(result, "raise --max-depth or --max-tokens"))
 
 
