@@ -62,8 +62,7 @@ class ClosureStatus(Model):
 def workspace_limits(ws: Workspace) -> ChainLimits:
     """The workspace's ``[reasoning]`` bounds, each unset one from :data:`DEFAULT_LIMITS`."""
     config = ws.config.reasoning
-    return ChainLimits(max_derived=config.max_derived or DEFAULT_LIMITS.max_derived,
-                       max_join=config.max_join or DEFAULT_LIMITS.max_join)  # fmt: skip
+    return complete(ChainLimits(max_derived=config.max_derived, max_join=config.max_join))
 
 
 def complete(limits: ChainLimits | None) -> ChainLimits:
