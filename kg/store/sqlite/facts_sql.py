@@ -13,8 +13,6 @@ import sqlite3
 from functools import lru_cache
 from typing import Any
 
-from kg.models import pattern_parts
-
 COLUMNS = (
     "uid, agent_id, scope, subject, predicate, object, object_kind, confidence, source, valid_from, "
     "valid_until, created_at, updated_at, updated_by, retracted_at, retracted_by, rule_id"
@@ -152,6 +150,8 @@ MOVE_MARK = "UPDATE search_marks SET seq = ? WHERE name = 'facts_fts'"
 
 def pattern_clause(column: str, pattern: str) -> tuple[str, str] | None:
     """SQL condition and parameter for a query pattern; None when it matches everything."""
+    from kg.models import pattern_parts  # noqa: PLC0415 - the fact models: the memory adapter imports this module too
+
     parts = pattern_parts(pattern)
     if len(parts) == 1:
         return (f"{column} = ?", parts[0]) if parts[0] else None

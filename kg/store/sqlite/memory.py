@@ -21,7 +21,7 @@ from kg.errors import BackendUnavailableError, InputError, NotFoundError
 from kg.models import MemoryItem, MemoryQuery, MemoryStoreKind, MemoryType, Tier, format_ts
 from kg.ports import MemoryWrite, MemoryWriteResult, StoreLimits
 from kg.store.sqlite.db import Database, marks, ordered_ids
-from kg.store.sqlite.facts import exact_doubles, register_json_real
+from kg.store.sqlite.facts_sql import exact_doubles, register_json_real
 from kg.store.sqlite.term_stats import ROW_WINDOW, TermStats
 from kg.store.sqlite.trusted import trusted
 from kg.text.words import words
