@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from cli import render
-from cli.common import Session, mabos_options
+from cli.common import Session, example, mabos_options
 from cli.options import request_options
 from cli.tools.memory_files import CognitiveInput, MaterializeInput
 from kg.memory.cognitive_format import ExportResult, ImportResult
@@ -25,40 +25,47 @@ def files_table(files: Sequence[FileOutcome]) -> Table:
     return render.table("Files", ("path", "status", "records"), [(f.path, f.status, f.records) for f in files])
 
 
-@click.command("materialize")
-@request_options(MaterializeInput)
-@mabos_options
-def materialize_(out: Session, *, request: MaterializeInput) -> None:
-    """Write the agent's read-only memory files from the store.
+def _files_command(
+    name: str,
+    help_text: str,
+    tool: str,
+    model: type[CognitiveInput | MaterializeInput],
+    result_type: type[ExportResult | MaterializeResult],
+) -> click.Command:
+    """``mabos memory NAME``: run ``tool`` with the request ``model`` and show the files it wrote (the result's
+    ``files``): ``materialize`` and ``export`` differ only in these."""
 
-    memory/mabos-memory-items.md (archived items marked), mabos-facts.md (retracted facts marked) and
-    mabos-beliefs.md, under agents/<agent>/. A file is rewritten only if its content changed.
+    def write_files(out: Session, *, request: CognitiveInput | MaterializeInput) -> None:
+        result = out.run(tool, request, result_type)
+        out.emit(result, files_table(result.files))
 
-    Example:
-
-    \b
-      mabos memory materialize --agent sales-agent --json
-    """
-    result = out.run("memory_materialize", request, MaterializeResult)
-    out.emit(result, files_table(result.files))
+    return click.command(name, help=help_text)(request_options(model)(mabos_options(write_files)))
 
 
-@click.command("export")
-@request_options(CognitiveInput)
-@mabos_options
-def export(out: Session, *, request: CognitiveInput) -> None:
-    """Write the agent's cognitive files (Beliefs.md, Goals.md, Plans.md ...) from the store.
-
-    One '## ' section per record with marker lines (certainty: 0.8, priority: 7, [deadline: ...],
-    id: B-...). Edit them and read them back with 'mabos memory import'.
-
-    Example:
-
-    \b
-      mabos memory export --agent sales-agent --kind beliefs
-    """
-    result = out.run("memory_export", request, ExportResult)
-    out.emit(result, files_table(result.files))
+materialize_ = _files_command(
+    "materialize",
+    example(
+        "Write the agent's read-only memory files from the store.\n\n"
+        "memory/mabos-memory-items.md (archived items marked), mabos-facts.md (retracted facts marked) and\n"
+        "mabos-beliefs.md, under agents/<agent>/. A file is rewritten only if its content changed.",
+        "mabos memory materialize --agent sales-agent --json",
+    ),
+    "memory_materialize",
+    MaterializeInput,
+    MaterializeResult,
+)
+export = _files_command(
+    "export",
+    example(
+        "Write the agent's cognitive files (Beliefs.md, Goals.md, Plans.md ...) from the store.\n\n"
+        "One '## ' section per record with marker lines (certainty: 0.8, priority: 7, [deadline: ...],\n"
+        "id: B-...). Edit them and read them back with 'mabos memory import'.",
+        "mabos memory export --agent sales-agent --kind beliefs",
+    ),
+    "memory_export",
+    CognitiveInput,
+    ExportResult,
+)
 
 
 @click.command("import")
