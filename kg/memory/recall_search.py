@@ -11,7 +11,7 @@ from kg.clock import Clock
 from kg.models import MemoryItem, MemoryQuery, Model
 from kg.ports import MemoryStore
 from kg.recall.engine import RecallEngine
-from kg.recall.fallback import FileHit
+from kg.recall.file_hits import FileHit
 from kg.recall.fusion_types import FusionMethod, ScoreBreakdown
 from kg.recall.modes import RecallMode
 

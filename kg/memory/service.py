@@ -17,12 +17,11 @@ import builtins
 from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import Field
 
 from kg.clock import Clock
-from kg.conversation.budget import allocate
 from kg.errors import BackendUnavailableError, CorruptStoreError, InputError, NotFoundError
 from kg.ids import new_id
 from kg.memory.access import AccessLog
@@ -40,7 +39,6 @@ from kg.memory.requests import (
     ListItemsRequest,
     RecallRequest,
 )
-from kg.memory.tiers import TierChange, TierPolicy, plan_tier_changes
 from kg.models import (
     MemoryItem,
     MemoryQuery,
@@ -52,12 +50,12 @@ from kg.models import (
 from kg.models.request import requested
 from kg.ports import GraphStore, MemoryWriteResult, StoreLimits
 from kg.recall.engine import RecallEngine
-from kg.recall.fallback import fallback_recall
-from kg.recall.file_search import search_files
-from kg.recall.markdown_index import MarkdownIndex
 from kg.recall.sidecar import IndexUnavailableError
 from kg.scopes import ScopePolicy
 from kg.text.words import lower_words
+
+if TYPE_CHECKING:  # a recall of memory items loads neither the tier rules nor the Markdown files' search
+    from kg.memory.tiers import TierChange, TierPolicy
 
 #: Importance of a new item when the caller gives none (the seed's table; others 0.5).
 DEFAULT_IMPORTANCE: dict[MemoryType, float] = {
@@ -264,7 +262,7 @@ class MemoryService:
         request = requested(RecallRequest, query, fields, first="query")
         query, limit, depth, explain, min_score = (request.query, request.limit, request.depth, request.explain,
                                                    request.min_score)  # fmt: skip
-        max_tokens = allocate(request.window).memory if request.window is not None else request.max_tokens
+        max_tokens = _memory_share(request.window) if request.window is not None else request.max_tokens
         result = _asked(agent_id, request)
         if request.source == "files":
             return self._recall_files(result, limit=limit, explain=explain, min_score=min_score)
@@ -304,6 +302,9 @@ class MemoryService:
         return self.access.flush()
 
     def _recall_files(self, result: RecallResult, *, limit: int, explain: bool, min_score: float) -> RecallResult:
+        from kg.recall.file_search import search_files  # noqa: PLC0415 - with the Markdown index: files only
+        from kg.recall.markdown_index import MarkdownIndex  # noqa: PLC0415
+
         if self.workspace is None:
             raise InputError("source", "files need a workspace on disk")
         self.policy.require_agent(result.agent_id)
@@ -323,6 +324,8 @@ class MemoryService:
     def apply_tier_rules(self, agent_id: str, *, policy: TierPolicy | None = None,
                          dry_run: bool = False) -> builtins.list[TierChange]:  # fmt: skip
         """Promote and demote the agent's items between core/working/peripheral (the nightly job's step)."""
+        from kg.memory.tiers import TierPolicy, plan_tier_changes  # noqa: PLC0415 - the nightly job's rules
+
         items = self.list_items(agent_id, include_archived=False)
         changes = plan_tier_changes(items, now=self.clock.now(), policy=policy or TierPolicy())
         if not dry_run:
@@ -375,8 +378,17 @@ def _asked(agent_id: str, request: RecallRequest) -> RecallResult:
                         fusion=request.fusion, mmr=request.mmr)  # fmt: skip
 
 
+def _memory_share(window: int) -> int:
+    """The retrieved-memory share of a context ``window`` (:func:`kg.conversation.budget.allocate`)."""
+    from kg.conversation.budget import allocate  # noqa: PLC0415 - the budget's models: a window only
+
+    return allocate(window).memory
+
+
 def answer_from_files(workspace: Path, result: RecallResult, *, limit: int, reason: str) -> RecallResult:
     """``result`` answered by the file fallback (the database or vector index cannot be used: ``reason``)."""
+    from kg.recall.fallback import fallback_recall  # noqa: PLC0415 - the Markdown index: only when it answers
+
     answer = fallback_recall(workspace, result.agent_id, result.query, limit=limit, reason=reason)
     result.fallback, result.reason, result.files, result.mode = True, reason, answer.hits, "bm25"
     return result

@@ -21,26 +21,12 @@ from typing import Literal
 
 from kg import layout
 from kg.models import Model
-from kg.recall.fusion_types import ScoreBreakdown
-from kg.recall.markdown_index import MarkdownHit, MarkdownIndex
+from kg.recall.file_hits import FileHit, FileMethod, MarkdownHit
+from kg.recall.markdown_index import MarkdownIndex
 
 log = logging.getLogger("mabos.recall")
 
 FallbackMethod = Literal["bm25", "substring"]
-FileMethod = Literal["hybrid", "bm25", "vector", "substring"]
-
-
-class FileHit(MarkdownHit):
-    """A span of an agent's Markdown file (``path`` relative to the workspace) found by recall.
-
-    ``fallback`` is true when the files answered because the database or vector index could not
-    (``reason`` says why); ``explain`` holds the score breakdown when asked for.
-    """
-
-    method: FileMethod
-    fallback: bool = False
-    reason: str | None = None
-    explain: ScoreBreakdown | None = None
 
 
 class FallbackResult(Model):

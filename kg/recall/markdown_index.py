@@ -56,6 +56,7 @@ from kg.recall.chunking import (
     chunk_markdown,
     headed_lines,
 )
+from kg.recall.file_hits import MarkdownHit
 from kg.text.terms import search_terms
 
 log = logging.getLogger("mabos.recall.markdown")
@@ -80,19 +81,6 @@ MAX_DEPTH = 16  # folder levels under agents/<id>/memory
 
 
 _CACHE_SIZE = 8  # BM25 models kept per process, by agent and corpus digest
-
-
-class MarkdownHit(Model):
-    """A chunk of an agent's Markdown file that matched a query; ``path`` is relative to the workspace."""
-
-    path: str
-    line_start: int
-    line_end: int
-    heading: str
-    text: str
-    score: float
-    agent_id: str
-    chunk_id: str
 
 
 class IndexedFile(Model):
