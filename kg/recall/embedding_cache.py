@@ -19,10 +19,13 @@ import hashlib
 import logging
 from array import array
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Executor
+from typing import TYPE_CHECKING
 
 from kg.errors import BackendUnavailableError
 from kg.ports import Embedder, EmbeddingCache
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
 
 log = logging.getLogger(__name__)
 

@@ -30,11 +30,10 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from cachetools import LRUCache
 from pydantic import Field
 
 from kg.errors import BackendUnavailableError, InputError
@@ -48,9 +47,15 @@ from kg.recall.fusion import DEFAULT_DECAY, rank
 from kg.recall.fusion_types import DEFAULT_FUSION, FusionMethod, FusionSettings, Ranked
 from kg.recall.lexical import content_terms, coverage
 from kg.recall.modes import RECALL_MODES, RecallMode
-from kg.recall.sidecar import IndexUnavailableError, VectorSidecar, embedding_text
+from kg.recall.sidecar import IndexUnavailableError, embedding_text
 from kg.recall.stopwords import query_terms
-from kg.recall.vector_branch import Candidates, exact_scores, nearest
+
+if TYPE_CHECKING:  # the vector branch's modules load with its first search: a BM25 recall needs none of them
+    from concurrent.futures import ThreadPoolExecutor
+
+    from cachetools import LRUCache
+
+    from kg.recall.sidecar import VectorSidecar
 
 log = logging.getLogger("mabos.recall")
 
@@ -67,6 +72,8 @@ _POOL_LOCK = threading.Lock()
 def _query_pool() -> ThreadPoolExecutor:
     """One thread per process for query embeddings (the model itself runs one BLAS thread per query)."""
     global _POOL  # noqa: PLW0603 - created on first use: most commands never embed
+    from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
+
     with _POOL_LOCK:
         if _POOL is None:
             _POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mabos-query-embedding")
@@ -139,7 +146,7 @@ class RecallEngine:
         self.embedder = embedder
         self.sidecar = sidecar
         self.settings = settings or RecallSettings()
-        self._queries: LRUCache[str, list[float]] = LRUCache(maxsize=QUERY_CACHE_SIZE)  # recent query vectors
+        self._queries: LRUCache[str, list[float]] | None = None  # recent query vectors (made by the first query)
         self._queries_lock = threading.Lock()
 
     def search(self, text: str, query: MemoryQuery, *, limit: int, now: datetime, mode: RecallMode = "hybrid",
@@ -241,7 +248,12 @@ class RecallEngine:
         if self.embedder is None or self.sidecar is None:
             raise BackendUnavailableError("embedder: none configured")
         with self._queries_lock:
-            known = self._queries.get(text)  # a hit makes it the most recently used
+            if self._queries is None:
+                from cachetools import LRUCache  # noqa: PLC0415 - a BM25 recall embeds no query
+
+                self._queries = LRUCache(maxsize=QUERY_CACHE_SIZE)
+            queries = self._queries
+            known = queries.get(text)  # a hit makes it the most recently used
         if known is not None:
             return lambda: known
         if isinstance(self.embedder, CachedEmbedder):  # the store's cache is read on this thread only
@@ -252,7 +264,7 @@ class RecallEngine:
         def collect() -> list[float]:
             [vector] = pending()
             with self._queries_lock:
-                self._queries[text] = vector  # the least recently used one goes past QUERY_CACHE_SIZE
+                queries[text] = vector  # the least recently used one goes past QUERY_CACHE_SIZE
             return vector
 
         return collect
@@ -262,6 +274,8 @@ class RecallEngine:
     ) -> tuple[list[tuple[str, float]], dict[str, MemoryItem], int]:
         """``(uid, similarity)`` of the nearest admitted items, those items by uid, and the index backlog; the
         vectors embedded for queued items go to ``unsaved``."""
+        from kg.recall.vector_branch import Candidates, exact_scores, nearest  # noqa: PLC0415
+
         if self.sidecar is None or self.embedder is None:
             raise BackendUnavailableError("vector index: none configured")
         view = self.sidecar.view(limit=self.settings.inline_index_limit)  # after the model: a model that cannot
