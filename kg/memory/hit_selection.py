@@ -6,7 +6,6 @@ from collections import Counter
 from typing import Protocol, TypeVar
 
 from kg.models import MemoryItem
-from kg.models.conversation import estimate_tokens
 from kg.text.words import lower_words
 
 
@@ -22,6 +21,8 @@ H = TypeVar("H", bound=_Hit)
 
 def within_budget(hits: list[H], max_tokens: int) -> tuple[list[H], int]:
     """The hits, best first, whose contents fit in ``max_tokens`` (the default estimate), and how many did not."""
+    from kg.models.conversation import estimate_tokens  # noqa: PLC0415 - the conversation models: a budget only
+
     kept: list[H] = []
     used = 0
     for hit in hits:
