@@ -67,7 +67,10 @@ class RecallResult(Model):
 class RecallSearch:
     """One recall's searches (one per depth) with the settings they share; reads only.
 
-    ``unsaved`` collects the vectors the searches computed (for the embedding cache, once the answer is out).
+    ``unsaved`` collects the vectors the searches computed (for the embedding cache, once the answer is out). The
+    hits are constructed from the engine's values without validating them again (they are the stored items and
+    the engine's floats): a recall builds :class:`RecallResult`'s validator and serializer, which cover the hits,
+    not a second one for :class:`RecallHit` (tests/unit/test_recall_reads.py checks they equal validated hits).
     """
 
     def __init__(self, memory: MemoryStore, engine: RecallEngine, clock: Clock, result: RecallResult, *,
@@ -83,8 +86,9 @@ class RecallSearch:
         if not text.strip():  # no query: the most important, then the newest
             self.result.mode = "importance"
             items = self.memory.list(base.model_copy(update={"order": "importance"}))
-            return [RecallHit(item=i, score=round(IMPORTANCE_WEIGHT * i.importance, 6), mode="importance", bm25=0.0,
-                              vector=0.0, importance=i.importance, decay=1.0, depth=depth, query=text)
+            return [RecallHit.model_construct(item=i, score=round(IMPORTANCE_WEIGHT * i.importance, 6),
+                                              mode="importance", bm25=0.0, vector=0.0, importance=i.importance,
+                                              decay=1.0, depth=depth, query=text)
                     for i in items[:limit] if IMPORTANCE_WEIGHT * i.importance >= self.min_score]  # fmt: skip
         found = self.engine.search(text, base, limit=limit, now=self.clock.now(), mode=self.mode, fusion=self.fusion,
                                    mmr=self.mmr, min_score=self.min_score)  # fmt: skip
@@ -93,10 +97,10 @@ class RecallSearch:
         self.unsaved.update(found.unsaved)
         self.result.notes.extend(n for n in found.notes if n not in self.result.notes)
         return [
-            RecallHit(item=item, score=round(r.score, 6), mode=found.mode, bm25=round(r.breakdown.bm25_norm, 6),
-                      vector=round(r.breakdown.vector_norm, 6), importance=item.importance,
-                      decay=round(r.breakdown.decay_boost, 6), depth=depth, query=text,
-                      explain=r.breakdown if self.explain else None)
+            RecallHit.model_construct(item=item, score=round(r.score, 6), mode=found.mode,
+                                      bm25=round(r.breakdown.bm25_norm, 6), vector=round(r.breakdown.vector_norm, 6),
+                                      importance=item.importance, decay=round(r.breakdown.decay_boost, 6),
+                                      depth=depth, query=text, explain=r.breakdown if self.explain else None)
             for item, r in found.hits
         ]  # fmt: skip
 

@@ -70,8 +70,10 @@ if TYPE_CHECKING:
     from kg.recall.mmr import mmr_select
 
 #: The engine's decay: the parameters of :class:`DecaySettings` at a quarter of their strength, calibrated on
-#: LoCoMo's dev conversations (docs/recall-scoring.md, "Why the vector leg lost to plain cosine").
-DEFAULT_DECAY = DecaySettings(strength=0.25)
+#: LoCoMo's dev conversations (docs/recall-scoring.md, "Why the vector leg lost to plain cosine"). Constructed, not
+#: validated (0.25 is a valid strength; tests/unit/test_recall_fusion.py compares it with the validated settings): a
+#: recall reads the settings and never builds their validator.
+DEFAULT_DECAY = DecaySettings.model_construct(strength=0.25)
 
 
 # -------------------------------------------------------------------------------------- stages

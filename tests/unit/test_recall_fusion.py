@@ -19,6 +19,7 @@ from kg.ids import new_id
 from kg.models import MemoryItem, Tier
 from kg.recall.decay import ChunkMeta, DecaySettings
 from kg.recall.fusion import (
+    DEFAULT_DECAY,
     blend_importance,
     fuse_weighted,
     mmr_select,
@@ -440,3 +441,11 @@ def test_a_better_bm25_hit_never_loses_fused_score(bm25, vector, items, fusion, 
         return next(r.breakdown.fused for r in results if r.uid == uid)
 
     assert fused(improved) >= fused(bm25)
+
+
+def test_the_engines_default_decay_is_the_validated_settings() -> None:
+    """``DEFAULT_DECAY`` is constructed without validation (a recall never builds the settings' validator): it is
+    what validating the same value gives."""
+    validated = DecaySettings(strength=0.25)
+    assert validated == DEFAULT_DECAY and DEFAULT_DECAY.model_dump() == validated.model_dump()
+    assert DEFAULT_DECAY.model_fields_set == validated.model_fields_set == {"strength"}

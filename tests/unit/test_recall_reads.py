@@ -177,3 +177,23 @@ def test_an_idle_index_pass_archives_what_reads_leave_out(ws):
     with kg.init_workspace(ws.path, clock=ws.clock) as again:
         item = again.memory.get("a", short)
         assert item.archived_at == item.expires_at is not None
+
+
+@pytest.mark.parametrize(("query", "fields"), [
+    ("my car and my bicycle", {"mode": "hybrid", "explain": True}), ("my car and my bicycle", {"mode": "vector"}),
+    ("refund policy", {"mode": "bm25", "explain": True, "depth": 1}), ("car", {"mode": "hybrid", "mmr": True}),
+    ("", {}),  # no query: the most important items
+])  # fmt: skip
+def test_the_hits_a_recall_constructs_are_the_hits_validation_makes(ws, indexed, query, fields):
+    """:class:`RecallSearch` constructs its hits without validating them again (a recall builds no validator of
+    its own for them): each equals, field for field and in its JSON, the hit validated from the same values."""
+    from kg.memory.recall_search import RecallHit  # noqa: PLC0415
+
+    result = ws.memory.recall("a", query, touch=False, **fields)
+    assert result.hits
+    for hit in result.hits:
+        validated = RecallHit.model_validate({name: getattr(hit, name) for name in hit.model_fields_set})
+        assert validated == hit and validated.model_fields_set == hit.model_fields_set
+        assert validated.model_dump_json() == hit.model_dump_json()
+        assert all(type(getattr(validated, n)) is type(getattr(hit, n)) for n in RecallHit.model_fields)
+    assert RecallResult.model_validate_json(result.model_dump_json()) == result
