@@ -2,7 +2,8 @@
 
 Each handler makes the same service call as the matching ``mabos memory ...`` command (which runs the tool):
 :class:`kg.memory.service.MemoryService`, :mod:`kg.memory.consolidation`, :mod:`kg.memory.checkpoints` and
-:mod:`kg.memory.hierarchy`.
+:mod:`kg.memory.hierarchy`. The checkpoint and hierarchy code is imported by the tools that run it (their results'
+models are in :mod:`kg.memory.hierarchy_models`): ``mabos memory recall`` loads neither (issue 33).
 """
 
 from __future__ import annotations
@@ -14,9 +15,8 @@ from pydantic import Field
 from cli.tools.registry import ToolContext, ToolInput, ToolOutput, tool
 from kg.errors import InputError
 from kg.memory import consolidation
-from kg.memory.checkpoints import latest_checkpoint, read_checkpoint, write_checkpoint
 from kg.memory.consolidation import ConsolidationResult
-from kg.memory.hierarchy import HierarchyHit, HierarchyResult, build_hierarchy, search_hierarchy
+from kg.memory.hierarchy_models import HierarchyHit, HierarchyResult
 from kg.memory.requests import (
     BuildHierarchyRequest,
     CheckpointRequest,
@@ -128,6 +128,8 @@ class CheckpointResult(ToolOutput):
 )
 def memory_checkpoint(ctx: ToolContext, args: CheckpointInput) -> CheckpointResult:
     """Write a checkpoint, or return the latest one."""
+    from kg.memory.checkpoints import latest_checkpoint, read_checkpoint, write_checkpoint  # noqa: PLC0415
+
     agent = ctx.agent_for(args)
     ws = _workspace_of(ctx, agent)
     if args.show_latest:
@@ -162,6 +164,8 @@ class BuildHierarchyInput(BuildHierarchyRequest, ToolInput):
 )
 def memory_build_hierarchy(ctx: ToolContext, args: BuildHierarchyInput) -> HierarchyResult:
     """Build the missing or stale summaries."""
+    from kg.memory.hierarchy import build_hierarchy  # noqa: PLC0415 - the log parser: loaded by the tools using it
+
     agent = ctx.agent_for(args)
     ws = _workspace_of(ctx, agent)
     return build_hierarchy(ws.path, agent, **fields_of(args, BuildHierarchyRequest), clock=ws.clock)
@@ -186,6 +190,8 @@ class HierarchyHits(ToolOutput):
 )
 def memory_hierarchy_search(ctx: ToolContext, args: HierarchySearchInput) -> HierarchyHits:
     """Search the time hierarchy."""
+    from kg.memory.hierarchy import search_hierarchy  # noqa: PLC0415
+
     agent = ctx.agent_for(args)
     ws = _workspace_of(ctx, agent)
     return HierarchyHits(hits=search_hierarchy(ws.path, agent, **fields_of(args, HierarchySearchRequest)))

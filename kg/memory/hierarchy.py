@@ -42,10 +42,8 @@ from kg.errors import InputError
 from kg.memory import files
 from kg.memory.hierarchy_logs import (
     HEADER_RE,
-    MAX_LIMIT,
     SNIPPET_CHARS,
     DailyLog,
-    Level,
     LogEntry,
     Stats,
     _agent_root,
@@ -54,11 +52,8 @@ from kg.memory.hierarchy_logs import (
     parse_daily_log,
     summary_scope,
 )
-from kg.memory.hierarchy_search import HierarchyHit, query_terms, search_hierarchy
-from kg.models import Model, UtcDatetime
-
-HierarchyScope = Literal["week", "month", "quarter", "all"]
-
+from kg.memory.hierarchy_models import MAX_LIMIT, HierarchyHit, HierarchyResult, HierarchyScope, Level
+from kg.memory.hierarchy_search import query_terms, search_hierarchy
 
 SummaryLevel = Literal["weekly", "monthly", "quarterly"]
 
@@ -232,27 +227,6 @@ def _sources(period: Period, logs: list[DailyLog]) -> list[str]:
         months = group_by("monthly", logs)
         return [f"- ../monthly/{m.label}.md sha256:{sources_hash('monthly', ms)[:12]}" for m, ms in months.items()]
     return [f"- ../{log.path.name} sha256:{log.hash[:12]}" for log in logs]
-
-
-class HierarchyResult(Model):
-    """What :func:`build_hierarchy` did: summaries created, updated (stale), left unchanged, skipped."""
-
-    agent_id: str
-    scope: HierarchyScope
-    since: date | None
-    built_at: UtcDatetime
-    daily_logs: int
-    created: list[Path]
-    updated: list[Path]
-    unchanged: list[Path]
-    skipped: list[str]  # periods without a daily log inside the span of the logs (skipped, no error)
-    foreign: list[Path]  # summary files without a mabos-summary header: written by someone else, kept
-    ignored: list[str]  # files named like daily logs whose date does not exist (e.g. 2024-02-30.md)
-
-    @property
-    def written(self) -> list[Path]:
-        """Summaries written by this build (created or updated)."""
-        return [*self.created, *self.updated]
 
 
 def build_hierarchy(workspace: Path, agent_id: str, *, scope: HierarchyScope = "all", since: date | None = None,

@@ -11,20 +11,14 @@ from dataclasses import dataclass, field
 from datetime import date
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
 
 from kg.memory import files
+from kg.memory.hierarchy_models import Level
 from kg.models import agent_scope
 from kg.text.stopwords import LOG_STOPWORDS
 from kg.text.words import WORD_CHARS_RE
 
-Level = Literal["daily", "weekly", "monthly", "quarterly"]
-
-
 SNIPPET_CHARS = 160
-
-
-MAX_LIMIT = 1000
 
 
 LABEL_RE: dict[Level, re.Pattern[str]] = {

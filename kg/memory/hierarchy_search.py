@@ -11,32 +11,16 @@ from kg.errors import InputError
 from kg.memory import files
 from kg.memory.hierarchy_logs import (
     LABEL_RE,
-    MAX_LIMIT,
     SNIPPET_CHARS,
-    Level,
     _agent_root,
     _inside,
     _normalize,
     _own_daily_logs,
     words,
 )
-from kg.models import Model
+from kg.memory.hierarchy_models import MAX_LIMIT, HierarchyHit, Level
 from kg.text.stem import strip_plural
 from kg.text.stopwords import LOG_STOPWORDS
-
-
-class HierarchyHit(Model):
-    """A section of a daily log or summary that matches a query, with the lines that matched."""
-
-    level: Level
-    period: str
-    path: Path
-    line_start: int
-    line_end: int
-    score: float  # share of the query's terms the section contains, 0..1
-    term_hits: int  # occurrences of query terms in the section (the tie-breaker)
-    matched: list[str]
-    snippet: str
 
 
 def query_terms(query: str) -> list[str]:

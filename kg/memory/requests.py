@@ -15,8 +15,8 @@ from typing import Literal
 from pydantic import Field
 
 from kg.conversation.budget import MAX_WINDOW
-from kg.memory.hierarchy import HierarchyScope, Level
-from kg.memory.hierarchy_logs import MAX_LIMIT as MAX_HIERARCHY_LIMIT
+from kg.memory.hierarchy_models import MAX_LIMIT as MAX_HIERARCHY_LIMIT
+from kg.memory.hierarchy_models import HierarchyScope, Level
 from kg.models import MemoryStoreKind, MemoryType, UtcDatetime
 from kg.models.request import Request
 from kg.recall.fusion_types import FusionMethod
