@@ -34,13 +34,16 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kg.errors import BackendUnavailableError, InputError
 from kg.layout import LOCK_FILE, VECTORS_DIR  # noqa: F401 - VECTORS_DIR stays importable from here
 from kg.models import MemoryItem, Model
 from kg.ports import Embedder, GraphStore
-from kg.recall.vectors import MANIFEST, FaissVectorIndex, VectorIndexConfig
+from kg.recall.vector_files import MANIFEST
+
+if TYPE_CHECKING:  # the index class loads with the first index read or build: a BM25 recall opens none
+    from kg.recall.vectors import FaissVectorIndex, VectorIndexConfig
 
 log = logging.getLogger("mabos.recall")
 
@@ -259,6 +262,8 @@ class VectorSidecar:
 
     def status(self) -> dict[str, Any]:
         """Saved index facts, the backlog and whether the saved index is usable (no model load needed)."""
+        from kg.recall.vectors import FaissVectorIndex  # noqa: PLC0415
+
         with self._lock:
             store_id = self.store.index_queue.store_id()
             index, reason = FaissVectorIndex.try_load(self.directory, model=self.embedder.model,
@@ -313,6 +318,8 @@ class VectorSidecar:
             build = _Build.of(manifest)
         except (OSError, ValueError, TypeError, AttributeError, KeyError) as exc:
             return f"unusable (manifest: {exc})"
+        from kg.recall.vectors import FaissVectorIndex  # noqa: PLC0415
+
         index, reason = FaissVectorIndex.try_load(self.directory, model=self.embedder.model,
                                                   dimension=self.embedder.dimension, store_checksum=store_id,
                                                   config=self.config)  # fmt: skip
@@ -343,6 +350,8 @@ class VectorSidecar:
             log.info("building the vector index in %s (%s)", self.directory, reason)
             # items queued after `upto` are picked up by the next pass: the build covers the queue up to it
             self._build = _Build(after=0, upto=queue.last(), done=0)
+            from kg.recall.vectors import FaissVectorIndex  # noqa: PLC0415
+
             self._index = FaissVectorIndex(self.directory, model=self.embedder.model,
                                            dimension=self.embedder.dimension, store_checksum=queue.store_id(),
                                            config=self.config)  # fmt: skip

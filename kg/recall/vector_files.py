@@ -21,6 +21,8 @@ from typing import Any
 #: The data files of a generation: the index (FAISS for HNSW, NumPy rows for flat) and the id map.
 DATA_FILE_RE = re.compile(r"^(index-[0-9a-f]{16}\.(faiss|npy)|ids-[0-9a-f]{16}\.json)$")
 _TEMP_MAX_AGE_SECONDS = 3600  # leftovers of a crashed save; younger ones may belong to a save in progress
+#: The file naming a generation's data files (written last: the index is what it names).
+MANIFEST = "manifest.json"
 
 
 class UnusableError(Exception):

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kg.errors import InputError
-from kg.recall.vector_files import UnusableError, remove_unreferenced, verified, write_file
+from kg.recall.vector_files import MANIFEST, UnusableError, remove_unreferenced, verified, write_file
 
 if TYPE_CHECKING:
     import numpy as np
@@ -50,7 +50,6 @@ if not TYPE_CHECKING:  # the type checker reads the real module (imported above 
     np = _OnFirstUse("numpy")
 
 FORMAT_VERSION = 1
-MANIFEST = "manifest.json"
 logger = logging.getLogger(__name__)
 
 
