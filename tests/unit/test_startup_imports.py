@@ -153,6 +153,43 @@ def test_an_english_bm25_recall_compiles_no_cjk_pattern(answering: Path):
     assert done.stdout.splitlines()[-1] == "[]"
 
 
+#: What a recall of memory items by BM25 leaves unloaded (issue 33, third pass): the Markdown index and the file
+#: fallback, the vector index's class and candidate search, the time hierarchy's code, checkpoints, the tier rules,
+#: the conversation requests and models, and the fact adapter and models; nor a thread pool or an LRU cache.
+NOT_FOR_A_BM25_RECALL = {
+    "kg.recall.markdown_index", "kg.recall.chunking", "kg.recall.fallback", "kg.recall.file_search",
+    "kg.recall.vectors", "kg.recall.vector_branch", "kg.memory.hierarchy", "kg.memory.hierarchy_logs",
+    "kg.memory.hierarchy_search", "kg.memory.checkpoints", "kg.memory.tiers", "kg.conversation.requests",
+    "kg.models.conversation", "kg.store.sqlite.facts", "kg.models.facts", "kg.ports.facts", "concurrent.futures",
+    "cachetools",
+}  # fmt: skip
+_RECALL_REPORT = """
+import json, sys
+from kg.memory.recall_search import RecallHit
+from kg.recall.decay import DecaySettings
+print(json.dumps({"modules": sorted(sys.modules),
+                  "built": [m.__name__ for m in (RecallHit, DecaySettings) if m.__pydantic_complete__]}))
+"""
+
+
+def test_a_bm25_recall_loads_neither_the_files_search_nor_the_vector_index_nor_other_features(answering: Path):
+    """A recall by BM25 imports what its answer is made with: not what the Markdown files' search, the vector
+    search, the hierarchy, checkpoint, conversation or fact features are made with, and builds no validator for
+    its hits or the default decay (constructed from valid values: tests/unit/test_recall_reads.py)."""
+    argv = ["memory", "recall", "--agent", "a", "renewal terms", "--mode", "bm25", "--json", "--workspace",
+            str(answering)]  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", _MABOS + _RECALL_REPORT + _MABOS_REPORT, *argv], capture_output=True,
+                          text=True, cwd=ROOT, check=True)  # fmt: skip
+    *_, report, outcome = done.stdout.splitlines()
+    answered = json.loads(outcome)
+    assert answered["exit"] == 0, done.stderr
+    assert [h["item"]["content"] for h in json.loads(answered["printed"])["hits"]] == ["Renewal terms agreed with Acme"]
+    found = json.loads(report)
+    assert sorted(NOT_FOR_A_BM25_RECALL & set(found["modules"])) == []
+    assert "kg.memory.hierarchy_models" in found["modules"]  # the types the requests name, without the code
+    assert found["built"] == []
+
+
 def test_human_output_renders_with_rich(answering: Path):
     found, printed = _mabos("fact", "query", "--agent", "a", "--workspace", str(answering))
     assert "rich" in found["third_party"]
