@@ -12,7 +12,6 @@ so a command that only reads facts never imports recall, the vector index or num
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 import shutil
@@ -35,6 +34,8 @@ from kg.ports import StorePorts
 from kg.tempfiles import remove_stale
 
 if TYPE_CHECKING:
+    import logging
+
     from kg.agents import AgentService
     from kg.bdi import BDIService
     from kg.conversation.service import ConversationService
@@ -47,7 +48,6 @@ if TYPE_CHECKING:
     from kg.store.sqlite.readonly import SqlResult
     from kg.tokens import TokenService
 
-log = logging.getLogger("mabos")
 
 STATE_DIR = ".mabos"
 DB_FILE = "kg.sqlite"
@@ -56,6 +56,13 @@ ONTOLOGY_DIR = "ontologies"
 DEFAULT_WORKSPACE = "./mabos-workspace"
 ENV_WORKSPACE = "MABOS_WORKSPACE"
 ENV_EMBEDDER = "MABOS_EMBEDDER"
+
+
+def _log() -> logging.Logger:
+    """The ``mabos`` logger, imported when a warning is due: a command that runs cleanly imports no logging."""
+    import logging  # noqa: PLC0415
+
+    return logging.getLogger("mabos")
 
 
 def embedder_kind(config: RecallConfig) -> str:
@@ -255,13 +262,13 @@ class Workspace:
         if memory is not None:
             why = memory.flush_access()
             if why is not None:  # the store refused the write (read-only, locked): counts only, never an answer
-                log.warning("recall accesses not recorded on close: %s", why)
+                _log().warning("recall accesses not recorded on close: %s", why)
         vectors = self.__dict__.get("vectors")
         if vectors is not None:
             try:
                 vectors.save()
             except Exception as exc:  # derived data: the queue still has it, the next pass redoes it
-                log.warning("vector index not saved on close: %s", exc)
+                _log().warning("vector index not saved on close: %s", exc)
         self._store.close()
 
     def __enter__(self) -> Workspace:
@@ -296,7 +303,7 @@ def open_housekeeping(ws: Workspace) -> Housekeeping:
     except Exception as exc:  # derived data: a store that cannot be read now is caught up at a later open
         errors.append(f"daily logs: {exc}")
     for error in errors:
-        log.warning("workspace open: %s", error)
+        _log().warning("workspace open: %s", error)
     # lists of str made here: nothing to validate, and validating would build the model's validator at every open
     # (a cold command pays for each model it builds: docs/decisions/2026-11-29-lazy-startup.md)
     return Housekeeping.model_construct(removed_temp_files=removed, daily_log_entries_appended=appended, errors=errors)

@@ -16,7 +16,6 @@ have no daily-log entry (they are listed in ``MEMORY.md``).
 
 from __future__ import annotations
 
-import logging
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -38,7 +37,6 @@ if TYPE_CHECKING:  # annotations only: an open that finds nothing to repair load
     from kg.models import MemoryItem
     from kg.ports import MemoryStore
 
-log = logging.getLogger("mabos")
 
 #: The mark's name in the store.
 MARK = "daily_logs"
@@ -135,8 +133,10 @@ def catch_up(workspace: Path, ports: LogPorts, *, settle_after: int = 1) -> Catc
     moved = position > report.mark_before and settle
     report.mark_after = marks.advance(MARK, position) if moved else report.mark_before
     if report.appended:
-        log.warning("daily logs: %d entries were missing (a writer stopped after its commit); appended",
-                    len(report.appended))  # fmt: skip
+        import logging  # noqa: PLC0415 - a failure path: a command that runs cleanly imports no logging
+
+        missing = "daily logs: %d entries were missing (a writer stopped after its commit); appended"
+        logging.getLogger("mabos").warning(missing, len(report.appended))
     return report
 
 

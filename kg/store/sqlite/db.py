@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import random
 import sqlite3
 import sys
@@ -35,8 +34,6 @@ from kg.errors import (
     WorkspaceError,
 )
 from kg.models import Record, format_ts
-
-log = logging.getLogger("mabos")
 
 T = TypeVar("T")
 
@@ -292,7 +289,9 @@ class Database:
                 try:
                     hook()
                 except Exception as exc:  # a hook (write-through) must never fail a committed write
-                    log.warning("commit hook failed: %s", exc)
+                    import logging  # noqa: PLC0415 - a failure path: a command that runs cleanly imports no logging
+
+                    logging.getLogger("mabos").warning("commit hook failed: %s", exc)
 
     def read(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
         """Run a query and fetch every row (retrying while the store is busy)."""
