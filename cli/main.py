@@ -104,10 +104,12 @@ class LazyMabosGroup(MabosGroup):
         if self.freeze_loaded:
             # What the command's import made (modules, classes, functions, pydantic's schemas) lives as long as the
             # process: moved to the garbage collector's permanent generation (gc.freeze, documented), the collections
-            # the command's own allocations trigger no longer walk it each time. A cold fact query or recall spends
-            # about 5% fewer instructions (docs/decisions/2026-11-29-lazy-startup.md). Only in the ``mabos`` process
-            # (main): a test or program invoking ``cli`` again and again in one process keeps collecting as before.
+            # the command's own allocations trigger no longer walk it each time; :func:`main` paused the collector
+            # while it was imported (it makes almost no cyclic garbage) and it runs again from here. A cold fact
+            # query spends about 6% fewer instructions for both (docs/decisions/2026-11-29-lazy-startup.md). Only
+            # in the ``mabos`` process (main): a test or program invoking ``cli`` again and again keeps collecting.
             gc.freeze()
+            gc.enable()
         return command
 
 
@@ -168,8 +170,14 @@ PYDANTIC_PLUGINS_ENV = "PYDANTIC_DISABLE_PLUGINS"
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point (``mabos``); exits with the command's exit code."""
     os.environ.setdefault(PYDANTIC_PLUGINS_ENV, "__all__")
-    cli.freeze_loaded = True
-    cli.main(args=argv, prog_name="mabos")
+    cli.freeze_loaded = gc.isenabled()  # a host that turned the collector off keeps it off
+    if cli.freeze_loaded:
+        gc.disable()  # until the command is loaded (LazyMabosGroup.get_command)
+    try:
+        cli.main(args=argv, prog_name="mabos")
+    finally:
+        if cli.freeze_loaded:
+            gc.enable()
 
 
 if __name__ == "__main__":  # python -m cli.main

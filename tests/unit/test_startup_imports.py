@@ -27,6 +27,7 @@ _REPORT = """
 import json, sys
 std = sys.stdlib_module_names
 print(json.dumps({"third_party": sorted({m.split(".")[0] for m in sys.modules} - set(std) - {"__main__"}),
+                  "std": sorted({m.split(".")[0] for m in sys.modules} & set(std)),
                   "ours": sorted(m for m in sys.modules if m.split(".")[0] in ("kg", "cli", "reasoning", "sync"))}))
 """
 
@@ -129,6 +130,7 @@ def test_a_fact_query_as_json_imports_only_what_it_answers_with(answering: Path)
                    "kg.recall.fusion")  # fmt: skip
     assert [m for m in found["ours"] if m.startswith((*NOT_FOR_A_QUERY, *also_unused))] == []
     assert "filelock" not in found["third_party"]
+    assert "logging" not in found["std"]  # imported where a warning is logged (workspace, store, write-through)
 
 
 def test_a_bm25_recall_as_json_imports_no_vectors_rdf_web_or_rich(answering: Path):
@@ -439,9 +441,14 @@ def test_the_engine_settings_of_a_config_are_the_validated_ones(recall: dict[str
 
 
 _FROZEN = """
-import gc, sys
+import gc, json, sys
 from cli.main import cli, main
 import click.testing
+if sys.argv[3] == "off":
+    gc.disable()
+loading = []  # collections once the command's module is being imported and before anything is frozen
+gc.callbacks.append(lambda phase, info: phase == "start" and "cli.commands.facts" in sys.modules
+                    and gc.get_freeze_count() == 0 and loading.append(info["generation"]))
 argv = ["--workspace", sys.argv[2], "fact", "query", "--agent", "a", "--json"]
 if sys.argv[1] == "main":
     try:
@@ -450,14 +457,27 @@ if sys.argv[1] == "main":
         pass
 else:
     assert click.testing.CliRunner().invoke(cli, argv).exit_code == 0
-print(gc.get_freeze_count())
+print(json.dumps({"frozen": gc.get_freeze_count(), "loading": len(loading), "enabled": gc.isenabled()}))
 """
+
+
+def _collector(entry: str, path: Path, host: str = "on") -> dict[str, Any]:
+    done = subprocess.run([sys.executable, "-c", _FROZEN, entry, str(path), host], capture_output=True, text=True,
+                          cwd=ROOT, check=True)  # fmt: skip
+    return json.loads(done.stdout.splitlines()[-1])  # type: ignore[no-any-return]
 
 
 @pytest.mark.parametrize(("entry", "frozen"), [("main", True), ("runner", False)])
 def test_the_mabos_process_freezes_what_loading_its_command_made(answering: Path, entry: str, frozen: bool):
-    """``mabos`` (:func:`cli.main.main`) moves what importing the command made to the collector's permanent
-    generation; invoking the ``cli`` group itself (tests, programs calling it repeatedly) freezes nothing."""
-    done = subprocess.run([sys.executable, "-c", _FROZEN, entry, str(answering)], capture_output=True, text=True,
-                          cwd=ROOT, check=True)  # fmt: skip
-    assert (int(done.stdout.splitlines()[-1]) > 0) is frozen
+    """``mabos`` (:func:`cli.main.main`) pauses the collector while the command loads, then moves what the import
+    made to the collector's permanent generation and collects again; invoking the ``cli`` group itself (tests,
+    programs calling it repeatedly) changes nothing: it collects while loading and freezes nothing."""
+    seen = _collector(entry, answering)
+    assert (seen["frozen"] > 0) is frozen
+    assert (seen["loading"] == 0) is frozen  # no collection walked the command's import in the mabos process
+    assert seen["enabled"]  # on again afterwards either way
+
+
+def test_a_host_that_turned_the_collector_off_keeps_it_off(answering: Path):
+    """``main`` called by a program that disabled the collector leaves it disabled and freezes nothing."""
+    assert _collector("main", answering, "off") == {"frozen": 0, "loading": 0, "enabled": False}
