@@ -1,15 +1,15 @@
-"""Bulk writes as one JSON statement per batch, and the next batch screened in a helper thread (issue 22).
+"""Bulk writes as a few multi-row statements per batch, and the next batch screened in a helper thread (issues 22
+and 33).
 
-The JSON path must store exactly what binding each row stored (the same store, the ``_json_exact`` switch off
-is the old path): text with quotes, backslashes, control characters and characters outside the BMP, every
-double, columns that vary or not within a batch, validity times, rule ids and lineage. The pipeline must keep
-the outcome of one batch after the other: a bad batch after written ones, a write inside an outer transaction
-(the helper thread never touches the store), and no thread left behind.
+The multi-row path must store exactly what binding each row on its own stored (the same store, the ``_multi_row``
+switch off is the reference path): text with quotes, backslashes, control characters and characters outside the
+BMP, every double, columns that vary or not within a batch, validity times, rule ids and lineage. The pipeline
+must keep the outcome of one batch after the other: a bad batch after written ones, a write inside an outer
+transaction (the helper thread never touches the store), and no thread left behind.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import random
 import threading
@@ -26,7 +26,7 @@ from kg.clock import FixedClock
 from kg.errors import InputError
 from kg.facts_fast import fast_fact, fast_row
 from kg.models import FactInput
-from kg.store.sqlite.facts_prepare import DUMPS_ROWS, _json_array, json_reads_doubles_exactly
+from kg.store.sqlite.facts_prepare import STATEMENT_ROWS, statement_rows
 from kg.workspace import Workspace
 from tests.budget import examples
 
@@ -52,10 +52,10 @@ def events(ws: Workspace) -> list[tuple[Any, ...]]:
 
 
 def pair(tmp_path: Path) -> tuple[Workspace, Workspace]:
-    """Two fresh stores on one fixed clock: the JSON path and the row-binding path."""
+    """Two fresh stores on one fixed clock: the multi-row path and the row-binding path."""
     clock = FixedClock(datetime(2026, 11, 26, 12, tzinfo=UTC))
-    fast, slow = (kg.init_workspace(tmp_path / name, clock=clock) for name in ("json", "rows"))
-    slow.ports.facts._json_exact = False
+    fast, slow = (kg.init_workspace(tmp_path / name, clock=clock) for name in ("multi", "rows"))
+    slow.ports.facts._multi_row = False
     for ws in (fast, slow):
         ws.agents.add("a")
     return fast, slow
@@ -78,7 +78,7 @@ ITEM = st.fixed_dictionaries(
 
 @settings(max_examples=examples(24), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(items=st.lists(ITEM, min_size=1, max_size=30), batch=st.integers(1, 12))
-def test_the_json_path_stores_what_binding_rows_stored(tmp_path_factory: Any, items: list[dict[str, Any]],
+def test_the_multi_row_path_stores_what_binding_rows_stored(tmp_path_factory: Any, items: list[dict[str, Any]],
                                                        batch: int) -> None:  # fmt: skip
     fast, slow = pair(tmp_path_factory.mktemp("pair"))
     try:
@@ -94,7 +94,7 @@ def test_the_json_path_stores_what_binding_rows_stored(tmp_path_factory: Any, it
         slow.close()
 
 
-def test_every_column_kind_and_double_goes_through_json_exactly(tmp_path: Path) -> None:
+def test_every_column_kind_and_double_goes_through_multi_row_statements_exactly(tmp_path: Path) -> None:
     rng = random.Random(22)
     doubles = [rng.random() for _ in range(300)] + [0.0, -0.0, 1.0, 5e-324, math.nextafter(1.0, 0.0), 0.1 + 0.2]
     items: list[dict[str, Any]] = [
@@ -137,12 +137,6 @@ def test_a_batch_of_equal_but_distinct_doubles_keeps_each_one(tmp_path: Path) ->
     finally:
         fast.close()
         slow.close()
-
-
-def test_this_sqlite_reads_json_doubles_exactly(workspace: Workspace) -> None:
-    # where it did not, batches would be bound row by row (the other path of the tests above)
-    assert json_reads_doubles_exactly(workspace._store.db.conn)
-    assert workspace.ports.facts._json_exact
 
 
 def items(n: int, start: int = 0) -> list[dict[str, Any]]:
@@ -197,9 +191,25 @@ def test_a_fact_row_holds_the_models_values(item: dict[str, Any]) -> None:
     assert row.to_input() == model == fast_fact("a", item)
 
 
-@pytest.mark.parametrize("count", [0, 1, DUMPS_ROWS, DUMPS_ROWS + 1, 3 * DUMPS_ROWS + 7])
-def test_a_batch_is_encoded_in_pieces_to_the_same_json(count: int) -> None:
-    """The batch's JSON is built a few hundred rows per ``json.dumps`` call (each call holds the GIL): the same
-    text as one call, whatever the number of rows."""
-    rows = [[f"F-{i}", 'quote " backslash \\ tab \t', "\u00e9t\u00e9 \U0001f600", i * 0.1, None] for i in range(count)]
-    assert _json_array(rows) == json.dumps(rows, ensure_ascii=False, allow_nan=False)
+@pytest.mark.parametrize("count", [1, 3, STATEMENT_ROWS - 1, STATEMENT_ROWS, 2 * STATEMENT_ROWS + 7])
+def test_a_batch_cut_into_statements_stores_what_binding_rows_stored(tmp_path: Path, count: int) -> None:
+    """A batch goes in as full statements of STATEMENT_ROWS rows and the rest in power-of-two ones: every row once,
+    in order, with the varying columns in the right places (confidence varies here, the source does not)."""
+    batch = [{"subject": f"s{i}", "predicate": "p", "object": f"o{i}", "confidence": (i % 7) / 7, "source": "x"}
+             for i in range(count)]  # fmt: skip
+    fast, slow = pair(tmp_path)
+    try:
+        results = [ws.facts.assert_many("a", batch, batch_size=10_000) for ws in (fast, slow)]
+        assert results[0].created == results[1].created == count
+        assert stored(fast) == stored(slow)
+        assert events(fast) == events(slow)
+        assert [r[2] for r in stored(fast)] == [f"s{i}" for i in range(count)]
+    finally:
+        fast.close()
+        slow.close()
+
+
+def test_statements_stay_under_the_variable_limit() -> None:
+    assert statement_rows(5, 8, 250_000) == STATEMENT_ROWS
+    assert statement_rows(16, 0, 999) == 32  # 32 * 16 + 2 <= 999 (SQLite's limit before 3.32)
+    assert statement_rows(16, 0, 10) == 1

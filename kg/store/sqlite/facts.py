@@ -20,7 +20,7 @@ from kg.models import (
 )
 from kg.ports.facts import FactRow, PreparedFacts
 from kg.store.sqlite.db import Database, in_clause
-from kg.store.sqlite.facts_prepare import Prepared, full_row, json_reads_doubles_exactly, prepare_rows
+from kg.store.sqlite.facts_prepare import Prepared, full_row, prepare_rows
 from kg.store.sqlite.facts_sql import (
     CHANGED_EVENT,
     COLUMNS,
@@ -33,7 +33,7 @@ from kg.store.sqlite.facts_sql import (
     UPSERT,
     as_of_source,
     exact_doubles,
-    insert_from_json,
+    insert_values,
     json_real,
     pattern_clause,
     register_json_real,
@@ -49,7 +49,8 @@ class SqliteFactStore:
     def __init__(self, db: Database) -> None:
         self.db = db
         register_json_real(db.conn)
-        self._json_exact = json_reads_doubles_exactly(db.conn)
+        self._multi_row = True  # False binds every row on its own (the tests' reference path)
+        self._max_variables = db.conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
 
     # ------------------------------------------------------------------ writes
 
@@ -58,15 +59,16 @@ class SqliteFactStore:
         return self.assert_prepared(self.prepare(facts, asserted_by=asserted_by))
 
     def prepare(self, facts: Sequence[FactInput | FactRow], *, asserted_by: str) -> PreparedFacts:
-        """Rows with fresh uids, outcomes and lineage rows, and the batch as JSON
+        """Rows with fresh uids, outcomes and lineage rows, and the parameters of the batch's multi-row statements
         (:mod:`kg.store.sqlite.facts_prepare`). CPU only: no statement, no lock."""
-        return PreparedFacts(facts, asserted_by, prepare_rows(facts, as_json=self._json_exact))
+        payload = prepare_rows(facts, multi_row=self._multi_row, max_variables=self._max_variables)
+        return PreparedFacts(facts, asserted_by, payload)
 
     def assert_prepared(self, prepared: PreparedFacts) -> list[AssertOutcome]:
         """Write a prepared batch in one transaction.
 
         Same result as asserting the facts one by one: rows whose (scope, s, p, o) is not live yet go in with
-        one statement; the others (already live, or repeated inside the batch) then take the per-row upsert
+        a few multi-row statements; the others (already live, or repeated inside the batch) then take the per-row upsert
         path in their original order, after the creation events.
         """
         batch = prepared.payload
@@ -77,9 +79,10 @@ class SqliteFactStore:
             self._check_agents(conn, batch.agents)
             now = self.db.now()
             last_seq = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM facts").fetchone()[0]
-            if batch.json is not None:
-                sql = insert_from_json(batch.in_json)
-                count = conn.execute(sql, (batch.json, now, asserted_by, *batch.constants)).rowcount
+            if batch.chunks:
+                shared = [now, asserted_by, *batch.constants]
+                count = sum(conn.execute(insert_values(batch.varying, size), shared + values).rowcount
+                            for size, values in batch.chunks)  # fmt: skip
             else:
                 count = conn.executemany(INSERT_NEW, [full_row(row, now, asserted_by) for row in rows]).rowcount
             if count == len(rows):  # the bulk-load case: every row new

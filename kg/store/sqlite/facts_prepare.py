@@ -1,17 +1,17 @@
-"""The CPU-only half of a bulk fact write (``SqliteFactStore.prepare``): row tuples, outcomes, the JSON batch.
+"""The CPU-only half of a bulk fact write (``SqliteFactStore.prepare``): row tuples, outcomes, bound parameters.
 
 A prepared batch holds everything the write transaction needs that does not depend on the store's state, so a
-caller can build batch n+1 (in another thread) while batch n is written. Its rows travel to SQLite as one JSON
-array read by one ``INSERT ... SELECT`` (:func:`kg.store.sqlite.facts_sql.insert_from_json`): one
-``sqlite3_step`` for the batch, during which Python's GIL is free, and only the columns that vary within the
-batch (binding 16 values per row cost SQLite more than reading 4 to 7 from JSON).
+caller can build batch n+1 (in another thread) while batch n is written. Its rows travel to SQLite as multi-row
+``INSERT ... VALUES (...), (...)`` statements (:func:`kg.store.sqlite.facts_sql.insert_values`) of up to
+:data:`STATEMENT_ROWS` rows, each row binding only the columns that vary within the batch and the shared values
+bound once per statement: a few ``sqlite3_step`` calls per batch, during which Python's GIL is free
+(docs/decisions/2026-11-29-lubm-import-speed.md, "third pass").
 """
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from collections.abc import Sequence
+from itertools import chain
 from operator import itemgetter
 from typing import Any, NamedTuple
 
@@ -25,30 +25,20 @@ _KIND_TEXT: dict[ObjectKind | None, str] = {kind: kind.value for kind in ObjectK
 _new_outcome = tuple.__new__
 _uid, _agent = itemgetter(0), itemgetter(1)  # of a prepared row (PREPARED_FIELDS)
 
-# Doubles whose shortest decimal text SQLite's own reader (sqlite3AtoF, used by CAST) rounds to a neighbour;
-# a JSON reader that returns all of them exactly reads numbers with the C library's correctly rounded strtod,
-# and batches travel as JSON. Otherwise rows are bound one by one (executemany), as before.
-_JSON_PROBE = (0.707056753354459, 0.940030237150629, 0.610096720368348, 0.30000000000000004, 5e-324)
-
-
-def json_reads_doubles_exactly(conn: sqlite3.Connection) -> bool:
-    """Whether ``conn`` reads every probe double back exactly the way a batch is read (``json_each`` and
-    ``->>``, SQLite 3.38 and later)."""
-    probe = json.dumps([[value] for value in _JSON_PROBE])
-    try:
-        got = [r[0] for r in conn.execute("SELECT value ->> 0 FROM json_each(?)", (probe,))]
-    except sqlite3.Error:  # no JSON functions in this SQLite
-        return False
-    return got == list(_JSON_PROBE) and all(type(v) is float for v in got)
+#: Rows per multi-row statement. A statement costs SQLite about 0.7 million instructions besides its rows (the
+#: statement journal of an abortable multi-row write) and its preparation grows with its rows (about 20 ms for
+#: 512, once per process); the rest of a batch goes in statements of power-of-two sizes below this, so at most
+#: ten statement shapes per column layout are ever prepared.
+STATEMENT_ROWS = 512
 
 
 class Prepared(NamedTuple):
     """The adapter's payload of a :class:`kg.ports.facts.PreparedFacts`."""
 
     rows: list[tuple[Any, ...]]  # PREPARED_FIELDS, with fresh uids
-    json: str | None  # the fields that vary of each row, as one JSON array (None: bind rows one by one)
-    in_json: tuple[int, ...]  # which fields (PREPARED_FIELDS positions) the JSON rows hold
+    varying: tuple[int, ...]  # which fields (PREPARED_FIELDS positions) each row binds; () to bind whole rows
     constants: tuple[Any, ...]  # the value of each other field, one for the whole batch
+    chunks: list[tuple[int, list[Any]]]  # (rows, their varying values in order) of each multi-row statement
     agents: set[str]
     created: list[AssertOutcome]  # the outcomes when every row is new (the bulk-load case)
     lineage: list[tuple[str, str, int]]  # (child uid, parent uid, position) of every row
@@ -59,17 +49,18 @@ def full_row(row: tuple[Any, ...], now: str, asserted_by: str) -> tuple[Any, ...
     return (*row[:11], now, now, asserted_by, *row[11:])
 
 
-def prepare_rows(facts: Sequence[FactInput | FactRow], *, as_json: bool) -> Prepared:
-    """The prepared batch of ``facts`` (JSON only when ``as_json``: SQLite reads its numbers exactly)."""
+def prepare_rows(facts: Sequence[FactInput | FactRow], *, multi_row: bool, max_variables: int) -> Prepared:
+    """The prepared batch of ``facts``: multi-row statements when ``multi_row`` (else the rows are bound one by
+    one), none binding more than ``max_variables`` parameters (the connection's limit)."""
     rows = _rows(facts)
     created = AssertStatus.CREATED
     outcomes = [_new_outcome(AssertOutcome, (uid, created)) for uid in map(_uid, rows)]
     lineage = [(row[0], parent, n) for fact, row in zip(facts, rows, strict=True) if fact.derived_from
                for n, parent in enumerate(fact.derived_from)]  # fmt: skip
     agents = set(map(_agent, rows))
-    if not rows or not as_json:
-        return Prepared(rows, None, (), (), agents, outcomes, lineage)
-    in_json, constants = list(ROW_FIELDS), []
+    if not rows or not multi_row:
+        return Prepared(rows, (), (), [], agents, outcomes, lineage)
+    varying, constants = list(ROW_FIELDS), []
     for i in range(len(PREPARED_FIELDS)):
         if i in ROW_FIELDS:
             continue
@@ -79,24 +70,33 @@ def prepare_rows(facts: Sequence[FactInput | FactRow], *, as_json: bool) -> Prep
         if column.count(first) == len(column):
             constants.append(first)
         else:
-            in_json.append(i)
-    in_json.sort()
-    payload = _json_array(list(map(itemgetter(*in_json), rows)))
-    return Prepared(rows, payload, tuple(in_json), tuple(constants), agents, outcomes, lineage)
+            varying.append(i)
+    varying.sort()
+    per_statement = statement_rows(len(varying), len(constants), max_variables)
+    values = itemgetter(*varying)
+    chunks = [(len(part), list(chain.from_iterable(map(values, part))))
+              for part in _parts(rows, per_statement)]  # fmt: skip
+    return Prepared(rows, tuple(varying), tuple(constants), chunks, agents, outcomes, lineage)
 
 
-#: Rows per ``json.dumps`` call: the C encoder holds the GIL for a whole call (~2 µs a row), and the thread that
-#: writes the batch before needs it back after each SQLite call (docs/decisions/2026-11-29-lubm-import-speed.md).
-DUMPS_ROWS = 256
+def statement_rows(varying: int, constants: int, max_variables: int) -> int:
+    """Rows per full statement: :data:`STATEMENT_ROWS`, or the largest power of two whose parameters (``varying``
+    per row, ``constants`` and the transaction's time and writer once) fit in ``max_variables``."""
+    rows = STATEMENT_ROWS
+    while rows > 1 and rows * varying + constants + 2 > max_variables:
+        rows //= 2
+    return rows
 
 
-def _json_array(rows: list[Any]) -> str:
-    """``json.dumps(rows)`` (as the batch's JSON, non-ASCII kept, NaN refused), encoded a few hundred rows at a
-    time so that no single call holds the GIL for long."""
-    dumps = json.dumps
-    parts = [dumps(rows[start : start + DUMPS_ROWS], ensure_ascii=False, allow_nan=False)[1:-1]
-             for start in range(0, len(rows), DUMPS_ROWS)]  # fmt: skip
-    return "[" + ", ".join(parts) + "]"
+def _parts(rows: list[tuple[Any, ...]], size: int) -> list[list[tuple[Any, ...]]]:
+    """``rows`` in order, cut into pieces of ``size`` (a power of two) and the rest into smaller powers of two."""
+    parts, start = [], 0
+    while start < len(rows):
+        while size > len(rows) - start:
+            size //= 2
+        parts.append(rows[start : start + size])
+        start += size
+    return parts
 
 
 def _rows(facts: Sequence[FactInput | FactRow]) -> list[tuple[Any, ...]]:

@@ -32,29 +32,23 @@ ROW_FIELDS = (0, 3, 4, 5)  # uid, subject, predicate, object
 
 
 @lru_cache(maxsize=64)
-def insert_from_json(in_json: tuple[int, ...]) -> str:
-    """INSERT_NEW for a whole batch in one statement, its rows read from one JSON array.
+def insert_values(varying: tuple[int, ...], rows: int) -> str:
+    """INSERT_NEW for ``rows`` rows in one multi-row ``VALUES`` statement.
 
-    ``in_json``: the PREPARED_FIELDS positions each JSON row holds, in order; every other prepared field is one
-    value for the whole batch, bound after them. Parameters: the JSON array, now, asserted_by, then those
-    values in PREPARED_FIELDS order. One ``sqlite3_step`` inserts every row, so Python's GIL is released for
-    all of it (executemany takes it back for every row) and the caller's next batch is screened meanwhile; and
-    SQLite reads only the columns that vary (binding 16 values per row cost more than reading 4 to 7 from
-    JSON). Rows go in in array order (json_each's order); ``WHERE true`` is SQLite's rule for an upsert
-    clause after a SELECT.
+    ``varying``: the PREPARED_FIELDS positions each row binds, in order; every other prepared field is one value
+    for the whole batch. Parameters: now (?1), asserted_by (?2), those shared values in PREPARED_FIELDS order
+    (?3...), then each row's varying values (anonymous ``?``: numbered from there on, so parsing stays linear in
+    the rows). One ``sqlite3_step`` inserts every row, so Python's GIL is released for all of them (executemany
+    takes it back for every row) and the caller's next batch is screened meanwhile; rows go in in order, so ids,
+    ``seq``, events and the in-batch duplicate rule are those of one row after the other.
     """
-    constants = [i for i in range(len(PREPARED_FIELDS)) if i not in in_json]
-    values = []
-    for field in INSERT_FIELDS:
-        if field in ("created_at", "updated_at"):
-            values.append("?2")
-        elif field == "updated_by":
-            values.append("?3")
-        else:
-            i = PREPARED_FIELDS.index(field)
-            values.append(f"value ->> {in_json.index(i)}" if i in in_json else f"?{4 + constants.index(i)}")
+    constants = [i for i in range(len(PREPARED_FIELDS)) if i not in varying]
+    columns = [PREPARED_FIELDS[i] for i in constants] + ["created_at", "updated_at", "updated_by"]
+    columns += [PREPARED_FIELDS[i] for i in varying]
+    shared = [f"?{3 + n}" for n in range(len(constants))] + ["?1", "?1", "?2"]
+    row = f"({', '.join(shared + ['?'] * len(varying))})"
     return (
-        f"INSERT INTO facts({', '.join(INSERT_FIELDS)}) SELECT {', '.join(values)} FROM json_each(?1) WHERE true "
+        f"INSERT INTO facts({', '.join(columns)}) VALUES {', '.join([row] * rows)} "
         "ON CONFLICT(scope, subject, predicate, object) WHERE retracted_at IS NULL DO NOTHING"
     )
 
