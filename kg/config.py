@@ -6,7 +6,9 @@ neither recall nor a store. :mod:`kg.workspace` builds what they describe.
 
 from __future__ import annotations
 
+import os
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -23,6 +25,11 @@ CONFIG_FILE = "mabos.toml"
 DEFAULT_VECTOR_WEIGHT = 0.3
 DEFAULT_BM25_WEIGHT = 0.7
 
+#: The variable naming TypeDB's address (``kg.store.typedb.settings.ENV_ADDRESS``), written here so that a command
+#: finds that no TypeDB is configured without importing the TypeDB side; tests/unit/test_startup_imports.py keeps the
+#: two equal.
+TYPEDB_ADDRESS_ENV = "MABOS_TYPEDB_ADDRESS"
+
 
 class TypeDBConfig(Model):
     """Where the shared TypeDB graph lives (optional; ``[typedb]`` in ``mabos.toml``).
@@ -34,6 +41,12 @@ class TypeDBConfig(Model):
     address: str | None = None
     database: str | None = None
     write_through: bool = True
+
+    def address_given(self, override: str | None = None, environ: Mapping[str, str] | None = None) -> bool:
+        """Whether a TypeDB address is given anywhere: ``override`` (``--typedb``), ``$MABOS_TYPEDB_ADDRESS`` or
+        ``address``, where :func:`kg.shared_graph.resolve_settings` looks; when none is, no TypeDB is configured."""
+        env = os.environ if environ is None else environ
+        return any(value and value.strip() for value in (override, env.get(TYPEDB_ADDRESS_ENV), self.address))
 
 
 class RecallConfig(Model):

@@ -18,12 +18,12 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from kg.errors import MabosError
-from kg.shared_graph import WRITE_THROUGH_TIMEOUT_MS, TypeDBSettings
 from sync.breaker import BREAKER_FILE, CircuitBreaker
 
 if TYPE_CHECKING:  # every command opens a workspace through attach(): the TypeDB side loads only when configured
     import logging
 
+    from kg.shared_graph import TypeDBSettings
     from kg.workspace import Workspace
     from sync.replay import ReplayTarget
 
@@ -59,7 +59,7 @@ class WriteThrough:
         breaker: CircuitBreaker | None = None,
         target: ReplayTarget | None = None,
     ) -> None:
-        from kg.shared_graph import replay_target, shared_client  # noqa: PLC0415
+        from kg.shared_graph import WRITE_THROUGH_TIMEOUT_MS, replay_target, shared_client  # noqa: PLC0415
         from kg.workspace import STATE_DIR  # noqa: PLC0415
 
         self.ws = ws
@@ -132,6 +132,8 @@ class WriteThrough:
 def attach(ws: Workspace, override: str | None = None) -> WriteThrough | None:
     """Start write-through for ``ws`` when TypeDB is configured and ``[typedb] write_through`` is on (None
     otherwise). Close it before ``ws``: closing makes a last push attempt."""
+    if not ws.config.typedb.address_given(override):
+        return None  # every command opens a workspace through here: without TypeDB, none of its side is imported
     from sync.shared_graph import typedb_settings  # noqa: PLC0415
 
     settings = typedb_settings(ws, override)

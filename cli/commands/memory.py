@@ -1,4 +1,4 @@
-"""``mabos memory store|recall|consolidate|status`` (and the file commands attached in __init__)."""
+"""``mabos memory store|recall|status`` (and the subcommands of other modules, imported when used)."""
 
 from __future__ import annotations
 
@@ -13,10 +13,9 @@ from cli.common import Session, mabos_options
 from cli.options import Cli, request_options
 from cli.recall_view import recall_view
 from cli.tools import memory as memory_tools
-from cli.tools.memory import ConsolidateInput, RecallInput, StatusInput, StoreInput
+from cli.tools.memory import RecallInput, StatusInput, StoreInput
 from cli.tools.overrides import CommandContext
 from cli.tools.registry import run
-from kg.memory.consolidation import ConsolidationResult
 from kg.memory.service import RecallResult, StoreResult
 
 if TYPE_CHECKING:
@@ -26,13 +25,14 @@ ARGUMENT = Cli(argument=True)
 TAGS = Cli(split=",")
 #: click checks these bounds itself (a usage error), as these options always did.
 BOUNDED = Cli(bounded=True)
-NO_SUMMARIZE = "Promote every candidate one-to-one (no merging)."
 
 
-#: The subcommands of other modules, imported when one is used: a recall imports neither admission nor extraction.
+#: The subcommands of other modules, imported when one is used: a recall imports neither admission, extraction nor
+#: consolidation.
 SUBCOMMANDS = {
     "admit": "cli.commands.memory_admit:admit",
     "checkpoint": "cli.commands.memory_files:checkpoint",
+    "consolidate": "cli.commands.memory_consolidate:consolidate",
     "export": "cli.commands.memory_export:export",
     "extract": "cli.commands.memory_extract:extract",
     "hierarchy": "cli.commands.memory_files:hierarchy",
@@ -103,30 +103,6 @@ class OpenOnUse(CommandContext):
     def workspace(self) -> Workspace:
         """The command's workspace (opened now, closed with the command)."""
         return self.session.workspace() if self.session is not None else super().workspace()
-
-
-@memory.command("consolidate")
-@request_options(ConsolidateInput, summarize=Cli(flag="--no-summarize", negated=NO_SUMMARIZE))
-@mabos_options
-def consolidate(out: Session, *, request: ConsolidateInput) -> None:
-    """Promote important memories to long-term, merging ones with similar tags.
-
-    Rewrites MEMORY.md and the materialized files (mabos-memory-items.md, mabos-facts.md, mabos-beliefs.md).
-
-    Example:
-
-    \b
-      mabos memory consolidate --agent A --dry-run --json
-    """
-    result = out.run("memory_consolidate", request, ConsolidationResult)
-    verb = "would" if request.dry_run else "did"
-    text = render.done(
-        f"{result.candidates} candidates: {verb} merge {len(result.groups)} groups "
-        f"({len(result.archived)} memories) and promote {len(result.promoted)} as they are"
-    )
-    for group in result.groups:
-        text.append(f"\n  {group.consolidated_uid or '(new)'} <- {', '.join(group.members)}", style="")
-    out.emit(result, text)
 
 
 @memory.command("status")

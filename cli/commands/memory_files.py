@@ -1,7 +1,8 @@
 """``mabos memory checkpoint`` and ``mabos memory hierarchy build|search``: an agent's memory files.
 
 :data:`checkpoint` and :data:`hierarchy` are attached to the ``memory`` group; each body runs one tool of
-:mod:`cli.tools.memory` (``memory_checkpoint``, ``memory_build_hierarchy``, ``memory_hierarchy_search``) and emits.
+:mod:`cli.tools.memory_admin` (``memory_checkpoint``, ``memory_build_hierarchy``, ``memory_hierarchy_search``) and
+emits.
 """
 
 from __future__ import annotations
@@ -15,8 +16,14 @@ from rich.text import Text
 from cli import render
 from cli.common import Session, example, mabos_options
 from cli.options import Cli, acting, request_options
-from cli.tools.memory import BuildHierarchyInput, CheckpointInput, CheckpointResult, HierarchyHits, HierarchySearchInput
-from kg.memory.hierarchy import HierarchyResult
+from cli.tools.memory_admin import (
+    BuildHierarchyInput,
+    CheckpointInput,
+    CheckpointResult,
+    HierarchyHits,
+    HierarchySearchInput,
+)
+from kg.memory.hierarchy_models import HierarchyResult
 
 
 def _relative(path: Path, root: Path) -> str:

@@ -1,5 +1,6 @@
-"""The memory use cases' requests: what store, recall, consolidate, checkpoint, the time hierarchy, the cognitive
-files take, each declared once (admission's is in :mod:`kg.memory.admission_requests`).
+"""The memory use cases' requests: what store, recall, listing and the cognitive files take, each declared once
+(admission's is in :mod:`kg.memory.admission_requests`; consolidation's, a checkpoint's and the time hierarchy's in
+:mod:`kg.memory.admin_requests`, which a recall does not import).
 
 :class:`kg.memory.service.MemoryService` and the memory functions accept these models; the ``memory_*`` tools
 (cli/tools/memory*.py) are these models plus ``agent_id``, and ``mabos memory ...`` generates its options from them
@@ -9,14 +10,11 @@ pydantic and the models only.
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Literal
 
 from pydantic import Field
 
 from kg.conversation.budget import MAX_WINDOW
-from kg.memory.hierarchy_models import MAX_LIMIT as MAX_HIERARCHY_LIMIT
-from kg.memory.hierarchy_models import HierarchyScope, Level
 from kg.models import MemoryStoreKind, MemoryType, UtcDatetime
 from kg.models.request import Request
 from kg.recall.fusion_types import FusionMethod
@@ -122,56 +120,6 @@ class RecallRequest(Request):
 RECALL_FILTERS = ("types", "stores", "tags", "min_importance", "max_age", "valid_at", "include_archived", "scope")
 
 
-class ConsolidateRequest(Request):
-    """Which memories consolidation considers, and whether it only reports."""
-
-    dry_run: bool = Field(default=False, description="Only report what would happen; change nothing.")
-    summarize: bool = Field(
-        default=True, description="Merge memories with similar tags into one; false promotes each one as it is."
-    )
-    min_importance: float | None = Field(
-        default=None, ge=0.0, le=1.0, description="Candidates are at least this important (default 0.6)."
-    )
-    min_access_count: int | None = Field(
-        default=None, ge=0, description="Short-term candidates were recalled at least this often (default 2)."
-    )
-
-
-class CheckpointRequest(Request):
-    """A checkpoint of the agent's working context to write, or ``show_latest`` to read the newest one back."""
-
-    context: str | None = Field(
-        default=None, description="What the agent is working on (required when writing a checkpoint)."
-    )
-    decisions: list[str] = Field(default_factory=list, description="Active decisions.")
-    findings: list[str] = Field(default_factory=list, description="Key findings.")
-    next_steps: list[str] = Field(default_factory=list, description="Next steps.")
-    open_questions: list[str] = Field(default_factory=list, description="Open questions.")
-    show_latest: bool = Field(
-        default=False, description="Return the newest checkpoint instead of writing one (with nothing else given)."
-    )
-
-
-class BuildHierarchyRequest(Request):
-    """Which summaries of the time hierarchy to build."""
-
-    scope: HierarchyScope = Field(default="all", description="Which summaries to build: week, month, quarter or all.")
-    since: date | None = Field(default=None, description="Only periods ending on or after this date (YYYY-MM-DD).")
-
-
-class HierarchySearchRequest(Request):
-    """What to look for in one level of the time hierarchy."""
-
-    query: str = Field(description="Words to look for (lexical: query-term overlap).")
-    level: Level = Field(
-        default="weekly",
-        description="daily searches the entries of the daily logs; weekly, monthly and quarterly the summaries.",
-    )
-    limit: int = Field(
-        default=10, ge=1, le=MAX_HIERARCHY_LIMIT, description=f"At most this many hits (1..{MAX_HIERARCHY_LIMIT})."
-    )
-
-
 #: The categories extraction tags its items with (``category:<name>``).
 EXTRACTION_CATEGORIES = ("profile", "preferences", "entities", "events", "cases", "patterns")
 Category = Literal["profile", "preferences", "entities", "events", "cases", "patterns"]
@@ -199,15 +147,10 @@ class CognitiveRequest(Request):
 
 __all__ = [
     "MAX_DEPTH",
-    "MAX_HIERARCHY_LIMIT",
     "MAX_RECALL_LIMIT",
     "MAX_RECALL_TOKENS",
     "RECALL_FILTERS",
-    "BuildHierarchyRequest",
-    "CheckpointRequest",
     "CognitiveRequest",
-    "ConsolidateRequest",
-    "HierarchySearchRequest",
     "Kind",
     "RecallRequest",
     "StoreRequest",

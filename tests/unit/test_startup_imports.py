@@ -131,6 +131,8 @@ def test_a_fact_query_as_json_imports_only_what_it_answers_with(answering: Path)
     assert [m for m in found["ours"] if m.startswith((*NOT_FOR_A_QUERY, *also_unused))] == []
     assert "filelock" not in found["third_party"]
     assert "logging" not in found["std"]  # imported where a warning is logged (workspace, store, write-through)
+    typedb = ("kg.shared_graph", "kg.store.typedb", "sync.shared_graph")  # none configured: write-through sees it
+    assert [m for m in found["ours"] if m.startswith(typedb)] == []
 
 
 def test_a_bm25_recall_as_json_imports_no_vectors_rdf_web_or_rich(answering: Path):
@@ -481,3 +483,21 @@ def test_the_mabos_process_freezes_what_loading_its_command_made(answering: Path
 def test_a_host_that_turned_the_collector_off_keeps_it_off(answering: Path):
     """``main`` called by a program that disabled the collector leaves it disabled and freezes nothing."""
     assert _collector("main", answering, "off") == {"frozen": 0, "loading": 0, "enabled": False}
+
+
+@pytest.mark.parametrize(("override", "env", "address"), [
+    (None, None, None), ("  ", "", " "), ("h:1729", None, None), (None, "h:1729", None), (None, None, "h:1729"),
+    ("", " ", "h:1729"), ("h:1729", "x:1", "y:2"),
+])  # fmt: skip
+def test_an_address_is_given_where_the_typedb_settings_find_one(override: str | None, env: str | None,
+                                                                 address: str | None):  # fmt: skip
+    """``[typedb]``'s ``address_given`` (what write-through checks at every open, without the TypeDB side) agrees
+    with the settings' own resolution, and reads the same variable."""
+    from kg.config import TYPEDB_ADDRESS_ENV, TypeDBConfig  # noqa: PLC0415
+    from kg.shared_graph import resolve_settings  # noqa: PLC0415
+    from kg.store.typedb.settings import ENV_ADDRESS  # noqa: PLC0415
+
+    assert TYPEDB_ADDRESS_ENV == ENV_ADDRESS
+    environ = {} if env is None else {ENV_ADDRESS: env}
+    found = resolve_settings(workspace_name="w", config_address=address, override=override, environ=environ)
+    assert TypeDBConfig(address=address).address_given(override, environ) is (found is not None)

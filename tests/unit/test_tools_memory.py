@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from cli import tools
-from cli.tools.memory import CheckpointResult, HierarchyHits, MemoryStatus
+from cli.tools.memory import MemoryStatus
+from cli.tools.memory_admin import CheckpointResult, HierarchyHits
 from kg.errors import InputError, NotFoundError, ScopeError
 from kg.memory import files
 from kg.memory.checkpoints import checkpoints_dir
