@@ -30,7 +30,7 @@ No share is ever negative.
 
 from __future__ import annotations
 
-from typing import Annotated, Self
+from typing import Annotated, Any, Self
 
 from pydantic import ConfigDict, Field, model_validator
 
@@ -39,6 +39,12 @@ from kg.models import Model
 
 #: Largest window accepted (tokens): far above any model's, small enough to catch a typo.
 MAX_WINDOW = 100_000_000
+
+
+def token_count(most: int, description: str) -> Any:
+    """An optional field counting tokens (a budget or a model's context window): absent, or 1..``most``."""
+    return Field(default=None, ge=1, le=most, description=description)
+
 
 #: The shares other than history, in the order they give tokens back (rule 3).
 GIVE_BACK_ORDER = ("memory", "tools", "system", "request", "response_reserve")

@@ -9,10 +9,11 @@ generate their parameters from them (docs/decisions/2026-11-28-request-models.md
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, model_validator
 
+from kg.conversation.budget import token_count
 from kg.models import UtcDatetime
 from kg.models.conversation import MessageInput, SessionKey
 from kg.models.request import Request
@@ -41,11 +42,6 @@ _SUMMARY_UID = (
     "A summary id (SUM- and 26 characters), as returned by lcm_grep or context_assemble; or an extracted "
     "memory item id (M-...), walked back to its messages."
 )
-
-
-def token_count(most: int, description: str) -> Any:
-    """An optional field counting tokens (a budget or a model's context window): absent, or 1..``most``."""
-    return Field(default=None, ge=1, le=most, description=description)
 
 
 class IngestRequest(Request):

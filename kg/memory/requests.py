@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from kg.conversation.budget import MAX_WINDOW
+from kg.conversation.budget import MAX_WINDOW, token_count
 from kg.models import MemoryStoreKind, MemoryType, UtcDatetime
 from kg.models.request import Request
 from kg.recall.fusion_types import FusionMethod
@@ -99,18 +99,13 @@ class RecallRequest(Request):
         default=None, description="Only items that existed then and were not yet archived (ISO-8601; naive = UTC)."
     )
     include_archived: bool = Field(default=False, description="Also recall archived items.")
-    max_tokens: int | None = Field(
-        default=None,
-        ge=1,
-        le=MAX_RECALL_TOKENS,
-        description="Keep the best hits whose contents fit in this many tokens.",
+    max_tokens: int | None = token_count(
+        MAX_RECALL_TOKENS, "Keep the best hits whose contents fit in this many tokens."
     )
-    window: int | None = Field(
-        default=None,
-        ge=1,
-        le=MAX_WINDOW,
-        description="The model's whole context window: the token budget becomes its retrieved-memory share (20%); "
-        "overrides max_tokens.",
+    window: int | None = token_count(
+        MAX_WINDOW,
+        "The model's whole context window: the token budget becomes its retrieved-memory share (20%); overrides "
+        "max_tokens.",
     )
     scope: str | None = Field(default=None, description="Only this readable scope (default: all the agent may read).")
 
