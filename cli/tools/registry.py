@@ -172,13 +172,17 @@ def _surrogate(value: Any) -> str | None:
     if isinstance(value, str):
         if value.isascii():  # constant time in CPython (the string knows): a 10 MB text skips the scan
             return None
-        found = _SURROGATE.search(value)
+        found = _lone_surrogate().search(value)
         return found.group() if found else None
     items = [*value.keys(), *value.values()] if isinstance(value, dict) else value if isinstance(value, list) else []
     return next((bad for bad in map(_surrogate, items) if bad is not None), None)
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+@functools.cache
+def _lone_surrogate() -> re.Pattern[str]:
+    """The pattern of a lone surrogate, compiled when first needed (about 2 M instructions): ASCII text, almost
+    every call, never needs it."""
+    return re.compile("[\ud800-\udfff]")
 
 
 @dataclass
