@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from kg.models import MemoryItem, to_utc
 from kg.text.dates import MONTH_NAMES, MONTH_PATTERN, MONTHS, WEEKDAY_NAMES
@@ -41,11 +42,16 @@ from kg.text.stopwords import STOPWORDS
 
 _MONTHS = MONTHS
 _MONTH = MONTH_PATTERN
-_DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH}),?\s+(\d{{4}})\b", re.IGNORECASE)
-_MONTH_DAY_YEAR = re.compile(rf"\b({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.IGNORECASE)
-_MONTH_YEAR = re.compile(rf"\b({_MONTH}),?\s+(\d{{4}})\b", re.IGNORECASE)
-_ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-_NAME = re.compile(r"\b[A-Z][\w-]*(?:'s)?")
+#: The date, name and time patterns, compiled on first use (:func:`_compiled`; also module attributes, PEP 562
+#: below): the substring tests before them mean a query without a capital, a digit or a month name runs none of
+#: them, and compiling the month alternations case-insensitively cost about 10 M instructions of a cold recall.
+_LAZY_PATTERNS: dict[str, tuple[str, int]] = {
+    "_DAY_MONTH_YEAR": (rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH}),?\s+(\d{{4}})\b", re.IGNORECASE),
+    "_MONTH_DAY_YEAR": (rf"\b({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.IGNORECASE),
+    "_MONTH_YEAR": (rf"\b({_MONTH}),?\s+(\d{{4}})\b", re.IGNORECASE),
+    "_ISO": (r"\b(\d{4})-(\d{2})-(\d{2})\b", 0),
+    "_NAME": (r"\b[A-Z][\w-]*(?:'s)?", 0),
+}
 #: Days before a named day that still count ("the week before 16 November"), and after it.
 DAYS_BEFORE, DAYS_AFTER = 8, 2
 #: Days either side of a named month.
@@ -77,7 +83,7 @@ def query_entities(text: str) -> list[str]:
     """Capitalised words of the query that are not stopwords or month names, without a possessive 's."""
     if not _may_name(text):
         return []
-    names = (m.removesuffix("'s") for m in _NAME.findall(text))
+    names = (m.removesuffix("'s") for m in _compiled("_NAME").findall(text))
     return list(dict.fromkeys(n for n in names if n.lower() not in STOPWORDS and n.lower() not in _MONTHS))
 
 
@@ -103,13 +109,13 @@ def query_dates(text: str) -> list[tuple[datetime, datetime]]:
     named, digit = _may_date(text)
     if not digit:  # every pattern holds a year
         return []
-    days = [_day(y, m, d) for d, m, y in _DAY_MONTH_YEAR.findall(text)] if named else []
-    days += [_day(y, m, d) for m, d, y in _MONTH_DAY_YEAR.findall(text)] if named else []
-    days += [_day(y, m, d) for y, m, d in _ISO.findall(text)] if "-" in text else []
+    days = [_day(y, m, d) for d, m, y in _compiled("_DAY_MONTH_YEAR").findall(text)] if named else []
+    days += [_day(y, m, d) for m, d, y in _compiled("_MONTH_DAY_YEAR").findall(text)] if named else []
+    days += [_day(y, m, d) for y, m, d in _compiled("_ISO").findall(text)] if "-" in text else []
     ranges = [r for r in days if r is not None]
     if ranges or not named:
         return ranges
-    for month, year in _MONTH_YEAR.findall(text):
+    for month, year in _compiled("_MONTH_YEAR").findall(text):
         start = datetime(int(year), _number(month), 1, tzinfo=UTC)
         end = (start + timedelta(days=32)).replace(day=1)
         ranges.append((start - timedelta(days=MONTH_MARGIN), end + timedelta(days=MONTH_MARGIN)))
@@ -122,10 +128,10 @@ def without_dates(text: str) -> str:
     if not digit:
         return text
     # a substitution writes a space: it makes no month name, digit or "-" that was not there before
-    steps = ((_DAY_MONTH_YEAR, named), (_MONTH_DAY_YEAR, named), (_ISO, "-" in text), (_MONTH_YEAR, named))
+    steps = (("_DAY_MONTH_YEAR", named), ("_MONTH_DAY_YEAR", named), ("_ISO", "-" in text), ("_MONTH_YEAR", named))
     for pattern, needed in steps:
         if needed:
-            text = pattern.sub(" ", text)
+            text = _compiled(pattern).sub(" ", text)
     return text
 
 
@@ -136,7 +142,7 @@ _UNIT = rf"week|weekend|month|year|night|summer|winter|spring|fall|autumn|{_WEEK
 _MONTH_NAMES = MONTH_NAMES
 #: Words that place an event in time relative to when it was said, or name its month (capitalised only: "may"
 #: the verb is not May).
-TIME_WORDS = re.compile(
+_LAZY_PATTERNS["TIME_WORDS"] = (
     rf"\b(?:yesterday|today|tomorrow|tonight|ago|(?:last|next|this|past|coming)\s+(?:{_UNIT})|on\s+(?:{_WEEKDAY}))\b"
     rf"|\b(?-i:{'|'.join(_MONTH_NAMES)})\b",
     re.IGNORECASE,
@@ -165,10 +171,33 @@ def places_in_time(content: str) -> bool:
     lower = content.lower()
     if not any(part in lower for part in _TIME_PARTS) and not any(m in content for m in _MONTH_NAMES):
         return False
-    return TIME_WORDS.search(content) is not None
+    return _compiled("TIME_WORDS").search(content) is not None
 
 
-_BARE_MONTH = re.compile(rf"\b(?:in|during|since|by)\s+({_MONTH})\b(?!,?\s+\d)", re.IGNORECASE)
+_LAZY_PATTERNS["_BARE_MONTH"] = (rf"\b(?:in|during|since|by)\s+({_MONTH})\b(?!,?\s+\d)", re.IGNORECASE)
+if TYPE_CHECKING:
+    _DAY_MONTH_YEAR: re.Pattern[str]
+    _MONTH_DAY_YEAR: re.Pattern[str]
+    _MONTH_YEAR: re.Pattern[str]
+    _ISO: re.Pattern[str]
+    _NAME: re.Pattern[str]
+    TIME_WORDS: re.Pattern[str]
+    _BARE_MONTH: re.Pattern[str]
+else:
+
+    def __getattr__(name: str) -> re.Pattern[str]:
+        """One of :data:`_LAZY_PATTERNS` as a module attribute (PEP 562), compiled on first use."""
+        if name not in _LAZY_PATTERNS:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        return _compiled(name)
+
+
+def _compiled(name: str) -> re.Pattern[str]:
+    """The pattern ``name`` of :data:`_LAZY_PATTERNS`, compiled once (then a plain module attribute)."""
+    found = globals().get(name)
+    if found is None:
+        found = globals()[name] = re.compile(*_LAZY_PATTERNS[name])
+    return found
 
 
 def asks_when(text: str) -> bool:
@@ -183,7 +212,7 @@ def bare_months(text: str, now: datetime) -> list[tuple[datetime, datetime]]:
     ranges: list[tuple[datetime, datetime]] = []
     if not _may_date(text)[0]:
         return ranges
-    for month in _BARE_MONTH.findall(text):
+    for month in _compiled("_BARE_MONTH").findall(text):
         number = _number(month)
         start = datetime(now.year if number <= now.month else now.year - 1, number, 1, tzinfo=UTC)
         end = (start + timedelta(days=32)).replace(day=1)

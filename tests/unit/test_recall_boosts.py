@@ -6,6 +6,8 @@ boosts act on fused scores whichever branch found the items.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -231,3 +233,25 @@ def test_the_pre_checks_agree_on_long_queries(text: str) -> None:
     now = datetime(2023, 10, 1, tzinfo=UTC)
     assert query_dates(text) == _dates_by_pattern(text) and bare_months(text, now) == _months_by_pattern(text, now)
     assert query_entities(text) == _entities_by_pattern(text) and without_dates(text) == _without_dates_by_pattern(text)
+
+
+_COMPILED = """
+import sys
+from datetime import UTC, datetime
+from kg.recall import boosts
+boosts.bonuses(sys.argv[1], {}, entity_boost=0.2, date_boost=0.2, time_boost=0.15, now=datetime.now(UTC))
+print(",".join(n for n in boosts._LAZY_PATTERNS if n in vars(boosts)))
+"""
+
+
+@pytest.mark.parametrize(("query", "compiled"), [
+    ("renewal terms", ""), ("what did we agree on renewal", ""), ("when did we sign", ""),
+    ("What did Caroline say", "_NAME"), ("in june", "_BARE_MONTH"),
+    ("before 16 november 2023", "_DAY_MONTH_YEAR,_MONTH_DAY_YEAR"),
+])  # fmt: skip
+def test_a_query_compiles_only_the_patterns_its_text_can_match(query: str, compiled: str) -> None:
+    """The date, name and time patterns compile on first use (a fresh interpreter each): a query without a capital,
+    a digit or a month name - most recalls - compiles none of them."""
+    done = subprocess.run([sys.executable, "-c", _COMPILED, query], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == compiled
+    assert boosts.TIME_WORDS.pattern == boosts._LAZY_PATTERNS["TIME_WORDS"][0]  # still a module attribute
