@@ -26,7 +26,7 @@ _new_outcome = tuple.__new__
 _uid, _agent = itemgetter(0), itemgetter(1)  # of a prepared row (PREPARED_FIELDS)
 
 #: Rows per multi-row statement. A statement costs SQLite about 0.7 million instructions besides its rows (the
-#: statement journal of an abortable multi-row write) and its preparation grows with its rows (about 20 ms for
+#: statement journal of an abortable multi-row write) and its preparation grows with its rows (about 8 ms for
 #: 512, once per process); the rest of a batch goes in statements of power-of-two sizes below this, so at most
 #: ten statement shapes per column layout are ever prepared.
 STATEMENT_ROWS = 512
