@@ -27,6 +27,7 @@ from kg.facts_fast import (
 )
 from kg.facts_requests import FactAssertRequest, FactExplainRequest, FactQueryRequest, FactRetractRequest
 from kg.models import AssertOutcome, AssertStatus, Fact, FactInput, FactQuery, Model, parse
+from kg.models.base import new_list
 from kg.models.request import fields_of, requested
 from kg.ports import GraphStore
 from kg.ports.facts import FactRow, PreparedFacts
@@ -54,7 +55,7 @@ class Explanation(Model):
     visible: bool = True
     cycle: bool = False
     truncated: bool = False
-    supports: list[Explanation] = Field(default_factory=list)
+    supports: list[Explanation] = Field(default_factory=new_list)
 
 
 class BulkResult(Model):
@@ -63,7 +64,7 @@ class BulkResult(Model):
     created: int = 0
     updated: int = 0
     unchanged: int = 0
-    uids: list[str] = Field(default_factory=list)
+    uids: list[str] = Field(default_factory=new_list)
 
 
 class _Screened(NamedTuple):

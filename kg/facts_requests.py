@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kg.limits import MAX_DOCUMENT_BYTES
 from kg.models import MAX_LIST, ObjectKind, ObjectText, RecordId, Term, Unit, UtcDatetime
-from kg.models.base import MAX_OBJECT, MAX_TERM
+from kg.models.base import MAX_OBJECT, MAX_TERM, new_list
 from kg.models.request import Request
 
 MAX_EXPLAIN_DEPTH = 10
@@ -48,7 +48,7 @@ class FactAssertRequest(Request):
         None, description="World time the fact stops holding (ISO-8601); later than the time it starts to hold."
     )
     derived_from: list[RecordId] = Field(
-        default_factory=list, max_length=MAX_LIST, description="Uids (F-...) of facts this one was derived from."
+        default_factory=new_list, max_length=MAX_LIST, description="Uids (F-...) of facts this one was derived from."
     )
     rule_id: RecordId | None = Field(None, description="The uid (R-...) of the rule that derived this fact.")
 
@@ -57,7 +57,7 @@ class FactRetractRequest(Request):
     """Which facts to retract: ids and/or a subject and/or a predicate (at least one; several narrow each other)."""
 
     fact_ids: list[RecordId] = Field(
-        default_factory=list, max_length=MAX_LIST, description="Uids (F-...) of the facts to retract (up to 1000)."
+        default_factory=new_list, max_length=MAX_LIST, description="Uids (F-...) of the facts to retract (up to 1000)."
     )
     subject: str | None = Field(None, max_length=MAX_TERM, description="Retract the live facts with this subject.")
     predicate: str | None = Field(None, max_length=MAX_TERM, description="Retract the live facts with this predicate.")

@@ -30,6 +30,7 @@ from kg.errors import WorkspaceError
 from kg.layout import LOCK_FILE, VECTORS_DIR
 from kg.memory.daily_log import SETTLE_AFTER, catch_up
 from kg.models import Model, format_ts, parse
+from kg.models.base import new_list
 from kg.ports import StorePorts
 from kg.tempfiles import remove_stale
 
@@ -281,9 +282,9 @@ class Workspace:
 class Housekeeping(Model):
     """What opening the workspace repaired: leftover temp files removed, daily-log entries appended."""
 
-    removed_temp_files: list[str] = Field(default_factory=list)
-    daily_log_entries_appended: list[str] = Field(default_factory=list)
-    errors: list[str] = Field(default_factory=list)
+    removed_temp_files: list[str] = Field(default_factory=new_list)
+    daily_log_entries_appended: list[str] = Field(default_factory=new_list)
+    errors: list[str] = Field(default_factory=new_list)
 
 
 def open_housekeeping(ws: Workspace) -> Housekeeping:

@@ -12,6 +12,7 @@ from typing import Annotated
 from pydantic import Field
 
 from kg.models import MAX_CONTENT, MAX_LIST, CaseOutcome, CaseSituation, CaseSolution, RecordId, Unit
+from kg.models.base import new_list
 from kg.models.request import Request
 from reasoning.cbr import DEFAULT_K, CBRWeights
 
@@ -39,10 +40,10 @@ class CbrRetrieveRequest(Request):
     """The current situation to find similar past cases for."""
 
     beliefs: list[_Item] = Field(
-        default_factory=list, max_length=MAX_LIST, description="The current beliefs: uids or short statements."
+        default_factory=new_list, max_length=MAX_LIST, description="The current beliefs: uids or short statements."
     )
     desires: list[_Item] = Field(
-        default_factory=list, max_length=MAX_LIST, description="The current desires: uids or short statements."
+        default_factory=new_list, max_length=MAX_LIST, description="The current desires: uids or short statements."
     )
     context: str = Field(
         "", max_length=MAX_CONTENT, description="Free text compared with the cases' contexts (needs the embedder)."

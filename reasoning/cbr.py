@@ -51,6 +51,7 @@ from kg.models import (
     parse,
     to_utc,
 )
+from kg.models.base import new_list
 from kg.ports import Embedder
 
 DEFAULT_K = 5
@@ -64,8 +65,8 @@ _Weight = Annotated[float, Field(ge=0.0, allow_inf_nan=False)]
 class CaseQuery(Model):
     """The current situation to find similar cases for."""
 
-    beliefs: list[_Item] = Field(default_factory=list, max_length=MAX_LIST)
-    desires: list[_Item] = Field(default_factory=list, max_length=MAX_LIST)
+    beliefs: list[_Item] = Field(default_factory=new_list, max_length=MAX_LIST)
+    desires: list[_Item] = Field(default_factory=new_list, max_length=MAX_LIST)
     context: Annotated[str, Field(max_length=MAX_CONTENT)] = ""
 
 
@@ -105,7 +106,7 @@ class RetrievalResult(Model):
 
     matches: list[CaseMatch]
     context_used: bool
-    notes: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=new_list)
 
 
 def normalize_text(text: str) -> str:

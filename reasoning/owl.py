@@ -32,6 +32,7 @@ from rdflib.term import Node
 
 from kg.errors import InputError
 from kg.models import MAX_OBJECT, MAX_TERM, LiveTriple, Model, agent_scope
+from kg.models.base import new_list
 from kg.models.request import requested
 from kg.rdf import terms as rdf_terms
 from kg.rdf.terms import CORE_PREFIXES, PREDICATE_ALIASES, PREDICATE_NAMES, PREFIX, iri_to_term
@@ -234,12 +235,12 @@ class OwlRlReport(Model):
     created: int = 0
     updated: int = 0
     unchanged: int = 0
-    retracted: list[str] = Field(default_factory=list)
+    retracted: list[str] = Field(default_factory=new_list)
     triples_before: int = 0
     triples_after: int = 0
     seconds: float = 0.0
-    inconsistencies: list[str] = Field(default_factory=list)
-    entailments: list[Entailment] = Field(default_factory=list)
+    inconsistencies: list[str] = Field(default_factory=new_list)
+    entailments: list[Entailment] = Field(default_factory=new_list)
 
 
 def _inputs(ws: Workspace, agent_id: str) -> tuple[list[LiveTriple], list[LiveTriple]]:

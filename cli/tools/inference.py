@@ -15,6 +15,7 @@ from pydantic import Field
 from cli.tools.overrides import may_tune_process
 from cli.tools.registry import ToolContext, ToolInput, ToolOutput, tool
 from cli.tools.rules import GROUP, PatternOut, TripleOut, reasoner_of
+from kg.models.base import new_list
 from reasoning.bounds import MAX_PROOF_STEPS
 from reasoning.requests import (
     MAX_FINDINGS,
@@ -53,7 +54,7 @@ class ProofStep(ToolOutput):
     fact: str | None = Field(None, description="The stored fact's uid (leaves).")
     rule: RuleRef | None = Field(None, description="The rule applied (inner nodes).")
     bindings: dict[str, str] = {}
-    children: list[ProofStep] = Field(default_factory=list, description="The proofs of the rule's conditions.")
+    children: list[ProofStep] = Field(default_factory=new_list, description="The proofs of the rule's conditions.")
 
 
 class ProofOutcome(ToolOutput):

@@ -21,6 +21,7 @@ from cli.tools.facts import FactList
 from cli.ui.context import Console
 from kg.errors import InputError, NotFoundError
 from kg.models import BDINode, Fact, MemoryItem, NodeKind
+from kg.models.base import new_list
 
 BDI_KINDS = tuple(k.value for k in NodeKind)
 FACT_KINDS = ("entity", "literal")
@@ -57,8 +58,8 @@ class GraphView(BaseModel):
     """What ``/api/graph`` returns."""
 
     agent_id: str
-    nodes: list[GraphNode] = Field(default_factory=list)
-    edges: list[GraphEdge] = Field(default_factory=list)
+    nodes: list[GraphNode] = Field(default_factory=new_list)
+    edges: list[GraphEdge] = Field(default_factory=new_list)
     kinds: list[str]
     scope: str | None = None
     limit: int
@@ -216,9 +217,9 @@ class NodeDetail(BaseModel):
 
     node: GraphNode
     record: dict[str, Any] = Field(default_factory=dict)
-    history: list[dict[str, Any]] = Field(default_factory=list)
-    nodes: list[GraphNode] = Field(default_factory=list)
-    edges: list[GraphEdge] = Field(default_factory=list)
+    history: list[dict[str, Any]] = Field(default_factory=new_list)
+    nodes: list[GraphNode] = Field(default_factory=new_list)
+    edges: list[GraphEdge] = Field(default_factory=new_list)
 
 
 def node_detail(console: Console, agent: str, node_id: str, *, limit: int = DEFAULT_LIMIT) -> NodeDetail:

@@ -10,6 +10,7 @@ from pydantic import ConfigDict, Field
 
 from kg.conversation.budget import ContextBudget
 from kg.models import Model
+from kg.models.base import new_list
 from kg.models.conversation import (
     Role,
 )
@@ -101,9 +102,9 @@ class AssembledContext(Model):
     ordering: Ordering
     relevance_mode: Literal["bm25", "hybrid"] | None = None
     summaries: int
-    dropped: list[DroppedItem] = Field(default_factory=list)
+    dropped: list[DroppedItem] = Field(default_factory=new_list)
     dropped_count: int = 0
     dropped_tokens: int = 0
     system_prompt_addition: str = ""
-    notes: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=new_list)
     allocation: ContextBudget | None = None

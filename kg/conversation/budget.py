@@ -36,6 +36,7 @@ from pydantic import ConfigDict, Field, model_validator
 
 from kg.errors import InputError
 from kg.models import Model
+from kg.models.base import new_list
 
 #: Largest window accepted (tokens): far above any model's, small enough to catch a typo.
 MAX_WINDOW = 100_000_000
@@ -111,9 +112,9 @@ class ContextBudget(Model):
     history: int = Field(ge=0)
     request: int = Field(ge=0)
     response_reserve: int = Field(ge=0)
-    fixed: list[str] = Field(default_factory=list)
+    fixed: list[str] = Field(default_factory=new_list)
     rule: str
-    notes: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=new_list)
 
 
 def _check_tokens(field: str, value: int | None, *, limit: int = MAX_WINDOW) -> None:

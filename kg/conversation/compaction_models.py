@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from kg.models import Model
+from kg.models.base import new_list
 
 #: Writes an R3 checkpoint with this context text; returns where it went (a path) for the report.
 CheckpointWriter = Callable[[str], str]
@@ -102,9 +103,9 @@ class CompactionReport(Model):
     context_tokens_after: int
     uncovered_messages: int
     roots: int
-    created: list[str] = Field(default_factory=list)
-    depths: list[DepthStats] = Field(default_factory=list)
-    rejected: list[Rejection] = Field(default_factory=list)
+    created: list[str] = Field(default_factory=new_list)
+    depths: list[DepthStats] = Field(default_factory=new_list)
+    rejected: list[Rejection] = Field(default_factory=new_list)
     retried: int = 0
     note: str | None = None
 
@@ -123,9 +124,9 @@ class LosslessReport(Model):
     covered: int
     uncovered: int
     reachable: int
-    missing: list[str] = Field(default_factory=list)
-    duplicated: list[str] = Field(default_factory=list)
-    inconsistent: list[str] = Field(default_factory=list)
+    missing: list[str] = Field(default_factory=new_list)
+    duplicated: list[str] = Field(default_factory=new_list)
+    inconsistent: list[str] = Field(default_factory=new_list)
 
     @property
     def lossless(self) -> bool:

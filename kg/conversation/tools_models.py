@@ -9,6 +9,7 @@ from pydantic import Field
 
 from kg.conversation import requests
 from kg.models import Model
+from kg.models.base import new_list
 from kg.models.conversation import Role, SummaryKind, SummaryMethod
 from kg.ports import ConversationStore, SummaryStore
 
@@ -79,7 +80,7 @@ class GrepResult(Model):
     hits: list[GrepHit]
     total_chars: int
     truncated: bool
-    truncated_by: list[Literal["limit", "chars", "deadline"]] = Field(default_factory=list)
+    truncated_by: list[Literal["limit", "chars", "deadline"]] = Field(default_factory=new_list)
 
 
 class SummaryDescription(Model):
@@ -135,7 +136,7 @@ class SummaryDescription(Model):
     memory_type: str | None = None
     category: str | None = None
     abstract: str | None = None
-    replaced_uids: list[str] = Field(default_factory=list)
+    replaced_uids: list[str] = Field(default_factory=new_list)
 
 
 class ExpandItem(Model):
@@ -192,5 +193,5 @@ class ExpandResult(Model):
     items: list[ExpandItem]
     total_tokens: int
     truncated: bool
-    truncated_by: list[Literal["depth", "tokens"]] = Field(default_factory=list)
-    unexpanded: list[str] = Field(default_factory=list)
+    truncated_by: list[Literal["depth", "tokens"]] = Field(default_factory=new_list)
+    unexpanded: list[str] = Field(default_factory=new_list)

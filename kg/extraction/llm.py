@@ -35,7 +35,7 @@ from kg.extraction.deterministic import MAX_MEMORIES, readable, speaker_of
 from kg.extraction.entities import Vocabulary, normalise
 from kg.extraction.sanity import KNOWN_PREDICATES, Refusal, SanityCheck, found_in, words
 from kg.models import Category, ExtractedMemory, FactCandidate, WindowExtraction
-from kg.models.base import MAX_OBJECT, MAX_TERM
+from kg.models.base import MAX_OBJECT, MAX_TERM, new_list
 from kg.models.conversation import Message
 from kg.ports import ChatMessage, ChatModel, ExtractionFailedError
 from kg.recall.openai_http import HTTPStatusError
@@ -147,8 +147,8 @@ class Reply(BaseModel):
     """The reply's shape (``facts`` optional)."""
 
     model_config = ConfigDict(extra="ignore")
-    memories: list[_Memory] = Field(default_factory=list)
-    facts: list[_Fact] = Field(default_factory=list)
+    memories: list[_Memory] = Field(default_factory=new_list)
+    facts: list[_Fact] = Field(default_factory=new_list)
 
 
 _DECODER = json.JSONDecoder(strict=False)  # control characters inside strings (a raw newline) are tolerated

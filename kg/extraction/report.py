@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import Field
 
 from kg.models import Model
+from kg.models.base import new_list
 
 
 class EntityMatch(Model):
@@ -41,13 +42,13 @@ class WindowReport(Model):
     scope: str | None = None
     candidates: int = 0
     decisions: dict[str, int] = Field(default_factory=dict)
-    written: list[str] = Field(default_factory=list)
-    updated: list[str] = Field(default_factory=list)
-    archived: list[str] = Field(default_factory=list)
-    facts_asserted: list[str] = Field(default_factory=list)
-    facts_invalidated: list[Invalidation] = Field(default_factory=list)
-    entities: list[EntityMatch] = Field(default_factory=list)
-    facts_refused: list[str] = Field(default_factory=list)
+    written: list[str] = Field(default_factory=new_list)
+    updated: list[str] = Field(default_factory=new_list)
+    archived: list[str] = Field(default_factory=new_list)
+    facts_asserted: list[str] = Field(default_factory=new_list)
+    facts_invalidated: list[Invalidation] = Field(default_factory=new_list)
+    entities: list[EntityMatch] = Field(default_factory=new_list)
+    facts_refused: list[str] = Field(default_factory=new_list)
     error: str | None = None
 
 
@@ -59,9 +60,9 @@ class ExtractionReport(Model):
     model: str | None = None
     conversations: int = 0
     messages: int = 0
-    windows: list[WindowReport] = Field(default_factory=list)
-    summaries: list[str] = Field(default_factory=list)
-    notes: list[str] = Field(default_factory=list)
+    windows: list[WindowReport] = Field(default_factory=new_list)
+    summaries: list[str] = Field(default_factory=new_list)
+    notes: list[str] = Field(default_factory=new_list)
 
     @property
     def done(self) -> list[WindowReport]:

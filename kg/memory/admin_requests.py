@@ -15,6 +15,7 @@ from pydantic import Field
 
 from kg.memory.hierarchy_models import MAX_LIMIT as MAX_HIERARCHY_LIMIT
 from kg.memory.hierarchy_models import HierarchyScope, Level
+from kg.models.base import new_list
 from kg.models.request import Request
 
 
@@ -39,10 +40,10 @@ class CheckpointRequest(Request):
     context: str | None = Field(
         default=None, description="What the agent is working on (required when writing a checkpoint)."
     )
-    decisions: list[str] = Field(default_factory=list, description="Active decisions.")
-    findings: list[str] = Field(default_factory=list, description="Key findings.")
-    next_steps: list[str] = Field(default_factory=list, description="Next steps.")
-    open_questions: list[str] = Field(default_factory=list, description="Open questions.")
+    decisions: list[str] = Field(default_factory=new_list, description="Active decisions.")
+    findings: list[str] = Field(default_factory=new_list, description="Key findings.")
+    next_steps: list[str] = Field(default_factory=new_list, description="Next steps.")
+    open_questions: list[str] = Field(default_factory=new_list, description="Open questions.")
     show_latest: bool = Field(
         default=False, description="Return the newest checkpoint instead of writing one (with nothing else given)."
     )

@@ -49,6 +49,7 @@ from kg.models import (
     Unit,
     UtcDatetime,
 )
+from kg.models.base import new_list
 from kg.ports import Embedder
 
 AdmissionDecision = Literal["admit", "reject", "dedup"]
@@ -134,11 +135,11 @@ class MemoryCandidate(Model):
     content: Text
     type: MemoryType = MemoryType.OBSERVATION
     importance: Unit | None = None
-    tags: list[Tag] = Field(default_factory=list, max_length=64)
+    tags: list[Tag] = Field(default_factory=new_list, max_length=64)
     store: MemoryStoreKind = MemoryStoreKind.SHORT_TERM
     scope: Scope | None = None
     source: OptionalLabel = "conversation"
-    evidence: list[str] = Field(default_factory=list)
+    evidence: list[str] = Field(default_factory=new_list)
     observed_at: UtcDatetime | None = None
     key: str | None = None
 
@@ -172,7 +173,7 @@ class AdmissionResult(Model):
     nearest_uid: str | None = None
     nearest_similarity: float = 0.0
     preset: str
-    notes: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=new_list)
 
 
 def get_preset(name: str | AdmissionPreset) -> AdmissionPreset:

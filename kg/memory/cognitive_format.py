@@ -20,6 +20,7 @@ from kg.models import (
     agent_scope,
     format_ts,
 )
+from kg.models.base import new_list
 
 MAX_RECORDS = 100_000  # records of one kind per file (the services' largest page)
 
@@ -88,13 +89,13 @@ class ImportResult(Model):
 
     agent_id: str
     kinds: list[CognitiveKind]
-    created: list[str] = Field(default_factory=list)
-    updated: list[str] = Field(default_factory=list)
-    linked: list[str] = Field(default_factory=list)
+    created: list[str] = Field(default_factory=new_list)
+    updated: list[str] = Field(default_factory=new_list)
+    linked: list[str] = Field(default_factory=new_list)
     unchanged: int = 0
-    missing: list[str] = Field(default_factory=list)
-    warnings: list[str] = Field(default_factory=list)
-    files: list[FileOutcome] = Field(default_factory=list)
+    missing: list[str] = Field(default_factory=new_list)
+    warnings: list[str] = Field(default_factory=new_list)
+    files: list[FileOutcome] = Field(default_factory=new_list)
 
 
 def cognitive_kinds(kind: CognitiveKind | str = "all") -> list[CognitiveKind]:

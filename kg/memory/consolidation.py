@@ -33,6 +33,7 @@ from kg.memory.context import MemoryWorkspace
 from kg.memory.files import agent_dir, atomic_write
 from kg.memory.service import MemoryService
 from kg.models import MAX_CONTENT, MemoryItem, MemoryStoreKind, Model, Unit, parse
+from kg.models.base import new_list
 from kg.scopes import narrowest_scope, same_scope_groups
 
 JACCARD_THRESHOLD = 0.3
@@ -55,11 +56,11 @@ class ConsolidationResult(Model):
     dry_run: bool
     summarize: bool
     candidates: int
-    groups: list[ConsolidationGroup] = Field(default_factory=list)
-    promoted: list[str] = Field(default_factory=list)
-    archived: list[str] = Field(default_factory=list)
+    groups: list[ConsolidationGroup] = Field(default_factory=new_list)
+    promoted: list[str] = Field(default_factory=new_list)
+    archived: list[str] = Field(default_factory=new_list)
     memory_file: str | None = None
-    materialized: list[str] = Field(default_factory=list)
+    materialized: list[str] = Field(default_factory=new_list)
 
 
 class ConsolidationOptions(Model):

@@ -58,6 +58,7 @@ from kg.memory.admission import MemoryCandidate
 from kg.memory.grounding import words
 from kg.memory.neighbours import Neighbours, bulk, unit_rows
 from kg.models import MAX_CONTENT, Model
+from kg.models.base import new_list
 from kg.ports import ChatMessage, ChatModel, Embedder
 
 DedupAction = Literal["create", "merge", "skip", "support", "contextualize", "contradict", "supersede"]
@@ -108,13 +109,13 @@ class DedupDecision(Model):
     action: DedupAction
     target_uid: str | None = None
     similarity: float | None = None
-    neighbours: list[Neighbour] = Field(default_factory=list)
+    neighbours: list[Neighbour] = Field(default_factory=new_list)
     method: Literal["llm", "rules"]
     model: str | None = None
     reason: str
     content: str | None = None
     context_label: str | None = None
-    notes: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=new_list)
 
 
 class BatchDuplicate(Model):

@@ -18,6 +18,7 @@ from kg.memory.dedup import DedupAction, DedupDecision, new_content_words
 from kg.memory.importance import formula_weighted
 from kg.memory.service import MemoryService
 from kg.models import MAX_CONTENT, MAX_TAGS, MemoryItem, Model
+from kg.models.base import new_list
 from kg.scopes import merge_refusal
 
 #: ``support`` raises confidence as a noisy-OR with this much evidence: each support halves the doubt.
@@ -34,10 +35,10 @@ class AppliedDecision(Model):
 
     action: DedupAction
     target_uid: str | None = None
-    written: list[str] = Field(default_factory=list)
-    updated: list[str] = Field(default_factory=list)
-    archived: list[str] = Field(default_factory=list)
-    notes: list[str] = Field(default_factory=list)
+    written: list[str] = Field(default_factory=new_list)
+    updated: list[str] = Field(default_factory=new_list)
+    archived: list[str] = Field(default_factory=new_list)
+    notes: list[str] = Field(default_factory=new_list)
 
 
 def merged_text(existing: str, candidate: str) -> str:

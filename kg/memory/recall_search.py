@@ -9,6 +9,7 @@ from pydantic import Field
 
 from kg.clock import Clock
 from kg.models import MemoryItem, MemoryQuery, Model
+from kg.models.base import new_list
 from kg.ports import MemoryStore
 from kg.recall.engine import RecallEngine
 from kg.recall.file_hits import FileHit
@@ -54,12 +55,12 @@ class RecallResult(Model):
     requested_mode: RecallMode
     fusion: FusionMethod
     mmr: bool
-    hits: builtins.list[RecallHit] = Field(default_factory=list)
-    files: builtins.list[FileHit] = Field(default_factory=list)
+    hits: builtins.list[RecallHit] = Field(default_factory=new_list)
+    files: builtins.list[FileHit] = Field(default_factory=new_list)
     fallback: bool = False
     reason: str | None = None
     backlog: int = 0
-    notes: builtins.list[str] = Field(default_factory=list)
+    notes: builtins.list[str] = Field(default_factory=new_list)
     max_tokens: int | None = None
     budget_dropped: int = 0
 

@@ -47,6 +47,7 @@ from kg.models import (
     Model,
     parse,
 )
+from kg.models.base import new_list
 from kg.models.request import requested
 from kg.ports import GraphStore, MemoryWriteResult, StoreLimits
 from kg.recall.engine import RecallEngine
@@ -75,8 +76,8 @@ class StoreResult(Model):
     """A stored item and what the capacity rules did around it."""
 
     item: MemoryItem
-    demoted: builtins.list[str] = Field(default_factory=list)
-    archived: builtins.list[str] = Field(default_factory=list)
+    demoted: builtins.list[str] = Field(default_factory=new_list)
+    archived: builtins.list[str] = Field(default_factory=new_list)
     daily_log: str
 
 
@@ -84,9 +85,9 @@ class StoreManyResult(Model):
     """Items stored together, what the capacity rules did around them, and the daily logs appended to."""
 
     items: builtins.list[MemoryItem]
-    demoted: builtins.list[str] = Field(default_factory=list)
-    archived: builtins.list[str] = Field(default_factory=list)
-    daily_logs: builtins.list[str] = Field(default_factory=list)
+    demoted: builtins.list[str] = Field(default_factory=new_list)
+    archived: builtins.list[str] = Field(default_factory=new_list)
+    daily_logs: builtins.list[str] = Field(default_factory=new_list)
 
 
 #: The most items one store_many call takes.

@@ -40,6 +40,7 @@ from kg.memory.dedup import DedupDecision, Deduplicator, batch_duplicates
 from kg.memory.dedup_apply import AppliedDecision, apply_decision
 from kg.memory.service import MemoryService
 from kg.models import Model
+from kg.models.base import new_list
 from kg.ports import ChatModel, Embedder
 
 T = TypeVar("T")
@@ -184,8 +185,8 @@ class CandidateOutcome(Model):
 class OfferReport(Model):
     """What an offer did now: the admission results, the outcomes decided so far, and the queue."""
 
-    admission: list[AdmissionResult] = Field(default_factory=list)
-    outcomes: list[CandidateOutcome] = Field(default_factory=list)
+    admission: list[AdmissionResult] = Field(default_factory=new_list)
+    outcomes: list[CandidateOutcome] = Field(default_factory=new_list)
     queued: int = 0
     flushed: FlushTrigger | None = None
     error: str | None = None

@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from kg.models.base import MAX_CONTENT, MAX_OBJECT, MAX_TERM, Model, RecordId, Unit, UtcDatetime
+from kg.models.base import MAX_CONTENT, MAX_OBJECT, MAX_TERM, Model, RecordId, Unit, UtcDatetime, new_list
 
 
 class Category(StrEnum):
@@ -65,10 +65,10 @@ class FactCandidate(Model):
 class WindowExtraction(Model):
     """What an extractor found in one window (``method`` deterministic or llm, ``model`` for llm)."""
 
-    memories: list[ExtractedMemory] = Field(default_factory=list)
-    facts: list[FactCandidate] = Field(default_factory=list)
+    memories: list[ExtractedMemory] = Field(default_factory=new_list)
+    facts: list[FactCandidate] = Field(default_factory=new_list)
     #: Facts the sanity checks refused (:mod:`kg.extraction.sanity`), one line each: terms and reason.
-    refused: list[str] = Field(default_factory=list)
+    refused: list[str] = Field(default_factory=new_list)
     method: str = "deterministic"
     model: str | None = None
 

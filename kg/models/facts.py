@@ -26,6 +26,7 @@ from kg.models.base import (
     Unit,
     UtcDatetime,
     agent_scope,
+    new_list,
 )
 
 
@@ -62,7 +63,7 @@ class FactInput(Model):
     source: OptionalLabel = "agent"
     valid_from: UtcDatetime | None = None
     valid_until: UtcDatetime | None = None
-    derived_from: list[RecordId] = Field(default_factory=list, max_length=MAX_LIST)
+    derived_from: list[RecordId] = Field(default_factory=new_list, max_length=MAX_LIST)
     rule_id: RecordId | None = None
 
     @model_validator(mode="before")
@@ -98,7 +99,7 @@ class Fact(Record):
     updated_by: AgentId
     retracted_at: UtcDatetime | None = None
     retracted_by: AgentId | None = None
-    derived_from: list[RecordId] = Field(default_factory=list)
+    derived_from: list[RecordId] = Field(default_factory=new_list)
     rule_id: RecordId | None = None
 
     @property

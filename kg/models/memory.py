@@ -23,6 +23,7 @@ from kg.models.base import (
     Text,
     Unit,
     UtcDatetime,
+    new_list,
 )
 
 
@@ -66,10 +67,10 @@ class MemoryItem(Record):
     importance: Unit = 0.5
     confidence: Unit = 1.0
     source: OptionalLabel = "agent"
-    tags: list[Tag] = Field(default_factory=list, max_length=MAX_TAGS)
+    tags: list[Tag] = Field(default_factory=new_list, max_length=MAX_TAGS)
     accessed_at: UtcDatetime | None = None
     access_count: int = Field(default=0, ge=0)
-    derived_from: list[RecordId] = Field(default_factory=list, max_length=MAX_LIST)
+    derived_from: list[RecordId] = Field(default_factory=new_list, max_length=MAX_LIST)
     tier: Tier = Tier.WORKING
     expires_at: UtcDatetime | None = None
     archived_at: UtcDatetime | None = None
@@ -81,9 +82,9 @@ class MemoryQuery(Model):
 
     scopes: list[Scope] = Field(min_length=1)
     agent_id: AgentId | None = None
-    types: list[MemoryType] = Field(default_factory=list)
-    stores: list[MemoryStoreKind] = Field(default_factory=list)
-    tags: list[Tag] = Field(default_factory=list, max_length=MAX_TAGS)
+    types: list[MemoryType] = Field(default_factory=new_list)
+    stores: list[MemoryStoreKind] = Field(default_factory=new_list)
+    tags: list[Tag] = Field(default_factory=new_list, max_length=MAX_TAGS)
     min_importance: Unit = 0.0
     created_after: UtcDatetime | None = None
     valid_at: UtcDatetime | None = None  # existed then and not yet archived (archived items included)
@@ -97,9 +98,13 @@ class Checkpoint(Record):
     """A snapshot of an agent's working context."""
 
     context: Text
-    decisions: list[Annotated[str, Field(max_length=MAX_CONTENT)]] = Field(default_factory=list, max_length=MAX_LIST)
-    findings: list[Annotated[str, Field(max_length=MAX_CONTENT)]] = Field(default_factory=list, max_length=MAX_LIST)
-    next_steps: list[Annotated[str, Field(max_length=MAX_CONTENT)]] = Field(default_factory=list, max_length=MAX_LIST)
+    decisions: list[Annotated[str, Field(max_length=MAX_CONTENT)]] = Field(
+        default_factory=new_list, max_length=MAX_LIST
+    )
+    findings: list[Annotated[str, Field(max_length=MAX_CONTENT)]] = Field(default_factory=new_list, max_length=MAX_LIST)
+    next_steps: list[Annotated[str, Field(max_length=MAX_CONTENT)]] = Field(
+        default_factory=new_list, max_length=MAX_LIST
+    )
     open_questions: list[Annotated[str, Field(max_length=MAX_CONTENT)]] = Field(
-        default_factory=list, max_length=MAX_LIST
+        default_factory=new_list, max_length=MAX_LIST
     )

@@ -11,7 +11,18 @@ from pydantic import (
     model_validator,
 )
 
-from kg.models.base import MAX_CONTENT, MAX_NAME, MAX_TAGS, AgentId, Model, Name, OptionalLabel, Record, UtcDatetime
+from kg.models.base import (
+    MAX_CONTENT,
+    MAX_NAME,
+    MAX_TAGS,
+    AgentId,
+    Model,
+    Name,
+    OptionalLabel,
+    Record,
+    UtcDatetime,
+    new_list,
+)
 
 
 class ProposalNodeType(StrEnum):
@@ -66,13 +77,13 @@ class OntologyProposal(Record):
     domain_class: OptionalLabel | None = None
     range: OptionalLabel | None = None
     sbvr_definition: Annotated[str, Field(max_length=MAX_CONTENT)] = ""
-    sbvr_synonyms: list[Name] = Field(default_factory=list, max_length=MAX_TAGS)
+    sbvr_synonyms: list[Name] = Field(default_factory=new_list, max_length=MAX_TAGS)
     rationale: Annotated[str, Field(max_length=MAX_CONTENT)] = ""
     multi_valued: bool = False  # datatype properties only: several values per owner (TypeQL @card(0..))
     proposed_by: AgentId
     status: ProposalStatus = ProposalStatus.PENDING
-    validation_result: list[ValidationCheck] = Field(default_factory=list)
-    history: list[ProposalStatusChange] = Field(default_factory=list)
+    validation_result: list[ValidationCheck] = Field(default_factory=new_list)
+    history: list[ProposalStatusChange] = Field(default_factory=new_list)
 
     @model_validator(mode="before")
     @classmethod

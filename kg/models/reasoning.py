@@ -25,6 +25,7 @@ from kg.models.base import (
     RecordId,
     Term,
     Unit,
+    new_list,
 )
 
 
@@ -113,10 +114,12 @@ class CaseSituation(Model):
     """The situation of a case: what was believed and wanted, and the context."""
 
     beliefs: list[Annotated[str, Field(max_length=MAX_NAME * 4)]] = Field(
-        default_factory=list, max_length=MAX_LIST, description="What was believed: uids (B-...) or short statements."
+        default_factory=new_list,
+        max_length=MAX_LIST,
+        description="What was believed: uids (B-...) or short statements.",
     )
     desires: list[Annotated[str, Field(max_length=MAX_NAME * 4)]] = Field(
-        default_factory=list, max_length=MAX_LIST, description="What was wanted: uids (D-...) or short statements."
+        default_factory=new_list, max_length=MAX_LIST, description="What was wanted: uids (D-...) or short statements."
     )
     context: Annotated[str, Field(max_length=MAX_CONTENT)] = Field(
         "", description="Free text describing the situation."
@@ -128,7 +131,7 @@ class CaseSolution(Model):
 
     plan_id: RecordId | None = Field(None, description="The plan (P-...) that was followed, if any.")
     actions: list[Annotated[str, Field(max_length=MAX_CONTENT)]] = Field(
-        default_factory=list, max_length=MAX_LIST, description="What was done, one action per item."
+        default_factory=new_list, max_length=MAX_LIST, description="What was done, one action per item."
     )
 
 
@@ -138,7 +141,7 @@ class CaseOutcome(Model):
     success: bool = Field(description="Whether it went well (a success) or not (a failure).")
     metrics: dict[str, float] = Field(default_factory=dict, description="Measured results, name -> number.")
     lessons: list[Annotated[str, Field(max_length=MAX_CONTENT)]] = Field(
-        default_factory=list, max_length=MAX_LIST, description="What was learned, one lesson per item."
+        default_factory=new_list, max_length=MAX_LIST, description="What was learned, one lesson per item."
     )
 
     @field_validator("metrics")

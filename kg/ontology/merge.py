@@ -19,6 +19,7 @@ from pydantic import Field
 from rdflib import OWL, RDF, XSD, Graph, URIRef
 
 from kg.models import Model, OntologyProposal, ProposalStatus, ValidationCheck, format_ts
+from kg.models.base import new_list
 from kg.ontology.consistency import module_triples, owl_rl_problems, shacl_problems
 from kg.ontology.files import IRI_BASE, MABOS, ActiveSet, DomainFile, compact, insert_node
 from kg.ontology.layout import graph_spans, ontology_json
@@ -34,7 +35,7 @@ class FileCheck(Model):
     file: str
     domain: str
     ok: bool
-    checks: list[ValidationCheck] = Field(default_factory=list)
+    checks: list[ValidationCheck] = Field(default_factory=new_list)
 
 
 def provenance(proposal: OntologyProposal, home: DomainFile, approved_by: str, approved_at: datetime) -> dict[str, Any]:

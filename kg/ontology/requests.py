@@ -15,6 +15,7 @@ from typing import Annotated, Any
 from pydantic import Field, field_validator
 
 from kg.models import MAX_CONTENT, MAX_NAME, MAX_TAGS, ProposalNodeType, ProposalStatus
+from kg.models.base import new_list
 from kg.models.request import Request
 
 #: The most proposals one list returns.
@@ -43,7 +44,7 @@ class ProposeRequest(Request):
         default=None, description="Properties: the target class id, or an xsd: type (xsd:string) for datatypes."
     )
     sbvr_definition: Text = Field(default="", description="The SBVR definition: what the concept is, one sentence.")
-    sbvr_synonyms: list[ShortText] = Field(default_factory=list, max_length=MAX_TAGS, description="SBVR synonyms.")
+    sbvr_synonyms: list[ShortText] = Field(default_factory=new_list, max_length=MAX_TAGS, description="SBVR synonyms.")
     rationale: Text = Field(default="", description="Why the ontology needs it (evidence, use case).")
     multi_valued: bool = Field(default=False, description="Datatype properties: may have several values.")
     scope: ShortText | None = Field(default=None, description="Where the proposal is recorded (default global).")

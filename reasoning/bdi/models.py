@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from kg.models import UtcDatetime
+from kg.models.base import new_list
 
 
 class CamelModel(BaseModel):
@@ -79,12 +80,12 @@ class CycleDetails(CamelModel):
 
     commitment_strategy: str
     beliefs: int = 0
-    pruned_intentions: list[PrunedIntention] = Field(default_factory=list)
-    desire_changes: list[DesireChange] = Field(default_factory=list)
-    conflicts: list[Conflict] = Field(default_factory=list)
+    pruned_intentions: list[PrunedIntention] = Field(default_factory=new_list)
+    desire_changes: list[DesireChange] = Field(default_factory=new_list)
+    conflicts: list[Conflict] = Field(default_factory=new_list)
     report_path: str | None = None
     hierarchy_built: bool = Field(default=False, description="Whether the weekly hierarchy build ran (Sundays).")
-    weekly_summaries: list[str] = Field(default_factory=list, description="Weekly summaries it wrote.")
+    weekly_summaries: list[str] = Field(default_factory=new_list, description="Weekly summaries it wrote.")
 
 
 class CycleResult(CamelModel):

@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field
 
 from kg.models import Model
+from kg.models.base import new_list
 from reasoning.router.methods.base import MethodOutcome
 from reasoning.router_requests import (  # the request module holds the classification (no engine imports there)
     Complexity,
@@ -75,7 +76,7 @@ class MethodScore(Model):
     rank: int = Field(description="1 = best; ties are broken by catalogue order (see tie_break).")
     profile: float = Field(0.0, description="The seed's profile score for the classification (0..1).")
     cue: float = Field(0.0, description="The structural cues' score (see reasoning.router.cues).")
-    cues: list[str] = Field(default_factory=list, description="The names of the structural cues that matched.")
+    cues: list[str] = Field(default_factory=new_list, description="The names of the structural cues that matched.")
     semantic: float | None = Field(
         None, description="Cosine similarity to the method's worked problems (None: the embedder was off)."
     )
@@ -114,13 +115,13 @@ class RouterResult(Model):
     mode: Literal["explicit", "auto", "multi"]
     methods: list[str]
     classification: ProblemClassification | None = None
-    scores: list[MethodScore] = Field(default_factory=list)
+    scores: list[MethodScore] = Field(default_factory=new_list)
     tie_break: str | None = None
     results: list[MethodOutcome]
     fusion: FusionReport | None = None
     narration: dict[str, str] = Field(default_factory=dict, description="method -> explanation by the chat model.")
-    stored: list[dict[str, Any]] = Field(default_factory=list, description="Records written on request.")
-    notes: list[str] = Field(default_factory=list)
+    stored: list[dict[str, Any]] = Field(default_factory=new_list, description="Records written on request.")
+    notes: list[str] = Field(default_factory=new_list)
     router: Literal["explicit", "classification", "text", "llm"] = Field(
         "explicit",
         description="Which path chose the methods: explicit ids, the seed's scoring of a given "

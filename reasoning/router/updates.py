@@ -22,6 +22,7 @@ from pydantic import Field, field_validator, model_validator
 
 from kg.errors import InputError
 from kg.models import MAX_CONTENT, MAX_LIST, Fact, Model, Name, RecordId, Unit, parse
+from kg.models.base import new_list
 
 PROBABILITY_TOLERANCE = 1e-9
 
@@ -47,7 +48,7 @@ class BayesHypothesis(Model):
     label: Name
     prior: Unit
     fact_uid: RecordId | None = None
-    evidence: list[Evidence] = Field(default_factory=list, max_length=MAX_LIST)
+    evidence: list[Evidence] = Field(default_factory=new_list, max_length=MAX_LIST)
 
 
 class BayesInput(Model):

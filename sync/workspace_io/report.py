@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import Field
 
 from kg.models import Model
+from kg.models.base import new_list
 
 #: Record kinds in the order files are read and written.
 KINDS = ("agent", "fact", "memory", "belief", "desire", "goal", "intention", "plan", "plan_step", "relation",
@@ -41,10 +42,10 @@ class AgentReport(Model):
 
     agent_id: str
     counts: dict[str, KindCounts] = Field(default_factory=dict)
-    skipped: list[Skipped] = Field(default_factory=list)
-    refused: list[Skipped] = Field(default_factory=list)
-    files: list[str] = Field(default_factory=list)
-    warnings: list[str] = Field(default_factory=list)
+    skipped: list[Skipped] = Field(default_factory=new_list)
+    refused: list[Skipped] = Field(default_factory=new_list)
+    files: list[str] = Field(default_factory=new_list)
+    warnings: list[str] = Field(default_factory=new_list)
 
     def count(self, kind: str, status: str, n: int = 1) -> None:
         """Add ``n`` to one counter."""
@@ -58,8 +59,8 @@ class WorkspaceReport(Model):
     direction: Literal["import", "export"]
     path: str
     dry_run: bool = False
-    agents: list[AgentReport] = Field(default_factory=list)
-    ignored: list[str] = Field(default_factory=list)
+    agents: list[AgentReport] = Field(default_factory=new_list)
+    ignored: list[str] = Field(default_factory=new_list)
 
     @property
     def totals(self) -> dict[str, KindCounts]:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pydantic import Field, field_validator
 
+from kg.models.base import new_list
 from kg.models.request import Request
 
 #: What a POSIX file system takes (Linux's NAME_MAX and PATH_MAX): a longer path fails at the first look at it.
@@ -23,7 +24,7 @@ class WorkspaceFilesRequest(Request):
     """Which directory of the OpenClaw-MABOS layout, and which agents."""
 
     path: Path = Field(description="The directory holding agents/<id>/.")
-    agents: list[str] = Field(default_factory=list, description="Only this agent; default: every agent.")
+    agents: list[str] = Field(default_factory=new_list, description="Only this agent; default: every agent.")
 
     @field_validator("path")
     @classmethod

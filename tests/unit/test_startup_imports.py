@@ -503,3 +503,49 @@ def test_an_address_is_given_where_the_typedb_settings_find_one(override: str | 
     environ = {} if env is None else {ENV_ADDRESS: env}
     found = resolve_settings(workspace_name="w", config_address=address, override=override, environ=environ)
     assert TypeDBConfig(address=address).address_given(override, environ) is (found is not None)
+
+
+def _builtin_list_factories(path: Path) -> list[str]:
+    """``Field(..., default_factory=list)`` calls in one module, as ``path:line``."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "Field":
+            found += [
+                f"{path.relative_to(ROOT)}:{kw.value.lineno}"
+                for kw in node.keywords
+                if kw.arg == "default_factory" and isinstance(kw.value, ast.Name) and kw.value.id == "list"
+            ]
+    return found
+
+
+def test_no_pydantic_field_takes_the_builtin_list_as_its_factory():
+    """pydantic reads a factory's signature when it builds a model; the builtin ``list``'s is parsed with tokenize,
+    whose first use compiles its patterns (~13 M instructions of a cold command): ``kg.models.base.new_list``."""
+    modules = [p for package in ("kg", "cli", "reasoning", "sync") for p in sorted((ROOT / package).rglob("*.py"))]
+    assert len(modules) > 300
+    assert [spot for module in modules for spot in _builtin_list_factories(module)] == []
+
+
+def test_building_the_models_of_a_fact_query_and_a_recall_compiles_no_tokenize_pattern():
+    """The models a fact query and a recall build, built in a fresh interpreter, leave tokenize's pattern cache empty
+    (with a builtin ``list`` factory it holds the token pattern: the check would see it)."""
+    code = """
+import json, tokenize
+from pydantic import BaseModel, Field
+from kg.models.facts import Fact
+from kg.models.memory import MemoryItem
+from kg.memory.requests import RecallRequest
+for model in (Fact, MemoryItem, RecallRequest):
+    model.model_json_schema()
+before = tokenize._compile.cache_info().currsize
+
+class Control(BaseModel):
+    items: list[int] = Field(default_factory=list)
+
+Control.model_json_schema()
+print(json.dumps([before, tokenize._compile.cache_info().currsize]))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    before, with_builtin = json.loads(done.stdout.splitlines()[-1])
+    assert before == 0
+    assert with_builtin > 0  # the control: a builtin list factory does compile it

@@ -29,6 +29,7 @@ from pydantic import Field, model_validator
 
 from kg.errors import InputError
 from kg.models import Model
+from kg.models.base import new_list
 from reasoning.router.methods.fields import distinct, input_error, parse_inputs
 
 METHOD = "argumentation"
@@ -45,7 +46,7 @@ class Framework(Model):
 
     arguments: list[_Name] = Field(min_length=1, max_length=1_000)
     attacks: list[Annotated[list[_Name], Field(min_length=2, max_length=2)]] = Field(
-        default_factory=list, max_length=MAX_ATTACKS
+        default_factory=new_list, max_length=MAX_ATTACKS
     )
     semantics: Semantics = "grounded"
 

@@ -33,6 +33,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from kg.errors import InputError
 from kg.models import Model, RuleType, describe_validation_error
+from kg.models.base import new_list
 from reasoning.service import Reasoner
 
 if TYPE_CHECKING:
@@ -53,9 +54,9 @@ class MethodOutcome(Model):
     conclusion: str = Field(description="The conclusion in one line; fusion compares methods by it.")
     confidence: float = Field(ge=0.0, le=1.0, description="How sure the method is of its conclusion, 0..1.")
     value: Any = Field(default=None, description="Method-specific JSON (see docs/reasoning-methods.md).")
-    trace: list[str] = Field(default_factory=list, description="The steps taken, in order.")
-    used: list[str] = Field(default_factory=list, description="Uids of the records the method read.")
-    notes: list[str] = Field(default_factory=list)
+    trace: list[str] = Field(default_factory=new_list, description="The steps taken, in order.")
+    used: list[str] = Field(default_factory=new_list, description="Uids of the records the method read.")
+    notes: list[str] = Field(default_factory=new_list)
     partial: bool = Field(default=False, description="True when the method worked on a cut, sampled or incomplete "
                                                      "input (a bound was hit); the notes say which, and the "
                                                      "confidence is then at most 0.8.")  # fmt: skip

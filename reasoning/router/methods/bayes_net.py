@@ -24,6 +24,7 @@ import numpy as np
 from pydantic import Field
 
 from kg.models import Model, Unit
+from kg.models.base import new_list
 from reasoning.router.methods.base import fail
 from reasoning.router.methods.discrete import Compiled
 from reasoning.router.methods.discrete import query as discrete_query
@@ -36,7 +37,7 @@ _Name = Annotated[str, Field(min_length=1, max_length=64)]
 class BayesNode(Model):
     """One Boolean variable: its parents (in order) and P(true | parents)."""
 
-    parents: list[_Name] = Field(default_factory=list, max_length=10)
+    parents: list[_Name] = Field(default_factory=new_list, max_length=10)
     cpt: dict[str, Unit]
 
 

@@ -26,6 +26,7 @@ import numpy as np
 from pydantic import Field
 
 from kg.models import Model
+from kg.models.base import new_list
 from reasoning.router.methods.base import MethodContext, MethodOutcome, MissingInputs, computed, fail, validate
 from reasoning.router.methods.causal_graph import adjust, backdoor_paths, backdoor_set, graph_from
 from reasoning.router.methods.discrete import DiscreteNetwork, compile_network, query
@@ -61,8 +62,8 @@ class CausalInput(Model):
     edges: list[_Pair] | None = Field(None, max_length=MAX_EDGES)
     treatment: _Names
     outcome: _Names
-    latent: list[_Name] = Field(default_factory=list, max_length=MAX_EDGES)
-    bidirected: list[_Pair] = Field(default_factory=list, max_length=MAX_EDGES)
+    latent: list[_Name] = Field(default_factory=new_list, max_length=MAX_EDGES)
+    bidirected: list[_Pair] = Field(default_factory=new_list, max_length=MAX_EDGES)
     data: list[dict[str, Any]] | None = Field(None, max_length=MAX_ROWS)
     network: DiscreteNetwork | None = None
     outcome_value: str | int | float | bool = True

@@ -30,6 +30,7 @@ import numpy as np
 from pydantic import Field
 
 from kg.models import Model, Unit
+from kg.models.base import new_list
 from reasoning.router.methods.base import fail
 from reasoning.router.methods.factors import MAX_FACTOR_CELLS, Budget, Factor, normalised, product, reduce, sum_out
 
@@ -44,7 +45,7 @@ class DiscreteVariable(Model):
     """One variable: its values, its parents (in order) and a distribution over its values per parent row."""
 
     values: list[_Value] = Field(min_length=2, max_length=MAX_VALUES)
-    parents: list[_Name] = Field(default_factory=list, max_length=MAX_PARENTS)
+    parents: list[_Name] = Field(default_factory=new_list, max_length=MAX_PARENTS)
     cpt: dict[Annotated[str, Field(max_length=MAX_PARENTS * 66)], list[Unit]] = Field(max_length=MAX_FACTOR_CELLS)
 
 

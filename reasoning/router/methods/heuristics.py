@@ -27,6 +27,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, model_validator
 
 from kg.models import Model, Unit
+from kg.models.base import new_list
 from reasoning.router.methods.base import MethodOutcome, computed
 from reasoning.router.methods.fields import distinct, parse_inputs
 
@@ -51,7 +52,7 @@ class CueInput(Model):
     rule: Literal["take-the-best", "tallying", "recognition"] = "take-the-best"
     criterion: Annotated[str, Field(max_length=256)] = "the criterion"
     options: list[_Name] = Field(min_length=2, max_length=MAX_OPTIONS)
-    cues: list[Cue] = Field(default_factory=list, max_length=MAX_CUES)
+    cues: list[Cue] = Field(default_factory=new_list, max_length=MAX_CUES)
     recognized: list[_Name] | None = Field(default=None, max_length=MAX_OPTIONS)
     recognition_validity: Unit | None = None
 

@@ -39,6 +39,7 @@ import numpy as np
 from pydantic import Field
 
 from kg.models import MAX_LIST, MemoryQuery, Model
+from kg.models.base import new_list
 from reasoning.router.methods.base import MethodContext, MethodOutcome, MissingInputs, computed
 from reasoning.router.methods.docs import MethodDoc
 from reasoning.router.methods.fields import input_error, parse_inputs
@@ -85,7 +86,7 @@ class LearningInput(Model):
 
     outcomes: list[Outcome] | None = Field(default=None, min_length=1, max_length=MAX_LIST * 10)
     prior: Prior = Field(default_factory=Prior)
-    methods: list[_Name] = Field(default_factory=list, max_length=64)
+    methods: list[_Name] = Field(default_factory=new_list, max_length=64)
 
 
 def stored_outcomes(ctx: MethodContext) -> tuple[list[Outcome], list[str]]:

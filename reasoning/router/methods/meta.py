@@ -33,6 +33,7 @@ from pydantic import Field
 
 from kg.errors import InputError
 from kg.models import MAX_LIST, Model, Unit
+from kg.models.base import new_list
 from reasoning.requests import MAX_QUESTION
 from reasoning.router.methods.base import Engine, MethodContext, MethodOutcome, MissingInputs, computed
 from reasoning.router.methods.calibration import METHOD as CALIBRATION
@@ -165,7 +166,7 @@ class StrategyInput(Model):
 
     problem_classification: dict[str, Any] | None = None
     top: int = Field(default=5, ge=1, le=32)
-    methods: list[Annotated[str, Field(max_length=64)]] = Field(default_factory=list, max_length=MAX_LIST)
+    methods: list[Annotated[str, Field(max_length=64)]] = Field(default_factory=new_list, max_length=MAX_LIST)
 
 
 def strategy_selection(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:

@@ -20,6 +20,7 @@ from typing import Annotated, Any
 from pydantic import Field, model_validator
 
 from kg.models import Model
+from kg.models.base import new_list
 from reasoning.router.methods.base import MethodContext, MethodOutcome, MissingInputs, computed
 from reasoning.router.methods.docs import MethodDoc
 from reasoning.router.methods.fields import input_error, parse_inputs
@@ -53,10 +54,10 @@ class ModalInput(Model):
     access: list[Annotated[list[_Name], Field(min_length=2, max_length=2)]] | None = Field(
         default=None, max_length=MAX_LINKS)  # fmt: skip
     actual: _Name | None = None
-    query: list[_Formula] = Field(default_factory=list, max_length=MAX_QUERIES)
+    query: list[_Formula] = Field(default_factory=new_list, max_length=MAX_QUERIES)
     logic: Logic = "K"
-    valid: list[_Formula] = Field(default_factory=list, max_length=MAX_QUERIES)
-    satisfiable: list[_Formula] = Field(default_factory=list, max_length=MAX_QUERIES)
+    valid: list[_Formula] = Field(default_factory=new_list, max_length=MAX_QUERIES)
+    satisfiable: list[_Formula] = Field(default_factory=new_list, max_length=MAX_QUERIES)
 
     @model_validator(mode="after")
     def _known_worlds(self) -> ModalInput:

@@ -28,6 +28,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from kg.models import Model
+from kg.models.base import new_list
 from reasoning.router.methods.base import MethodContext, MethodOutcome, MissingInputs, computed, fail, validate
 from reasoning.router.methods.counterfactual import triple
 from reasoning.router.methods.docs import MethodDoc
@@ -45,7 +46,7 @@ class Norm(Model):
     id: Annotated[str, Field(max_length=256)] = ""
     modality: Literal["obligation", "permission", "prohibition"]
     action: _Text
-    when: list[_Text] = Field(default_factory=list, max_length=100)
+    when: list[_Text] = Field(default_factory=new_list, max_length=100)
     priority: int = 0
 
 
@@ -53,8 +54,8 @@ class DeonticInput(Model):
     """``deontic`` inputs with explicit norms."""
 
     norms: list[Norm] = Field(min_length=1, max_length=MAX_NORMS)
-    facts: list[_Text] = Field(default_factory=list, max_length=100_000)
-    actions: list[_Text] = Field(default_factory=list, max_length=10_000)
+    facts: list[_Text] = Field(default_factory=new_list, max_length=100_000)
+    actions: list[_Text] = Field(default_factory=new_list, max_length=10_000)
 
 
 _PROHIBIT = re.compile(r"^(must not|mustn't|may not|shall not|cannot|never|do not|don't|forbidden to)\s+", re.I)

@@ -37,6 +37,7 @@ from kg.models import (
     Unit,
     agent_scope,
 )
+from kg.models.base import new_list
 from reasoning.bounds import DEFAULT_LIMITS
 from reasoning.cbr import CaseMatch, CaseQuery, retrieve
 from reasoning.router.methods.base import Engine, MethodContext, MethodOutcome, MissingInputs, computed
@@ -61,12 +62,12 @@ class GivenCase(Model):
     """A past case given in the inputs (instead of the agent's stored cases)."""
 
     name: Annotated[str, Field(min_length=1, max_length=256)]
-    beliefs: list[_Item] = Field(default_factory=list, max_length=MAX_LIST)
-    desires: list[_Item] = Field(default_factory=list, max_length=MAX_LIST)
+    beliefs: list[_Item] = Field(default_factory=new_list, max_length=MAX_LIST)
+    desires: list[_Item] = Field(default_factory=new_list, max_length=MAX_LIST)
     context: Annotated[str, Field(max_length=MAX_CONTENT)] = ""
-    actions: list[_Item] = Field(default_factory=list, max_length=MAX_LIST)
+    actions: list[_Item] = Field(default_factory=new_list, max_length=MAX_LIST)
     success: bool = True
-    lessons: list[_Item] = Field(default_factory=list, max_length=MAX_LIST)
+    lessons: list[_Item] = Field(default_factory=new_list, max_length=MAX_LIST)
 
 
 class RecognitionInput(Model):
@@ -81,7 +82,7 @@ class RecognitionInput(Model):
     min_score: Unit = 0.0
     actor: Annotated[str, Field(min_length=1, max_length=256)] | None = None
     effects: dict[_Item, list[_Triple]] = Field(default_factory=dict, max_length=1_000)
-    expect: list[_Triple] = Field(default_factory=list, max_length=MAX_LIST)
+    expect: list[_Triple] = Field(default_factory=new_list, max_length=MAX_LIST)
     max_options: int = Field(default=5, ge=1, le=MAX_SIMULATED)
 
 

@@ -20,6 +20,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from kg.models import Model
+from kg.models.base import new_list
 from reasoning.router.methods.base import MethodContext, MethodOutcome, MissingInputs, computed
 from reasoning.router.methods.counterfactual import triple
 from reasoning.router.methods.docs import MethodDoc
@@ -40,7 +41,7 @@ class AnalogicalInput(Model):
 
     source: list[_Relation] | _Name = Field(description="relations 'S P O', or an entity of the agent's facts")
     target: list[_Relation] | _Name = Field(description="relations 'S P O', or an entity of the agent's facts")
-    similar: list[Annotated[list[_Name], Field(min_length=2, max_length=100)]] = Field(default_factory=list,
+    similar: list[Annotated[list[_Name], Field(min_length=2, max_length=100)]] = Field(default_factory=new_list,
                                                                                         max_length=100)  # fmt: skip
     rename: bool = True
 
