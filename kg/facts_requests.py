@@ -2,7 +2,7 @@
 declared once.
 
 :class:`kg.facts.FactService` accepts these models (and :func:`kg.rdf.importer.import_documents` the import's);
-the tools ``fact_assert`` ... ``fact_import`` (cli/tools/facts.py) are these models plus ``agent_id``, and ``mabos
+the tools ``fact_assert`` ... ``fact_import`` (cli/tools/fact*.py) are these models plus ``agent_id``, and ``mabos
 fact ...`` generates its options from them (docs/decisions/2026-11-28-request-models.md). The limits are the
 store's: confidence 0..1, query limit 1..100,000 (100 by default), explain depth 0..10, a document 100 MB.
 """

@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from cli import tools
-from cli.tools.facts import FactAssertResult, FactList, FactRetractResult
+from cli.tools.fact_writes import FactAssertResult, FactRetractResult
+from cli.tools.facts import FactList
 from kg.errors import InputError, NotFoundError, ScopeError
 from kg.facts import Explanation
 from kg.workspace import Workspace
