@@ -20,7 +20,6 @@ from kg.errors import InputError
 from reasoning.router.methods import engines
 from reasoning.router.methods.argumentation import extensions
 from reasoning.router.methods.base import MethodContext, MethodOutcome, MissingInputs
-from reasoning.router.methods.social import ENGINES
 from reasoning.router.methods.social_choice import decide, pairwise
 from reasoning.router.run import reason
 from tests.budget import examples
@@ -29,6 +28,10 @@ CTX = MethodContext(agent_id="a")
 
 
 def run(method: str, inputs: dict[str, Any], ctx: MethodContext = CTX) -> MethodOutcome:
+    # The social engines import nashpy and with it scipy.optimize (~1.1 s): when a test runs, not at collection,
+    # where every xdist worker imports every test module.
+    from reasoning.router.methods.social import ENGINES  # noqa: PLC0415
+
     return ENGINES[method](ctx, inputs)
 
 
@@ -312,7 +315,7 @@ def test_odd_cycle_has_the_empty_preferred_extension_and_no_stable_one() -> None
     assert af("abc", "ab bc ca", "preferred") == [[]]
     assert af("abc", "ab bc ca", "stable") == []
     cycle = {"arguments": ["a", "b", "c"], "attacks": [["a", "b"], ["b", "c"], ["c", "a"]], "semantics": "stable"}
-    result = ENGINES["argumentation"](CTX, cycle)
+    result = run("argumentation", cycle)
     assert result.conclusion == "no stable extension exists" and result.confidence == 0.0
 
 
