@@ -101,9 +101,11 @@ def recall_settings(config: RecallConfig) -> RecallSettings:
     from kg.recall.decay import DecaySettings  # noqa: PLC0415 - recall loads on first use
     from kg.recall.engine import RecallSettings  # noqa: PLC0415
     from kg.recall.fusion import DEFAULT_DECAY  # noqa: PLC0415
-    from kg.recall.fusion_types import FusionSettings  # noqa: PLC0415
+    from kg.recall.fusion_types import DEFAULT_FUSION, FusionSettings  # noqa: PLC0415
 
-    fusion = parse(FusionSettings, {"vector_weight": config.vector_weight, "bm25_weight": config.bm25_weight})
+    weights = {"vector_weight": config.vector_weight, "bm25_weight": config.bm25_weight}
+    unset = (config.vector_weight, config.bm25_weight) == (DEFAULT_FUSION.vector_weight, DEFAULT_FUSION.bm25_weight)
+    fusion = DEFAULT_FUSION if unset else parse(FusionSettings, weights)  # the defaults build no validator
     decay = DEFAULT_DECAY if config.decay else DecaySettings(boost_min=1.0)
     chosen: dict[str, Any] = {"fusion": fusion, "decay": decay}
     if config.inline_index_limit is not None:  # unset: the engine's own default

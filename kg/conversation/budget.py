@@ -84,7 +84,9 @@ class BudgetRatios(Model):
         return max(0.0, 1.0 - (self.response_reserve + self.system + self.tools + self.memory + self.request))
 
 
-DEFAULT_RATIOS = BudgetRatios()
+#: The default ratios: the model's defaults, constructed, not validated (tests/unit/test_default_settings.py compares
+#: them with the validated ratios): a recall imports this module for MAX_WINDOW and builds no validator for them.
+DEFAULT_RATIOS = BudgetRatios.model_construct()
 
 
 class ContextBudget(Model):

@@ -119,10 +119,13 @@ class Ranked(Model):
     breakdown: ScoreBreakdown
 
 
-DEFAULT_FUSION = FusionSettings()
+#: The engine's fusion settings: the model's defaults, constructed, not validated (valid by the model's own defaults;
+#: tests/unit/test_default_settings.py compares both constants with the validated settings, types included), so that
+#: importing this module, which every recall does, builds no validator (issue 33).
+DEFAULT_FUSION = FusionSettings.model_construct()
 #: The weighted fusion of 2026-11-22 (0.4 / 0.6, relative scores, keyword floor): for scoring a few texts
 #: against a prompt (kg.conversation.relevance), where there is no candidate list to standardise over.
-RELATIVE_FUSION = FusionSettings(vector_weight=0.4, bm25_weight=0.6, normalization="relative")
+RELATIVE_FUSION = FusionSettings.model_construct(vector_weight=0.4, bm25_weight=0.6, normalization="relative")
 
 
 __all__ = [
