@@ -549,3 +549,36 @@ print(json.dumps([before, tokenize._compile.cache_info().currsize]))
     before, with_builtin = json.loads(done.stdout.splitlines()[-1])
     assert before == 0
     assert with_builtin > 0  # the control: a builtin list factory does compile it
+
+
+#: What a fact query no longer loads since the fact tools and commands live in modules of their own (issue 33, fourth
+#: pass): the writes', the explanation's and the RDF import's tools and commands, and the importer.
+NOT_FOR_A_FACT_QUERY = {"cli.tools.fact_writes", "cli.tools.facts_explain", "cli.tools.facts_import",
+                        "cli.commands.fact_writes", "cli.commands.facts_explain", "cli.commands.facts_import",
+                        "kg.rdf.importer", "kg.rdf.documents"}  # fmt: skip
+_DEFAULTS_REPORT = """
+import json, sys
+from kg.conversation.budget import BudgetRatios
+from kg.recall.fusion_types import FusionSettings
+print(json.dumps({"modules": sorted(sys.modules),
+                  "built": [m.__name__ for m in (FusionSettings, BudgetRatios) if m.__pydantic_complete__]}))
+"""
+
+
+@pytest.mark.parametrize("command", ["fact_query", "bm25_recall"])
+def test_a_fact_query_loads_one_fact_tool_and_a_recall_builds_no_default_settings(answering: Path, command: str):
+    """A fact query imports the query's tool and command only; a bm25 recall with the default weights builds
+    neither the fusion settings' nor the budget ratios' validator (their defaults are constructed:
+    tests/unit/test_default_settings.py)."""
+    argv = {"fact_query": ["fact", "query", "--agent", "a", "--subject", "acme", "--json"],
+            "bm25_recall": ["memory", "recall", "--agent", "a", "renewal terms", "--mode", "bm25",
+                            "--json"]}[command]  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", _MABOS + _DEFAULTS_REPORT + _MABOS_REPORT, *argv, "--workspace",
+                           str(answering)], capture_output=True, text=True, cwd=ROOT, check=True)  # fmt: skip
+    *_, report, outcome = done.stdout.splitlines()
+    answered = json.loads(outcome)
+    assert answered["exit"] == 0, done.stderr
+    assert json.loads(answered["printed"])  # it answered: the fact, or the recall's hits
+    found = json.loads(report)
+    assert sorted(NOT_FOR_A_FACT_QUERY & set(found["modules"])) == []
+    assert found["built"] == []
