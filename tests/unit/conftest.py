@@ -76,24 +76,40 @@ def tool_ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Workspa
     workspace.close()
 
 
+@pytest.fixture(scope="module")
+def module_ws_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One path where each test of a module makes its workspace afresh (and removes it after).
+
+    The extraction vocabulary parses the workspace's ontology files, and the parsed files are kept per process
+    keyed by their path and text (kg/ontology/graphs.py), as a long-lived server re-reading its workspace has them.
+    Under a new folder per test every extraction run parsed the shipped set again (~0.3 s of rdflib). Each test
+    still gets a new workspace with nothing of the previous one's.
+    """
+    return tmp_path_factory.mktemp("ws-per-test") / "ws"
+
+
 @pytest.fixture
-def quiet_workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[datetime], Workspace]]:
-    """Opens the workspace ``tmp_path/ws`` with agents ``a`` and ``b``, no embedder and no LLM, its clock fixed at
-    the given time; closed after the test."""
+def quiet_workspace(module_ws_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[datetime], Workspace]]:
+    """Opens a new workspace (:func:`module_ws_path`) with agents ``a`` and ``b``, no embedder and no LLM, its
+    clock fixed at the given time; closed and removed after the test."""
     monkeypatch.setenv("MABOS_EMBEDDER", "none")
     monkeypatch.delenv("MABOS_LLM_URL", raising=False)
+    shutil.rmtree(module_ws_path, ignore_errors=True)
     opened: list[Workspace] = []
 
     def open_at(now: datetime) -> Workspace:
-        workspace = kg.init_workspace(tmp_path / "ws", clock=FixedClock(now))
+        workspace = kg.init_workspace(module_ws_path, clock=FixedClock(now))
+        opened.append(workspace)
         workspace.agents.add("a")
         workspace.agents.add("b")
-        opened.append(workspace)
         return workspace
 
-    yield open_at
-    for workspace in opened:
-        workspace.close()
+    try:
+        yield open_at
+    finally:
+        for workspace in opened:
+            workspace.close()
+        shutil.rmtree(module_ws_path, ignore_errors=True)
 
 
 @pytest.fixture

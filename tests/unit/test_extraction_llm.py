@@ -50,32 +50,21 @@ def stub() -> Iterator[ChatStub]:
         yield server
 
 
-@pytest.fixture(scope="module")
-def ws_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Where each test of this module makes its workspace afresh (and removes it after).
-
-    One path for all: the extraction vocabulary parses the workspace's ontology files, and the parsed files are
-    kept per process keyed by their path and text (kg/ontology/graphs.py), as a long-lived server re-reading its
-    workspace has them. Under a new folder per test every test parsed the shipped set again (~0.3 s of rdflib
-    per extraction run). Each test still gets a new workspace with nothing of the previous one's.
-    """
-    return tmp_path_factory.mktemp("llm-extraction") / "ws"
-
-
 @pytest.fixture
-def lws(ws_path: Path, monkeypatch: pytest.MonkeyPatch, stub: ChatStub) -> Iterator[Workspace]:
-    """A workspace whose LLM is the stub (through MABOS_LLM_URL), no embedder, agent ``a``."""
+def lws(module_ws_path: Path, monkeypatch: pytest.MonkeyPatch, stub: ChatStub) -> Iterator[Workspace]:
+    """A new workspace whose LLM is the stub (through MABOS_LLM_URL), no embedder, agent ``a``; at one path for the
+    module (tests/unit/conftest.py, :func:`module_ws_path`: the ontology files are parsed once)."""
     monkeypatch.setenv("MABOS_EMBEDDER", "none")
     monkeypatch.setenv("MABOS_LLM_URL", stub.url)
     monkeypatch.setenv("MABOS_LLM_MODEL", "stub-model")
-    shutil.rmtree(ws_path, ignore_errors=True)
-    ws = kg.init_workspace(ws_path, clock=FixedClock(T1 + timedelta(hours=1)))
+    shutil.rmtree(module_ws_path, ignore_errors=True)
+    ws = kg.init_workspace(module_ws_path, clock=FixedClock(T1 + timedelta(hours=1)))
     try:
         ws.agents.add("a")
         yield ws
     finally:
         ws.close()
-        shutil.rmtree(ws_path)
+        shutil.rmtree(module_ws_path)
 
 
 def say(ws: Workspace, *texts: str) -> None:
