@@ -84,9 +84,11 @@ class BudgetRatios(Model):
         return max(0.0, 1.0 - (self.response_reserve + self.system + self.tools + self.memory + self.request))
 
 
-#: The default ratios: the model's defaults, constructed, not validated (tests/unit/test_default_settings.py compares
-#: them with the validated ratios): a recall imports this module for MAX_WINDOW and builds no validator for them.
-DEFAULT_RATIOS = BudgetRatios.model_construct()
+#: Validated at import (about 1.3 M instructions; a recall imports this module for MAX_WINDOW). Constructed, as
+#: DEFAULT_FUSION is, it left a recall with no validator built while ``mabos`` loads its command: the first build,
+#: which imports pydantic's plugin loader and importlib.metadata, then ran after the collector was re-enabled and
+#: cost more in collections than it saved (docs/decisions/2026-11-29-lazy-startup.md, fourth pass).
+DEFAULT_RATIOS = BudgetRatios()
 
 
 class ContextBudget(Model):

@@ -1,8 +1,8 @@
 """Defaults constructed at import without validation (issue 33) are what validating the same values gives.
 
-``DEFAULT_FUSION``, ``RELATIVE_FUSION`` (kg.recall.fusion_types) and ``DEFAULT_RATIOS`` (kg.conversation.budget)
-are ``model_construct``ed so that importing their modules, which a recall does, builds no validator; a recall with
-the default weights uses ``DEFAULT_FUSION`` as it is. Each must equal the validated model field by field, with the
+``DEFAULT_FUSION`` and ``RELATIVE_FUSION`` (kg.recall.fusion_types) are ``model_construct``ed so that importing
+their module, which a recall does, builds no validator; a recall with the default weights uses ``DEFAULT_FUSION`` as
+it is. Each must equal the validated model field by field, with the
 same Python types (a constructed model never converts, so an int where a float belongs would go unnoticed).
 """
 
@@ -12,7 +12,6 @@ import pytest
 from pydantic import BaseModel
 
 from kg.config import RecallConfig
-from kg.conversation.budget import DEFAULT_RATIOS, BudgetRatios, allocate
 from kg.errors import InputError
 from kg.recall.fusion_types import DEFAULT_FUSION, RELATIVE_FUSION, FusionSettings
 from kg.workspace import recall_settings
@@ -27,20 +26,14 @@ def _fields(model: BaseModel) -> dict[str, tuple[type, object]]:
     [
         (DEFAULT_FUSION, FusionSettings()),
         (RELATIVE_FUSION, FusionSettings(vector_weight=0.4, bm25_weight=0.6, normalization="relative")),
-        (DEFAULT_RATIOS, BudgetRatios()),
     ],
-    ids=["DEFAULT_FUSION", "RELATIVE_FUSION", "DEFAULT_RATIOS"],
+    ids=["DEFAULT_FUSION", "RELATIVE_FUSION"],
 )
 def test_a_constructed_default_is_the_validated_model(constructed: BaseModel, validated: BaseModel) -> None:
     assert type(constructed) is type(validated)
     assert constructed == validated
     assert _fields(constructed) == _fields(validated)
     assert constructed.model_dump_json() == validated.model_dump_json()
-
-
-def test_the_default_ratios_allocate_as_the_validated_ones() -> None:
-    assert allocate(100_000) == allocate(100_000, ratios=BudgetRatios())
-    assert DEFAULT_RATIOS.history == pytest.approx(0.40)
 
 
 def test_a_recall_with_the_default_weights_uses_the_default_fusion_and_other_weights_are_validated() -> None:

@@ -558,18 +558,15 @@ NOT_FOR_A_FACT_QUERY = {"cli.tools.fact_writes", "cli.tools.facts_explain", "cli
                         "kg.rdf.importer", "kg.rdf.documents"}  # fmt: skip
 _DEFAULTS_REPORT = """
 import json, sys
-from kg.conversation.budget import BudgetRatios
 from kg.recall.fusion_types import FusionSettings
-print(json.dumps({"modules": sorted(sys.modules),
-                  "built": [m.__name__ for m in (FusionSettings, BudgetRatios) if m.__pydantic_complete__]}))
+print(json.dumps({"modules": sorted(sys.modules), "built": FusionSettings.__pydantic_complete__}))
 """
 
 
 @pytest.mark.parametrize("command", ["fact_query", "bm25_recall"])
-def test_a_fact_query_loads_one_fact_tool_and_a_recall_builds_no_default_settings(answering: Path, command: str):
-    """A fact query imports the query's tool and command only; a bm25 recall with the default weights builds
-    neither the fusion settings' nor the budget ratios' validator (their defaults are constructed:
-    tests/unit/test_default_settings.py)."""
+def test_a_fact_query_loads_one_fact_tool_and_a_recall_builds_no_fusion_settings(answering: Path, command: str):
+    """A fact query imports the query's tool and command only; a bm25 recall with the default weights builds no
+    validator for the fusion settings (their defaults are constructed: tests/unit/test_default_settings.py)."""
     argv = {"fact_query": ["fact", "query", "--agent", "a", "--subject", "acme", "--json"],
             "bm25_recall": ["memory", "recall", "--agent", "a", "renewal terms", "--mode", "bm25",
                             "--json"]}[command]  # fmt: skip
@@ -581,4 +578,4 @@ def test_a_fact_query_loads_one_fact_tool_and_a_recall_builds_no_default_setting
     assert json.loads(answered["printed"])  # it answered: the fact, or the recall's hits
     found = json.loads(report)
     assert sorted(NOT_FOR_A_FACT_QUERY & set(found["modules"])) == []
-    assert found["built"] == []
+    assert found["built"] is False
