@@ -39,19 +39,23 @@ from typing import TYPE_CHECKING
 from kg.models import MemoryItem, to_utc
 from kg.text.dates import MONTH_NAMES, MONTH_PATTERN, MONTHS, WEEKDAY_NAMES
 from kg.text.stopwords import STOPWORDS
+from kg.text.words import LazyPatterns
 
 _MONTHS = MONTHS
 _MONTH = MONTH_PATTERN
 #: The date, name and time patterns, compiled on first use (:func:`_compiled`; also module attributes, PEP 562
 #: below): the substring tests before them mean a query without a capital, a digit or a month name runs none of
 #: them, and compiling the month alternations case-insensitively cost about 10 M instructions of a cold recall.
-_LAZY_PATTERNS: dict[str, tuple[str, int]] = {
-    "_DAY_MONTH_YEAR": (rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH}),?\s+(\d{{4}})\b", re.IGNORECASE),
-    "_MONTH_DAY_YEAR": (rf"\b({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.IGNORECASE),
-    "_MONTH_YEAR": (rf"\b({_MONTH}),?\s+(\d{{4}})\b", re.IGNORECASE),
-    "_ISO": (r"\b(\d{4})-(\d{2})-(\d{2})\b", 0),
-    "_NAME": (r"\b[A-Z][\w-]*(?:'s)?", 0),
-}
+_LAZY_PATTERNS = LazyPatterns(
+    __name__,
+    {
+        "_DAY_MONTH_YEAR": (rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH}),?\s+(\d{{4}})\b", re.IGNORECASE),
+        "_MONTH_DAY_YEAR": (rf"\b({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.IGNORECASE),
+        "_MONTH_YEAR": (rf"\b({_MONTH}),?\s+(\d{{4}})\b", re.IGNORECASE),
+        "_ISO": (r"\b(\d{4})-(\d{2})-(\d{2})\b", 0),
+        "_NAME": (r"\b[A-Z][\w-]*(?:'s)?", 0),
+    },
+)
 #: Days before a named day that still count ("the week before 16 November"), and after it.
 DAYS_BEFORE, DAYS_AFTER = 8, 2
 #: Days either side of a named month.
@@ -184,20 +188,10 @@ if TYPE_CHECKING:
     TIME_WORDS: re.Pattern[str]
     _BARE_MONTH: re.Pattern[str]
 else:
+    __getattr__ = _LAZY_PATTERNS.module_getattr
 
-    def __getattr__(name: str) -> re.Pattern[str]:
-        """One of :data:`_LAZY_PATTERNS` as a module attribute (PEP 562), compiled on first use."""
-        if name not in _LAZY_PATTERNS:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        return _compiled(name)
-
-
-def _compiled(name: str) -> re.Pattern[str]:
-    """The pattern ``name`` of :data:`_LAZY_PATTERNS`, compiled once (then a plain module attribute)."""
-    found = globals().get(name)
-    if found is None:
-        found = globals()[name] = re.compile(*_LAZY_PATTERNS[name])
-    return found
+#: The pattern ``name`` of :data:`_LAZY_PATTERNS`, compiled once (then a plain module attribute).
+_compiled = _LAZY_PATTERNS.compiled
 
 
 def asks_when(text: str) -> bool:

@@ -12,6 +12,8 @@
 from __future__ import annotations
 
 import re
+import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 #: Han, Hiragana, Katakana, Hangul and the compatibility and supplementary Han blocks.
@@ -22,6 +24,36 @@ NO_SPACE_CHARS = (
     f"{CJK_CHARS}\u0e00-\u0e7f\u0e80-\u0eff\u1000-\u109f\u1780-\u17ff\u3100-\u312f\u31f0-\u31ff\uff66-\uff9f"
     "\U00030000-\U0003134f"
 )
+
+
+class LazyPatterns(dict[str, "str | tuple[str, int]"]):
+    """A module's regular expressions by name (a pattern, or a pattern and its flags), each compiled on first use
+    and then kept as a plain attribute of the module: :meth:`compiled`, or the attribute itself through
+    :meth:`module_getattr` as the module's ``__getattr__`` (PEP 562). Compiling is what costs (a CJK range's
+    character map, a month alternation ignoring case: up to ~10 ms each), which a command that never uses a
+    pattern should not pay (issue 33)."""
+
+    def __init__(self, module: str, patterns: Mapping[str, str | tuple[str, int]]) -> None:
+        super().__init__(patterns)
+        #: The module whose attributes the compiled patterns become.
+        self.module = module
+
+    def compiled(self, name: str) -> re.Pattern[str]:
+        """The pattern ``name``, compiled once."""
+        namespace = vars(sys.modules[self.module])
+        found: re.Pattern[str] | None = namespace.get(name)
+        if found is None:
+            source = self[name]
+            found = namespace[name] = re.compile(*source) if isinstance(source, tuple) else re.compile(source)
+        return found
+
+    def module_getattr(self, name: str) -> re.Pattern[str]:
+        """The module's ``__getattr__``: a pattern of this table, compiled; any other name is missing."""
+        if name not in self:
+            raise AttributeError(f"module {self.module!r} has no attribute {name!r}")
+        return self.compiled(name)
+
+
 #: The pattern of one word: letters and digits, no ``_``.
 WORD = r"[^\W_]+"
 WORD_RE = re.compile(WORD)
@@ -30,13 +62,16 @@ WORD_CHARS_RE = re.compile(r"\w+")
 
 #: The patterns over the CJK ranges, compiled on first use: each takes about 10 ms to compile (``re`` builds a
 #: character map of the ranges), which a command that never splits text (``fact query``) should not pay.
-_LAZY_PATTERNS = {
-    "CJK_RE": rf"[{CJK_CHARS}]",  # one CJK character
-    "NO_SPACE_RE": rf"[{NO_SPACE_CHARS}]",  # one character of a script written without spaces
-    "TOKEN_RE": rf"[{CJK_CHARS}]|[^\W{CJK_CHARS}]+",  # a CJK character, or a run of other word characters
-    "CJK_WORD_RE": rf"[{CJK_CHARS}]|[^\W_{CJK_CHARS}]+",  # a CJK character, or a word of other letters and digits
-    "CJK_RUN_OR_WORD_RE": rf"([{CJK_CHARS}]+)|([^\W{CJK_CHARS}]+)",  # a CJK run (1) or other word characters (2)
-}
+_LAZY_PATTERNS = LazyPatterns(
+    __name__,
+    {
+        "CJK_RE": rf"[{CJK_CHARS}]",  # one CJK character
+        "NO_SPACE_RE": rf"[{NO_SPACE_CHARS}]",  # one character of a script written without spaces
+        "TOKEN_RE": rf"[{CJK_CHARS}]|[^\W{CJK_CHARS}]+",  # a CJK character, or a run of other word characters
+        "CJK_WORD_RE": rf"[{CJK_CHARS}]|[^\W_{CJK_CHARS}]+",  # a CJK character, or a word of other letters and digits
+        "CJK_RUN_OR_WORD_RE": rf"([{CJK_CHARS}]+)|([^\W{CJK_CHARS}]+)",  # a CJK run (1) or other word characters (2)
+    },
+)
 if TYPE_CHECKING:
     CJK_RE: re.Pattern[str]
     NO_SPACE_RE: re.Pattern[str]
@@ -44,14 +79,7 @@ if TYPE_CHECKING:
     CJK_WORD_RE: re.Pattern[str]
     CJK_RUN_OR_WORD_RE: re.Pattern[str]
 else:
-
-    def __getattr__(name: str) -> re.Pattern[str]:
-        """Compile one of :data:`_LAZY_PATTERNS` on first use (PEP 562); it is a plain attribute afterwards."""
-        pattern = _LAZY_PATTERNS.get(name)
-        if pattern is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        compiled = globals()[name] = re.compile(pattern)
-        return compiled
+    __getattr__ = _LAZY_PATTERNS.module_getattr
 
 
 def words(text: str) -> list[str]:
@@ -82,6 +110,7 @@ __all__ = [
     "WORD",
     "WORD_CHARS_RE",
     "WORD_RE",
+    "LazyPatterns",
     "cjk_ngrams",
     "lower_words",
     "words",
