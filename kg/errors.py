@@ -20,7 +20,10 @@ refused value must not echo a 10 MB input back to the caller (an agent reads the
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import logging
 
 #: The longest message an error carries (longer ones keep their start and end).
 MAX_MESSAGE = 600
@@ -38,6 +41,15 @@ def one_line(text: str) -> str:
     """``text`` on one line (every run of white space one space), clipped as mabos's own messages are: what every
     surface (CLI, console, MCP) shows of an error, a foreign error's text included."""
     return clip(" ".join(text.split()))
+
+
+def logger() -> logging.Logger:
+    """The ``mabos`` logger, where a failure that must not fail the call is reported (a commit hook, write-through,
+    a workspace's housekeeping); :mod:`logging` is imported only when something is logged, so a command that runs
+    cleanly imports none (issue 33, tests/unit/test_startup_imports.py)."""
+    import logging  # noqa: PLC0415
+
+    return logging.getLogger("mabos")
 
 
 class MabosError(Exception):
@@ -105,4 +117,5 @@ __all__ = [
     "ScopeError",
     "StoreBusyError",
     "WorkspaceError",
+    "logger",
 ]

@@ -26,7 +26,7 @@ from pydantic import Field
 from kg.backends import SQL_TIMEOUT, open_store, read_only_sql
 from kg.clock import Clock, SystemClock
 from kg.config import CONFIG_FILE, RecallConfig, WorkspaceConfig, read_config, render_config
-from kg.errors import WorkspaceError
+from kg.errors import WorkspaceError, logger
 from kg.layout import LOCK_FILE, VECTORS_DIR
 from kg.memory.daily_log import SETTLE_AFTER, catch_up
 from kg.models import Model, format_ts, parse
@@ -35,8 +35,6 @@ from kg.ports import StorePorts
 from kg.tempfiles import remove_stale
 
 if TYPE_CHECKING:
-    import logging
-
     from kg.agents import AgentService
     from kg.bdi import BDIService
     from kg.conversation.service import ConversationService
@@ -57,13 +55,6 @@ ONTOLOGY_DIR = "ontologies"
 DEFAULT_WORKSPACE = "./mabos-workspace"
 ENV_WORKSPACE = "MABOS_WORKSPACE"
 ENV_EMBEDDER = "MABOS_EMBEDDER"
-
-
-def _log() -> logging.Logger:
-    """The ``mabos`` logger, imported when a warning is due: a command that runs cleanly imports no logging."""
-    import logging  # noqa: PLC0415
-
-    return logging.getLogger("mabos")
 
 
 def embedder_kind(config: RecallConfig) -> str:
@@ -265,13 +256,13 @@ class Workspace:
         if memory is not None:
             why = memory.flush_access()
             if why is not None:  # the store refused the write (read-only, locked): counts only, never an answer
-                _log().warning("recall accesses not recorded on close: %s", why)
+                logger().warning("recall accesses not recorded on close: %s", why)
         vectors = self.__dict__.get("vectors")
         if vectors is not None:
             try:
                 vectors.save()
             except Exception as exc:  # derived data: the queue still has it, the next pass redoes it
-                _log().warning("vector index not saved on close: %s", exc)
+                logger().warning("vector index not saved on close: %s", exc)
         self._store.close()
 
     def __enter__(self) -> Workspace:
@@ -306,7 +297,7 @@ def open_housekeeping(ws: Workspace) -> Housekeeping:
     except Exception as exc:  # derived data: a store that cannot be read now is caught up at a later open
         errors.append(f"daily logs: {exc}")
     for error in errors:
-        _log().warning("workspace open: %s", error)
+        logger().warning("workspace open: %s", error)
     # lists of str made here: nothing to validate, and validating would build the model's validator at every open
     # (a cold command pays for each model it builds: docs/decisions/2026-11-29-lazy-startup.md)
     return Housekeeping.model_construct(removed_temp_files=removed, daily_log_entries_appended=appended, errors=errors)

@@ -17,12 +17,10 @@ import threading
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from kg.errors import MabosError
+from kg.errors import MabosError, logger
 from sync.breaker import BREAKER_FILE, CircuitBreaker
 
 if TYPE_CHECKING:  # every command opens a workspace through attach(): the TypeDB side loads only when configured
-    import logging
-
     from kg.shared_graph import TypeDBSettings
     from kg.workspace import Workspace
     from sync.replay import ReplayTarget
@@ -30,13 +28,6 @@ if TYPE_CHECKING:  # every command opens a workspace through attach(): the TypeD
 
 #: How long closing a workspace waits for the last push.
 CLOSE_WAIT = 3.0
-
-
-def _log() -> logging.Logger:
-    """The ``mabos`` logger, imported when a warning is due: a command that runs cleanly imports no logging."""
-    import logging  # noqa: PLC0415
-
-    return logging.getLogger("mabos")
 
 
 @dataclass
@@ -95,12 +86,12 @@ class WriteThrough:
             report = push(self.ws.ports, self.target)
         except MabosError as exc:
             self.breaker.record_failure(str(exc))
-            _log().info("write-through to TypeDB failed (the outbox keeps the change): %s", exc)
+            logger().info("write-through to TypeDB failed (the outbox keeps the change): %s", exc)
             self.last_error = str(exc)
             return FlushResult(error=str(exc))
         except Exception as exc:  # never fail the caller; the outbox still holds everything
             self.breaker.record_failure(f"{type(exc).__name__}: {exc}")
-            _log().info("write-through to TypeDB failed unexpectedly: %s", exc)
+            logger().info("write-through to TypeDB failed unexpectedly: %s", exc)
             self.last_error = f"{type(exc).__name__}: {exc}"
             return FlushResult(error=self.last_error)
         self.breaker.record_success()

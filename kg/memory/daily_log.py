@@ -23,6 +23,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from kg.errors import logger
 from kg.memory.files import (
     append_locked,
     daily_log_entry,
@@ -133,10 +134,8 @@ def catch_up(workspace: Path, ports: LogPorts, *, settle_after: int = 1) -> Catc
     moved = position > report.mark_before and settle
     report.mark_after = marks.advance(MARK, position) if moved else report.mark_before
     if report.appended:
-        import logging  # noqa: PLC0415 - a failure path: a command that runs cleanly imports no logging
-
         missing = "daily logs: %d entries were missing (a writer stopped after its commit); appended"
-        logging.getLogger("mabos").warning(missing, len(report.appended))
+        logger().warning(missing, len(report.appended))
     return report
 
 

@@ -32,6 +32,7 @@ from kg.errors import (
     NotFoundError,
     StoreBusyError,
     WorkspaceError,
+    logger,
 )
 from kg.models import Record, format_ts
 
@@ -289,9 +290,7 @@ class Database:
                 try:
                     hook()
                 except Exception as exc:  # a hook (write-through) must never fail a committed write
-                    import logging  # noqa: PLC0415 - a failure path: a command that runs cleanly imports no logging
-
-                    logging.getLogger("mabos").warning("commit hook failed: %s", exc)
+                    logger().warning("commit hook failed: %s", exc)
 
     def read(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
         """Run a query and fetch every row (retrying while the store is busy)."""
