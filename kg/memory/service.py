@@ -309,12 +309,13 @@ class MemoryService:
         if self.workspace is None:
             raise InputError("source", "files need a workspace on disk")
         self.policy.require_agent(result.agent_id)
-        found, used, notes = search_files(
+        found = search_files(
             MarkdownIndex(self.workspace), result.agent_id, result.query, embedder=self.engine.embedder, limit=limit,
             now=self.clock.now(), mode=result.requested_mode, fusion=result.fusion, mmr=result.mmr,
             min_score=min_score, explain=explain, settings=self.engine.settings,
         )  # fmt: skip
-        result.files, result.mode, result.notes = found, used, notes
+        result.files, result.mode, result.notes = found.hits, found.mode, found.notes
+        self.engine.remember(found.unsaved)  # the answer is complete: chunk vectors it computed go to the cache
         return result
 
     def _fallback(self, result: RecallResult, limit: int, reason: str) -> RecallResult:

@@ -4,8 +4,10 @@
 Markdown index (:mod:`kg.recall.markdown_index`, BM25 over the chunks of the agent's daily logs,
 summaries, checkpoints and materialized files) and, when BM25 finds nothing (only stopwords, part of
 a word, a single CJK character ...), from a case-insensitive substring scan of the same files' lines.
-Every hit says ``fallback: true``, the ``method`` that found it and the caller's ``reason``, and the
-switch is logged on the ``mabos.recall`` logger (a warning with the reason; the substring step at info).
+It writes nothing (not even the index sidecar: :meth:`MarkdownIndex.view` reads the files that changed
+since it was written). Every hit says ``fallback: true``, the ``method`` that found it and the caller's
+``reason``, and the switch is logged on the ``mabos.recall`` logger (a warning with the reason; the
+substring step at info).
 
     result = fallback_recall(ws_path, "sales-agent", "refund policy", limit=5,
                              reason="database is corrupt: file is not a database")
@@ -53,7 +55,8 @@ def fallback_recall(workspace_path: Path | str, agent_id: str, query: str, *, li
     layout.agent_dir(workspace, agent_id)  # validates the id before anything is read
     log.warning("recall for agent %r answers from the Markdown files: %s", agent_id, reason)
     index = MarkdownIndex(workspace)
-    stats = index.refresh(agent_id)
+    indexed = index.view(agent_id)  # a read: the files as they are now, nothing written
+    files, chunks = len(indexed.files), sum(len(f.chunks) for f in indexed.files.values())
     try:
         found = index.search(agent_id, query, limit=limit, refresh=False)
     except ImportError as exc:  # bm25s missing from a broken install: the substring scan still answers
@@ -64,10 +67,10 @@ def fallback_recall(workspace_path: Path | str, agent_id: str, query: str, *, li
         found = index.scan(agent_id, query, limit=limit)
         method = "substring" if found else None
         log.info("BM25 found nothing for %r in %d files of agent %r; substring scan found %d lines",
-                 query, stats.files, agent_id, len(found))  # fmt: skip
+                 query, files, agent_id, len(found))  # fmt: skip
     hits = [_mark(hit, method, reason) for hit in found] if method else []
-    return FallbackResult(agent_id=agent_id, query=query, reason=reason, method=method, hits=hits, files=stats.files,
-                          chunks=stats.chunks)  # fmt: skip
+    return FallbackResult(agent_id=agent_id, query=query, reason=reason, method=method, hits=hits, files=files,
+                          chunks=chunks)  # fmt: skip
 
 
 def _mark(hit: MarkdownHit, method: FallbackMethod, reason: str) -> FileHit:

@@ -6,11 +6,17 @@ cosine. Both feed :func:`kg.recall.fusion.rank` with :class:`~kg.recall.decay.Ch
 importance; the date of a daily log or summary file from its name, else the time of the search), so
 ``--fusion``, ``--mmr``, ``--min-score`` and ``--explain`` mean the same as for items. Of chunks that
 overlap in one file only the best is returned. Results cite the file and the line span.
+
+A read (issue 33): the chunks are the index's view of the files (:meth:`MarkdownIndex.view`, no sidecar written),
+and chunk vectors the embedding cache lacked are computed without being stored: :func:`search_files` returns them
+(``FileSearch.unsaved``) for the caller to keep once the answer is complete. The query's vector is never stored.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,6 +25,7 @@ from kg.errors import BackendUnavailableError
 from kg.ports import Embedder
 from kg.recall.chunking import Chunk
 from kg.recall.decay import ChunkMeta
+from kg.recall.embedding_cache import CachedEmbedder
 from kg.recall.engine import RecallSettings, check_mode
 from kg.recall.fallback import FileHit
 from kg.recall.fusion import rank
@@ -30,6 +37,17 @@ if TYPE_CHECKING:
     import numpy as np
 
 _DATE_IN_NAME = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+
+
+@dataclass
+class FileSearch:
+    """What :func:`search_files` found: the hits, the mode that ran, notes (why it fell back), and the chunk vectors
+    it computed that the embedding cache lacked (by content hash; not stored yet)."""
+
+    hits: list[FileHit]
+    mode: RecallMode
+    notes: list[str]
+    unsaved: dict[str, list[float]] = field(default_factory=dict)
 
 
 def chunk_date(path: str, default: datetime) -> datetime:
@@ -46,8 +64,9 @@ def chunk_date(path: str, default: datetime) -> datetime:
 def search_files(index: MarkdownIndex, agent_id: str, text: str, *, embedder: Embedder | None, limit: int,
                  now: datetime, mode: RecallMode = "hybrid", fusion: FusionMethod = "weighted", mmr: bool = False,
                  min_score: float = 0.0, explain: bool = False,
-                 settings: RecallSettings | None = None) -> tuple[list[FileHit], RecallMode, list[str]]:  # fmt: skip
-    """The best ``limit`` chunks of the agent's files, the mode that ran and notes (why it fell back)."""
+                 settings: RecallSettings | None = None) -> FileSearch:  # fmt: skip
+    """The best ``limit`` chunks of the agent's files, the mode that ran and notes (why it fell back); writes
+    nothing (see the module docstring)."""
     mode = check_mode(mode)
     settings = settings or RecallSettings()
     cand = settings.candidates(limit)
@@ -56,11 +75,12 @@ def search_files(index: MarkdownIndex, agent_id: str, text: str, *, embedder: Em
     used: RecallMode = mode
     vector: list[tuple[str, float]] = []
     vectors: dict[str, np.ndarray] = {}
+    unsaved: dict[str, list[float]] = {}
     if mode != "bm25" and chunks:
         try:
             if embedder is None:
                 raise BackendUnavailableError("embedder: none configured")
-            vector, vectors = _vector_branch(list(chunks.values()), text, embedder, cand)
+            vector, vectors, unsaved = _vector_branch(list(chunks.values()), text, embedder, cand)
         except BackendUnavailableError as exc:
             used = "bm25"
             notes.append(f"vector search unavailable, BM25 only: {exc}")
@@ -80,19 +100,28 @@ def search_files(index: MarkdownIndex, agent_id: str, text: str, *, embedder: Em
         hits.append(_hit(chunk, agent_id, r.score, used, r.breakdown if explain else None))
         if len(hits) == limit:
             break
-    return hits, used, notes
+    return FileSearch(hits, used, notes, unsaved)
 
 
-def _vector_branch(chunks: list[Chunk], text: str, embedder: Embedder,
-                   cand: int) -> tuple[list[tuple[str, float]], dict[str, np.ndarray]]:  # fmt: skip
+def _vector_branch(chunks: list[Chunk], text: str, embedder: Embedder, cand: int
+                   ) -> tuple[list[tuple[str, float]], dict[str, np.ndarray], dict[str, list[float]]]:  # fmt: skip
     import numpy as np  # noqa: PLC0415 - loaded with the model (a BM25 recall imports this module without it)
 
-    [query] = embedder.embed([text])
-    matrix = np.asarray(embedder.embed([searchable_text(c) for c in chunks], batch=True), dtype=np.float32)
+    [query], _ = _embed(embedder, [text], batch=False)
+    embedded, unsaved = _embed(embedder, [searchable_text(c) for c in chunks], batch=True)
+    matrix = np.asarray(embedded, dtype=np.float32)
     sims = matrix @ np.asarray(query, dtype=np.float32)
     order = np.argsort(-sims, kind="stable")[:cand]
     found = [(chunks[k].id, float(sims[k])) for k in order]
-    return found, {chunks[k].id: matrix[k] for k in order}
+    return found, {chunks[k].id: matrix[k] for k in order}, unsaved
+
+
+def _embed(embedder: Embedder, texts: Sequence[str], *, batch: bool
+           ) -> tuple[list[list[float]], dict[str, list[float]]]:  # fmt: skip
+    """Vectors of ``texts``, and those a cached embedder computed now (not stored: the caller keeps them later)."""
+    if isinstance(embedder, CachedEmbedder):
+        return embedder.embed_unsaved(texts, batch=batch)
+    return embedder.embed(texts, batch=batch), {}
 
 
 def _hit(chunk: Chunk, agent_id: str, score: float, mode: RecallMode, explain: ScoreBreakdown | None) -> FileHit:

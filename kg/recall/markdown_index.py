@@ -1,12 +1,7 @@
 """The Markdown index: an agent's Markdown files, chunked, kept in a sidecar, searched with BM25.
 
-What is indexed, per agent (``agents/<id>/`` of a workspace, the layout of :mod:`kg.memory.files`):
-every ``memory/**/*.md`` (daily logs, weekly/monthly/quarterly summaries, checkpoints, conflict
-reports, materialized memory items) and the files at the top of the agent's folder (``MEMORY.md``,
-``mabos-facts.md``, ``mabos-beliefs.md``, ``Beliefs.md`` ...). Dot-files and dot-folders are skipped,
-and so is every file whose real path (symlinks resolved) lies outside the agent's folder, so an agent
-never reads another agent's files or anything outside the workspace. An agent folder that is itself a
-symlink is not indexed.
+What is indexed, per agent, is :func:`kg.recall.markdown_files.agent_files`: the Markdown files of the agent's
+folder (never another agent's, nothing outside the workspace).
 
 The sidecar is ``<workspace>/.mabos/mdindex/<agent_id>.json``, written atomically, and depends on
 nothing but the files, so it answers when the database is missing, locked or corrupt::
@@ -18,10 +13,15 @@ nothing but the files, so it answers when the database is missing, locked or cor
                             "line_end": 9, "heading": "Daily log 2024-05-01", "text": ..., "tokens": 57,
                             "starts_at_heading": true}]}}}
 
-:meth:`MarkdownIndex.refresh` re-chunks a file only when the SHA-256 of its bytes changed and drops
-the chunks of deleted files; it rewrites the sidecar only when something changed. A missing, corrupt
-or outdated sidecar (other format, version, chunker or agent) is rebuilt from the files and logged,
-never raised; a sidecar that cannot be written is logged and the index is used from memory.
+Reads read, writes happen elsewhere (issue 33). A search (:meth:`MarkdownIndex.search`,
+:meth:`MarkdownIndex.chunks`, :meth:`MarkdownIndex.view`) never writes: it takes the sidecar as it is on disk,
+re-chunks in memory the files whose SHA-256 differs from it, leaves out deleted files, and answers; a missing
+sidecar is built in memory from the files, silently. Only :meth:`MarkdownIndex.refresh` writes the sidecar, and
+only when something changed; it runs where the Markdown files are written (``memory materialize``, ``memory
+export``), in the servers' idle time (:mod:`cli.idle_index`), in the nightly job and in ``mabos index
+update|rebuild`` (docs/decisions/2026-11-29-markdown-index-reads.md). A corrupt or outdated sidecar (other
+format, version, chunker or agent) is logged and replaced by the files, never raised; a sidecar that cannot be
+written is logged and the index is used from memory.
 
 Search terms (:func:`kg.text.terms.search_terms`): Unicode words, case-folded; runs of CJK characters become
 overlapping character bigrams (a lone character stays a unigram), as Lucene's CJK analyzer does, so
@@ -39,7 +39,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -57,6 +56,7 @@ from kg.recall.chunking import (
     headed_lines,
 )
 from kg.recall.file_hits import MarkdownHit
+from kg.recall.markdown_files import agent_files, decode, read_capped
 from kg.text.terms import search_terms
 
 log = logging.getLogger("mabos.recall.markdown")
@@ -71,13 +71,7 @@ FORMAT: Literal["mabos-mdindex"] = "mabos-mdindex"
 VERSION: Literal[1] = 1
 
 
-MAX_FILE_BYTES = 8 * 1024 * 1024  # larger files are skipped (and logged): Markdown memory stays far below
-
-
 MAX_LIMIT = 1000
-
-
-MAX_DEPTH = 16  # folder levels under agents/<id>/memory
 
 
 _CACHE_SIZE = 8  # BM25 models kept per process, by agent and corpus digest
@@ -115,73 +109,6 @@ class RefreshStats(Model):
     written: bool
 
 
-def agent_files(workspace: Path, agent_id: str) -> dict[str, Path]:
-    """The agent's indexable files by workspace-relative POSIX path, sorted (the id is validated).
-
-    Symlinked folders are not followed; a symlinked file counts only when it resolves inside the agent's
-    folder (anything else is skipped and logged).
-    """
-    folder = layout.agent_dir(workspace, agent_id)
-    try:
-        real_folder = folder.resolve(strict=True)
-        inside = real_folder == workspace.resolve(strict=True) / "agents" / agent_id
-    except OSError:
-        return {}
-    if not inside or not real_folder.is_dir():
-        log.warning("agent folder %s is a symlink or not a folder: not indexed", folder)
-        return {}
-    found: dict[str, Path] = {}
-    for rel, entry in _markdown_entries(str(folder), f"agents/{agent_id}", recurse={"memory"}, depth=0):
-        if entry.is_symlink():
-            try:
-                real = Path(entry.path).resolve(strict=True)
-            except OSError:
-                continue
-            if not real.is_relative_to(real_folder):
-                log.warning("skipping %s: it points outside the agent folder", entry.path)
-                continue
-            if not real.is_file():
-                continue
-        elif not entry.is_file(follow_symlinks=False):
-            continue
-        found[rel] = Path(entry.path)
-    return dict(sorted(found.items()))
-
-
-def _markdown_entries(
-    directory: str, rel: str, *, recurse: set[str] | None, depth: int
-) -> Iterator[tuple[str, os.DirEntry[str]]]:
-    """``*.md`` entries under ``directory`` (into ``recurse`` only, or every folder when None)."""
-    try:
-        with os.scandir(directory) as scan:
-            entries = sorted(scan, key=lambda e: e.name)
-    except OSError:
-        return
-    for entry in entries:
-        if entry.name.startswith("."):
-            continue
-        if entry.is_dir(follow_symlinks=False):
-            if (recurse is None or entry.name in recurse) and depth < MAX_DEPTH:
-                yield from _markdown_entries(entry.path, f"{rel}/{entry.name}", recurse=None, depth=depth + 1)
-        elif entry.name.endswith(".md"):
-            yield f"{rel}/{entry.name}", entry
-
-
-def _read(path: Path) -> bytes | None:
-    try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            log.warning("skipping %s: larger than %d bytes", path, MAX_FILE_BYTES)
-            return None
-        return path.read_bytes()
-    except OSError as exc:
-        log.warning("skipping %s: %s", path, exc)
-        return None
-
-
-def _decode(data: bytes) -> str:
-    return data.decode("utf-8", errors="replace")
-
-
 _BM25_CACHE: LRUCache[tuple[str, str], Any] = LRUCache(maxsize=_CACHE_SIZE)
 
 
@@ -210,46 +137,43 @@ class MarkdownIndex:
             return sorted(e.name for e in entries if AGENT_ID_RE.match(e.name) and e.is_dir())
 
     def refresh(self, agent_id: str) -> RefreshStats:
-        """Bring the agent's index up to date with its files (see the module docstring)."""
+        """Bring the agent's sidecar up to date with its files and write it when something changed (the write path:
+        see the module docstring)."""
         sidecar_file = self.sidecar_path(agent_id)
         old, rebuilt = self._load(agent_id, sidecar_file)
-        new: dict[str, IndexedFile] = {}
-        added: list[str] = []
-        changed: list[str] = []
-        for rel, path in agent_files(self.workspace, agent_id).items():
-            data = _read(path)
-            if data is None:
-                continue
-            digest = hashlib.sha256(data).hexdigest()
-            before = old.files.get(rel)
-            if before is not None and before.sha256 == digest and all(c.path == rel for c in before.chunks):
-                new[rel] = before
-                continue
-            chunks = chunk_markdown(_decode(data), rel, size=self.chunk_size, overlap=self.overlap)
-            new[rel] = IndexedFile(sha256=digest, size=len(data), chunks=chunks)
-            (changed if before is not None else added).append(rel)
-        removed = sorted(set(old.files) - set(new))
-        sidecar = Sidecar(chunker=self.chunker, agent_id=agent_id, files=new)
+        sidecar, added, changed = self._compare(agent_id, old)
+        removed = sorted(set(old.files) - set(sidecar.files))
         self._sidecars[agent_id] = sidecar
-        # a missing sidecar of an agent without files stays missing: searching creates no clutter
-        dirty = bool(added or changed or removed or (rebuilt and (new or rebuilt != "missing")))
+        # a missing sidecar of an agent without files stays missing: indexing creates no clutter
+        dirty = bool(added or changed or removed or (rebuilt and (sidecar.files or rebuilt != "missing")))
         written = dirty and self._save(sidecar_file, sidecar)
-        return RefreshStats(agent_id=agent_id, files=len(new), chunks=sum(len(f.chunks) for f in new.values()),
+        files = sidecar.files
+        return RefreshStats(agent_id=agent_id, files=len(files), chunks=sum(len(f.chunks) for f in files.values()),
                             added=added, changed=changed, removed=removed,
-                            unchanged=len(new) - len(added) - len(changed), rebuilt=rebuilt,
+                            unchanged=len(files) - len(added) - len(changed), rebuilt=rebuilt,
                             written=written)  # fmt: skip
+
+    def view(self, agent_id: str, *, refresh: bool = True) -> Sidecar:
+        """The agent's index as its files are now, without writing anything: the sidecar on disk with the files that
+        changed since re-chunked in memory (see the module docstring). ``refresh`` false reuses this instance's last
+        view when it has one."""
+        if refresh or agent_id not in self._sidecars:
+            old, _ = self._load(agent_id, self.sidecar_path(agent_id))
+            self._sidecars[agent_id] = self._compare(agent_id, old)[0]
+        return self._sidecars[agent_id]
 
     def refresh_all(self) -> list[RefreshStats]:
         """Refresh every agent of the workspace."""
         return [self.refresh(agent_id) for agent_id in self.agents()]
 
     def chunks(self, agent_id: str, *, refresh: bool = True) -> list[Chunk]:
-        """The agent's chunks in file and line order."""
-        sidecar = self._current(agent_id, refresh=refresh)
+        """The agent's chunks in file and line order, as :meth:`view` finds them (nothing is written)."""
+        sidecar = self.view(agent_id, refresh=refresh)
         return [chunk for indexed in sidecar.files.values() for chunk in indexed.chunks]
 
     def search(self, agent_id: str, query: str, *, limit: int = 10, refresh: bool = True) -> list[MarkdownHit]:
-        """The agent's chunks that best match ``query`` by BM25, best first (nothing when no term matches)."""
+        """The agent's chunks that best match ``query`` by BM25, best first (nothing when no term matches); a read:
+        the chunks are :meth:`chunks`'s, nothing is written."""
         _check_limit(limit)
         chunks = self.chunks(agent_id, refresh=refresh)
         terms = list(dict.fromkeys(search_terms(query)))
@@ -287,10 +211,10 @@ class MarkdownIndex:
         hits: list[MarkdownHit] = []
         words = wanted.split()
         for rel, path in agent_files(self.workspace, agent_id).items():
-            data = _read(path)
+            data = read_capped(path)
             if data is None:
                 continue
-            text = _decode(data)
+            text = decode(data)
             folded = text.casefold()
             if not all(word in folded for word in words):  # cheap test first: most files do not match
                 continue
@@ -305,33 +229,49 @@ class MarkdownIndex:
 
     # -------------------------------------------------------------------------- internals
 
-    def _current(self, agent_id: str, *, refresh: bool) -> Sidecar:
-        if refresh or agent_id not in self._sidecars:
-            self.refresh(agent_id)
-        return self._sidecars[agent_id]
+    def _compare(self, agent_id: str, old: Sidecar) -> tuple[Sidecar, list[str], list[str]]:
+        """The index of the agent's files now, reusing ``old``'s chunks of every file whose bytes are unchanged; with
+        the files added and changed since ``old``. Reads only."""
+        new: dict[str, IndexedFile] = {}
+        added: list[str] = []
+        changed: list[str] = []
+        for rel, path in agent_files(self.workspace, agent_id).items():
+            data = read_capped(path)
+            if data is None:
+                continue
+            digest = hashlib.sha256(data).hexdigest()
+            before = old.files.get(rel)
+            if before is not None and before.sha256 == digest and all(c.path == rel for c in before.chunks):
+                new[rel] = before
+                continue
+            chunks = chunk_markdown(decode(data), rel, size=self.chunk_size, overlap=self.overlap)
+            new[rel] = IndexedFile(sha256=digest, size=len(data), chunks=chunks)
+            (changed if before is not None else added).append(rel)
+        return Sidecar(chunker=self.chunker, agent_id=agent_id, files=new), added, changed
 
     def _load(self, agent_id: str, sidecar_file: Path) -> tuple[Sidecar, str | None]:
-        """The sidecar to compare the files against, and why it was not reused (None when it was)."""
+        """The sidecar on disk to compare the files against, and why it cannot be used (None when it can).
+
+        A missing sidecar is no news (nothing is logged); an unreadable, corrupt or outdated one is logged once per
+        read, and the files stand in for it until :meth:`refresh` writes it again.
+        """
         empty = Sidecar(chunker=self.chunker, agent_id=agent_id, files={})
-        cached = self._sidecars.get(agent_id)
-        if cached is not None:
-            return cached, None
         try:
             data = sidecar_file.read_bytes()
         except FileNotFoundError:
             return empty, "missing"
         except OSError as exc:
-            log.warning("Markdown index of %r unreadable, rebuilding it: %s", agent_id, exc)
+            log.warning("Markdown index of %r unreadable, reading the files instead: %s", agent_id, exc)
             return empty, f"unreadable: {exc}"
         try:
             sidecar = Sidecar.model_validate_json(data)
         except ValueError as exc:
-            log.warning("Markdown index %s is corrupt, rebuilding it from the files: %s", sidecar_file,
+            log.warning("Markdown index %s is corrupt, reading the files instead: %s", sidecar_file,
                         str(exc).splitlines()[0])  # fmt: skip
             return empty, "corrupt"
         if sidecar.agent_id != agent_id or sidecar.chunker != self.chunker:
-            log.info("Markdown index %s was built for %s/%s: rebuilding it", sidecar_file, sidecar.agent_id,
-                     sidecar.chunker)  # fmt: skip
+            log.info("Markdown index %s was built for %s/%s: reading the files instead", sidecar_file,
+                     sidecar.agent_id, sidecar.chunker)  # fmt: skip
             return empty, "outdated"
         return sidecar, None
 

@@ -169,13 +169,15 @@ def test_a_new_and_a_deleted_file_add_and_drop_their_chunks(ws):
 
 
 @pytest.mark.parametrize("garbage", [b"\x00\xffnot json", b'{"format": "mabos-mdindex"}', b"[]", b""])
-def test_a_corrupt_sidecar_is_rebuilt_from_the_files(ws, garbage, caplog):
+def test_a_corrupt_sidecar_is_read_around_by_a_search_and_rebuilt_by_a_refresh(ws, garbage, caplog):
     MarkdownIndex(ws).refresh("a")
     (ws / SIDECAR_DIR / "a.json").write_bytes(garbage)
     with caplog.at_level(logging.WARNING, logger="mabos.recall"):
         hits = MarkdownIndex(ws).search("a", "RS256", limit=1)
     assert hits and hits[0].path.endswith("2024-05-06.md")
     assert "corrupt" in caplog.text
+    assert (ws / SIDECAR_DIR / "a.json").read_bytes() == garbage  # a search reads: the file is left as it was
+    assert MarkdownIndex(ws).refresh("a").rebuilt == "corrupt"
     assert MarkdownIndex(ws).refresh("a").rebuilt is None  # written back, valid again
 
 
