@@ -13,7 +13,8 @@ called before the request is served), which also releases the sidecar's file loc
 is lost or indexed twice: the queue rows of a pass are forgotten only after its save, and a build resumes from its
 last checkpoint (:mod:`kg.recall.sidecar`); the next idle period starts the next pass
 (docs/decisions/2026-11-26-mcp-concurrency.md). The pass indexes the workspace's memory items only, as
-``mabos index update`` does; recall applies the agents' scopes to what it finds.
+``mabos index update`` does, and refreshes every agent's Markdown index sidecar (a recall never writes it); recall
+applies the agents' scopes to what it finds.
 
 The server runs :meth:`IdleIndexer.running` around its serving (the MCP server's transport, the console's lifespan);
 leaving it stops the loop and any pass.
@@ -55,10 +56,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def _index_pass(conn: Connection, path: str, items: int, batch: int) -> None:
     """A pass's life: open the workspace, index up to ``items`` queued items (or build with checkpoints), report."""
+    from kg.recall.markdown_index import MarkdownIndex  # noqa: PLC0415 - imported in the child
     from kg.workspace import open_workspace  # noqa: PLC0415 - preloaded by the forkserver; imported in the child
 
     with open_workspace(Path(path)) as ws:
         ws.memory.prune_all_expired()  # idle time archives what reads already leave out (recall never writes it)
+        MarkdownIndex(ws.path).refresh_all()  # and brings the Markdown index up to the files (recall reads around it)
         sidecar = ws.vectors
         if sidecar is None:
             conn.send(("done", 0, "no embedder configured"))

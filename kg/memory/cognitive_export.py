@@ -20,7 +20,7 @@ from kg.memory.cognitive_format import (
 )
 from kg.memory.context import MemoryWorkspace
 from kg.memory.files import agent_dir
-from kg.memory.materialize import FileOutcome, write_if_changed
+from kg.memory.materialize import FileOutcome, reindex, write_if_changed
 from kg.models import (
     BDINode,
     MemoryItem,
@@ -119,7 +119,10 @@ def _write(ws: MemoryWorkspace, agent_id: str, kinds: Sequence[CognitiveKind], s
 
 
 def export_cognitive(ws: MemoryWorkspace, agent_id: str, kind: CognitiveKind | str = "all") -> ExportResult:
-    """Write the agent's cognitive files from the store (each only if its content changed)."""
+    """Write the agent's cognitive files from the store (each only if its content changed); then the agent's Markdown
+    index is brought up to date."""
     agent_dir(ws.path, agent_id)  # validate the id before reading anything
     kinds = cognitive_kinds(kind)
-    return ExportResult(agent_id=agent_id, files=_write(ws, agent_id, kinds, _load(ws, agent_id, kinds)))
+    files = _write(ws, agent_id, kinds, _load(ws, agent_id, kinds))
+    reindex(ws.path, agent_id)
+    return ExportResult(agent_id=agent_id, files=files)

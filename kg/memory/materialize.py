@@ -11,7 +11,8 @@ Each file is a ``# `` title, a ``> `` summary line, then one ``## `` section per
 a blank line, ``- Key: value`` lines, and (memory items and beliefs) a blank line and the record's
 text. Records come in creation order (``created_at``, then ``uid``), so new records append at the
 end and the files diff well. Nothing in them depends on the time of writing: a file is rewritten
-only when its content changed. The format is described in ``docs/markdown-files.md``.
+only when its content changed. The format is described in ``docs/markdown-files.md``. The agent's Markdown
+index (:mod:`kg.recall.markdown_index`) is brought up to date after the files are written.
 """
 
 from __future__ import annotations
@@ -67,6 +68,14 @@ def write_if_changed(path: Path, text: str) -> FileStatus:
         pass
     atomic_write(path, text)
     return FileStatus.WRITTEN
+
+
+def reindex(workspace: Path, agent_id: str) -> None:
+    """Bring the agent's Markdown index up to date after its files were written: indexing happens on write (and in
+    idle time, and in the nightly job), never in a recall (issue 33). Writes the sidecar only when a file changed."""
+    from kg.recall.markdown_index import MarkdownIndex  # noqa: PLC0415 - the chunker: loaded when files are written
+
+    MarkdownIndex(workspace).refresh(agent_id)
 
 
 def number(value: float) -> str:
@@ -184,4 +193,5 @@ def materialize(ws: MemoryWorkspace, agent_id: str) -> MaterializeResult:
         FileOutcome(path=path.relative_to(ws.path).as_posix(), status=write_if_changed(path, text), records=count)
         for path, text, count in outputs
     ]
+    reindex(ws.path, agent_id)  # also covers files written just before (consolidation's MEMORY.md)
     return MaterializeResult(agent_id=agent_id, files=files)
