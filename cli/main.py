@@ -18,6 +18,7 @@ from typing import Any
 
 import click
 
+from cli import pydantic_plugins
 from cli.commands import COMMAND_TABLE, LazyCommands
 from kg.errors import MabosError, clip, one_line
 
@@ -161,15 +162,11 @@ def cli() -> None:
     """Root of the ``mabos`` command tree."""
 
 
-#: pydantic's documented switch for its plugins: it otherwise reads the entry points of every installed distribution
-#: when a process builds its first model (about 3% of a cold ``mabos fact query``'s instructions), and mabos uses
-#: none. The command sets it for its own process unless the caller did (an empty value keeps plugins on).
-PYDANTIC_PLUGINS_ENV = "PYDANTIC_DISABLE_PLUGINS"
-
-
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point (``mabos``); exits with the command's exit code."""
-    os.environ.setdefault(PYDANTIC_PLUGINS_ENV, "__all__")
+    # pydantic's plugins off (unless the caller chose) and its plugin loader's import of importlib.metadata saved,
+    # before the first model is built: the ``mabos`` process only (docs/decisions/2026-11-29-pydantic-plugins.md)
+    pydantic_plugins.configure()
     cli.freeze_loaded = gc.isenabled()  # a host that turned the collector off keeps it off
     if cli.freeze_loaded:
         gc.disable()  # until the command is loaded (LazyMabosGroup.get_command)
