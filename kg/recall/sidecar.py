@@ -29,17 +29,23 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import os
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kg.errors import BackendUnavailableError, InputError
-from kg.layout import LOCK_FILE, VECTORS_DIR  # noqa: F401 - VECTORS_DIR stays importable from here
-from kg.models import MemoryItem, Model
+from kg.errors import InputError
+from kg.layout import LOCK_FILE, VECTORS_DIR
+from kg.models import MemoryItem
 from kg.ports import Embedder, GraphStore
+from kg.recall.sidecar_state import (
+    Build,
+    IndexUnavailableError,
+    IndexView,
+    SyncReport,
+    manifest_stamp,
+    read_manifest,
+)
 from kg.recall.vector_files import MANIFEST
 
 if TYPE_CHECKING:  # the index class loads with the first index read or build: a BM25 recall opens none
@@ -63,67 +69,6 @@ def embedding_text(item: MemoryItem) -> str:
     return item.content
 
 
-class SyncReport(Model):
-    """What one indexing pass did."""
-
-    usable: bool
-    rebuilt: bool = False
-    indexed: int = 0
-    removed: int = 0
-    saved: bool = False
-    backlog: int = 0
-    reason: str = ""
-
-
-@dataclass
-class _Build:
-    """A build in progress: the store was scanned up to position ``after`` (``done`` items); when it ends,
-    the index covers the queue up to ``upto`` (its position when the build started)."""
-
-    after: int
-    upto: int
-    done: int
-
-    @classmethod
-    def of(cls, manifest: dict[str, Any]) -> _Build | None:
-        """The manifest's ``build`` entry (None for a finished index)."""
-        entry = manifest.get("build")
-        if entry is None:
-            return None
-        return cls(after=int(entry["after"]), upto=int(entry["upto"]), done=int(entry["done"]))
-
-    def as_dict(self) -> dict[str, int]:
-        return {"after": self.after, "upto": self.upto, "done": self.done}
-
-
-class IndexUnavailableError(BackendUnavailableError):
-    """The index cannot be used, and the store holds too many items to search without it; the message says why.
-
-    ``backlog`` counts the items still to index.
-    """
-
-    def __init__(self, reason: str, backlog: int = 0) -> None:
-        super().__init__(reason)
-        self.backlog = backlog
-
-
-@dataclass(frozen=True)
-class IndexView:
-    """What a recall searches, read without writing anything (:meth:`VectorSidecar.view`).
-
-    Attributes:
-        index: The saved (or this process's) index; None when there is no usable one.
-        pending: Items the index lacks or holds an old vector of, to be scored exactly by the caller.
-        stale: Uids whose vectors in ``index`` must not be used (``pending``'s, and deleted items').
-        backlog: Items left for the next indexing pass (found by BM25 only meanwhile).
-    """
-
-    index: FaissVectorIndex | None
-    pending: list[MemoryItem] = field(default_factory=list)
-    stale: frozenset[str] = frozenset()
-    backlog: int = 0
-
-
 class VectorSidecar:
     """The vector index of one store, in ``directory``; thread-safe, one writing process at a time."""
 
@@ -141,7 +86,7 @@ class VectorSidecar:
         self._stamp: tuple[int, int, int] | None = None  # the manifest this in-memory index was loaded from
         self._covered = 0  # queue position up to which the in-memory index is complete
         self._unsaved = 0  # queue rows covered since the last save
-        self._build: _Build | None = None  # set while the in-memory index is a partial build
+        self._build: Build | None = None  # set while the in-memory index is a partial build
 
     # ------------------------------------------------------------------ reading
 
@@ -172,9 +117,9 @@ class VectorSidecar:
         if limit < 0:
             raise InputError("limit", f"must be >= 0, got {limit}")
         with self._lock:
-            before = self._manifest_stamp()
+            before = manifest_stamp(self.directory)
             reason = self._reload_if_changed()
-            if reason.startswith("unusable") and self._manifest_stamp() != before:
+            if reason.startswith("unusable") and manifest_stamp(self.directory) != before:
                 reason = self._reload_if_changed()  # a save replaced the files while they were read: once more
             queue = self.store.index_queue
             if self._index is not None and self._build is None:
@@ -252,7 +197,7 @@ class VectorSidecar:
         with self._lock, self._file_lock():
             if self._index is None or self._build is not None or not self._unsaved:
                 return False
-            if self._manifest_stamp() != self._stamp:
+            if manifest_stamp(self.directory) != self._stamp:
                 self._reload_if_changed()
                 if self._index is None:
                     return False  # unusable now: the queue keeps everything for the next pass
@@ -271,7 +216,7 @@ class VectorSidecar:
                                                       config=self.config)  # fmt: skip
             items = self._item_count()
             saved = index.status() if index is not None else {}
-            build = _Build.of(self._read_manifest()) if index is not None else None
+            build = Build.of(read_manifest(self.directory)) if index is not None else None
             state = "ready" if index is not None else ("missing" if reason == "no manifest" else "unusable")
             if build is not None:
                 state, reason = "building", f"being built ({build.done} of {items} items)"
@@ -296,16 +241,9 @@ class VectorSidecar:
         with FileLock(self.directory / LOCK_FILE, preserve_lock_file=True):
             yield
 
-    def _manifest_stamp(self) -> tuple[int, int, int] | None:
-        try:
-            st = os.stat(self.directory / MANIFEST)
-        except OSError:
-            return None
-        return (st.st_ino, st.st_mtime_ns, st.st_size)
-
     def _reload_if_changed(self) -> str:
         """(Re)load the saved index unless the in-memory one is current; the reason when unusable."""
-        stamp = self._manifest_stamp()
+        stamp = manifest_stamp(self.directory)
         if self._index is not None and stamp == self._stamp:
             return ""
         self._index, self._covered, self._unsaved, self._build = None, 0, 0, None
@@ -315,7 +253,7 @@ class VectorSidecar:
         try:
             manifest = json.loads((self.directory / MANIFEST).read_text())
             covered = int(manifest.get("queue_position", 0))
-            build = _Build.of(manifest)
+            build = Build.of(manifest)
         except (OSError, ValueError, TypeError, AttributeError, KeyError) as exc:
             return f"unusable (manifest: {exc})"
         from kg.recall.vectors import FaissVectorIndex  # noqa: PLC0415
@@ -330,13 +268,6 @@ class VectorSidecar:
             return f"being built ({build.done} of {self._item_count()} items)"
         return ""
 
-    def _read_manifest(self) -> dict[str, Any]:
-        try:
-            manifest = json.loads((self.directory / MANIFEST).read_text())
-        except (OSError, ValueError):
-            return {}
-        return manifest if isinstance(manifest, dict) else {}
-
     def _embed_into(self, index: FaissVectorIndex, items: list[MemoryItem], *, batch: bool) -> None:
         index.add([i.uid for i in items], self.embedder.embed([embedding_text(i) for i in items], batch=batch))
 
@@ -349,7 +280,7 @@ class VectorSidecar:
         if self._index is None or self._build is None:
             log.info("building the vector index in %s (%s)", self.directory, reason)
             # items queued after `upto` are picked up by the next pass: the build covers the queue up to it
-            self._build = _Build(after=0, upto=queue.last(), done=0)
+            self._build = Build(after=0, upto=queue.last(), done=0)
             from kg.recall.vectors import FaissVectorIndex  # noqa: PLC0415
 
             self._index = FaissVectorIndex(self.directory, model=self.embedder.model,
@@ -380,7 +311,7 @@ class VectorSidecar:
             raise IndexUnavailableError("no build in progress")
         store_id = self.store.index_queue.store_id()
         self._index.save(store_checksum=store_id, extra={"queue_position": 0, "build": self._build.as_dict()})
-        self._stamp = self._manifest_stamp()
+        self._stamp = manifest_stamp(self.directory)
 
     def _catch_up(self, limit: int | None, save: bool | None, progress: Progress | None) -> SyncReport:
         if self._index is None:
@@ -416,4 +347,20 @@ class VectorSidecar:
         store_id = self.store.index_queue.store_id()
         self._index.save(store_checksum=store_id, extra={"queue_position": self._covered})
         self.store.index_queue.done(self._covered)
-        self._stamp, self._unsaved = self._manifest_stamp(), 0
+        self._stamp, self._unsaved = manifest_stamp(self.directory), 0
+
+
+__all__ = [
+    "BATCH",
+    "LOCK_FILE",
+    "PENDING_MAX",
+    "SAVE_EVERY",
+    "SMALL_INDEX",
+    "VECTORS_DIR",
+    "IndexUnavailableError",
+    "IndexView",
+    "Progress",
+    "SyncReport",
+    "VectorSidecar",
+    "embedding_text",
+]

@@ -1,0 +1,107 @@
+"""What the vector sidecar (:mod:`kg.recall.sidecar`) reports and keeps in its manifest.
+
+:class:`SyncReport` is what an indexing pass did, :class:`IndexView` what a recall searches, and
+:class:`IndexUnavailableError` why neither can use the index. The manifest (``manifest.json`` in the index folder,
+:mod:`kg.recall.vector_files`) names the saved generation's files and carries the queue position they cover and, while
+a build is in progress, its checkpoint (:class:`Build`); :func:`manifest_stamp` tells a process whether another one
+saved since it loaded. They live apart from the sidecar's machinery because the memory service and the recall engine
+name them whether or not an index is opened.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kg.errors import BackendUnavailableError
+from kg.models import MemoryItem, Model
+from kg.recall.vector_files import MANIFEST
+
+if TYPE_CHECKING:
+    from kg.recall.vectors import FaissVectorIndex
+
+
+class SyncReport(Model):
+    """What one indexing pass did."""
+
+    usable: bool
+    rebuilt: bool = False
+    indexed: int = 0
+    removed: int = 0
+    saved: bool = False
+    backlog: int = 0
+    reason: str = ""
+
+
+@dataclass
+class Build:
+    """A build in progress: the store was scanned up to position ``after`` (``done`` items); when it ends,
+    the index covers the queue up to ``upto`` (its position when the build started)."""
+
+    after: int
+    upto: int
+    done: int
+
+    @classmethod
+    def of(cls, manifest: dict[str, Any]) -> Build | None:
+        """The manifest's ``build`` entry (None for a finished index)."""
+        entry = manifest.get("build")
+        if entry is None:
+            return None
+        return cls(after=int(entry["after"]), upto=int(entry["upto"]), done=int(entry["done"]))
+
+    def as_dict(self) -> dict[str, int]:
+        """The manifest's ``build`` entry."""
+        return {"after": self.after, "upto": self.upto, "done": self.done}
+
+
+class IndexUnavailableError(BackendUnavailableError):
+    """The index cannot be used, and the store holds too many items to search without it; the message says why.
+
+    ``backlog`` counts the items still to index.
+    """
+
+    def __init__(self, reason: str, backlog: int = 0) -> None:
+        super().__init__(reason)
+        self.backlog = backlog
+
+
+@dataclass(frozen=True)
+class IndexView:
+    """What a recall searches, read without writing anything (:meth:`VectorSidecar.view`).
+
+    Attributes:
+        index: The saved (or this process's) index; None when there is no usable one.
+        pending: Items the index lacks or holds an old vector of, to be scored exactly by the caller.
+        stale: Uids whose vectors in ``index`` must not be used (``pending``'s, and deleted items').
+        backlog: Items left for the next indexing pass (found by BM25 only meanwhile).
+    """
+
+    index: FaissVectorIndex | None
+    pending: list[MemoryItem] = field(default_factory=list)
+    stale: frozenset[str] = frozenset()
+    backlog: int = 0
+
+
+def manifest_stamp(directory: Path) -> tuple[int, int, int] | None:
+    """The manifest's inode, modification time and size (None when there is none): changes with every save."""
+    try:
+        st = os.stat(directory / MANIFEST)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+def read_manifest(directory: Path) -> dict[str, Any]:
+    """The saved manifest ({} when missing or unreadable)."""
+    try:
+        manifest = json.loads((directory / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return {}
+    return manifest if isinstance(manifest, dict) else {}
+
+
+__all__ = ["Build", "IndexUnavailableError", "IndexView", "SyncReport", "manifest_stamp", "read_manifest"]
