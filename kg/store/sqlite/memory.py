@@ -18,25 +18,14 @@ from datetime import datetime, timedelta
 from typing import Any, Unpack
 
 from kg.errors import BackendUnavailableError, InputError, NotFoundError
-from kg.models import MemoryItem, MemoryQuery, MemoryStoreKind, MemoryType, Tier, format_ts
+from kg.models import MemoryItem, MemoryQuery, MemoryType, format_ts
 from kg.ports import MemoryWrite, MemoryWriteResult, StoreLimits
-from kg.store.sqlite.db import Database, marks, ordered_ids
+from kg.store.sqlite.db import Database, marks
 from kg.store.sqlite.facts_sql import exact_doubles, register_json_real
+from kg.store.sqlite.memory_rows import COLUMNS, EXPIRED, FIELDS, LINEAGE, to_items, where_clause
 from kg.store.sqlite.term_stats import ROW_WINDOW, TermStats
-from kg.store.sqlite.trusted import trusted
 from kg.text.words import words
 
-_FIELDS = (
-    "uid", "agent_id", "scope", "content", "type", "store", "importance", "confidence", "source", "tags", "tier",
-    "access_count", "accessed_at", "expires_at", "archived_at", "created_at", "updated_at",
-)  # fmt: skip
-# Every read also takes the item's lineage (one index probe per row, ordered by position).
-_LINEAGE = f"CASE WHEN m.derived THEN {ordered_ids('parent_uid', 'lineage', 'child_uid', 'm.uid')} ELSE '[]' END"
-#: A short-term item whose TTL has passed at ``?`` (now) and that no write has archived yet.
-_EXPIRED = "(m.archived_at IS NULL AND m.store = 'short_term' AND m.expires_at IS NOT NULL AND m.expires_at <= ?)"
-#: When an item counts as archived (one ``?``: now): as stored, or its expiry once that has passed.
-_ARCHIVED_AT = f"CASE WHEN m.archived_at IS NOT NULL THEN m.archived_at WHEN {_EXPIRED} THEN m.expires_at END"
-_COLUMNS = ", ".join(f"m.{f}" for f in _FIELDS) + f", {_LINEAGE} AS derived_from"
 #: Earlier items of the same agent and scope that make up an item's context (with the one just after it),
 #: and how close in time.
 CONTEXT_ITEMS = 2
@@ -54,7 +43,7 @@ _MEMORY_PAYLOAD = exact_doubles(
     'store', m.store, 'importance', '#', 'confidence', '#', 'source', m.source,
     'tags', json(m.tags), 'tier', m.tier, 'expires_at', m.expires_at, 'archived_at', m.archived_at,
     'created_at', m.created_at, 'updated_at', m.updated_at,
-    'derived_from', json({_LINEAGE})
+    'derived_from', json({LINEAGE})
 )""",
     {"importance": "m.importance", "confidence": "m.confidence"},
 )
@@ -96,7 +85,7 @@ class SqliteMemoryStore:
             # derived text, like the context itself: no new updated_at, no outbox event
             conn.executemany("UPDATE memory_items SET context = ltrim(context || ' ' || ?) WHERE seq = ?", appends)
             conn.executemany(
-                f"INSERT INTO memory_items({', '.join(_FIELDS)}, derived, context) VALUES ({marks(_FIELDS)}, ?, ?)",
+                f"INSERT INTO memory_items({', '.join(FIELDS)}, derived, context) VALUES ({marks(FIELDS)}, ?, ?)",
                 [
                     (*self._row(item), int(bool(item.derived_from)), ctx)
                     for item, ctx in zip(items, contexts, strict=True)
@@ -164,7 +153,7 @@ class SqliteMemoryStore:
         data = item.model_dump(mode="json")
         data["tags"] = json.dumps(item.tags)
         data["updated_at"] = data["updated_at"] or data["created_at"]
-        return tuple(data[f] for f in _FIELDS)
+        return tuple(data[f] for f in FIELDS)
 
     @staticmethod
     def _archive_expired(conn: sqlite3.Connection, agent_id: str, stamp: str) -> list[str]:
@@ -277,48 +266,15 @@ class SqliteMemoryStore:
 
     # ------------------------------------------------------------------ reads
 
-    @staticmethod
-    def _where(query: MemoryQuery, now: str) -> tuple[list[str], list[Any]]:
-        """The conditions of ``query`` and their parameters; an item expired at ``now`` counts as archived."""
-        where = [f"m.scope IN ({marks(query.scopes)})"]
-        params: list[Any] = list(query.scopes)
-        if query.agent_id is not None:
-            where.append("m.agent_id = ?")
-            params.append(query.agent_id)
-        for column, values in (("type", query.types), ("store", query.stores)):
-            if values:
-                where.append(f"m.{column} IN ({marks(values)})")
-                params.extend(v.value for v in values)
-        for tag in query.tags:  # every given tag must be present
-            where.append("EXISTS (SELECT 1 FROM json_each(m.tags) WHERE json_each.value = ?)")
-            params.append(tag)
-        if query.min_importance > 0:
-            where.append("m.importance >= ?")
-            params.append(query.min_importance)
-        if query.created_after is not None:
-            where.append("m.created_at >= ?")
-            params.append(format_ts(query.created_after))
-        if query.valid_at is not None:
-            stamp = format_ts(query.valid_at)
-            where.append(f"m.created_at <= ? AND IFNULL(({_ARCHIVED_AT}) > ?, 1)")
-            params.extend((stamp, now, stamp))
-        if query.only_archived:
-            where.append(f"(m.archived_at IS NOT NULL OR {_EXPIRED})")
-            params.append(now)
-        elif not query.include_archived and query.valid_at is None:
-            where.append(f"m.archived_at IS NULL AND NOT {_EXPIRED}")
-            params.append(now)
-        return where, params
-
     def list(self, query: MemoryQuery) -> builtins.list[MemoryItem]:
         """Items matching ``query`` in creation order."""
-        where, params = self._where(query, self.db.now())
+        where, params = where_clause(query, self.db.now())
         order = "m.created_at, m.uid" if query.order == "created" else "m.importance DESC, m.created_at DESC, m.uid"
         rows = self.db.read(
-            f"SELECT {_COLUMNS} FROM memory_items m WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ?",
+            f"SELECT {COLUMNS} FROM memory_items m WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ?",
             [*params, query.limit],
         )
-        return self._to_items(rows)
+        return to_items(rows)
 
     def search(self, text: str, query: MemoryQuery) -> builtins.list[tuple[MemoryItem, float]]:
         """Items whose content, tags or context contain any term of ``text``, best BM25 first.
@@ -331,27 +287,27 @@ class SqliteMemoryStore:
             return []
         kept, matches = self.term_stats.plan(terms)  # common words cost most and weigh least
         match = " OR ".join(f'"{t}"' for t in kept)
-        where, params = self._where(query, self.db.now())
+        where, params = where_clause(query, self.db.now())
         # the newest ROW_WINDOW matches only, when there are far more (see kg.store.sqlite.term_stats)
         window = f"ORDER BY rowid DESC LIMIT {ROW_WINDOW}" if matches > ROW_WINDOW else ""
         rows = self.db.read(
-            f"SELECT {_COLUMNS}, f.rank AS rank FROM (SELECT rowid, bm25(memory_fts, 1.0, 1.0, {CONTEXT_WEIGHT}) "
+            f"SELECT {COLUMNS}, f.rank AS rank FROM (SELECT rowid, bm25(memory_fts, 1.0, 1.0, {CONTEXT_WEIGHT}) "
             f"AS rank FROM memory_fts WHERE memory_fts MATCH ? {window}) f JOIN memory_items m ON m.seq = f.rowid "
             f"WHERE {' AND '.join(where)} ORDER BY f.rank, m.uid LIMIT ?",
             [match, *params, query.limit],
         )
-        items = self._to_items(rows)
+        items = to_items(rows)
         return [(item, float(row["rank"])) for item, row in zip(items, rows, strict=True)]
 
     def scan(self, after: int, limit: int) -> builtins.list[tuple[int, MemoryItem]]:
         """Up to ``limit`` items in insertion order after position ``after`` (0: from the start), with positions."""
-        sql = f"SELECT m.seq AS pos, {_COLUMNS} FROM memory_items m WHERE m.seq > ? ORDER BY m.seq LIMIT ?"
+        sql = f"SELECT m.seq AS pos, {COLUMNS} FROM memory_items m WHERE m.seq > ? ORDER BY m.seq LIMIT ?"
         rows = self.db.read(sql, (after, limit))
-        return list(zip((int(r["pos"]) for r in rows), self._to_items(rows), strict=True))
+        return list(zip((int(r["pos"]) for r in rows), to_items(rows), strict=True))
 
     def filter_items(self, uids: Iterable[str], query: MemoryQuery) -> dict[str, MemoryItem]:
         """The items of ``uids`` that match ``query``'s filters, by uid (its text, order and limit are ignored)."""
-        where, params = self._where(query, self.db.now())
+        where, params = where_clause(query, self.db.now())
         return self._by_uid(uids, " AND ".join(where), params)
 
     def get_many(self, uids: Iterable[str]) -> dict[str, MemoryItem]:
@@ -362,15 +318,15 @@ class SqliteMemoryStore:
         # The uid list drives the join (CROSS JOIN fixes the order): without statistics SQLite would
         # otherwise scan the agent's (agent_id, scope) index - 40 ms instead of 0.3 at 100,000 items.
         rows = self.db.read(
-            f"SELECT {_COLUMNS} FROM json_each(?) w CROSS JOIN memory_items m ON m.uid = w.value WHERE {where}",
+            f"SELECT {COLUMNS} FROM json_each(?) w CROSS JOIN memory_items m ON m.uid = w.value WHERE {where}",
             [json.dumps(list(dict.fromkeys(uids))), *params],
         )
-        return {item.uid: item for item in self._to_items(rows)}
+        return {item.uid: item for item in to_items(rows)}
 
     def counts(self, agent_id: str) -> dict[str, dict[str, int]]:
         """Active and archived items per store for one agent (an expired item counts as archived)."""
         result = {s: {"active": 0, "archived": 0} for s in ("working", "short_term", "long_term")}
-        archived = f"(m.archived_at IS NOT NULL OR {_EXPIRED})"
+        archived = f"(m.archived_at IS NOT NULL OR {EXPIRED})"
         for row in self.db.read(
             f"SELECT m.store AS store, COUNT(*) - SUM({archived}) AS active, SUM({archived}) AS archived "
             "FROM memory_items m WHERE m.agent_id = ? GROUP BY m.store",
@@ -378,31 +334,3 @@ class SqliteMemoryStore:
         ):
             result[row["store"]] = {"active": int(row["active"]), "archived": int(row["archived"])}
         return result
-
-    @staticmethod
-    def _to_items(rows: builtins.list[sqlite3.Row]) -> builtins.list[MemoryItem]:
-        return [_item(row, [] if row["derived_from"] == "[]" else json.loads(row["derived_from"])) for row in rows]
-
-
-_TYPES = {t.value: t for t in MemoryType}
-_STORES = {s.value: s for s in MemoryStoreKind}
-_TIERS = {t.value: t for t in Tier}
-
-
-def _dt(value: str | None) -> datetime | None:
-    return datetime.fromisoformat(value) if value is not None else None
-
-
-def _item(row: sqlite3.Row, derived_from: builtins.list[str]) -> MemoryItem:
-    """Build an item from its own row without re-validating it (:mod:`kg.store.sqlite.trusted` says why)."""
-    values = {
-        "uid": row["uid"], "agent_id": row["agent_id"], "scope": row["scope"], "created_at":
-        datetime.fromisoformat(row["created_at"]), "content": row["content"], "type": _TYPES[row["type"]],
-        "store": _STORES[row["store"]], "importance": row["importance"], "confidence": row["confidence"],
-        "source": row["source"], "tags": [] if row["tags"] == "[]" else json.loads(row["tags"]),
-        "accessed_at": _dt(row["accessed_at"]), "access_count": row["access_count"], "derived_from": derived_from,
-        "tier": _TIERS[row["tier"]],
-        "expires_at": _dt(row["expires_at"]), "archived_at": _dt(row["archived_at"]),
-        "updated_at": _dt(row["updated_at"]),
-    }  # fmt: skip
-    return trusted(MemoryItem, values)
