@@ -159,6 +159,15 @@ def _identify(problem: _Problem) -> tuple[Expr, list[str]]:
     return identify(admg, problem.y, problem.x, order, METHOD), order
 
 
+def _counts(rows: list[dict[str, Any]], x: list[str]) -> dict[str, float]:
+    """Observations per treatment value, from rows whose counts were checked (by adjust or joint_from_rows)."""
+    counts: dict[str, float] = {}
+    for row in rows:
+        key = ",".join(str(row.get(n)) for n in x)
+        counts[key] = counts.get(key, 0.0) + float(row.get("count", 1))
+    return counts
+
+
 def _estimate(problem: _Problem, expr: Expr, observed: list[str],
               z: set[str] | None) -> tuple[dict[str, float], dict[str, float] | None, str]:  # fmt: skip
     """P(outcome = outcome_value | do(x)) per treatment value, the counts per treatment value (None for a network),
@@ -166,13 +175,9 @@ def _estimate(problem: _Problem, expr: Expr, observed: list[str],
     data, x, y = problem.data, problem.x, problem.y
     if len(y) != 1:
         raise fail(METHOD, "outcome", "estimating the effect needs one outcome variable")
-    counts: dict[str, float] = {}
-    for row in data.data or []:
-        key = ",".join(str(row.get(n)) for n in x)
-        counts[key] = counts.get(key, 0.0) + float(row.get("count", 1))
     if z is not None and data.network is None and len(x) == 1:
         effect = adjust(data.data or [], x[0], y[0], sorted(z), METHOD, outcome_value=data.outcome_value)
-        return effect, counts, "P(Y | do(X = x)) = sum over z of P(Y | x, z) P(z)"
+        return effect, _counts(data.data or [], x), "P(Y | do(X = x)) = sum over z of P(Y | x, z) P(z)"
     budget = Budget(METHOD, "data" if data.network is None else "network")
     if data.network is not None:
         net = compile_network(data.network, METHOD)
@@ -184,7 +189,7 @@ def _estimate(problem: _Problem, expr: Expr, observed: list[str],
         domains, found = net.domains, None
     else:
         joint, domains = joint_from_rows(data.data or [], observed, METHOD, budget)
-        found = counts
+        found = _counts(data.data or [], x)
     table = effect_table(expr, joint, y, x, budget)
     effect = _effect(table, domains, x, y[0], str(data.outcome_value))
     return effect, found, f"evaluated the formula on the joint table of {', '.join(observed)}"
