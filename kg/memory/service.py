@@ -14,19 +14,20 @@ write (:mod:`kg.memory.access`) and keeps any vector it had to compute in the em
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
 from kg.clock import Clock
-from kg.errors import BackendUnavailableError, CorruptStoreError, InputError, NotFoundError
+from kg.errors import InputError, NotFoundError
 from kg.ids import new_id
 from kg.memory.access import AccessLog
 from kg.memory.daily_log import append_items
 from kg.memory.durations import parse_max_age
+from kg.memory.file_recall import HasMemory, answer_from_files, asked, recall_or_files, search_agent_files
 from kg.memory.files import directory_lock, memory_dir
 from kg.memory.hit_selection import new_terms, within_budget
 from kg.memory.importance import MANUAL_TAG, formula_weighted, item_importance, recalculated, topic_tags
@@ -264,7 +265,7 @@ class MemoryService:
         query, limit, depth, explain, min_score = (request.query, request.limit, request.depth, request.explain,
                                                    request.min_score)  # fmt: skip
         max_tokens = _memory_share(request.window) if request.window is not None else request.max_tokens
-        result = _asked(agent_id, request)
+        result = asked(agent_id, request)
         if request.source == "files":
             return self._recall_files(result, limit=limit, explain=explain, min_score=min_score)
         filters = {name: getattr(request, name) for name in RECALL_FILTERS}
@@ -303,20 +304,11 @@ class MemoryService:
         return self.access.flush()
 
     def _recall_files(self, result: RecallResult, *, limit: int, explain: bool, min_score: float) -> RecallResult:
-        from kg.recall.file_search import search_files  # noqa: PLC0415 - with the Markdown index: files only
-        from kg.recall.markdown_index import MarkdownIndex  # noqa: PLC0415
-
         if self.workspace is None:
             raise InputError("source", "files need a workspace on disk")
         self.policy.require_agent(result.agent_id)
-        found = search_files(
-            MarkdownIndex(self.workspace), result.agent_id, result.query, embedder=self.engine.embedder, limit=limit,
-            now=self.clock.now(), mode=result.requested_mode, fusion=result.fusion, mmr=result.mmr,
-            min_score=min_score, explain=explain, settings=self.engine.settings,
-        )  # fmt: skip
-        result.files, result.mode, result.notes = found.hits, found.mode, found.notes
-        self.engine.remember(found.unsaved)  # the answer is complete: chunk vectors it computed go to the cache
-        return result
+        return search_agent_files(self.workspace, self.engine, result, now=self.clock.now(), limit=limit,
+                                  explain=explain, min_score=min_score)  # fmt: skip
 
     def _fallback(self, result: RecallResult, limit: int, reason: str) -> RecallResult:
         if self.workspace is None:
@@ -351,49 +343,11 @@ class MemoryService:
         }
 
 
-class HasMemory(Protocol):
-    """What :func:`recall_or_files` opens: a workspace, for its memory service."""
-
-    @property
-    def memory(self) -> MemoryService: ...
-
-
-def recall_or_files(open_workspace: Callable[[], HasMemory], path: Path, agent_id: str,
-                    request: RecallRequest) -> RecallResult:  # fmt: skip
-    """A recall through the workspace ``open_workspace`` opens, or, when the database cannot be opened (corrupt,
-    unreadable, locked), the agent's Markdown files under ``path`` answer it (``fallback``, and ``reason`` why).
-
-    The one place that decides this for every caller: the ``memory_recall`` tool, and so ``mabos memory recall``
-    (which opens its workspace only when the tool asks). A vector index that cannot be used inside an open
-    workspace falls back the same way from :meth:`MemoryService.recall`.
-    """
-    try:
-        memory = open_workspace().memory
-    except (CorruptStoreError, BackendUnavailableError) as exc:
-        return answer_from_files(path, _asked(agent_id, request), limit=request.limit, reason=str(exc))
-    return memory.recall(agent_id, request)
-
-
-def _asked(agent_id: str, request: RecallRequest) -> RecallResult:
-    """The result of a recall before it is answered: what was asked (the mode used is set by the answer)."""
-    return RecallResult(agent_id=agent_id, query=request.query, mode=request.mode, requested_mode=request.mode,
-                        fusion=request.fusion, mmr=request.mmr)  # fmt: skip
-
-
 def _memory_share(window: int) -> int:
     """The retrieved-memory share of a context ``window`` (:func:`kg.conversation.budget.allocate`)."""
     from kg.conversation.budget import allocate  # noqa: PLC0415 - the budget's models: a window only
 
     return allocate(window).memory
-
-
-def answer_from_files(workspace: Path, result: RecallResult, *, limit: int, reason: str) -> RecallResult:
-    """``result`` answered by the file fallback (the database or vector index cannot be used: ``reason``)."""
-    from kg.recall.fallback import fallback_recall  # noqa: PLC0415 - the Markdown index: only when it answers
-
-    answer = fallback_recall(workspace, result.agent_id, result.query, limit=limit, reason=reason)
-    result.fallback, result.reason, result.files, result.mode = True, reason, answer.hits, "bm25"
-    return result
 
 
 __all__ = [
