@@ -1,9 +1,9 @@
 """Sentence rules of the deterministic extractor: first-person English statements -> statements and facts.
 
 One sentence gives at most one memory statement (the first rule that matches, in the order of
-:data:`RULES`) and any number of facts. Skipped before any rule: questions (recall queries such as "do you
-remember X?" included), greetings, thanks and other boilerplate, bracketed metadata (``[Subagent
-Context]``), and sentences of fewer than three words. docs/extraction.md lists what each rule finds.
+:data:`RULES`) and any number of facts. The sentences come from :func:`kg.extraction.sentences.sentences`
+(questions, boilerplate, metadata and very short sentences left out before any rule; :func:`sentences` and
+:func:`skipped` stay importable here). docs/extraction.md lists what each rule finds.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from kg.extraction.dates import FoundDate, find_date
-from kg.text.contractions import expand_contractions
+from kg.extraction.sentences import sentences, skipped
 
 RELATIVES = ("sister", "brother", "mother", "mom", "mum", "father", "dad", "wife", "husband", "partner",
              "girlfriend", "boyfriend", "son", "daughter", "friend", "best friend", "boss", "colleague",
@@ -41,10 +41,6 @@ TOPICS: dict[str, tuple[str, ...]] = {
     "games": ("game", "chess", "puzzle", "board game", "video game"),
 }  # fmt: skip
 
-_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+|\s*(?:,\s*)?\b(?:and|but|so|while) (?=I\b)")
-_SKIP = re.compile(r"^\s*(?:hi|hello|hey|thanks|thank you|ok|okay|sure|great|cool|bye|goodbye|good morning|"
-                   r"good night|nice|wow|lol|yes|no|yeah|yep|nope)\b[\s!.,]*$|^\s*\[[^\]]*\]", re.I)  # fmt: skip
-_RECALL = re.compile(r"\b(?:do|did) you (?:remember|recall)\b|\bremind me\b|\bwhat did I (?:say|tell)\b", re.I)
 _CUT = re.compile(
     r"\s*(?:,\s*(?:but|because|so|and then|which|I|we|it|he|she|they|though|although)\b|"
     r"\s+(?:because|but|although|though|whereas|since then)\b|;|\s+-\s+|[.!?]).*$",
@@ -74,22 +70,6 @@ class Statement:
     facts: list[tuple[str, str, str, bool]] = field(default_factory=list)
     #: Facts the sentence says stopped holding (:mod:`kg.extraction.changes`).
     ends: list[tuple[str, str, str, bool]] = field(default_factory=list)
-
-
-def skipped(sentence: str) -> bool:
-    """Whether ``sentence`` is a question, boilerplate, metadata or under three words."""
-    return len(sentence.split()) < 3 or sentence.endswith("?") or bool(_SKIP.match(sentence) or
-                                                                       _RECALL.search(sentence))  # fmt: skip
-
-
-def sentences(text: str) -> list[str]:
-    """The statement sentences of a message (questions, boilerplate and metadata left out)."""
-    out = []
-    for raw in _SPLIT.split(expand_contractions(text)):
-        sentence = raw.strip().strip('"').strip()
-        if not skipped(sentence):
-            out.append(sentence)
-    return out
 
 
 def slug(text: str) -> str:
