@@ -26,19 +26,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field
 from rdflib import OWL, RDF, RDFS, XSD, BNode, Graph, Literal, URIRef
 from rdflib.term import Node
 
 from kg.errors import InputError
-from kg.models import MAX_OBJECT, MAX_TERM, LiveTriple, Model, agent_scope
-from kg.models.base import new_list
+from kg.models import MAX_OBJECT, MAX_TERM, LiveTriple, agent_scope
 from kg.models.request import requested
 from kg.rdf import terms as rdf_terms
 from kg.rdf.terms import CORE_PREFIXES, PREDICATE_ALIASES, PREDICATE_NAMES, PREFIX, iri_to_term
 from kg.workspace import Workspace
 from reasoning.owl_ontology import load_ontology
-from reasoning.owl_requests import OwlRlRequest
+from reasoning.owl_requests import Entailment, OwlRlReport, OwlRlRequest
 
 #: The source of facts written by :func:`run_owl_rl` (and the mark its truth maintenance looks for).
 OWL_RL_SOURCE = "owl-rl"
@@ -101,28 +99,6 @@ class TermMap:
 
 
 # --------------------------------------------------------------------------------------------- closure
-
-
-class Entailment(Model):
-    """A triple OWL 2 RL adds to the facts, as fact terms.
-
-    ``support`` is the uids of the input facts that mention the subject or object (at most
-    :data:`MAX_SUPPORT`): owlrl gives no provenance, so this is the facts about the same individuals, not a
-    proof. ``confidence`` is the lowest confidence among them; ``uid`` is set once the fact is written.
-    """
-
-    subject: str
-    predicate: str
-    object: str
-    object_kind: str
-    support: list[str]
-    confidence: float = 1.0
-    uid: str | None = None
-
-    @property
-    def key(self) -> tuple[str, str, str]:
-        """(subject, predicate, object)."""
-        return self.subject, self.predicate, self.object
 
 
 @dataclass
@@ -222,25 +198,6 @@ def owl_rl_closure(facts: Sequence[LiveTriple], ontology: Graph, *, engine: str 
 
 
 # --------------------------------------------------------------------------------------------- service
-
-
-class OwlRlReport(Model):
-    """What ``reason owl-rl`` did (with ``dry_run``, what it would do: nothing is written or retracted)."""
-
-    agent_id: str
-    dry_run: bool
-    input_facts: int
-    ontology_triples: int
-    entailed: int
-    created: int = 0
-    updated: int = 0
-    unchanged: int = 0
-    retracted: list[str] = Field(default_factory=new_list)
-    triples_before: int = 0
-    triples_after: int = 0
-    seconds: float = 0.0
-    inconsistencies: list[str] = Field(default_factory=new_list)
-    entailments: list[Entailment] = Field(default_factory=new_list)
 
 
 def _inputs(ws: Workspace, agent_id: str) -> tuple[list[LiveTriple], list[LiveTriple]]:

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any, cast
 
 import click
-import yaml
 from pydantic import BaseModel
 
 from cli import render
@@ -29,6 +28,8 @@ HIDDEN = Cli(hidden=True)
 
 
 def _read_mapping(path: Path, field: str) -> dict[str, Any]:
+    import yaml  # noqa: PLC0415 - only a command given a file pays for PyYAML
+
     try:
         text = read_text_bounded(path, field)  # at most 100 MB, read in chunks (never /dev/zero to the end)
         data = json.loads(text) if path.suffix.lower() == ".json" else load_yaml(text)  # bounded aliases

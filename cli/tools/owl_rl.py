@@ -17,8 +17,7 @@ from pydantic import Field
 
 from cli.tools.overrides import CommandContext
 from cli.tools.registry import ToolContext, ToolInput, tool
-from reasoning.owl import OwlRlReport, run_owl_rl
-from reasoning.owl_requests import MAX_LISTED, OwlRlRequest
+from reasoning.owl_requests import MAX_LISTED, OwlRlReport, OwlRlRequest
 
 GROUP = "rules"  # with infer_forward and the other inference tools
 
@@ -51,6 +50,8 @@ _OWL = (
 @tool("reason_owl_rl", group=GROUP, description=_OWL)
 def reason_owl_rl(ctx: ToolContext, args: OwlRlInput) -> OwlRlResult:
     """The closure for the acting agent, written to its own scope unless a dry run."""
+    from reasoning.owl import run_owl_rl  # noqa: PLC0415 - rdflib loads when the closure runs, not with `mabos reason`
+
     extra = ctx.extra_ontology if isinstance(ctx, OwlCommandContext) else []
     report = run_owl_rl(ctx.workspace(), ctx.agent_for(args), args, ontology=extra)
     return OwlRlResult(**dict(report), truncated=report.entailed > len(report.entailments))
