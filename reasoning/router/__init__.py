@@ -11,7 +11,7 @@ Example:
 from reasoning.router.catalogue import ALIASES, METHODS, SEED, canonical, get_method, list_methods, method_ids
 from reasoning.router.fusion import fuse
 from reasoning.router.llm import build_prompt
-from reasoning.router.methods import engines
+from reasoning.router.methods import engines, has_engine
 from reasoning.router.methods.base import Engine, MethodContext, MethodOutcome, MissingInputs
 from reasoning.router.models import (
     Category,
@@ -27,7 +27,7 @@ from reasoning.router.scoring import WEIGHTS, classification_signals, classify_p
 
 def engine_kind(method: MethodSpec) -> str:
     """What ``mabos reason methods`` reports: the catalogue's engine kind when an engine is registered, else prompt."""
-    return method.engine if method.id in engines() else "prompt"
+    return method.engine if has_engine(method.id) else "prompt"
 
 
 __all__ = [

@@ -13,7 +13,7 @@ from collections import Counter
 
 from kg.errors import InputError
 from reasoning.router.catalogue import METHODS, SEED
-from reasoning.router.methods import engines, method_docs
+from reasoning.router.methods import has_engine, method_docs
 from reasoning.router.methods.docs import MethodDoc
 from reasoning.router.models import MethodSpec
 
@@ -23,7 +23,7 @@ _INLINE = 110  # an example longer than this is shown as a JSON block
 
 
 def _kind(method: MethodSpec) -> str:
-    return method.engine if method.id in engines() else "prompt"
+    return method.engine if has_engine(method.id) else "prompt"
 
 
 def _cell(text: str) -> str:

@@ -31,7 +31,7 @@ from reasoning.router.extract import read_inputs
 from reasoning.router.fusion import fuse
 from reasoning.router.llm import narrate, not_computed
 from reasoning.router.llm_route import llm_route
-from reasoning.router.methods import engines
+from reasoning.router.methods import engine as engine_of
 from reasoning.router.methods.base import MethodContext, MethodOutcome, MissingInputs
 from reasoning.router.models import MethodScore, ProblemClassification, RouterResult
 from reasoning.router.scoring import classification
@@ -67,7 +67,7 @@ def normalize_inputs(inputs: Mapping[str, Any] | None, ids: Sequence[str]) -> di
 def run(ctx: MethodContext, method_id: str, inputs: Any = None) -> MethodOutcome:
     """Run one method: its engine, else (or when the engine lacks inputs) its prompt or the chat model."""
     spec = get_method(method_id)
-    engine = engines().get(spec.id)
+    engine = engine_of(spec.id)  # its module is imported now, not with the router
     given = {} if inputs is None else inputs
     if engine is None:
         return not_computed(ctx, spec, given, f"{spec.id} has no engine ({spec.category.value} method)")

@@ -10,13 +10,15 @@ cues alone and says so.
 from __future__ import annotations
 
 import threading
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from kg.errors import BackendUnavailableError
 from kg.ports import Embedder
 from reasoning.router.catalogue import SEED
 from reasoning.router.exemplars import WORKED
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: Method texts' vectors per embedder model: (method of each row, unit vectors).
 _VECTORS: dict[str, tuple[list[str], np.ndarray]] = {}
@@ -29,6 +31,8 @@ def method_texts() -> list[tuple[str, str]]:
 
 
 def _method_vectors(embedder: Embedder) -> tuple[list[str], np.ndarray]:
+    import numpy as np  # noqa: PLC0415 - with the embedder: an explicit method or no embedder needs no NumPy
+
     with _LOCK:
         if embedder.model not in _VECTORS:
             pairs = method_texts()
@@ -51,6 +55,8 @@ def similarities(problem: str, embedder: Embedder | None) -> tuple[dict[str, flo
         [query] = embedder.embed([problem[:2000]])
     except BackendUnavailableError as exc:
         return {}, f"semantic similarity off ({exc}); routed on structural cues only"
+    import numpy as np  # noqa: PLC0415 - see _method_vectors
+
     cosines = vectors @ np.asarray(query, dtype=np.float32)
     best: dict[str, float] = {}
     for method, cosine in zip(owners, cosines.tolist(), strict=True):

@@ -14,7 +14,7 @@ from typing import Any
 
 from reasoning.router.catalogue import get_method
 from reasoning.router.extract import Extraction
-from reasoning.router.methods import method_docs
+from reasoning.router.methods import method_doc
 from reasoning.router.methods.docs import MethodDoc
 
 
@@ -35,10 +35,6 @@ class Template:
                                                "inputs.json"}  # fmt: skip
 
 
-def _docs() -> dict[str, MethodDoc]:
-    return method_docs()
-
-
 def required_fields(doc: MethodDoc) -> list[str]:
     """The top-level fields the method's inputs model requires (its JSON schema's ``required``)."""
     if doc.inputs is None:
@@ -50,7 +46,7 @@ def required_fields(doc: MethodDoc) -> list[str]:
 def build(method_id: str, given: dict[str, Any] | None, extraction: Extraction | None, needed: str) -> Template:
     """The template of ``method_id``: the text's partial inputs, else the documented example, else what is known."""
     method = get_method(method_id).id
-    doc = _docs().get(method)
+    doc = method_doc(method)  # imports that method's engine module only
     graph = doc.graph if doc is not None else ""
     if extraction is not None and extraction.template:
         return Template(method, copy.deepcopy(extraction.template), list(extraction.missing), graph, "problem text")

@@ -47,7 +47,7 @@ BARE_RAISES = {
     # programming errors: a caller inside mabos broke a contract; a traceback is the right answer
     "kg/extraction/llm.py::LLMExtractor.__init__": "attempts comes from ExtractionConfig, already bounded 1-10",
     "kg/memory/write_policy.py::WriteQueue._drain": "a write sink returned the wrong number of results",
-    "reasoning/router/methods/__init__.py::engines": "a method module without a proper ENGINES table",
+    "reasoning/router/methods/__init__.py::engine": "an ENGINE_TABLE entry that names no engine",
     "reasoning/router/methods/__init__.py::method_docs": "a method module without a proper DOCS table",
     "sync/replay.py::push": "batch is bounded before: --batch is an IntRange(1, 10000), the tool's field ge=1",
     "cli/options.py::options_for": "a command names a field its request model lacks",

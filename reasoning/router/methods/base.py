@@ -28,7 +28,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-import numpy as np
 from pydantic import BaseModel, Field, ValidationError
 
 from kg.errors import InputError
@@ -37,6 +36,8 @@ from kg.models.base import new_list
 from reasoning.service import Reasoner
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from kg.models import BDINode, Case, Fact, Rule
     from kg.ports import ChatModel
     from kg.workspace import Workspace
@@ -93,6 +94,8 @@ class MethodContext:
 
     def rng(self) -> np.random.Generator:
         """A fresh numpy generator seeded with ``seed`` (the same draws on every run)."""
+        import numpy as np  # noqa: PLC0415 - numpy loads with the engines that draw, not with the router
+
         return np.random.default_rng(self.seed)
 
     # ---- graph readers (all scoped) -------------------------------------------------------------

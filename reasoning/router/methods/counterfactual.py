@@ -16,32 +16,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kg.errors import InputError
-from kg.models import Rule, RuleType
+from kg.models import Rule
 from reasoning.router.methods.base import MethodContext, MethodOutcome, MissingInputs, computed, fail
 from reasoning.router.methods.docs import MethodDoc
 from reasoning.router.methods.montecarlo import MAX_DEPTH
+from reasoning.router.methods.premises import knowledge, triple
 from reasoning.router.methods.scm import MAX_WORLDS, SCMInput, counterfactual_scm
-from reasoning.rules.checks import build_rule
 from reasoning.rules.forward import forward_chain
 from reasoning.rules.results import ChainLimits, Derivation, Key, Triple
 
 METHOD = "counterfactual"
 MAX_ROUNDS = 100
 LIMITS = ChainLimits(max_derived=100_000, max_join=5_000_000)
-
-
-def triple(value: Any, method: str, path: str) -> Key:
-    """``"S P O"`` or ``[S, P, O]`` as a key.
-
-    Raises:
-        InputError: anything else.
-    """
-    parts = value.split(maxsplit=2) if isinstance(value, str) else value
-    if not isinstance(parts, list | tuple) or len(parts) != 3 or not all(isinstance(p, str) and p.strip()
-                                                                         for p in parts):  # fmt: skip
-        raise fail(method, path, "must be 'SUBJECT PREDICATE OBJECT' or [subject, predicate, object]")
-    return (parts[0], parts[1], parts[2])
 
 
 def world(base: Sequence[Triple], rules: Sequence[Rule], blocked: set[Key]) -> tuple[dict[Key, Triple],
@@ -80,26 +66,6 @@ def _cut(stopped_by: str | None, fixpoint: bool) -> str | None:
     bounds = {"max_derived": f"{LIMITS.max_derived:,} derived facts (max_derived)",
               "max_join": f"{LIMITS.max_join:,} candidate facts examined (max_join)"}  # fmt: skip
     return f"stopped at {bounds.get(stopped_by or '', f'{MAX_ROUNDS} rounds (MAX_ROUNDS)')}"
-
-
-def knowledge(ctx: MethodContext, method: str, inputs: dict[str, Any]) -> tuple[list[Triple], list[Rule], bool]:
-    """Facts and inference rules from the inputs, else from the agent's graph; and whether they are records."""
-    if "facts" in inputs or "rules" in inputs:
-        raw_facts, raw_rules = inputs.get("facts", []), inputs.get("rules", [])
-        if not isinstance(raw_facts, list) or not isinstance(raw_rules, list):
-            raise fail(method, "facts", "facts and rules must be lists")
-        base = [Triple(*triple(f, method, f"facts.{i}")) for i, f in enumerate(raw_facts)]
-        rules = []
-        for i, data in enumerate(raw_rules):
-            try:
-                rules.append(build_rule(data if isinstance(data, dict) else {}, agent_id=ctx.agent_id))
-            except InputError as exc:
-                raise fail(method, f"rules.{i}.{exc.field}", exc.rule) from None
-        return base, rules, False
-    if ctx.workspace is None:
-        raise MissingInputs(method, f"give inputs.{method}.facts and rules, or run it for an agent")
-    reasoner = ctx.reasoner()
-    return reasoner.base_facts(ctx.agent_id), reasoner.rules(ctx.agent_id, RuleType.INFERENCE), True
 
 
 def _text(key: Key) -> str:
@@ -174,4 +140,4 @@ DOCS = {
     ),
 }  # fmt: skip
 
-__all__ = ["DOCS", "counterfactual", "triple", "world"]
+__all__ = ["DOCS", "counterfactual", "world"]

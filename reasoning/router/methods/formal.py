@@ -30,12 +30,12 @@ from kg.models import Model, Rule, agent_scope
 from reasoning.bounds import DEFAULT_LIMITS, lowered
 from reasoning.router.methods.base import Engine, MethodContext, MethodOutcome, MissingInputs, computed, fail
 from reasoning.router.methods.closure import MAX_PROOF_NODES, close, decide
-from reasoning.router.methods.counterfactual import knowledge, triple
 from reasoning.router.methods.docs import MethodDoc
 from reasoning.router.methods.fields import parse_inputs
 from reasoning.router.methods.mining import affordable_length
 from reasoning.router.methods.modal import modal
 from reasoning.router.methods.norms_time import deontic, temporal
+from reasoning.router.methods.premises import knowledge, triple
 from reasoning.router.methods.structure import analogical
 from reasoning.rules.abduction import abduce
 from reasoning.rules.results import ChainLimits, Triple
@@ -326,5 +326,4 @@ __all__ = [
     "abductive",
     "deductive",
     "inductive",
-    "knowledge",
 ]

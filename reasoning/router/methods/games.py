@@ -35,7 +35,6 @@ import warnings
 from itertools import islice, product
 from typing import Annotated, Any, Literal
 
-import nashpy
 import numpy as np
 from pydantic import Field, model_validator
 
@@ -114,6 +113,8 @@ def mixed_candidates(a: np.ndarray, b: np.ndarray) -> tuple[list[tuple[np.ndarra
     that the number of equilibria is even (impossible in a nondegenerate game), every pair of supports
     is enumerated and vertex enumeration adds the extreme points of the equilibrium components.
     """
+    import nashpy  # noqa: PLC0415 - nashpy (and scipy under it: ~1 s) loads when a game is solved
+
     game = nashpy.Game(a, b)
     degenerate = has_ties(a, b)
     with warnings.catch_warnings(record=True) as caught:

@@ -39,10 +39,10 @@ from reasoning.router.methods.base import Engine, MethodContext, MethodOutcome, 
 from reasoning.router.methods.calibration import METHOD as CALIBRATION
 from reasoning.router.methods.calibration import calibration
 from reasoning.router.methods.closure import MAX_PROOF_NODES, close, gaps, matches, proof, walk
-from reasoning.router.methods.counterfactual import knowledge
 from reasoning.router.methods.docs import MethodDoc
 from reasoning.router.methods.fields import parse_inputs
 from reasoning.router.methods.learning import LEARNING, REFLECTION, learning_to_reason, reflection
+from reasoning.router.methods.premises import knowledge
 from reasoning.router.methods.recognition import triple_of
 from reasoning.rules import ProofNode
 
@@ -173,7 +173,7 @@ def strategy_selection(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutc
     """The router's ranking of the seed's methods for the problem, with the reason for each score."""
     # the router imports this package: import its scoring when an engine runs, not at import time
     from reasoning.router.catalogue import get_method  # noqa: PLC0415
-    from reasoning.router.methods import engines  # noqa: PLC0415
+    from reasoning.router.methods import has_engine  # noqa: PLC0415
     from reasoning.router.scoring import (  # noqa: PLC0415
         WEIGHTS,
         classification,
@@ -196,7 +196,6 @@ def strategy_selection(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutc
         notes.append(f"classification read from the problem text ({found or 'no keywords'})")
     else:
         raise MissingInputs(STRATEGY, "give inputs.strategy-selection.problem_classification or a problem text")
-    computing = engines()
     scores = score_methods_for_problem(chosen)
     rows: list[dict[str, Any]] = []
     for s in scores:
@@ -208,7 +207,7 @@ def strategy_selection(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutc
             reasons.append(f"{dim} {wanted.value} matches (+{weight:g})" if dim in s.matched else
                            f"{dim}: suits {wanted.value}, problem {asked_text} (+0)")  # fmt: skip
         rows.append({"method": s.method, "category": s.category.value, "score": s.score, "rank": s.rank,
-                     "matched": s.matched, "reasons": reasons, "computes": s.method in computing})  # fmt: skip
+                     "matched": s.matched, "reasons": reasons, "computes": has_engine(s.method)})  # fmt: skip
     asked = {get_method(m, field=f"inputs.{STRATEGY}.methods[{i}]").id for i, m in enumerate(data.methods)}
     shown = rows[: data.top] + [r for r in rows[data.top :] if r["method"] in asked]
     tie = explain_tie(scores, 1)

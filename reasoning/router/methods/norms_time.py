@@ -30,8 +30,8 @@ from pydantic import Field
 from kg.models import Model
 from kg.models.base import new_list
 from reasoning.router.methods.base import MethodContext, MethodOutcome, MissingInputs, computed, fail, validate
-from reasoning.router.methods.counterfactual import triple
 from reasoning.router.methods.docs import MethodDoc
+from reasoning.router.methods.premises import triple
 
 _Text = Annotated[str, Field(min_length=1, max_length=1024)]
 MAX_INTERVALS = 10_000  # given, or read from the graph (the first by the store's order)

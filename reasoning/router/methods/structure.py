@@ -22,9 +22,9 @@ from pydantic import Field
 from kg.models import Model
 from kg.models.base import new_list
 from reasoning.router.methods.base import MethodContext, MethodOutcome, MissingInputs, computed
-from reasoning.router.methods.counterfactual import triple
 from reasoning.router.methods.docs import MethodDoc
 from reasoning.router.methods.fields import input_error, parse_inputs
+from reasoning.router.methods.premises import triple
 from reasoning.router.methods.structure_mapping import MAX_NODES, RENAME_WEIGHT, SIMILAR_WEIGHT, best_mapping
 from reasoning.router.methods.structure_mapping import candidate_inferences as carried
 
