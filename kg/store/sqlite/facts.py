@@ -27,7 +27,6 @@ from kg.store.sqlite.facts_sql import (
     CREATED_EVENTS,
     INDEX_PENDING,
     INSERT_LINEAGE,
-    INSERT_NEW,
     MOVE_MARK,
     SEARCH_PENDING,
     UPSERT,
@@ -49,7 +48,6 @@ class SqliteFactStore:
     def __init__(self, db: Database) -> None:
         self.db = db
         register_json_real(db.conn)
-        self._multi_row = True  # False binds every row on its own (the tests' reference path)
         self._max_variables = db.conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
 
     # ------------------------------------------------------------------ writes
@@ -61,7 +59,7 @@ class SqliteFactStore:
     def prepare(self, facts: Sequence[FactInput | FactRow], *, asserted_by: str) -> PreparedFacts:
         """Rows with fresh uids, outcomes and lineage rows, and the parameters of the batch's multi-row statements
         (:mod:`kg.store.sqlite.facts_prepare`). CPU only: no statement, no lock."""
-        payload = prepare_rows(facts, multi_row=self._multi_row, max_variables=self._max_variables)
+        payload = prepare_rows(facts, max_variables=self._max_variables)
         return PreparedFacts(facts, asserted_by, payload)
 
     def assert_prepared(self, prepared: PreparedFacts) -> list[AssertOutcome]:
@@ -79,12 +77,9 @@ class SqliteFactStore:
             self._check_agents(conn, batch.agents)
             now = self.db.now()
             last_seq = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM facts").fetchone()[0]
-            if batch.chunks:
-                shared = [now, asserted_by, *batch.constants]
-                count = sum(conn.execute(insert_values(batch.varying, size), shared + values).rowcount
-                            for size, values in batch.chunks)  # fmt: skip
-            else:
-                count = conn.executemany(INSERT_NEW, [full_row(row, now, asserted_by) for row in rows]).rowcount
+            shared = [now, asserted_by, *batch.constants]
+            count = sum(conn.execute(insert_values(batch.varying, size), shared + values).rowcount
+                        for size, values in batch.chunks)  # fmt: skip
             if count == len(rows):  # the bulk-load case: every row new
                 conn.executemany(INSERT_LINEAGE, batch.lineage)
                 conn.execute(CREATED_EVENTS, (asserted_by, now, last_seq))

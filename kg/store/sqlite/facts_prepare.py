@@ -36,7 +36,7 @@ class Prepared(NamedTuple):
     """The adapter's payload of a :class:`kg.ports.facts.PreparedFacts`."""
 
     rows: list[tuple[Any, ...]]  # PREPARED_FIELDS, with fresh uids
-    varying: tuple[int, ...]  # which fields (PREPARED_FIELDS positions) each row binds; () to bind whole rows
+    varying: tuple[int, ...]  # which fields (PREPARED_FIELDS positions) each row binds; () for an empty batch
     constants: tuple[Any, ...]  # the value of each other field, one for the whole batch
     chunks: list[tuple[int, list[Any]]]  # (rows, their varying values in order) of each multi-row statement
     agents: set[str]
@@ -49,16 +49,16 @@ def full_row(row: tuple[Any, ...], now: str, asserted_by: str) -> tuple[Any, ...
     return (*row[:11], now, now, asserted_by, *row[11:])
 
 
-def prepare_rows(facts: Sequence[FactInput | FactRow], *, multi_row: bool, max_variables: int) -> Prepared:
-    """The prepared batch of ``facts``: multi-row statements when ``multi_row`` (else the rows are bound one by
-    one), none binding more than ``max_variables`` parameters (the connection's limit)."""
+def prepare_rows(facts: Sequence[FactInput | FactRow], *, max_variables: int) -> Prepared:
+    """The prepared batch of ``facts``: multi-row statements, none binding more than ``max_variables`` parameters
+    (the connection's limit)."""
     rows = _rows(facts)
     created = AssertStatus.CREATED
     outcomes = [_new_outcome(AssertOutcome, (uid, created)) for uid in map(_uid, rows)]
     lineage = [(row[0], parent, n) for fact, row in zip(facts, rows, strict=True) if fact.derived_from
                for n, parent in enumerate(fact.derived_from)]  # fmt: skip
     agents = set(map(_agent, rows))
-    if not rows or not multi_row:
+    if not rows:
         return Prepared(rows, (), (), [], agents, outcomes, lineage)
     varying, constants = list(ROW_FIELDS), []
     for i in range(len(PREPARED_FIELDS)):

@@ -23,7 +23,6 @@ INSERT_FIELDS = (
     "valid_from", "valid_until", "created_at", "updated_at", "updated_by", "rule_id", "derived",
 )  # fmt: skip
 _INSERT = f"INSERT INTO facts({', '.join(INSERT_FIELDS)}) VALUES ({', '.join('?' * len(INSERT_FIELDS))})"
-INSERT_NEW = _INSERT + " ON CONFLICT(scope, subject, predicate, object) WHERE retracted_at IS NULL DO NOTHING"
 #: The fields of a prepared row (the adapter's ``prepare``): INSERT_FIELDS without the transaction's time and
 #: writer (created_at, updated_at, updated_by), which are bound when the batch is written.
 PREPARED_FIELDS = tuple(f for f in INSERT_FIELDS if f not in ("created_at", "updated_at", "updated_by"))
@@ -33,7 +32,8 @@ ROW_FIELDS = (0, 3, 4, 5)  # uid, subject, predicate, object
 
 @lru_cache(maxsize=64)
 def insert_values(varying: tuple[int, ...], rows: int) -> str:
-    """INSERT_NEW for ``rows`` rows in one multi-row ``VALUES`` statement.
+    """The insert of new facts (a live (scope, s, p, o) already there is skipped) for ``rows`` rows, in one
+    multi-row ``VALUES`` statement.
 
     ``varying``: the PREPARED_FIELDS positions each row binds, in order; every other prepared field is one value
     for the whole batch. Parameters: now (?1), asserted_by (?2), those shared values in PREPARED_FIELDS order
