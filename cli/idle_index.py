@@ -13,8 +13,9 @@ called before the request is served), which also releases the sidecar's file loc
 is lost or indexed twice: the queue rows of a pass are forgotten only after its save, and a build resumes from its
 last checkpoint (:mod:`kg.recall.sidecar`); the next idle period starts the next pass
 (docs/decisions/2026-11-26-mcp-concurrency.md). The pass indexes the workspace's memory items only, as
-``mabos index update`` does, and refreshes every agent's Markdown index sidecar (a recall never writes it); recall
-applies the agents' scopes to what it finds.
+``mabos index update`` does, refreshes every agent's Markdown index sidecar (a recall never writes it) and embeds
+the files' chunks the embedding cache lacks (:func:`kg.recall.file_search.embed_chunks`); recall applies the agents'
+scopes to what it finds.
 
 The server runs :meth:`IdleIndexer.running` around its serving (the MCP server's transport, the console's lifespan);
 leaving it stops the loop and any pass.
@@ -56,28 +57,32 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def _index_pass(conn: Connection, path: str, items: int, batch: int) -> None:
     """A pass's life: open the workspace, index up to ``items`` queued items (or build with checkpoints), report."""
+    from kg.recall.file_search import embed_chunks  # noqa: PLC0415 - imported in the child
     from kg.recall.markdown_index import MarkdownIndex  # noqa: PLC0415 - imported in the child
     from kg.workspace import open_workspace  # noqa: PLC0415 - preloaded by the forkserver; imported in the child
 
     with open_workspace(Path(path)) as ws:
         ws.memory.prune_all_expired()  # idle time archives what reads already leave out (recall never writes it)
-        MarkdownIndex(ws.path).refresh_all()  # and brings the Markdown index up to the files (recall reads around it)
+        markdown = MarkdownIndex(ws.path)
+        agents = [s.agent_id for s in markdown.refresh_all()]  # the Markdown index follows the files (recall reads)
         sidecar = ws.vectors
         if sidecar is None:
             conn.send(("done", 0, "no embedder configured"))
             return
         state = sidecar.status()
-        if state["state"] == "ready" and not state["backlog"]:
-            conn.send(("done", 0, ""))
-            return
-        sidecar.save_every, sidecar.batch = items, max(1, min(batch, items))
+        backlog, problem = 0, ""
+        if state["state"] != "ready" or state["backlog"]:
+            sidecar.save_every, sidecar.batch = items, max(1, min(batch, items))
 
-        def progress(done: int, total: int) -> None:
-            conn.send(("progress", done, total))
+            def progress(done: int, total: int) -> None:
+                conn.send(("progress", done, total))
 
-        building = state["state"] != "ready"
-        report = sidecar.sync(limit=None if building else items, save=True, progress=progress)
-        conn.send(("done", report.backlog, report.reason if not report.usable else ""))
+            building = state["state"] != "ready"
+            report = sidecar.sync(limit=None if building else items, save=True, progress=progress)
+            backlog, problem = report.backlog, report.reason if not report.usable else ""
+        for agent_id in agents if not problem else ():  # then the chunks a hybrid recall of files would embed
+            embed_chunks(markdown, agent_id, ws.embedder, batch=batch)
+        conn.send(("done", backlog, problem))
 
 
 @dataclass

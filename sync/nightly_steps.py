@@ -28,6 +28,7 @@ from kg.memory.consolidation import consolidate
 from kg.memory.daily_log import catch_up
 from kg.memory.hierarchy import build_hierarchy
 from kg.memory.materialize import FileStatus, materialize
+from kg.recall.file_search import embed_chunks
 from kg.recall.markdown_index import MarkdownIndex
 from kg.workspace import Workspace
 from reasoning.bdi.cycle import run_cycle
@@ -153,10 +154,16 @@ def vector_index_step(ctx: StepContext) -> Counts:
 
 
 def markdown_index_step(ctx: StepContext, agent_id: str) -> Counts:
-    """Markdown index (the other half of ``mabos index update``): re-chunk the agent's changed files."""
-    stats = MarkdownIndex(ctx.ws.path).refresh(agent_id)
+    """Markdown index (the other half of ``mabos index update``): re-chunk the agent's changed files, then embed the
+    chunks the embedding cache lacks (when an embedder can run), so a hybrid recall of files reads them cached."""
+    index = MarkdownIndex(ctx.ws.path)
+    stats = index.refresh(agent_id)
+    try:
+        embedded = embed_chunks(index, agent_id, ctx.ws.embedder)
+    except BackendUnavailableError:  # no model now: the recall embeds them (BM25 answers without an embedder)
+        embedded = 0
     return {"files": stats.files, "chunks": stats.chunks, "added": len(stats.added), "changed": len(stats.changed),
-            "removed": len(stats.removed)}  # fmt: skip
+            "removed": len(stats.removed), "embedded": embedded}  # fmt: skip
 
 
 def _require_typedb(ctx: StepContext) -> None:

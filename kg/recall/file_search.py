@@ -10,6 +10,7 @@ overlap in one file only the best is returned. Results cite the file and the lin
 A read (issue 33): the chunks are the index's view of the files (:meth:`MarkdownIndex.view`, no sidecar written),
 and chunk vectors the embedding cache lacked are computed without being stored: :func:`search_files` returns them
 (``FileSearch.unsaved``) for the caller to keep once the answer is complete. The query's vector is never stored.
+:func:`embed_chunks` computes and keeps them ahead of the recall, on the write path.
 """
 
 from __future__ import annotations
@@ -101,6 +102,22 @@ def search_files(index: MarkdownIndex, agent_id: str, text: str, *, embedder: Em
         if len(hits) == limit:
             break
     return FileSearch(hits, used, notes, unsaved)
+
+
+def embed_chunks(index: MarkdownIndex, agent_id: str, embedder: Embedder | None, *, batch: int = 32) -> int:
+    """Embed the agent's chunks the embedding cache lacks and keep them, ``batch`` at a time (a pass that is stopped
+    keeps what it finished): the write path's half of a hybrid recall of files (the servers' idle pass, the nightly
+    job, ``mabos index update``), so that the recall finds every vector cached. How many were embedded; nothing
+    without a caching embedder."""
+    if not isinstance(embedder, CachedEmbedder):
+        return 0
+    texts = list(dict.fromkeys(searchable_text(c) for c in index.chunks(agent_id, refresh=False)))
+    done = 0
+    for start in range(0, len(texts), batch):
+        _, fresh = embedder.embed_unsaved(texts[start : start + batch], batch=True)
+        embedder.remember(fresh)
+        done += len(fresh)
+    return done
 
 
 def _vector_branch(chunks: list[Chunk], text: str, embedder: Embedder, cand: int

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import shutil
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
@@ -181,6 +182,28 @@ def test_an_idle_index_pass_refreshes_the_markdown_index(noted):
     for agent in ("a", "b"):
         stats = MarkdownIndex(ws.path).refresh(agent)
         assert (stats.rebuilt, stats.added, stats.changed, stats.written) == (None, [], [], False), agent
+    with kg.init_workspace(ws.path, clock=ws.clock) as again:  # the pass embedded the chunks too: a hybrid recall
+        before = tree(ws.path)  # of the files now writes nothing at all, not even the embedding cache
+        assert recall_all(again, "files", "hybrid")[0].files
+        assert tree(ws.path) == before
+
+
+def test_the_nightly_step_refreshes_the_index_and_embeds_the_chunks_a_recall_reads(noted):
+    from sync.nightly_steps import StepContext, markdown_index_step  # noqa: PLC0415
+
+    ws = noted
+    stale(ws)
+    ws.close()
+    shutil.copytree(ws.path, ws.path.parent / "copy")  # the same workspace, left to the recall to embed the chunks
+    with kg.init_workspace(ws.path, clock=ws.clock) as one, kg.init_workspace(ws.path.parent / "copy",
+                                                                              clock=ws.clock) as two:  # fmt: skip
+        counts = markdown_index_step(StepContext(one), "a")
+        assert counts["added"] == 2 and counts["embedded"] > 0  # the new daily log and MEMORY.md
+        assert markdown_index_step(StepContext(one), "a")["embedded"] == 0  # cached: nothing to embed again
+        before = tree(one.path)
+        expected = [files_answer(r) for r in recall_all(one, "files", "hybrid")]
+        assert tree(one.path) == before and expected[0]  # every vector was cached: nothing written
+        assert [files_answer(r) for r in recall_all(two, "files", "hybrid")] == expected  # the same answers
 
 
 def test_nothing_recalled_creates_the_sidecar_folder(ws: Workspace, snapshot: Callable[[Workspace], object]):
