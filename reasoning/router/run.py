@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from kg.errors import InputError
 from kg.ports import Embedder
@@ -30,14 +30,15 @@ from reasoning.router.catalogue import canonical, get_method
 from reasoning.router.extract import read_inputs
 from reasoning.router.fusion import fuse
 from reasoning.router.llm import narrate, not_computed
-from reasoning.router.llm_route import llm_route
 from reasoning.router.methods import engine as engine_of
 from reasoning.router.methods.base import MethodContext, MethodOutcome, MissingInputs
 from reasoning.router.models import MethodScore, ProblemClassification, RouterResult
 from reasoning.router.scoring import classification
 from reasoning.router.template import build, fill_prompt
-from reasoning.router.textroute import Route, explain_tie, route
 from reasoning.router_requests import MAX_METHODS, MAX_TOP
+
+if TYPE_CHECKING:
+    from reasoning.router.textroute import Route
 
 AUTO = "auto"
 MULTI_DEFAULT = 3  # multi_method without methods: the best three of auto-selection
@@ -101,6 +102,10 @@ def _embedder(ctx: MethodContext, embedder: Embedder | None) -> Embedder | None:
 
 def _auto(ctx: MethodContext, problem: str, given: ProblemClassification | None, embedder: Embedder | None,
           semantic: bool | None) -> Route:  # fmt: skip
+    # auto-selection's modules (the cue patterns, the similarity) load when a method is to be chosen
+    from reasoning.router.llm_route import llm_route  # noqa: PLC0415
+    from reasoning.router.textroute import route  # noqa: PLC0415
+
     found = route(problem, given, _embedder(ctx, embedder), semantic=semantic)
     if given is None and ctx.chat is not None and problem.strip():
         return llm_route(problem, ctx.chat, found)
@@ -190,6 +195,8 @@ def reason(
     tie, path, why = None, "explicit", {}
     given = normalize_inputs(inputs, ids) if ids else {}
     if not ids:  # auto, or multi without a list: rank the seed's methods
+        from reasoning.router.textroute import explain_tie  # noqa: PLC0415 - see _auto
+
         explicit = classification(problem_classification) if problem_classification is not None else None
         found = _auto(ctx, ctx.problem, explicit, embedder, semantic)
         chosen, scores, path = found.classification, found.scores, found.path

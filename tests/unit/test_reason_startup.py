@@ -118,6 +118,9 @@ def test_a_cold_deductive_run_imports_its_engine_and_no_heavy_library(workspace:
                                                "probabilistic", "meta", "experience")}  # fmt: skip
     assert modules & unused == set()
     assert modules & {"reasoning.owl", "reasoning.owl_ontology", "reasoning.owl2rl"} == set()
+    # nor auto-selection: the cue patterns, the similarity to the worked problems, the LLM classification
+    auto = {f"reasoning.router.{name}" for name in ("cues", "textroute", "semantic", "llm_route")}
+    assert modules & auto == set()
 
 
 def test_a_cold_auto_run_imports_the_engines_it_runs_only(workspace: Path) -> None:
