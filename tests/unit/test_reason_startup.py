@@ -25,7 +25,7 @@ from tests.unit.test_startup_imports import _MABOS
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = "reasoning.router.methods"
 #: Libraries only some engines use: none of them is needed to prove a goal from facts and rules.
-HEAVY = {"numpy", "scipy", "nashpy", "networkx", "pgmpy", "sympy", "rdflib", "owlrl", "constraint", "torch"}
+HEAVY = {"numpy", "scipy", "nashpy", "networkx", "pgmpy", "sympy", "rdflib", "owlrl", "constraint", "efficient_apriori"}
 ENV = {**os.environ, "MABOS_EMBEDDER": "none"}
 
 # ------------------------------------------------------------------------------------------------ the table

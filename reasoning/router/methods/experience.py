@@ -28,7 +28,6 @@ import math
 from collections import defaultdict
 from typing import Annotated, Any, Literal
 
-from efficient_apriori import apriori
 from pydantic import Field, model_validator
 
 from kg.models import MAX_LIST, MemoryQuery, Model, Unit
@@ -211,6 +210,8 @@ def mine(transactions: list[tuple[str, ...]], p: PatternInput) -> dict[str, Any]
     n = len(transactions)
     support = max(p.min_support, 2 / n) if n >= 2 else 1.0
     length = affordable_length(transactions, p.max_length, MAX_ITEMSET_WORK, math.ceil(support * n))
+    from efficient_apriori import apriori  # noqa: PLC0415 - it imports importlib.metadata: only when mining
+
     itemsets, rules = apriori(transactions, min_support=support, min_confidence=p.min_confidence,
                               max_length=length)  # fmt: skip
     found = [(items, count) for size in itemsets.values() for items, count in size.items()]

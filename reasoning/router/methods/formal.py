@@ -22,7 +22,6 @@ import math
 from collections import defaultdict
 from typing import Annotated, Any
 
-from efficient_apriori import apriori
 from pydantic import Field
 
 from kg.errors import InputError
@@ -206,6 +205,8 @@ def inductive(ctx: MethodContext, inputs: dict[str, Any]) -> MethodOutcome:
     if length < MAX_ITEMSET_LENGTH:
         cut = (f"itemsets searched up to length {length}, not {MAX_ITEMSET_LENGTH}: longer ones would count more than "
                f"{MAX_ITEMSET_WORK} units of itemset and rule work (MAX_ITEMSET_WORK)")  # fmt: skip
+    from efficient_apriori import apriori  # noqa: PLC0415 - it imports importlib.metadata: only when mining
+
     _, mined = apriori(transactions, min_support=settings["min_support"], min_confidence=settings["min_confidence"],
                        max_length=length)  # fmt: skip
     kept = sorted((r for r in mined if len(r.rhs) == 1), key=lambda r: (-r.confidence, -r.support, r.lhs, r.rhs))
