@@ -10,12 +10,14 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from datetime import datetime
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import Field
 
 from kg.errors import InputError, NotFoundError
 from kg.facts_fast import (
+    Screened,
+    TermChecks,
     agent_ok,
     check_batch_size,
     fast_row,
@@ -67,12 +69,6 @@ class BulkResult(Model):
     uids: list[str] = Field(default_factory=new_list)
 
 
-class _Screened(NamedTuple):
-    inputs: list[FactInput | FactRow | None]
-    prepared: PreparedFacts | None
-    items: Sequence[Any] | None = None  # the batch as the model path reads it, when not the batch itself
-
-
 class FactService:
     """Assert, retract, query and explain facts with scope checks."""
 
@@ -122,7 +118,7 @@ class FactService:
         fast = agent_ok(agent_id)
         writable = frozenset(self.policy.readable(agent_id))  # also refuses an unknown agent
 
-        def screen(batch: list[Any]) -> _Screened:
+        def screen(batch: list[Any]) -> Screened:
             return self._screen(agent_id, batch, writable, fast)
 
         batches = in_batches(facts, batch_size)
@@ -162,16 +158,17 @@ class FactService:
         writable = frozenset(self.policy.readable(agent_id))  # also refuses an unknown agent
         extra = {"source": source, **({"scope": scope} if scope is not None else {})}
         own = "agent:" + agent_id if scope is None else scope
-        fast = fast and own in writable
+        fast, checks = fast and own in writable, TermChecks()
 
-        def screen(batch: Sequence[tuple[str, str, str, str]]) -> _Screened:
-            inputs: list[FactInput | FactRow | None] = list(triple_rows(agent_id, batch, own, source)) if fast else []
+        def screen(batch: Sequence[tuple[str, str, str, str]]) -> Screened:
+            rows = triple_rows(agent_id, batch, own, source, checks) if fast else []
+            inputs: list[FactInput | FactRow | None] = list(rows)
             if fast and None not in inputs:
                 ready = cast(list[FactInput | FactRow], inputs)
-                return _Screened(inputs, self.store.facts.prepare(ready, asserted_by=agent_id))
+                return Screened(inputs, self.store.facts.prepare(ready, asserted_by=agent_id))
             items = [{"subject": s, "predicate": p, "object": o, "object_kind": "literal" if mark else "entity",
                       **extra} for s, p, o, mark in batch]  # fmt: skip
-            return _Screened(inputs or [None] * len(items), None, items)
+            return Screened(inputs or [None] * len(items), None, items)
 
         if not atomic_source:
             return self._pipeline(agent_id, in_batches(triples, batch_size), screen, keep_uids=False,
@@ -199,7 +196,7 @@ class FactService:
         self,
         agent_id: str,
         batches: Iterator[Sequence[Any]],
-        screen: Callable[[Any], _Screened],
+        screen: Callable[[Any], Screened],
         *,
         keep_uids: bool,
         tune_process: bool,
@@ -221,7 +218,7 @@ class FactService:
             if stored is not None:
                 stored(result.created + result.updated + result.unchanged)
 
-        def take(batch: Sequence[Any] | None = None) -> tuple[Sequence[Any], _Screened] | None:
+        def take(batch: Sequence[Any] | None = None) -> tuple[Sequence[Any], Screened] | None:
             batch = next(batches, None) if batch is None else batch
             return None if batch is None else (batch, screen(batch))
 
@@ -230,7 +227,7 @@ class FactService:
                 if tune_process:  # a batch allocates ~10 objects per fact, none of them in a cycle
                     stack.enter_context(gc_paused())
                 taken, offset = take(), 0
-                pending: deque[Future[tuple[Sequence[Any], _Screened] | None]] = deque()
+                pending: deque[Future[tuple[Sequence[Any], Screened] | None]] = deque()
                 while taken is not None:
                     try:
                         prepared = self._ready(agent_id, taken[0], offset, taken[1])
@@ -242,7 +239,7 @@ class FactService:
                         refused.append(exc)
                         return result
                     offset += len(taken[0])
-                    ahead: Future[tuple[Sequence[Any], _Screened] | None] | None = None
+                    ahead: Future[tuple[Sequence[Any], Screened] | None] | None = None
                     if take_ahead:  # the source's error surfaces from ahead.result(), the batches before written
                         pool = pool or screening_pool(stack, tune_process=tune_process)
                         pending.extend(pool.submit(take) for _ in range(TAKE_AHEAD - len(pending)))
@@ -272,7 +269,7 @@ class FactService:
         if keep_uids:
             result.uids.extend(outcome.uid for outcome in outcomes)
 
-    def _screen(self, agent_id: str, batch: list[Any], writable: frozenset[str], fast: bool) -> _Screened:
+    def _screen(self, agent_id: str, batch: list[Any], writable: frozenset[str], fast: bool) -> Screened:
         """The items the fast path accepts into writable scopes (None for the rest) and, when that is every
         item, the store's prepared batch. CPU only (safe in the helper thread): no store access, no error."""
         inputs: list[FactInput | FactRow | None] = []
@@ -284,11 +281,11 @@ class FactService:
                 fact = item if type(item) is FactInput and item.agent_id == agent_id else None
             inputs.append(fact if fact is not None and fact.scope in writable else None)
         if None in inputs:
-            return _Screened(inputs, None)
+            return Screened(inputs, None)
         ready = cast(list[FactInput | FactRow], inputs)
-        return _Screened(inputs, self.store.facts.prepare(ready, asserted_by=agent_id))
+        return Screened(inputs, self.store.facts.prepare(ready, asserted_by=agent_id))
 
-    def _ready(self, agent_id: str, batch: Sequence[Any], offset: int, screened: _Screened) -> PreparedFacts:
+    def _ready(self, agent_id: str, batch: Sequence[Any], offset: int, screened: Screened) -> PreparedFacts:
         """The batch validated whole (the model path for what the screen left, with its errors) and prepared."""
         if screened.prepared is not None:
             return screened.prepared

@@ -14,15 +14,15 @@ import sys
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from itertools import islice
-from typing import TYPE_CHECKING, Any
+from itertools import islice, repeat
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kg.errors import InputError
 from kg.ids import ID_PATTERN
 from kg.models import MAX_LIST, MAX_NAME, MAX_OBJECT, MAX_TERM, FactInput, ObjectKind
 from kg.models.base import AGENT_ID_RE, SCOPE_RE
 from kg.models.facts import infer_object_kind
-from kg.ports.facts import FactRow
+from kg.ports.facts import FactRow, PreparedFacts
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
@@ -32,6 +32,9 @@ _KINDS = {"entity": ObjectKind.ENTITY, "literal": ObjectKind.LITERAL}
 _ALWAYS_SET = frozenset({"agent_id", "object_kind", "scope"})  # the model's before-validator fills the last two
 _new = FactInput.__new__
 _row = FactRow._make
+_tuple_new = tuple.__new__
+#: ``bool(mark)`` -> the object kind of a triple (a non-empty mark makes a literal)
+_KIND_OF_MARK = (ObjectKind.ENTITY, ObjectKind.LITERAL)
 _set = object.__setattr__
 
 
@@ -125,22 +128,95 @@ def fast_row(agent_id: str, item: dict[str, Any]) -> FactRow | None:
                  rule_id))  # fmt: skip
 
 
+class Screened(NamedTuple):
+    """A batch as the screen left it: each item's accepted fact (None where the model must judge), and the
+    store's prepared batch when every item was accepted."""
+
+    inputs: list[FactInput | FactRow | None]
+    prepared: PreparedFacts | None
+    items: Sequence[Any] | None = None  # the batch as the model path reads it, when not the batch itself
+
+
+class TermChecks:
+    """Terms already found valid by :func:`triple_rows` (exact ``str`` values only), kept across the batches of
+    one bulk assert: an RDF import repeats the same few thousand terms, so each distinct one is checked once."""
+
+    #: Past this many remembered values the sets start again (a long stream of distinct terms stays bounded).
+    LIMIT = 1_000_000
+
+    def __init__(self) -> None:
+        self.terms: set[str] = set()  # valid as a subject or predicate (MAX_TERM)
+        self.objects: set[str] = set()  # valid as an object (MAX_OBJECT)
+
+    def learn(self, column: Sequence[str], known: set[str], limit: int) -> bool:
+        """Add the values of ``column`` (exact ``str`` each) that are valid to ``known``; whether all of them are."""
+        if known.issuperset(column):
+            return True
+        fresh = set(column).difference(known)
+        valid = [value for value in fresh if _text(value, limit)]
+        known.update(valid)
+        return len(valid) == len(fresh)
+
+    def trim(self) -> None:
+        """Forget every value once more than :data:`LIMIT` are remembered (before a batch, never during one)."""
+        if len(self.terms) + len(self.objects) > self.LIMIT:
+            self.terms.clear()
+            self.objects.clear()
+
+
 def triple_rows(
-    agent_id: str, triples: Sequence[tuple[str, str, str, str]], scope: str, source: str
+    agent_id: str,
+    triples: Sequence[tuple[str, str, str, str]],
+    scope: str,
+    source: str,
+    checks: TermChecks | None = None,
 ) -> list[FactRow | None]:
     """The :class:`~kg.ports.facts.FactRow` of each ``(subject, predicate, object, mark)`` triple (an RDF import's
     :data:`kg.rdf.documents.Key`: a non-empty ``mark`` makes a literal object, ``""`` an entity), with
     confidence 1 and no validity, lineage or rule, for plain valid items; ``None`` for each one the model must
     judge (its error names the field). What :func:`fast_row` gives for the same fact as a dict, without building
     the dict: ``agent_id`` must satisfy :func:`agent_ok` and ``scope`` and ``source`` be checked by the caller.
+
+    A batch of plain strings is read column by column (``zip``, in C): each distinct term is checked once, and
+    ``checks`` remembers the valid ones for the caller's next batches.
     """
-    literal, entity = ObjectKind.LITERAL, ObjectKind.ENTITY
-    return [
-        _row((agent_id, s, p, o, literal if mark else entity, scope, 1.0, source, None, None, [], None))
-        if _text(s, MAX_TERM) and _text(p, MAX_TERM) and _text(o, MAX_OBJECT)
-        else None
-        for s, p, o, mark in triples
-    ]
+    columns = list(zip(*triples, strict=True)) if triples else []
+    if len(columns) != 4 or not _plain(columns[:3]):  # not 4-tuples, or a value other than a str: row by row
+        return [_triple_row(agent_id, triple, scope, source) for triple in triples]
+    checks = TermChecks() if checks is None else checks
+    checks.trim()
+    subjects, predicates, objects, marks = columns
+    terms, objects_ok = checks.terms, checks.objects
+    every = checks.learn(subjects, terms, MAX_TERM)
+    every = checks.learn(predicates, terms, MAX_TERM) and every
+    every = checks.learn(objects, objects_ok, MAX_OBJECT) and every
+    kinds = map(_KIND_OF_MARK.__getitem__, map(bool, marks))
+    if not every:  # a term is refused: those rows go to the model (the known sets hold only valid terms)
+        return [
+            _row((agent_id, s, p, o, kind, scope, 1.0, source, None, None, [], None))
+            if s in terms and p in terms and o in objects_ok else None
+            for s, p, o, kind in zip(subjects, predicates, objects, kinds, strict=True)
+        ]  # fmt: skip
+    fresh_lists: Iterator[list[str]] = map(list, repeat(()))  # a fresh derived_from list per row, as fast_row gives
+    rows = zip(repeat(agent_id), subjects, predicates, objects, kinds, repeat(scope), repeat(1.0), repeat(source),
+               repeat(None), repeat(None), fresh_lists, repeat(None))  # fmt: skip
+    return list(map(_tuple_new, repeat(FactRow), rows))
+
+
+def _plain(columns: Sequence[Sequence[Any]]) -> bool:
+    """Whether every value of ``columns`` is an exact ``str`` (a subclass or another type goes row by row)."""
+    types: set[type] = set()
+    for column in columns:
+        types.update(map(type, column))
+    return types == {str}
+
+
+def _triple_row(agent_id: str, triple: Any, scope: str, source: str) -> FactRow | None:
+    s, p, o, mark = triple
+    if not (_text(s, MAX_TERM) and _text(p, MAX_TERM) and _text(o, MAX_OBJECT)):
+        return None
+    return _row((agent_id, s, p, o, ObjectKind.LITERAL if mark else ObjectKind.ENTITY, scope, 1.0, source, None,
+                 None, [], None))  # fmt: skip
 
 
 def fast_fact(agent_id: str, item: dict[str, Any]) -> FactInput | None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -82,6 +83,12 @@ def rows_to_facts(
             yield {"subject": s, "predicate": p, "object": o, "object_kind": "literal" if mark else "entity", **extra}
 
 
+def _after(action: Callable[[], None]) -> Iterator[Key]:
+    """No rows: ``action()`` once the rows chained before are exhausted."""
+    action()
+    yield from ()
+
+
 def import_documents(
     ws: Workspace,
     agent_id: str,
@@ -120,14 +127,10 @@ def import_documents(
     if sum(len(document.content) for document in documents) <= OVERLAP_CHARS:
         stream = TripleStream(documents)
         parse_end = [started]
-
-        def rows() -> Iterator[Key]:
-            yield from stream
-            parse_end[0] = time.perf_counter()
-
-        result = ws.facts.assert_triples(agent_id, rows(), scope=scope, source=SOURCE, batch_size=IMPORT_BATCH,
+        rows = chain(stream, _after(lambda: parse_end.append(time.perf_counter())))  # no generator frame per row
+        result = ws.facts.assert_triples(agent_id, rows, scope=scope, source=SOURCE, batch_size=IMPORT_BATCH,
                                          atomic_source=True, tune_process=tune_process)  # fmt: skip
-        total, skipped, parsed_at = stream.triples, stream.skipped, parse_end[0]
+        total, skipped, parsed_at = stream.triples, stream.skipped, parse_end[-1]
     else:
         parsed = parse_documents(documents, tune_process=tune_process)
         parsed_at = time.perf_counter()

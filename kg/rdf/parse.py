@@ -116,24 +116,29 @@ class TermMapper:
         Duplicates merge as in one RDF graph: each distinct triple comes once, in the documents' order.
         """
         nodes, predicates, literals = self.nodes, self.predicates, self.literals
-        add = seen.add
+        add, missing = seen.add, MISSING
+        last: Any = None  # the subject before (RDF/XML and Turtle give a subject's triples one after the other)
+        s = ""
         for quad in quads:
-            subject, predicate, obj = quad.subject, quad.predicate, quad.object
-            s = nodes.get(subject) or self.node(subject)
+            subject = quad.subject
+            if subject != last:  # one comparison instead of hashing the same subject again
+                last = subject
+                s = nodes.get(subject) or self.node(subject)
+            predicate, obj = quad.predicate, quad.object
             p = predicates.get(predicate) or self.predicate(predicate)
             if type(obj) is ox.Literal:
-                mapped = literals.get(obj, MISSING)
-                if mapped is MISSING:
+                mapped = literals.get(obj, missing)
+                if mapped is missing:
                     mapped = self.literal(obj)
                 if mapped is None:
                     blank.add((s, p, obj))
                     continue
-                key = (s, p, *mapped)
+                text, mark = mapped
+                key = (s, p, text, mark)
             else:
                 key = (s, p, nodes.get(obj) or self.node(obj), "")
-            size = len(seen)
-            add(key)  # one hash of the tuple where "in" then "add" would take two
-            if len(seen) != size:
+            if key not in seen:
+                add(key)
                 yield key
 
 
@@ -157,8 +162,13 @@ class TripleStream:
 
     def __init__(self, documents: Sequence[RdfDocument]) -> None:
         self.documents = documents
-        self.rows = 0
+        self._seen: set[Key] = set()
         self._blank: set[tuple[str, str, ox.Literal]] = set()
+
+    @property
+    def rows(self) -> int:
+        """Distinct triples yielded so far (the one being yielded included)."""
+        return len(self._seen)
 
     @property
     def skipped(self) -> int:
@@ -172,7 +182,6 @@ class TripleStream:
 
     def __iter__(self) -> Iterator[Key]:
         mapper = TermMapper()
-        seen: set[Key] = set()
         for index, document in enumerate(self.documents):
             if document.base_iri is not None:
                 try:
@@ -182,9 +191,7 @@ class TripleStream:
             if document.format == "xml":  # pyoxigraph expands entities, even a DTD's inside the root element
                 refuse_xml_dtd(document.content, f"documents[{index}]", document.name)
             try:
-                for key in mapper.read(_quads(document), seen, self._blank):
-                    self.rows += 1
-                    yield key
+                yield from mapper.read(_quads(document), self._seen, self._blank)
             except MemoryError:
                 raise  # out of memory is not a syntax error (a worker answers "error: memory: ...")
             except Exception as exc:  # SyntaxError, UnicodeEncodeError, OSError ...: one clear line instead
