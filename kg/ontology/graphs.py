@@ -1,11 +1,13 @@
 """Ontology graphs: the active ontology files of a folder and one rdflib graph loaded from them (JSON-LD, Turtle,
 RDF/XML, N-Triples, TriG, N-Quads), refusing remote JSON-LD contexts.
 
-A parsed file's triples and prefixes are kept for the process, keyed by the file's path and the SHA-256 of its
-text (:data:`_PARSED`): ``reason_owl_rl``, ``ontology_to_typeql`` and the extraction vocabulary load the same
-unchanged files on every call of a long-lived process (the MCP server, the console), and rdflib's JSON-LD parser
-takes ~0.3 s for the shipped set. The file is still read on every call, so a changed file is parsed again; each
-call gets a graph of its own to change as it likes.
+A parsed file's triples and prefixes are kept for the process, keyed by the SHA-256 of its text (:data:`_PARSED`):
+``reason_owl_rl``, ``ontology_to_typeql`` and the extraction vocabulary load the same unchanged files on every call of
+a long-lived process (the MCP server, the console), and rdflib's JSON-LD parser takes ~0.3 s for the shipped set. A
+file is parsed with its own location as the base IRI, so the key holds the path too unless the parse shows the text
+means the same anywhere (:func:`_anywhere`): then a workspace in another folder with the same files (every new
+workspace has the shipped ones) finds them parsed. The file is still read on every call, so a changed file is parsed
+again; each call gets a graph of its own to change as it likes.
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ import hashlib
 import json
 import warnings
 from collections.abc import Sequence
+from itertools import chain
 from pathlib import Path
 
 from rdflib import Dataset, Graph
-from rdflib.term import Node, URIRef
+from rdflib.term import BNode, Literal, Node, URIRef
 
 from kg.errors import InputError
 from kg.limits import read_text_bounded, refuse_remote_context, refuse_xml_dtd
@@ -76,8 +79,9 @@ def _parse(path: Path) -> Parsed:
         raise InputError("ontology", f"{path}: no such file")
     try:
         text = read_text_bounded(path, "ontology")  # at most 100 MB, read in chunks
-        key = (path.resolve().as_uri(), fmt, hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
-        known = _PARSED.get(key)
+        base = path.resolve().as_uri()
+        anywhere = (fmt, hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
+        known = _PARSED.get(anywhere) or _PARSED.get((base, *anywhere))
         if known is not None:  # the same text parsed before: it passed the checks below then
             return known
         if fmt == "json-ld":
@@ -87,12 +91,32 @@ def _parse(path: Path) -> Parsed:
         dataset = Dataset()
         with warnings.catch_warnings():  # rdflib's JSON-LD parser goes through deprecated ConjunctiveGraph APIs
             warnings.simplefilter("ignore", DeprecationWarning)
-            dataset.parse(data=text, format=fmt, publicID=path.resolve().as_uri())
+            dataset.parse(data=text, format=fmt, publicID=base)
     except (InputError, MemoryError):
         raise
     except Exception as exc:  # rdflib's parsers raise many unrelated types: one clear line instead
         reason = " ".join(str(exc).split())[:300] or type(exc).__name__
         raise InputError("ontology", f"{path}: does not parse as {fmt}: {reason}") from exc
     parsed = (tuple((s, p, o) for s, p, o, _ in dataset.quads((None, None, None, None))), tuple(dataset.namespaces()))
-    _PARSED.put(key, parsed)
+    _PARSED.put(anywhere if _anywhere(parsed, base) else (base, *anywhere), parsed)
     return parsed
+
+
+def _anywhere(parsed: Parsed, base: str) -> bool:
+    """Whether the same text parses to these triples and prefixes at any path: no IRI (term, datatype or prefix)
+    has the base's scheme, and no blank node.
+
+    A relative IRI resolves to one with the base's scheme (``file:``, RFC 3986 5.2.2), so a parse without any did
+    not use the base (a file naming ``file:`` IRIs itself is kept by path too, which is only cautious). Blank nodes
+    are labelled per parse: two files with the same text in different places keep nodes of their own, as two parses
+    give them, so a file with any is kept by path.
+    """
+    scheme = base.partition(":")[0] + ":"
+    triples, namespaces = parsed
+    for term in chain.from_iterable(triples):
+        if isinstance(term, BNode):
+            return False
+        iri = term.datatype if isinstance(term, Literal) else term
+        if isinstance(iri, URIRef) and iri.startswith(scheme):
+            return False
+    return not any(namespace.startswith(scheme) for _, namespace in namespaces)
