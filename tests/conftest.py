@@ -68,41 +68,48 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         pytest.skip("the long run only: pytest -m slow (or MABOS_SLOW=1)")
 
 
-#: The test files that take longest, longest first: their test durations summed (``pytest --durations=0``, per file)
-#: in a full run on 2 idle cores (2026-11-29, 269.7 s wall, 490 s of durations), less what this session's changes saved
-#: in the files they touched (docs/decisions/2026-11-29-test-suite-time.md). With ``--dist loadfile
-#: --no-loadscope-reorder`` (pyproject.toml) xdist hands whole files to its two workers in collection order, each
-#: taking the next file when it is nearly done; started first, these leave the many short files to fill in at the end,
-#: so both workers finish within seconds of each other (a long file handed out last keeps one worker busy alone for as
-#: long). A file missing here only runs later; a name that no longer exists is ignored. Refresh when a file grows by
-#: several seconds.
+#: The test files that take longest, longest first. With ``--dist loadfile --no-loadscope-reorder`` (pyproject.toml)
+#: xdist hands whole files to its two workers in collection order, each taking the next file when it is nearly done;
+#: started first, these leave the many short files to fill in at the end, so both workers finish within seconds of each
+#: other (a long file handed out last keeps one worker busy alone for as long). A file missing here only runs later; a
+#: name that no longer exists is ignored. The figures (2026-11-29, fourth pass): each file's test durations summed
+#: (``pytest --durations=0``), the larger of the last idle run's (04:31, 490 s of durations) and the 08:20 run's
+#: divided by its load factor (load 9: 2,553 s of durations, 5.2x), so a file that grew since the idle run, or that
+#: suffers more from a busy machine, is not started late. Every file of 6 s or more is here. Refresh when a file
+#: grows by several seconds (docs/decisions/2026-11-29-test-suite-time.md).
 SLOWEST_FILES: tuple[str, ...] = (
     "tests/reliability/test_scope_isolation.py",  # 37 s
     "tests/reliability/test_bad_input.py",  # 28 s
+    "tests/test_quality.py",  # 3 s with mypy's cache up to date, 16 s more when the code changed since (a fresh clone)
+    "tests/unit/test_startup_imports.py",  # 16 s (8 s idle; its child processes wait longest on a busy machine)
+    "tests/unit/test_ontology_files.py",  # 15 s
     "tests/cli/test_commands.py",  # 15 s
     "tests/reliability/test_crash_safety.py",  # 13 s
-    "tests/test_quality.py",  # 3 s with mypy's cache up to date, 16 s more when the code changed since (a fresh clone)
+    "tests/unit/test_facts_bulk_fast.py",  # 13 s
+    "tests/ui/test_serving.py",  # 12 s
+    "tests/integration/test_mcp_stdio.py",  # 11 s
     "tests/unit/test_embedding_runtime.py",  # 11 s
+    "tests/ui/test_security.py",  # 11 s
     "tests/ui/test_browser.py",  # 11 s
+    "tests/unit/test_fact_import_paths.py",  # 11 s (3 s idle before it grew)
     "tests/ui/test_browser_index.py",  # 11 s
-    "tests/unit/test_ontology_files.py",  # 10 s
+    "tests/reliability/test_concurrent_writers.py",  # 10 s
+    "tests/reliability/test_limits.py",  # 9 s (4 s idle before it grew)
     "tests/ui/test_browser_hostile.py",  # 9 s
     "tests/unit/test_ui_idle_index.py",  # 9 s
-    "tests/unit/test_facts_bulk_fast.py",  # 9 s
+    "tests/integration/test_mcp_http.py",  # 9 s
+    "tests/unit/test_mcp_server.py",  # 9 s
     "tests/unit/test_wordpiece.py",  # 9 s
-    "tests/unit/test_startup_imports.py",  # 8 s
-    "tests/integration/test_mcp_stdio.py",  # 8 s
-    "tests/ui/test_security.py",  # 8 s
-    "tests/reliability/test_concurrent_writers.py",  # 8 s
-    "tests/unit/test_extraction_llm.py",  # 8 s
+    "tests/unit/test_error_tree.py",  # 8 s
     "tests/unit/test_nightly.py",  # 8 s
-    "tests/ui/test_serving.py",  # 7 s (12 s before its deadline test waited 3 s instead of 8)
+    "tests/unit/test_extraction_llm.py",  # 8 s
+    "tests/reliability/test_outbox_chaos.py",  # 7 s
+    "tests/docs/test_docs_commands.py",  # 7 s
     "tests/docs/test_docs_cli.py",  # 7 s
     "tests/unit/test_recall_engine.py",  # 7 s
-    "tests/unit/test_mcp_server.py",  # 7 s (9 s before its deadline test waited 2 s instead of 4)
+    "tests/unit/test_conversation_summarize.py",  # 7 s
     "tests/unit/test_tools_ontology_admin.py",  # 7 s
-    "tests/unit/test_error_tree.py",  # 6 s
-    "tests/docs/test_docs_commands.py",  # 6 s
+    "tests/unit/test_fact_import_parsers.py",  # 6 s
 )
 
 
