@@ -28,7 +28,8 @@ from kg.errors import InputError
 from kg.facts_fast import fast_fact, fast_row
 from kg.facts_requests import FactAssertRequest
 from kg.models import FactInput
-from kg.store.sqlite.facts_prepare import STATEMENT_ROWS, statement_rows
+from kg.ports.facts import FactRow
+from kg.store.sqlite.facts_prepare import STATEMENT_ROWS, Prepared, prepare_rows, statement_rows
 from kg.workspace import Workspace
 from tests.budget import examples
 
@@ -232,3 +233,45 @@ def test_statements_stay_under_the_variable_limit() -> None:
     assert statement_rows(5, 8, 250_000) == STATEMENT_ROWS
     assert statement_rows(16, 0, 999) == 32  # 32 * 16 + 2 <= 999 (SQLite's limit before 3.32)
     assert statement_rows(16, 0, 10) == 1
+
+
+def test_fact_rows_and_models_prepare_the_same_batch() -> None:
+    """A batch of plain FactRow tuples is transposed column-wise in C; models are read fact by fact: the same
+    rows, shared values, statement parameters and lineage (uids aside: fresh on each call)."""
+    rng = random.Random(33)
+    items: list[dict[str, Any]] = [
+        {"subject": f"s{i}", "predicate": rng.choice(["p", "q"]), "object": f"o{i % 7}",
+         "object_kind": rng.choice(["entity", "literal"]), "confidence": rng.choice([1.0, 0.5, rng.random()]),
+         "scope": rng.choice(["agent:a", "global"])}
+        for i in range(700)
+    ]  # fmt: skip
+    items[3].update(valid_from="2026-01-01T00:00:00Z", valid_until="2027-01-01T00:00:00Z")
+    items[5]["rule_id"] = "R-01JABCDEFGHJKMNPQRSTVWXYZ0"
+    items[8]["derived_from"] = ["F-01JABCDEFGHJKMNPQRSTVWXYZ0", "F-01JABCDEFGHJKMNPQRSTVWXYZ1"]
+
+    def seen(prepared: Prepared) -> tuple[Any, ...]:
+        rows = prepared.rows()
+        place = {row[0]: n for n, row in enumerate(rows)}  # each uid as its fact's position
+        width = len(prepared.varying)
+        params = [value for _, values in prepared.chunks for value in values]
+        params[::width] = [place[uid] for uid in params[::width]]  # the uid is the first varying field
+        sizes = [size for size, _ in prepared.chunks]
+        lineage = [(place[child], parent, n) for child, parent, n in prepared.lineage]
+        return ([row[1:] for row in rows], prepared.varying, prepared.constants, sizes, params, lineage,
+                [o.status for o in prepared.created])  # fmt: skip
+
+    without_rule = [{k: v for k, v in item.items() if k != "rule_id"} for item in items]  # lineage alone
+    for batch, varying in (
+        (items, (0, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12)),
+        (without_rule, (0, 2, 3, 4, 5, 6, 7, 9, 10, 12)),
+    ):
+        models = [FactInput.model_validate({"agent_id": "a", **item}) for item in batch]
+        fact_rows = [FactRow(**{name: getattr(model, name) for name in FactRow._fields}) for model in models]
+        for limit in (250_000, 999):  # statements of 512 rows and the rest; of 64 rows (999 variables)
+            by_row, by_model = (prepare_rows(facts, max_variables=limit) for facts in (fact_rows, models))
+            assert seen(by_row) == seen(by_model)
+            assert by_row.varying == varying  # source and agent shared, the rest varies
+            mixed = prepare_rows([*models[:2], *fact_rows[2:]], max_variables=limit)  # read fact by fact
+            assert seen(mixed) == seen(by_row)
+    with pytest.raises(InputError, match="object_kind and scope"):
+        prepare_rows([fact_rows[0]._replace(object_kind=None)], max_variables=999)

@@ -72,7 +72,7 @@ class SqliteFactStore:
         batch = prepared.payload
         if not isinstance(batch, Prepared):
             raise InputError("prepared", "was not prepared by this store")
-        facts, rows, asserted_by = prepared.facts, batch.rows, prepared.asserted_by
+        facts, asserted_by = prepared.facts, prepared.asserted_by
         with self.db.write() as conn:
             self._check_agents(conn, batch.agents)
             now = self.db.now()
@@ -80,7 +80,7 @@ class SqliteFactStore:
             shared = [now, asserted_by, *batch.constants]
             count = sum(conn.execute(insert_values(batch.varying, size), shared + values).rowcount
                         for size, values in batch.chunks)  # fmt: skip
-            if count == len(rows):  # the bulk-load case: every row new
+            if count == len(facts):  # the bulk-load case: every row new
                 conn.executemany(INSERT_LINEAGE, batch.lineage)
                 conn.execute(CREATED_EVENTS, (asserted_by, now, last_seq))
                 return batch.created
@@ -91,7 +91,7 @@ class SqliteFactStore:
             outcomes = [
                 AssertOutcome(row[0], created) if row[0] in inserted
                 else self._upsert_one(conn, fact, full_row(row, now, asserted_by), asserted_by, now)
-                for fact, row in zip(facts, rows, strict=True)
+                for fact, row in zip(facts, batch.rows(), strict=True)
             ]  # fmt: skip
             return outcomes
 

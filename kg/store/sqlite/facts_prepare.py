@@ -11,8 +11,8 @@ bound once per statement: a few ``sqlite3_step`` calls per batch, during which P
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import chain
-from operator import itemgetter
+from functools import partial
+from itertools import repeat
 from typing import Any, NamedTuple
 
 from kg.errors import InputError
@@ -22,8 +22,7 @@ from kg.ports.facts import FactRow
 from kg.store.sqlite.facts_sql import PREPARED_FIELDS, ROW_FIELDS
 
 _KIND_TEXT: dict[ObjectKind | None, str] = {kind: kind.value for kind in ObjectKind}
-_new_outcome = tuple.__new__
-_uid, _agent = itemgetter(0), itemgetter(1)  # of a prepared row (PREPARED_FIELDS)
+_outcome = partial(tuple.__new__, AssertOutcome)  # (uid, status) -> AssertOutcome, in C
 
 #: Rows per multi-row statement. A statement costs SQLite about 0.7 million instructions besides its rows (the
 #: statement journal of an abortable multi-row write) and its preparation grows with its rows (about 8 ms for
@@ -35,13 +34,17 @@ STATEMENT_ROWS = 512
 class Prepared(NamedTuple):
     """The adapter's payload of a :class:`kg.ports.facts.PreparedFacts`."""
 
-    rows: list[tuple[Any, ...]]  # PREPARED_FIELDS, with fresh uids
+    columns: list[Sequence[Any]]  # PREPARED_FIELDS, one sequence per field (fresh uids first), a value per fact
     varying: tuple[int, ...]  # which fields (PREPARED_FIELDS positions) each row binds; () for an empty batch
     constants: tuple[Any, ...]  # the value of each other field, one for the whole batch
     chunks: list[tuple[int, list[Any]]]  # (rows, their varying values in order) of each multi-row statement
     agents: set[str]
     created: list[AssertOutcome]  # the outcomes when every row is new (the bulk-load case)
     lineage: list[tuple[str, str, int]]  # (child uid, parent uid, position) of every row
+
+    def rows(self) -> list[tuple[Any, ...]]:
+        """The prepared row of each fact (PREPARED_FIELDS): built only when a batch is not all new."""
+        return list(zip(*self.columns, strict=True))
 
 
 def full_row(row: tuple[Any, ...], now: str, asserted_by: str) -> tuple[Any, ...]:
@@ -52,31 +55,30 @@ def full_row(row: tuple[Any, ...], now: str, asserted_by: str) -> tuple[Any, ...
 def prepare_rows(facts: Sequence[FactInput | FactRow], *, max_variables: int) -> Prepared:
     """The prepared batch of ``facts``: multi-row statements, none binding more than ``max_variables`` parameters
     (the connection's limit)."""
-    rows = _rows(facts)
-    created = AssertStatus.CREATED
-    outcomes = [_new_outcome(AssertOutcome, (uid, created)) for uid in map(_uid, rows)]
-    lineage = [(row[0], parent, n) for fact, row in zip(facts, rows, strict=True) if fact.derived_from
-               for n, parent in enumerate(fact.derived_from)]  # fmt: skip
-    agents = set(map(_agent, rows))
-    if not rows:
-        return Prepared(rows, (), (), [], agents, outcomes, lineage)
+    columns, parents = _columns(facts)
+    uids, count = columns[0], len(facts)
+    outcomes = list(map(_outcome, zip(uids, repeat(AssertStatus.CREATED))))
+    lineage = [(uid, parent, n) for uid, links in zip(uids, parents, strict=True) if links
+               for n, parent in enumerate(links)] if any(parents) else []  # fmt: skip
+    agents = set(columns[1])
+    if not count:
+        return Prepared(columns, (), (), [], agents, outcomes, lineage)
     varying, constants = list(ROW_FIELDS), []
     for i in range(len(PREPARED_FIELDS)):
         if i in ROW_FIELDS:
             continue
-        column = list(map(itemgetter(i), rows))
+        column = columns[i]
         first = column[0]
         # == takes -0.0 for 0.0: harmless, SQLite stores -0.0 as 0.0 on every path
-        if column.count(first) == len(column):
+        if column.count(first) == count:
             constants.append(first)
         else:
             varying.append(i)
     varying.sort()
     per_statement = statement_rows(len(varying), len(constants), max_variables)
-    values = itemgetter(*varying)
-    chunks = [(len(part), list(chain.from_iterable(map(values, part))))
-              for part in _parts(rows, per_statement)]  # fmt: skip
-    return Prepared(rows, tuple(varying), tuple(constants), chunks, agents, outcomes, lineage)
+    bound = [columns[i] for i in varying]
+    chunks = [(size, _interleave(bound, start, size)) for start, size in _parts(count, per_statement)]
+    return Prepared(columns, tuple(varying), tuple(constants), chunks, agents, outcomes, lineage)
 
 
 def statement_rows(varying: int, constants: int, max_variables: int) -> int:
@@ -88,24 +90,68 @@ def statement_rows(varying: int, constants: int, max_variables: int) -> int:
     return rows
 
 
-def _parts(rows: list[tuple[Any, ...]], size: int) -> list[list[tuple[Any, ...]]]:
-    """``rows`` in order, cut into pieces of ``size`` (a power of two) and the rest into smaller powers of two."""
+def _parts(count: int, size: int) -> list[tuple[int, int]]:
+    """(start, length) of each piece of ``count`` rows in order: pieces of ``size`` (a power of two), the rest in
+    smaller powers of two."""
     parts, start = [], 0
-    while start < len(rows):
-        while size > len(rows) - start:
+    while start < count:
+        while size > count - start:
             size //= 2
-        parts.append(rows[start : start + size])
+        parts.append((start, size))
         start += size
     return parts
 
 
-def _rows(facts: Sequence[FactInput | FactRow]) -> list[tuple[Any, ...]]:
-    """The prepared row of each fact (:data:`PREPARED_FIELDS`), with fresh uids (one id reservation)."""
+def _interleave(columns: list[Sequence[Any]], start: int, size: int) -> list[Any]:
+    """Rows ``start`` to ``start + size`` of ``columns``, row after row, as one flat list (a statement's
+    parameters): each column copied into its stride by a slice assignment, in C, no tuple per row."""
+    width = len(columns)
+    flat: list[Any] = [None] * (size * width)
+    for n, column in enumerate(columns):
+        flat[n::width] = column[start : start + size]
+    return flat
+
+
+_Columns = tuple[list[Sequence[Any]], Sequence[Sequence[str]]]
+
+
+def _columns(facts: Sequence[FactInput | FactRow]) -> _Columns:
+    """The prepared rows of ``facts`` as columns (:data:`PREPARED_FIELDS` order), with fresh uids (one id
+    reservation), and each fact's lineage (its ``derived_from``). A batch of plain :class:`FactRow` tuples (a bulk
+    load, an RDF import) is transposed in C, a column at a time; anything else (models) is read fact by fact. Both
+    give the same values."""
+    count = len(facts)
+    if set(map(type, facts)) != {FactRow}:
+        return _model_columns(facts)
+    agent, subject, predicate, obj, kind, scope, confidence, source, since, until, parents, rule = zip(
+        *facts, strict=True
+    )
+    if None in kind or None in scope:  # FactRow's own makers fill both; a hand-made tuple may not
+        raise InputError("fact", "object_kind and scope must be set")
+    derived = (
+        [0] * count if not any(rule) and not any(parents)
+        else [1 if r or p else 0 for r, p in zip(rule, parents, strict=True)]
+    )  # fmt: skip
+    return [
+        new_ids("fact", count), agent, scope, subject, predicate, obj, list(map(_KIND_TEXT.__getitem__, kind)),
+        confidence, source, _times(since), _times(until), rule, derived,
+    ], parents  # fmt: skip
+
+
+def _times(column: tuple[Any, ...]) -> Sequence[str | None]:
+    """A column of optional datetimes as stored text."""
+    if column.count(None) == len(column):
+        return column
+    return [None if t is None else format_ts(t) for t in column]
+
+
+def _model_columns(facts: Sequence[FactInput | FactRow]) -> _Columns:
+    """:func:`_columns` fact by fact (models, or a batch mixing models and rows)."""
     for fact in facts:
         if fact.object_kind is None or fact.scope is None:  # FactInput fills both; model_construct may not
             raise InputError("fact", "object_kind and scope must be set")
     kinds = _KIND_TEXT
-    return [
+    rows = [
         (
             uid, f.agent_id, f.scope, f.subject, f.predicate, f.object, kinds[f.object_kind], f.confidence,
             f.source, None if f.valid_from is None else format_ts(f.valid_from),
@@ -114,3 +160,5 @@ def _rows(facts: Sequence[FactInput | FactRow]) -> list[tuple[Any, ...]]:
         )
         for uid, f in zip(new_ids("fact", len(facts)), facts, strict=True)
     ]  # fmt: skip
+    columns: list[Sequence[Any]] = list(zip(*rows, strict=True)) if rows else [() for _ in PREPARED_FIELDS]
+    return columns, [fact.derived_from for fact in facts]
