@@ -10,7 +10,6 @@ under ``agents/<id>/`` is described in :mod:`kg.memory.files`.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 from kg.errors import InputError
@@ -33,6 +32,8 @@ def agent_dir(workspace: Path, agent_id: str) -> Path:
 def _durable_temp(path: Path, data: str | bytes) -> Path:
     """``data`` (text as UTF-8 with ``\n`` line ends, or bytes as they are) in a temporary file next to
     ``path``, flushed to disk."""
+    import tempfile  # noqa: PLC0415 - on the first write: a read-only command imports neither it nor shutil
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path), suffix=".tmp", dir=path.parent)
     try:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import sys
 import threading
 from collections.abc import Callable
@@ -338,6 +337,8 @@ def copy_base_ontologies(target: Path) -> list[Path]:
     source = base_ontologies_dir()
     if source is None or target.exists():
         return []
+    import shutil  # noqa: PLC0415 - here only: an open copies nothing, and shutil imports bz2, lzma, fnmatch ...
+
     staging = target.with_name(f".{target.name}.tmp")
     if staging.exists():
         shutil.rmtree(staging)

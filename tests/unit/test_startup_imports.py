@@ -582,3 +582,5 @@ def test_the_mabos_process_imports_no_package_metadata(answering: Path, command:
     assert found["exit"] == 0, done.stderr
     assert "pydantic_core" in found["modules"]  # it built models
     assert [m for m in found["modules"] if m.startswith(("importlib.metadata", "email", "zipfile", "csv"))] == []
+    if command == "fact_query":  # a read: shutil and tempfile are imported by the first file write or copy
+        assert {"shutil", "tempfile"} & set(found["modules"]) == set()
