@@ -10,6 +10,7 @@ from cli import render
 from cli.common import Session, example, mabos_options
 from cli.progress import progress
 from kg.errors import BackendUnavailableError
+from kg.recall.file_search import embed_chunks
 from kg.recall.markdown_index import MarkdownIndex
 from kg.recall.sidecar import VectorSidecar
 from kg.workspace import Workspace
@@ -31,7 +32,8 @@ def _sidecar(ws: Workspace) -> VectorSidecar:
     help=example(
         "Rebuild the vector index from the store and the Markdown index from the files.\n\n"
         "With --agent only that agent's items are embedded again and its Markdown index rebuilt; "
-        "with --all (the default) the whole vector index is rebuilt and every agent's Markdown index. "
+        "with --all (the default) the whole vector index is rebuilt and every agent's Markdown index, and the "
+        "files' chunks the embedding cache lacks are embedded. "
         "Embeddings come from the cache when the text was embedded before.",
         "mabos index rebuild --all",
         "mabos index rebuild --agent sales-agent --json",
@@ -57,18 +59,21 @@ def rebuild(out: Session, *, agent: str | None, all_: bool) -> None:
     for name in agents:
         markdown.sidecar_path(name).unlink(missing_ok=True)
         files.append(markdown.refresh(name))
-    data: dict[str, Any] = {"vectors": vectors, "markdown": files}
+    embedded = sum(embed_chunks(markdown, name, ws.embedder) for name in agents)
+    data: dict[str, Any] = {"vectors": vectors, "markdown": files, "chunks_embedded": embedded}
     text = render.done(f"vector index: {vectors.indexed} items embedded ({vectors.backlog} waiting); "
                        f"Markdown index: {sum(f.chunks for f in files)} chunks of {sum(f.files for f in files)} "
-                       f"files for {len(files)} agents")  # fmt: skip
+                       f"files for {len(files)} agents, {embedded} chunk vectors added")  # fmt: skip
     out.emit(data, text)
 
 
 @index.command(
     "update",
     help=example(
-        "Embed the items waiting for the vector index (the backlog) and save it; refresh the Markdown index.\n\n"
-        "Recall does this by itself for up to 500 items; run this after a bulk import or from a nightly job.",
+        "Embed the items waiting for the vector index (the backlog) and save it; refresh the Markdown index and "
+        "embed the chunks of the Markdown files the embedding cache lacks.\n\n"
+        "Recall only reads: it scores up to 500 waiting items exactly without saving them, and re-chunks changed "
+        "files in memory. Run this after a bulk import or from a nightly job (the servers' idle pass does it too).",
         "mabos index update --json",
     ),
 )
@@ -77,13 +82,16 @@ def update(out: Session) -> None:
     ws = out.workspace()
     with progress("embedding") as update:
         report = _sidecar(ws).sync(save=True, progress=update)
-    files = MarkdownIndex(ws.path).refresh_all()
+    markdown = MarkdownIndex(ws.path)
+    files = markdown.refresh_all()
     if not report.usable:
         raise BackendUnavailableError(report.reason)
+    embedded = sum(embed_chunks(markdown, f.agent_id, ws.embedder) for f in files)
     rebuilt = f" (rebuilt: {report.reason})" if report.rebuilt else ""
+    chunks = sum(f.chunks for f in files)
     text = render.done(f"vector index: {report.indexed} items added{rebuilt}, {report.backlog} waiting; "
-                       f"Markdown index: {sum(f.chunks for f in files)} chunks")  # fmt: skip
-    out.emit({"vectors": report, "markdown": files}, text)
+                       f"Markdown index: {chunks} chunks, {embedded} chunk vectors added")  # fmt: skip
+    out.emit({"vectors": report, "markdown": files, "chunks_embedded": embedded}, text)
 
 
 @index.command(

@@ -211,3 +211,30 @@ def test_nothing_recalled_creates_the_sidecar_folder(ws: Workspace, snapshot: Ca
     before = snapshot(ws)
     assert ws.memory.recall("a", "renewal", source="files", mode="bm25", touch=False).files
     assert not (ws.path / SIDECAR_DIR).exists() and snapshot(ws) == before
+
+
+@pytest.mark.parametrize("command", [("index", "update"), ("index", "rebuild", "--all")])
+def test_index_update_and_rebuild_embed_the_chunks_a_recall_reads(noted, command):
+    """`mabos index update|rebuild` is the CLI user's write path (no server, no nightly job): after it, a hybrid
+    recall of the files finds every chunk vector cached and writes nothing."""
+    import json  # noqa: PLC0415
+
+    from click.testing import CliRunner  # noqa: PLC0415
+
+    from cli.main import cli  # noqa: PLC0415
+
+    ws = noted
+    stale(ws)
+    ws.close()
+
+    def run() -> dict[str, object]:
+        result = CliRunner().invoke(cli, ["--workspace", str(ws.path), *command, "--json"])
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)
+
+    assert run()["chunks_embedded"] > 0
+    assert run()["chunks_embedded"] == 0  # cached: nothing to embed again
+    with kg.init_workspace(ws.path, clock=ws.clock) as again:
+        before = tree(ws.path)
+        assert recall_all(again, "files", "hybrid")[0].files
+        assert tree(ws.path) == before
