@@ -33,7 +33,6 @@ from pydantic import BaseModel, Field, ValidationError
 from kg.errors import InputError
 from kg.models import Model, RuleType, describe_validation_error
 from kg.models.base import new_list
-from reasoning.service import Reasoner
 
 if TYPE_CHECKING:
     import numpy as np
@@ -41,6 +40,7 @@ if TYPE_CHECKING:
     from kg.models import BDINode, Case, Fact, Rule
     from kg.ports import ChatModel
     from kg.workspace import Workspace
+    from reasoning.service import Reasoner
 
 Kind = Literal["computed", "llm_prompt", "llm"]
 M = TypeVar("M", bound=BaseModel)
@@ -139,6 +139,8 @@ class MethodContext:
             raise MissingInputs("reasoner", "no workspace to read facts and rules from")
         if self._reasoner is None:
             ws = self.workspace
+            from reasoning.service import Reasoner  # noqa: PLC0415 - the rule engine loads for the methods that use it
+
             self._reasoner = Reasoner.for_workspace(ws)  # bounded by the workspace's [reasoning] section
         return self._reasoner
 
