@@ -4,8 +4,6 @@ Only the settings live here, with defaults that need no feature to be imported: 
 neither recall nor a store. :mod:`kg.workspace` builds what they describe.
 """
 
-from __future__ import annotations
-
 import os
 import tomllib
 from collections.abc import Mapping

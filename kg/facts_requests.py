@@ -7,8 +7,6 @@ fact ...`` generates its options from them (docs/decisions/2026-11-28-request-mo
 store's: confidence 0..1, query limit 1..100,000 (100 by default), explain depth 0..10, a document 100 MB.
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field

@@ -1,7 +1,5 @@
 """Agents and scope grants."""
 
-from __future__ import annotations
-
 from enum import StrEnum
 
 from kg.models.base import AgentId, Model, Name, OptionalLabel, Record, Scope, UtcDatetime

@@ -1,7 +1,5 @@
 """Facts: what a caller asserts, what is stored, outcomes, live triples and queries."""
 
-from __future__ import annotations
-
 import re
 from enum import StrEnum
 from typing import Annotated, Any, NamedTuple
@@ -78,7 +76,7 @@ class FactInput(Model):
         return data
 
     @model_validator(mode="after")
-    def _check(self) -> FactInput:
+    def _check(self) -> "FactInput":
         if self.valid_from and self.valid_until and self.valid_until <= self.valid_from:
             raise ValueError("valid_until: must be later than valid_from")
         return self
