@@ -15,8 +15,8 @@ when it is named as an attribute of this package (``tools.memory``).
 
 from __future__ import annotations
 
+import functools
 import importlib
-import pkgutil
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +24,17 @@ from pydantic import BaseModel
 
 from cli.tools.registry import REGISTRY, Tool, ToolContext, ToolInput, context, get, run, tool
 
-_MODULES = frozenset(m.name for m in pkgutil.iter_modules(__path__))
+
+@functools.cache
+def _modules() -> frozenset[str]:
+    """The package's modules (listed when a module is first asked for as an attribute: a command never does)."""
+    import pkgutil  # noqa: PLC0415
+
+    return frozenset(m.name for m in pkgutil.iter_modules(__path__))
 
 
 def __getattr__(name: str) -> Any:
-    if name in _MODULES:  # ``from cli import tools; tools.memory`` as when every module was imported eagerly
+    if name in _modules():  # ``from cli import tools; tools.memory`` as when every module was imported eagerly
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

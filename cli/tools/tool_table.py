@@ -10,7 +10,6 @@ registers (names, order, handlers), so a new tool that is not in the table fails
 from __future__ import annotations
 
 import importlib
-import pkgutil
 import threading
 from collections.abc import Iterator, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
@@ -121,6 +120,8 @@ class ToolRegistry(MutableMapping[str, "Tool[Any, Any]"]):
         """Import every tool module of :data:`TOOL_PACKAGE` (once)."""
         if self._all_loaded:
             return
+        import pkgutil  # noqa: PLC0415 - listing every tool only: a command runs one
+
         with self._lock:
             package = importlib.import_module(TOOL_PACKAGE)
             for module in sorted(m.name for m in pkgutil.iter_modules(package.__path__)):
