@@ -11,22 +11,25 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from kg.errors import BackendUnavailableError, CorruptStoreError
 from kg.memory.recall_search import RecallResult
 from kg.memory.requests import RecallRequest
 from kg.recall.engine import RecallEngine
 
-if TYPE_CHECKING:
-    from kg.memory.service import MemoryService
+
+class Recalls(Protocol):
+    """What :func:`recall_or_files` asks of a workspace's memory service (:class:`kg.memory.service.MemoryService`)."""
+
+    def recall(self, agent_id: str, query: RecallRequest, /) -> RecallResult: ...
 
 
 class HasMemory(Protocol):
     """What :func:`recall_or_files` opens: a workspace, for its memory service."""
 
     @property
-    def memory(self) -> MemoryService: ...
+    def memory(self) -> Recalls: ...
 
 
 def recall_or_files(open_workspace: Callable[[], HasMemory], path: Path, agent_id: str,
