@@ -143,10 +143,13 @@ class TermChecks:
 
     #: Past this many remembered values the sets start again (a long stream of distinct terms stays bounded).
     LIMIT = 1_000_000
+    #: ... or past this many remembered characters (a million long literals would otherwise hold gigabytes).
+    CHAR_LIMIT = 64_000_000
 
     def __init__(self) -> None:
         self.terms: set[str] = set()  # valid as a subject or predicate (MAX_TERM)
         self.objects: set[str] = set()  # valid as an object (MAX_OBJECT)
+        self.chars = 0  # characters of the values remembered
 
     def learn(self, column: Sequence[str], known: set[str], limit: int) -> bool:
         """Add the values of ``column`` (exact ``str`` each) that are valid to ``known``; whether all of them are."""
@@ -155,13 +158,16 @@ class TermChecks:
         fresh = set(column).difference(known)
         valid = [value for value in fresh if _text(value, limit)]
         known.update(valid)
+        self.chars += sum(map(len, valid))
         return len(valid) == len(fresh)
 
     def trim(self) -> None:
-        """Forget every value once more than :data:`LIMIT` are remembered (before a batch, never during one)."""
-        if len(self.terms) + len(self.objects) > self.LIMIT:
+        """Forget every value once more than :data:`LIMIT` values or :data:`CHAR_LIMIT` characters are remembered
+        (before a batch, never during one)."""
+        if len(self.terms) + len(self.objects) > self.LIMIT or self.chars > self.CHAR_LIMIT:
             self.terms.clear()
             self.objects.clear()
+            self.chars = 0
 
 
 def triple_rows(

@@ -71,3 +71,16 @@ def test_the_remembered_terms_start_again_past_the_limit() -> None:
     rows = triple_rows(AGENT, [("s", "p", "o", "")], SCOPE, SOURCE, checks)
     assert rows[0] is not None
     assert checks.terms == {"s", "p"} and checks.objects == {"o"}
+
+
+def test_the_remembered_terms_start_again_past_the_character_limit() -> None:
+    """Long distinct literals are bounded by their characters, not only by their count."""
+    checks = TermChecks()
+    long_ones = [("s", "p", f"{n}" + "x" * 8000, "@en") for n in range(TermChecks.CHAR_LIMIT // 8000 + 2)]
+    for start in range(0, len(long_ones), 2_000):
+        assert all(row is not None for row in triple_rows(AGENT, long_ones[start : start + 2_000], SCOPE, SOURCE,
+                                                           checks))  # fmt: skip
+        assert checks.chars <= TermChecks.CHAR_LIMIT + 2_000 * 8_010  # trimmed before each batch
+    assert len(checks.objects) < len(long_ones)  # started again on the way
+    rows = triple_rows(AGENT, [("s", "p", "o", "")], SCOPE, SOURCE, checks)
+    assert rows[0] is not None
