@@ -37,8 +37,10 @@ from kg.recall.wordpiece import WordPiece
 Array = npt.NDArray[np.float32]
 
 #: Abramowitz & Stegun 7.1.26: erf(x) = 1 - (a1 t + ... + a5 t^5) exp(-x^2), t = 1 / (1 + p x), x >= 0.
-#: The most bytes one batch's attention scores may take (a batch of 256-token texts then holds 21 rows, not 64).
-ATTENTION_BYTES = 64 * 1024 * 1024
+#: The most bytes one batch's attention scores may take (a batch of 256-token texts then holds 5 rows, not 64).
+#: 16 MiB rather than 64: 28 texts of 256 tokens peaked at 238 MB instead of 615 MB, and ran as fast or faster
+#: (2026-11-29, docs/decisions/2026-11-28-embedding-runtime.md).
+ATTENTION_BYTES = 16 * 1024 * 1024
 
 _P = 0.3275911
 _A = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
