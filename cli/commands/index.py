@@ -8,23 +8,16 @@ import click
 
 from cli import render
 from cli.common import Session, example, mabos_options
+from cli.index_update import sidecar as _sidecar
+from cli.index_update import update_indexes
 from cli.progress import progress
-from kg.errors import BackendUnavailableError
 from kg.recall.file_search import embed_chunks
 from kg.recall.markdown_index import MarkdownIndex
-from kg.recall.sidecar import VectorSidecar
-from kg.workspace import Workspace
 
 
 @click.group("index")
 def index() -> None:
     """Build and inspect the recall indexes (.mabos/vectors/ and .mabos/mdindex/)."""
-
-
-def _sidecar(ws: Workspace) -> VectorSidecar:
-    if ws.vectors is None:
-        raise BackendUnavailableError("embedder: none configured (recall.embedder or MABOS_EMBEDDER is 'none')")
-    return ws.vectors
 
 
 @index.command(
@@ -79,14 +72,7 @@ def rebuild(out: Session, *, agent: str | None, all_: bool) -> None:
 )
 @mabos_options
 def update(out: Session) -> None:
-    ws = out.workspace()
-    with progress("embedding") as update:
-        report = _sidecar(ws).sync(save=True, progress=update)
-    markdown = MarkdownIndex(ws.path)
-    files = markdown.refresh_all()
-    if not report.usable:
-        raise BackendUnavailableError(report.reason)
-    embedded = sum(embed_chunks(markdown, f.agent_id, ws.embedder) for f in files)
+    report, files, embedded = update_indexes(out.workspace())
     rebuilt = f" (rebuilt: {report.reason})" if report.rebuilt else ""
     chunks = sum(f.chunks for f in files)
     text = render.done(f"vector index: {report.indexed} items added{rebuilt}, {report.backlog} waiting; "

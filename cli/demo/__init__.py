@@ -24,6 +24,7 @@ SECTIONS: list[tuple[str, Callable[[Workspace, Section], None]]] = [
     ("BDI maintenance", lambda ws, out: memory.bdi_cycle(ws, SALES, out)),
     ("Reasoning", lambda ws, out: reasoning.reasoning(ws, SALES, out)),
     ("Reasoning methods", lambda ws, out: reasoning.methods(ws, SALES, out)),
+    ("Recall indexes", memory.indexes),
     ("Status", basics.status),
 ]
 

@@ -7,6 +7,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from cli.demo.report import Section
+from cli.index_update import update_indexes
 from cli.recall_view import explain_line
 from kg.clock import FixedClock
 from kg.memory.checkpoints import latest_checkpoint, write_checkpoint
@@ -98,3 +99,14 @@ def bdi_cycle(ws: Workspace, agent_id: str, out: Section) -> None:
     out.say("bdi cycle: " + ", ".join(f"{k} {v}" for k, v in data.items() if k != "timestamp"))
     if result.details.report_path:
         out.say(f"conflict report: {result.details.report_path}")
+
+
+def indexes(ws: Workspace, out: Section) -> None:
+    """What ``mabos index update`` does, so the first recall after the demo only reads (embeddings included)."""
+    if ws.vectors is None:
+        out.say("no embedder configured: recall ranks by BM25 alone, there is no vector index to build")
+        return
+    report, files, embedded = update_indexes(ws)
+    out.say(f"vector index: {report.indexed} memory items embedded and saved ({report.backlog} waiting)")
+    out.say(f"Markdown index: {sum(f.chunks for f in files)} chunks of {sum(f.files for f in files)} files, "
+            f"{embedded} chunk vectors cached, so 'memory recall --source files' only reads")  # fmt: skip

@@ -18,6 +18,7 @@ HEADINGS = [
     "BDI maintenance",
     "Reasoning",
     "Reasoning methods",
+    "Recall indexes",
     "Status",
 ]
 
@@ -42,15 +43,27 @@ def test_demo_runs_and_reruns_on_the_same_path(mabos: Mabos, tmp_path: Path) -> 
                   "(us: cut price, rival: cut price)", "most likely root cause: disk",
                   "entropy 1.5000 bits"):  # fmt: skip
         assert shown in first.stdout, shown
-    methods = first.stdout.split("== Reasoning methods ==")[1].split("== Status ==")[0]
+    methods = first.stdout.split("== Reasoning methods ==")[1].split("== Recall indexes ==")[0]
     assert methods.count("(computed, confidence") >= 5
     assert f"Demo workspace: {demo.resolve()}" in first.stdout
     assert "mabos --workspace mabos-demo graph path" in first.stdout
 
-    second = mabos.raw("demo", "--json")
+    # the demo leaves its indexes built, so the first recall after it only reads (nothing waits to be embedded)
+    indexes = mabos.json("index", "status", "--workspace", str(demo))
+    assert indexes["vectors"]["state"] == "ready" and indexes["vectors"]["backlog"] == 0
+    assert indexes["vectors"]["indexed"] == indexes["vectors"]["items"] > 0
+    sales = next(m for m in indexes["markdown"] if m["agent_id"] == "sales-agent")
+    assert sales["indexed"] and sales["chunks"] > 0
+    update = mabos.json("index", "update", "--workspace", str(demo))
+    assert (update["vectors"]["indexed"], update["chunks_embedded"]) == (0, 0)  # all embedded by the demo already
+
+    second = mabos.raw("demo", "--json", env={"MABOS_EMBEDDER": "none"})
     assert second.exit_code == 0, second.output
     report = json.loads(second.stdout)
     assert [s["title"] for s in report["sections"]] == HEADINGS
+    assert report["sections"][-2]["lines"] == [
+        "no embedder configured: recall ranks by BM25 alone, there is no vector index to build"
+    ]
     status = mabos.raw("status", "--workspace", str(demo), "--json")
     assert json.loads(status.stdout)["store"]["agents"] == 2  # rebuilt, not added to
 
