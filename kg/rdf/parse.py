@@ -158,27 +158,34 @@ class TripleStream:
     iteration reaches it, after the rows of the documents before it were yielded: a caller that stores rows as
     they come keeps them uncommitted until the iteration ends (:meth:`kg.facts.FactService.assert_triples` with
     ``atomic_source``). :attr:`skipped` (triples with a blank literal object) is complete once it has.
+
+    The duplicate check's sets are released, one key at a time, by the thread that exhausts the stream (the
+    screening thread of a streamed import, while the writing thread is still busy), not when the stream is
+    dropped: freeing LUBM(1)'s 100,866 keys, and the garbage collector's first walk over them once a load
+    re-enables it, took about 40 ms of CPU on the writing thread after its last batch
+    (docs/decisions/2026-11-29-lubm-import-speed.md, "Fifth pass").
     """
 
     def __init__(self, documents: Sequence[RdfDocument]) -> None:
         self.documents = documents
         self._seen: set[Key] = set()
         self._blank: set[tuple[str, str, ox.Literal]] = set()
+        self._counts: tuple[int, int] | None = None  # (rows, skipped) once the stream is exhausted
 
     @property
     def rows(self) -> int:
         """Distinct triples yielded so far (the one being yielded included)."""
-        return len(self._seen)
+        return len(self._seen) if self._counts is None else self._counts[0]
 
     @property
     def skipped(self) -> int:
         """Distinct triples with an empty or whitespace-only literal object read so far (not facts)."""
-        return len(self._blank)
+        return len(self._blank) if self._counts is None else self._counts[1]
 
     @property
     def triples(self) -> int:
         """Distinct triples read so far (yielded and skipped)."""
-        return self.rows + len(self._blank)
+        return self.rows + self.skipped
 
     def __iter__(self) -> Iterator[Key]:
         mapper = TermMapper()
@@ -199,6 +206,18 @@ class TripleStream:
                 raise InputError(
                     f"documents[{index}]", f"{document.name} is not valid {document.format}: {reason}"
                 ) from None
+        self._counts = (len(self._seen), len(self._blank))
+        _release(self._seen)
+        _release(self._blank)
+
+
+def _release(values: set[Any]) -> None:
+    """Empty ``values`` one item at a time: each pop frees its item, and between pops the thread can hand the GIL
+    over (``set.clear`` would keep it for the whole set, ~10-20 ms for 100,000 keys, while the writing thread
+    waits for it after each SQLite statement)."""
+    pop = values.pop
+    for _ in range(len(values)):
+        pop()
 
 
 def parse_documents(documents: Sequence[RdfDocument], *, tune_process: bool = False) -> Parsed:

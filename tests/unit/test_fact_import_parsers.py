@@ -25,7 +25,7 @@ from rdflib.compare import isomorphic
 from rdflib.term import Node
 
 from kg.errors import InputError
-from kg.rdf.parse import SUFFIX_FORMATS, RdfDocument, parse_documents
+from kg.rdf.parse import SUFFIX_FORMATS, RdfDocument, TripleStream, parse_documents
 from kg.rdf.terms import CORE_PREFIXES, iri_to_term
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -217,6 +217,21 @@ def test_several_documents_merge_duplicates_and_keep_blank_nodes_apart(caplog: p
 def test_lubm_gives_the_same_facts() -> None:
     documents = [_document(LUBM / name) for name in ("univ-bench.owl", "University0_0.owl", "University0_1.owl")]
     assert len(assert_same_facts(documents)) > 10_000
+
+
+def test_an_exhausted_stream_keeps_its_counts_and_releases_its_keys() -> None:
+    """The thread that exhausts a stream frees its duplicate check's keys (the screening thread of a streamed
+    import, while the writing thread still writes), and the counts stay what they were."""
+    documents = [_built("edge.ttl"), _built("edge.ttl")]  # the second copy adds no triple (its blank nodes do)
+    stream = TripleStream(documents)
+    counts = []
+    for _ in stream:
+        counts.append((stream.rows, stream.skipped))
+    parsed = parse_documents(documents)
+    assert counts[-1] == (len(parsed.rows), parsed.skipped) == (stream.rows, stream.skipped)
+    assert [rows for rows, _ in counts] == list(range(1, len(counts) + 1))
+    assert stream.triples == parsed.triples and stream.skipped > 0
+    assert not [value for value in vars(stream).values() if isinstance(value, set) and value]  # nothing kept
 
 
 def test_plain_and_xsd_string_literals_are_one_triple() -> None:
