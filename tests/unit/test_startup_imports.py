@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -357,15 +358,23 @@ print(json.dumps({"built": sorted(m.__name__ for m in models if m.__pydantic_com
 """
 
 
-def test_opening_a_workspace_builds_the_settings_model_only(answering: Path):
+@pytest.mark.parametrize("setting", ["", "[recall]\ndecay = false\n"], ids=["as-init-wrote-it", "a-setting"])
+def test_opening_a_workspace_builds_the_settings_model_only(answering: Path, tmp_path: Path, setting: str):
     """Each pydantic model a command builds costs it about as much as importing a module: opening a workspace
-    validates ``mabos.toml`` with one model's validator (a table the file leaves out is validated as an empty one,
-    not through its own model's default factory), reports the housekeeping without building its model, and
+    whose ``mabos.toml`` is as ``mabos init`` wrote it builds no settings model (kg.config.plain_config); one with a
+    setting is validated with one model's validator (a table the file leaves out is validated as an empty one, not
+    through its own model's default factory). Either reports the housekeeping without building its model, and
     imports no recall module for the fusion weights' defaults."""
-    done = subprocess.run([sys.executable, "-c", _BUILT, str(answering)], capture_output=True, text=True, cwd=ROOT,
+    path = answering
+    if setting:
+        path = tmp_path / "w"
+        shutil.copytree(answering, path)
+        (path / "mabos.toml").write_text((answering / "mabos.toml").read_text() + setting, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-c", _BUILT, str(path)], capture_output=True, text=True, cwd=ROOT,
                           check=True)  # fmt: skip
     found = json.loads(done.stdout.splitlines()[-1])
-    assert found["built"] == ["WorkspaceConfig"]  # Housekeeping is built by model_dump here, after the check
+    # Housekeeping is built by model_dump here, after the check
+    assert found["built"] == (["WorkspaceConfig"] if setting else [])
     assert found["fusion"] is False
     assert found["opened"] == {"removed_temp_files": [], "daily_log_entries_appended": [], "errors": []}
 
