@@ -5,7 +5,7 @@ Each takes its request model (:mod:`kg.facts_requests`), or, from Python, the re
 
 from __future__ import annotations
 
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from datetime import datetime
@@ -262,10 +262,14 @@ class FactService:
 
     @staticmethod
     def _count(result: BulkResult, outcomes: list[AssertOutcome], *, keep_uids: bool) -> None:
-        statuses = Counter(map(_status, outcomes))
-        result.created += statuses[AssertStatus.CREATED]
-        result.updated += statuses[AssertStatus.UPDATED]
-        result.unchanged += statuses[AssertStatus.UNCHANGED]
+        # list.count compares by identity first, in C; a Counter hashed each status through Enum.__hash__, a Python
+        # call per fact (70 M instructions of the writing thread for LUBM(1)'s 100,866)
+        statuses = list(map(_status, outcomes))
+        created = statuses.count(AssertStatus.CREATED)
+        result.created += created
+        if created != len(statuses):
+            result.updated += statuses.count(AssertStatus.UPDATED)
+            result.unchanged += statuses.count(AssertStatus.UNCHANGED)
         if keep_uids:
             result.uids.extend(outcome.uid for outcome in outcomes)
 
