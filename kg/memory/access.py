@@ -13,7 +13,6 @@ workspace may call it).
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,8 +21,6 @@ from datetime import datetime
 from kg.errors import BackendUnavailableError
 from kg.memory.importance import recalculated
 from kg.ports import MemoryStore
-
-log = logging.getLogger("mabos.memory")
 
 
 @dataclass(frozen=True)
@@ -65,7 +62,11 @@ class AccessLog:
                 try:
                     self._write(access)
                 except BackendUnavailableError as exc:
-                    log.warning("access counts of %d recalls wait for the next write: %s", len(self._waiting), exc)
+                    import logging  # noqa: PLC0415 - the failure path only: a recall that writes imports no logging
+
+                    logging.getLogger("mabos.memory").warning(
+                        "access counts of %d recalls wait for the next write: %s", len(self._waiting), exc
+                    )
                     return f"access counts not written yet ({len(self._waiting)} recalls waiting): {exc}"
                 self._waiting.pop(0)
         return None

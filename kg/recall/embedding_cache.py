@@ -16,7 +16,6 @@ written right now, the cache is skipped with a warning and the embedder still an
 from __future__ import annotations
 
 import hashlib
-import logging
 from array import array
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -25,9 +24,8 @@ from kg.errors import BackendUnavailableError
 from kg.ports import Embedder, EmbeddingCache
 
 if TYPE_CHECKING:
+    import logging
     from concurrent.futures import Executor
-
-log = logging.getLogger(__name__)
 
 
 def content_hash(text: str) -> str:
@@ -129,7 +127,7 @@ class CachedEmbedder:
         try:
             found = self.cache.get_many(self.model, dict.fromkeys(hashes))
         except BackendUnavailableError as exc:
-            log.warning("embedding cache unreadable, embedding everything: %s", exc)
+            _log().warning("embedding cache unreadable, embedding everything: %s", exc)
             return {}
         try:
             dimension = self.embedder.dimension
@@ -142,7 +140,15 @@ class CachedEmbedder:
         try:
             self.cache.put_many(self.model, vectors)
         except BackendUnavailableError as exc:
-            log.warning("embedding cache not written (%d vectors): %s", len(vectors), exc)
+            _log().warning("embedding cache not written (%d vectors): %s", len(vectors), exc)
+
+
+def _log() -> logging.Logger:
+    """This module's logger; :mod:`logging` is imported when a failure is logged, so a recall that runs cleanly
+    imports none (issue 33)."""
+    import logging  # noqa: PLC0415
+
+    return logging.getLogger(__name__)
 
 
 __all__ = ["CachedEmbedder", "EmbeddingCache", "as_float32", "content_hash"]

@@ -27,7 +27,6 @@ files: those answer only when the store itself cannot be read (the caller's deci
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -57,7 +56,6 @@ if TYPE_CHECKING:  # the vector branch's modules load with its first search: a B
 
     from kg.recall.sidecar import VectorSidecar
 
-log = logging.getLogger("mabos.recall")
 
 _MODES: dict[str, RecallMode] = {m: m for m in RECALL_MODES}
 #: Queued items a recall scores exactly beside the index (the rest wait for ``mabos index update``).
@@ -173,7 +171,9 @@ class RecallEngine:
                 # one step down, not two: the store is healthy, so BM25 over it answers (never the files)
                 used = "bm25"
                 notes.append(f"vector search unavailable, BM25 only: {exc}")
-                log.warning("recall runs BM25-only: %s", exc)
+                import logging  # noqa: PLC0415 - logged on this path only: a clean recall imports no logging
+
+                logging.getLogger("mabos.recall").warning("recall runs BM25-only: %s", exc)
                 if isinstance(exc, IndexUnavailableError):
                     backlog = exc.backlog
         if lexical is None and used != "vector":

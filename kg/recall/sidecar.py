@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -51,7 +50,6 @@ from kg.recall.vector_files import MANIFEST
 if TYPE_CHECKING:  # the index class loads with the first index read or build: a BM25 recall opens none
     from kg.recall.vectors import FaissVectorIndex, VectorIndexConfig
 
-log = logging.getLogger("mabos.recall")
 
 #: Items embedded per batch while indexing.
 BATCH = 256
@@ -276,6 +274,9 @@ class VectorSidecar:
 
     def _continue_build(self, progress: Progress | None, reason: str) -> SyncReport:
         """Build the index from the store, from the last checkpoint if there is one; save every ``save_every``."""
+        import logging  # noqa: PLC0415 - a build logs; a recall that only reads imports no logging (issue 33)
+
+        log = logging.getLogger("mabos.recall")
         queue = self.store.index_queue
         if self._index is None or self._build is None:
             log.info("building the vector index in %s (%s)", self.directory, reason)

@@ -12,7 +12,6 @@ import contextlib
 import hashlib
 import os
 import re
-import tempfile
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,6 +31,8 @@ class UnusableError(Exception):
 def write_file(directory: Path, prefix: str, suffix: str, write: Callable[[Path], object]) -> dict[str, Any]:
     """Write via ``write`` to a temp file, fsync, rename to ``<prefix>-<sha16><suffix>`` (or to ``prefix`` itself
     when ``suffix`` is empty), fsync the directory; name, sha256 and size."""
+    import tempfile  # noqa: PLC0415 - with the first save: a recall reads the manifest's name only (issue 33)
+
     fd, name = tempfile.mkstemp(prefix=f".{prefix}.", suffix=".tmp", dir=directory)
     os.close(fd)
     tmp = Path(name)

@@ -1,0 +1,64 @@
+"""What a cold ``mabos memory recall --mode bm25 --json`` loads (issue 33: a bm25 recall within 0.5 s).
+
+Each check runs the ``mabos`` entry point (``cli.main.main``, as the installed script does) in a fresh interpreter and
+reads ``sys.modules`` after the answer, so what one test imported cannot hide another's. The broader start-up checks
+(no vectors, no RDF, no files search) are in tests/unit/test_startup_imports.py.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import click.testing
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: ``mabos <argv>`` through the entry point, then what it printed, its exit code and every module it imported.
+_MAIN = """
+import contextlib, io, json, sys
+from cli.main import main
+printed, EXIT = io.StringIO(), 0
+with contextlib.redirect_stdout(printed):
+    try:
+        main(sys.argv[1:])
+    except SystemExit as stop:
+        EXIT = stop.code
+print(json.dumps({"exit": EXIT, "printed": printed.getvalue(), "modules": sorted(sys.modules)}))
+"""
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A workspace with one agent and two memories (written in this process: the checks run in fresh ones)."""
+    from cli.main import cli  # noqa: PLC0415
+
+    path = tmp_path_factory.mktemp("recall-cold") / "w"
+    runner = click.testing.CliRunner()
+    for args in (["init"], ["agent", "add", "a"], ["memory", "store", "--agent", "a", "Renewal terms agreed with Acme"],
+                 ["memory", "store", "--agent", "a", "SSO needs SAML", "--store", "long_term"]):  # fmt: skip
+        result = runner.invoke(cli, ["--workspace", str(path), *args, "--json"], env={"MABOS_EMBEDDER": "none"})
+        assert result.exit_code == 0, result.output
+    return path
+
+
+def _recall(workspace: Path, *extra: str) -> dict[str, Any]:
+    argv = ["memory", "recall", "--agent", "a", "renewal terms", "--mode", "bm25", "--json", "--workspace",
+            str(workspace), *extra]  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", _MAIN, *argv], capture_output=True, text=True, cwd=ROOT, check=True)
+    found: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    assert found["exit"] == 0, done.stderr
+    return found
+
+
+def test_a_bm25_recall_imports_no_logging_and_no_file_copying(workspace: Path):
+    """``logging`` is imported by the first warning, ``tempfile`` and ``shutil`` (with lzma, bz2) by the first
+    file the vector index writes: a recall that answers cleanly, and writes only its access counts to SQLite, makes
+    neither (about 18 M instructions of a cold recall)."""
+    found = _recall(workspace)
+    assert json.loads(found["printed"])["hits"][0]["item"]["content"] == "Renewal terms agreed with Acme"
+    assert {"logging", "tempfile", "shutil", "lzma", "bz2"} & set(found["modules"]) == set()
