@@ -162,12 +162,14 @@ class Session:
         """
         if self._workspace is None:
             from kg.workspace import open_workspace  # noqa: PLC0415
-            from sync.write_through import attach  # noqa: PLC0415
 
             self._workspace = self.ctx.with_resource(open_workspace(self.path))
-            writer = attach(self._workspace)
-            if writer is not None:
-                self.ctx.call_on_close(lambda: _finish_write_through(writer))
+            if self._workspace.config.typedb.address_given():  # none given: attach would start nothing
+                from sync.write_through import attach  # noqa: PLC0415 - 4 M instructions a command without TypeDB saves
+
+                writer = attach(self._workspace)
+                if writer is not None:
+                    self.ctx.call_on_close(lambda: _finish_write_through(writer))
         return self._workspace
 
     def tools(self, progress: Callable[[PushReport], None] | None = None) -> CommandContext:
