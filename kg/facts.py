@@ -20,6 +20,7 @@ from kg.facts_fast import (
     TermChecks,
     agent_ok,
     check_batch_size,
+    drop_batch,
     fast_row,
     gc_paused,
     in_batches,
@@ -254,6 +255,10 @@ class FactService:
                             pool = pool or screening_pool(stack, tune_process=tune_process)
                             ahead = pool.submit(take, following)
                     write(prepared)
+                    if pool is not None:  # the screening thread frees the written batch, not this one
+                        spent = [taken, prepared]
+                        del taken, prepared  # spent holds the last references
+                        pool.submit(drop_batch, spent)
                     taken = None if ahead is None else ahead.result()
         finally:
             if pool is not None:

@@ -311,6 +311,23 @@ def in_batches(items: Iterable[Any], size: int, *, lead: int = 0) -> Iterator[li
         yield batch
 
 
+#: Facts the screening thread frees at a time when it drops a written batch (:func:`drop_batch`).
+DROP_SLICE = 1_024
+
+
+def drop_batch(spent: list[Any]) -> None:
+    """Free a written batch in the screening thread; ``spent`` (the batch as taken, its prepared facts) holds the
+    last references to it. Its ~10 objects per fact took the writing thread ~4 ms a batch of 10,000 to free
+    (LUBM(1): 130-200 M instructions, callgrind); here the fact list goes :data:`DROP_SLICE` at a time, so the
+    GIL can change hands between slices while the writing thread waits for it after each SQLite statement."""
+    for item in spent:
+        facts = getattr(item, "facts", None)
+        if type(facts) is list:
+            while facts:
+                del facts[-DROP_SLICE:]
+    spent.clear()
+
+
 def screening_pool(stack: ExitStack, *, tune_process: bool) -> ThreadPoolExecutor:
     """The helper thread of a bulk assert, which screens (and may take) the next batch while the caller writes;
     the caller shuts it down. ``tune_process``: a short GIL switch interval until ``stack`` closes."""
