@@ -6,7 +6,6 @@ neither recall nor a store. :mod:`kg.workspace` builds what they describe.
 
 import os
 import re
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -220,20 +219,60 @@ def plain_config(data: dict[str, Any]) -> WorkspaceConfig | None:
                                            created_at=created_at, **sections)  # fmt: skip
 
 
+#: One line of :func:`plain_toml`'s subset of TOML (stripped of spaces and tabs): a table header, or a bare key and
+#: a basic string without escapes, or neither; then an optional comment. No control character but a tab, as TOML.
+_PLAIN_LINE = re.compile(
+    r'(?:\[([A-Za-z0-9_-]+)\]|([A-Za-z0-9_-]+)[ \t]*=[ \t]*"([^"\\\x00-\x08\x0a-\x1f\x7f]*)")?'
+    r"[ \t]*(?:#[^\x00-\x08\x0a-\x1f\x7f]*)?"
+)
+
+
+def plain_toml(text: str) -> dict[str, Any] | None:
+    """``tomllib.loads(text)`` for the TOML ``mabos init`` writes: comments, ``[table]`` headers and ``key = "text"``
+    lines (bare keys, basic strings without escapes), each key and table once; None for anything else (tomllib
+    reads it, and reports its errors). Importing tomllib costs more than a cold ``mabos fact query`` reads of a
+    workspace (11 M instructions, 1.5%: issue 33); tests/unit/test_config_plain.py compares the two with
+    hypothesis."""
+    data: dict[str, Any] = {}
+    table = data
+    for line in text.split("\n"):
+        found = _PLAIN_LINE.fullmatch(line.strip(" \t"))
+        if found is None:
+            return None
+        header, key, value = found.groups()
+        if header is not None:
+            if header in data:
+                return None
+            table = data[header] = {}
+        elif key is not None:
+            if key in table:
+                return None
+            table[key] = value
+    return data
+
+
 def read_config(path: Path) -> WorkspaceConfig:
     """Parse and validate ``mabos.toml``."""
     file = path / CONFIG_FILE
     try:
-        data: dict[str, Any] = tomllib.loads(file.read_text(encoding="utf-8"))
+        text = file.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise WorkspaceError(
             f"workspace: no workspace at {path} (no {CONFIG_FILE}); create one with 'mabos init --workspace {path}', "
             "or name another with --workspace DIR or MABOS_WORKSPACE"
         ) from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
         raise WorkspaceError(f"{CONFIG_FILE}: not valid TOML: {exc}") from exc
     except OSError as exc:  # a path the file system refuses (too long, not a directory, no permission)
         raise WorkspaceError(f"workspace: cannot read {CONFIG_FILE} there: {exc.strerror or exc}") from None
+    data = plain_toml(text)
+    if data is None:
+        import tomllib  # noqa: PLC0415 - a file mabos init did not write (plain_toml)
+
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise WorkspaceError(f"{CONFIG_FILE}: not valid TOML: {exc}") from exc
     plain = plain_config(data)
     if plain is not None:
         return plain
@@ -254,6 +293,7 @@ __all__ = [
     "TypeDBConfig",
     "WorkspaceConfig",
     "plain_config",
+    "plain_toml",
     "read_config",
     "render_config",
 ]
