@@ -12,25 +12,9 @@ from datetime import datetime
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, cast
 
-from pydantic import Field
-
 from kg.errors import InputError, NotFoundError
-from kg.facts_fast import (
-    Screened,
-    TermChecks,
-    agent_ok,
-    check_batch_size,
-    drop_batch,
-    fast_row,
-    gc_paused,
-    in_batches,
-    plain_source,
-    screening_pool,
-    triple_rows,
-)
 from kg.facts_requests import FactAssertRequest, FactExplainRequest, FactQueryRequest, FactRetractRequest
-from kg.models import AssertOutcome, AssertStatus, Fact, FactInput, FactQuery, Model, parse
-from kg.models.base import new_list
+from kg.models import AssertOutcome, AssertStatus, Fact, FactInput, FactQuery, parse
 from kg.models.request import fields_of, requested
 from kg.ports import GraphStore
 from kg.ports.facts import FactRow, PreparedFacts
@@ -38,6 +22,9 @@ from kg.scopes import ScopePolicy
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
+
+    from kg.facts_fast import Screened
+    from kg.facts_results import BulkResult, Explanation
 
 DEFAULT_BATCH = 5_000
 #: An atomic bulk assert writes its first batch in this many parts (docs/decisions/2026-11-29-lubm-import-speed.md).
@@ -47,27 +34,15 @@ TAKE_AHEAD = 3
 _status = itemgetter(1)  # of an AssertOutcome
 
 
-class Explanation(Model):
-    """Why a fact holds: the fact, the rule that derived it and, recursively, its supports."""
+def __getattr__(name: str) -> Any:
+    """``Explanation`` and ``BulkResult`` (:mod:`kg.facts_results`), defined when first named: a fact query
+    answers neither, and neither does it load the bulk path (:mod:`kg.facts_fast`, imported by the methods that
+    use it)."""
+    if name in ("BulkResult", "Explanation"):
+        from kg import facts_results  # noqa: PLC0415
 
-    uid: str
-    fact: Fact | None = None
-    rule_id: str | None = None
-    rule_name: str | None = None  # when the rule is stored and visible to the agent
-    confidence_factor: float | None = None
-    visible: bool = True
-    cycle: bool = False
-    truncated: bool = False
-    supports: list[Explanation] = Field(default_factory=new_list)
-
-
-class BulkResult(Model):
-    """Counts of a bulk assert."""
-
-    created: int = 0
-    updated: int = 0
-    unchanged: int = 0
-    uids: list[str] = Field(default_factory=new_list)
+        return getattr(facts_results, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class FactService:
@@ -115,6 +90,8 @@ class FactService:
         the owner of the process may ask for that (the CLI's ``mabos fact import`` does); by default nothing
         outside the call changes.
         """
+        from kg.facts_fast import agent_ok, check_batch_size, in_batches  # noqa: PLC0415 - bulk asserts only
+
         check_batch_size(batch_size)
         fast = agent_ok(agent_id)
         writable = frozenset(self.policy.readable(agent_id))  # also refuses an unknown agent
@@ -154,6 +131,17 @@ class FactService:
         wins), then the batches before that one are committed and the refusal raised: the outcome of reading the
         whole source first, then storing batch by batch. A store error rolls back the whole call.
         """
+        from kg.facts_fast import (  # noqa: PLC0415 - bulk asserts only
+            Screened,
+            TermChecks,
+            agent_ok,
+            check_batch_size,
+            in_batches,
+            plain_source,
+            triple_rows,
+        )
+        from kg.facts_results import BulkResult  # noqa: PLC0415
+
         check_batch_size(batch_size)
         fast = agent_ok(agent_id) and plain_source(source)
         writable = frozenset(self.policy.readable(agent_id))  # also refuses an unknown agent
@@ -211,6 +199,9 @@ class FactService:
 
         A batch the model path refuses raises its error, or, given ``refused``, is added to it and ends the call
         (the caller holds the transaction and decides what the batches before it become)."""
+        from kg.facts_fast import drop_batch, gc_paused, screening_pool  # noqa: PLC0415 - bulk asserts only
+        from kg.facts_results import BulkResult  # noqa: PLC0415
+
         result = BulkResult() if result is None else result
         pool: ThreadPoolExecutor | None = None
 
@@ -281,6 +272,8 @@ class FactService:
     def _screen(self, agent_id: str, batch: list[Any], writable: frozenset[str], fast: bool) -> Screened:
         """The items the fast path accepts into writable scopes (None for the rest) and, when that is every
         item, the store's prepared batch. CPU only (safe in the helper thread): no store access, no error."""
+        from kg.facts_fast import Screened, fast_row  # noqa: PLC0415 - bulk asserts only
+
         inputs: list[FactInput | FactRow | None] = []
         for item in batch:
             fact: FactInput | FactRow | None
@@ -363,6 +356,8 @@ class FactService:
     def explain(self, agent_id: str, uid: str | FactExplainRequest, *, depth: int | None = None) -> Explanation:
         """Walk ``derived_from`` and ``rule_id`` from a fact, ``depth`` levels down (a request, or the fact's uid
         and the depth, at most :data:`~kg.facts_requests.MAX_EXPLAIN_DEPTH`)."""
+        from kg.facts_results import Explanation  # noqa: PLC0415 - not defined for a query
+
         request = requested(FactExplainRequest, uid, {"depth": depth}, first="fact_id")
         uid, depth = request.fact_id, request.depth
         scopes = set(self.policy.readable(agent_id))
@@ -400,8 +395,13 @@ class FactService:
 
     @staticmethod
     def _support(uid: str, fact: Fact | None, scopes: set[str], ancestors: frozenset[str]) -> Explanation:
+        from kg.facts_results import Explanation  # noqa: PLC0415
+
         if fact is None or fact.scope not in scopes:  # unknown, or private to someone else: say nothing more
             return Explanation(uid=uid, visible=False)
         if uid in ancestors:
             return Explanation(uid=uid, rule_id=fact.rule_id, cycle=True)
         return Explanation(uid=uid, fact=fact, rule_id=fact.rule_id)
+
+
+__all__ = ["DEFAULT_BATCH", "LEAD_PARTS", "TAKE_AHEAD", "BulkResult", "Explanation", "FactService"]

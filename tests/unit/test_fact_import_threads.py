@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-import kg.facts
+import kg.facts_fast
 import kg.rdf.parse
 from kg.ports.facts import PreparedFacts
 from kg.rdf import importer as fact_import
@@ -25,7 +25,7 @@ def _triples(count: int) -> RdfDocument:
 def test_written_batches_are_freed_by_the_screening_thread(ws: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(fact_import, "IMPORT_BATCH", 4)  # the first batch in quarters of one, then 4, 4 and 2
     freed: list[tuple[str, int]] = []
-    drop = kg.facts.drop_batch
+    drop = kg.facts_fast.drop_batch
 
     def recording(spent: list[Any]) -> None:
         prepared = spent[1]
@@ -34,7 +34,7 @@ def test_written_batches_are_freed_by_the_screening_thread(ws: Any, monkeypatch:
         drop(spent)
         assert spent == [] and len(prepared.facts) == 0
 
-    monkeypatch.setattr(kg.facts, "drop_batch", recording)
+    monkeypatch.setattr(kg.facts_fast, "drop_batch", recording)
     report = import_documents(ws, "a", [_triples(14)])
     assert report.created == 14
     objects = {fact.object for fact in ws.facts.query("a", limit=100)}
