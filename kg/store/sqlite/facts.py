@@ -25,6 +25,8 @@ from kg.store.sqlite.facts_sql import (
     CHANGED_EVENT,
     COLUMNS,
     CREATED_EVENTS,
+    DEFER_INDEX_MAX_ROWS,
+    DEFERRED_INDEXES,
     INDEX_PENDING,
     INSERT_LINEAGE,
     MOVE_MARK,
@@ -98,9 +100,37 @@ class SqliteFactStore:
     @contextmanager
     def bulk(self) -> Iterator[None]:
         """One write transaction around several :meth:`assert_prepared` calls (they join it): committed at the end,
-        rolled back on an exception."""
-        with self.db.write():
-            yield
+        rolled back on an exception.
+
+        Inside it, nothing is deleted, so freed cell space is not zeroed (``secure_delete`` off: the cells moved
+        when B-tree pages split are still stored elsewhere); and a store holding at most
+        :data:`DEFER_INDEX_MAX_ROWS` facts gets its :data:`DEFERRED_INDEXES` built once from the rows at the end
+        (same SQL, same transaction; a rollback brings the old ones back, and readers keep their snapshot): a
+        sorted build instead of an insert per row into each. See docs/facts-bulk.md."""
+        with self.db.write() as conn:
+            secure = int(conn.execute("PRAGMA secure_delete").fetchone()[0])
+            conn.execute("PRAGMA secure_delete = 0")
+            try:
+                rebuild = self._defer_indexes(conn)
+                yield
+                for sql in rebuild:
+                    conn.execute(sql)
+            finally:
+                conn.execute(f"PRAGMA secure_delete = {secure}")
+
+    @staticmethod
+    def _defer_indexes(conn: sqlite3.Connection) -> list[str]:
+        """Drop :data:`DEFERRED_INDEXES` when the store is small enough to rebuild them cheaply; their SQL."""
+        if conn.execute("SELECT COALESCE(MAX(seq), 0) FROM facts").fetchone()[0] > DEFER_INDEX_MAX_ROWS:
+            return []
+        found = conn.execute(
+            f"SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'facts' "
+            f"AND name IN ({','.join('?' * len(DEFERRED_INDEXES))}) ORDER BY name",
+            DEFERRED_INDEXES,
+        ).fetchall()
+        for name, _ in found:
+            conn.execute(f'DROP INDEX "{name}"')
+        return [str(sql) for _, sql in found]
 
     @staticmethod
     def _check_agents(conn: sqlite3.Connection, agent_ids: set[str]) -> None:

@@ -53,6 +53,16 @@ def insert_values(varying: tuple[int, ...], rows: int) -> str:
     )
 
 
+#: Secondary indexes of ``facts`` that a bulk transaction into a small store drops first and builds at its end
+#: (``SqliteFactStore.bulk``): neither is a uniqueness or ``ON CONFLICT`` target, and none of the bulk path's own
+#: statements reads them. The live-triple key (the upsert's conflict target), ``uid`` and ``facts_created``
+#: (appended in order by a bulk load) stay.
+DEFERRED_INDEXES = ("facts_object", "facts_predicate_object")
+#: The most facts a store may hold for a bulk transaction to rebuild :data:`DEFERRED_INDEXES` rather than insert
+#: into them: the build sorts every row, so a small import into a large store must not pay for the store; at this
+#: size the worst case (a few rows imported) costs one sort of ~10,000 entries per index.
+DEFER_INDEX_MAX_ROWS = 10_000
+
 INSERT_LINEAGE = "INSERT OR IGNORE INTO lineage(child_uid, parent_uid, position) VALUES (?, ?, ?)"
 UPSERT = (
     _INSERT
