@@ -128,7 +128,7 @@ def test_a_fact_query_as_json_imports_only_what_it_answers_with(answering: Path)
     # nor the conversation models, the memory adapter (the open's daily-log check found nothing to append), the
     # CJK patterns or filelock (no lock taken)
     also_unused = ("kg.models.conversation", "kg.store.sqlite.memory", "kg.text", "kg.memory.service",
-                   "kg.recall.fusion")  # fmt: skip
+                   "kg.recall.fusion", "kg.facts_fast", "kg.facts_results", "kg.facts_import_requests")  # fmt: skip
     assert [m for m in found["ours"] if m.startswith((*NOT_FOR_A_QUERY, *also_unused))] == []
     assert "filelock" not in found["third_party"]
     assert "logging" not in found["std"]  # imported where a warning is logged (workspace, store, write-through)
@@ -600,7 +600,8 @@ def test_the_mabos_process_imports_no_package_metadata(answering: Path, command:
 #: Model modules every command (or a fact query) defines: their annotations are evaluated when the class body runs
 #: (bytecode, cached with the module), not by pydantic from strings (PEP 563), which compiles each field's annotation
 #: in every process: about 9 M instructions of a cold fact query for these four.
-EVALUATED_ANNOTATIONS = ("kg/config.py", "kg/models/facts.py", "kg/facts_requests.py", "kg/models/agents.py")
+EVALUATED_ANNOTATIONS = ("kg/config.py", "kg/models/facts.py", "kg/facts_requests.py", "kg/models/agents.py",
+                         "kg/facts_write_requests.py", "kg/facts_import_requests.py")  # fmt: skip
 
 
 @pytest.mark.parametrize("module", EVALUATED_ANNOTATIONS)
