@@ -6,6 +6,7 @@ neither recall nor a store. :mod:`kg.workspace` builds what they describe.
 
 import os
 import re
+import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -136,6 +137,9 @@ class ExtractionConfig(Model):
     window: int = Field(default=8, ge=1, le=200)
 
 
+#: The rule of a workspace's ``name`` (:class:`WorkspaceConfig`'s pattern; :func:`plain_config` checks it whole).
+NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
+
 #: The sections of ``mabos.toml``; one a file leaves out is read as an empty table (``merge_llm_keys``).
 SECTIONS = ("typedb", "recall", "conversation", "llm", "extraction", "reasoning")
 
@@ -143,7 +147,7 @@ SECTIONS = ("typedb", "recall", "conversation", "llm", "extraction", "reasoning"
 class WorkspaceConfig(Model):
     """Contents of ``mabos.toml``."""
 
-    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$")
+    name: str = Field(pattern=NAME_PATTERN)
     store: Literal["sqlite"] = "sqlite"
     created_at: str = ""
     typedb: TypeDBConfig = Field(default_factory=TypeDBConfig)
@@ -197,8 +201,6 @@ def render_config(config: WorkspaceConfig) -> str:
     return "\n".join(lines) + "\n"
 
 
-#: ``name``'s rule (the field's pattern), for :func:`plain_config`.
-_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 #: The settings :func:`plain_config` takes as they are: the top-level keys ``mabos init`` writes.
 _PLAIN_KEYS = frozenset({"name", "store", "created_at", *SECTIONS})
 
@@ -212,67 +214,29 @@ def plain_config(data: dict[str, Any]) -> WorkspaceConfig | None:
     if not _PLAIN_KEYS.issuperset(data) or any(data.get(section, {}) != {} for section in SECTIONS):
         return None
     name, store, created_at = data.get("name"), data.get("store", "sqlite"), data.get("created_at", "")
-    if type(name) is not str or not _NAME.fullmatch(name) or store != "sqlite" or type(created_at) is not str:
+    if type(name) is not str or type(created_at) is not str or store != "sqlite":
+        return None
+    if not re.fullmatch(NAME_PATTERN, name):  # whole: "$" alone would let a trailing newline through
         return None
     sections: dict[str, Any] = {s: SECTION_MODELS[s].model_construct(_fields_set=set()) for s in SECTIONS}
     return WorkspaceConfig.model_construct(_fields_set={*data, *SECTIONS}, name=name, store="sqlite",
                                            created_at=created_at, **sections)  # fmt: skip
 
 
-#: One line of :func:`plain_toml`'s subset of TOML (stripped of spaces and tabs): a table header, or a bare key and
-#: a basic string without escapes, or neither; then an optional comment. No control character but a tab, as TOML.
-_PLAIN_LINE = re.compile(
-    r'(?:\[([A-Za-z0-9_-]+)\]|([A-Za-z0-9_-]+)[ \t]*=[ \t]*"([^"\\\x00-\x08\x0a-\x1f\x7f]*)")?'
-    r"[ \t]*(?:#[^\x00-\x08\x0a-\x1f\x7f]*)?"
-)
-
-
-def plain_toml(text: str) -> dict[str, Any] | None:
-    """``tomllib.loads(text)`` for the TOML ``mabos init`` writes: comments, ``[table]`` headers and ``key = "text"``
-    lines (bare keys, basic strings without escapes), each key and table once; None for anything else (tomllib
-    reads it, and reports its errors). Importing tomllib costs more than a cold ``mabos fact query`` reads of a
-    workspace (11 M instructions, 1.5%: issue 33); tests/unit/test_config_plain.py compares the two with
-    hypothesis."""
-    data: dict[str, Any] = {}
-    table = data
-    for line in text.split("\n"):
-        found = _PLAIN_LINE.fullmatch(line.strip(" \t"))
-        if found is None:
-            return None
-        header, key, value = found.groups()
-        if header is not None:
-            if header in data:
-                return None
-            table = data[header] = {}
-        elif key is not None:
-            if key in table:
-                return None
-            table[key] = value
-    return data
-
-
 def read_config(path: Path) -> WorkspaceConfig:
     """Parse and validate ``mabos.toml``."""
     file = path / CONFIG_FILE
     try:
-        text = file.read_text(encoding="utf-8")
+        data: dict[str, Any] = tomllib.loads(file.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise WorkspaceError(
             f"workspace: no workspace at {path} (no {CONFIG_FILE}); create one with 'mabos init --workspace {path}', "
             "or name another with --workspace DIR or MABOS_WORKSPACE"
         ) from None
-    except UnicodeDecodeError as exc:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise WorkspaceError(f"{CONFIG_FILE}: not valid TOML: {exc}") from exc
     except OSError as exc:  # a path the file system refuses (too long, not a directory, no permission)
         raise WorkspaceError(f"workspace: cannot read {CONFIG_FILE} there: {exc.strerror or exc}") from None
-    data = plain_toml(text)
-    if data is None:
-        import tomllib  # noqa: PLC0415 - a file mabos init did not write (plain_toml)
-
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise WorkspaceError(f"{CONFIG_FILE}: not valid TOML: {exc}") from exc
     plain = plain_config(data)
     if plain is not None:
         return plain
@@ -293,7 +257,6 @@ __all__ = [
     "TypeDBConfig",
     "WorkspaceConfig",
     "plain_config",
-    "plain_toml",
     "read_config",
     "render_config",
 ]

@@ -13,11 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from kg.config import SECTIONS, WorkspaceConfig, plain_config, plain_toml, read_config, render_config
+from kg.config import SECTIONS, WorkspaceConfig, plain_config, read_config, render_config
 from kg.errors import WorkspaceError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -118,64 +116,3 @@ def _toml(data: dict[str, Any]) -> str:
     tables = [f"[{key}]\n" + "".join(f"{k} = {value(x)}\n" for k, x in v.items())
               for key, v in data.items() if isinstance(v, dict)]  # fmt: skip
     return "\n".join(top) + "\n" + "\n".join(tables)
-
-
-# plain_toml: the subset of TOML that mabos init writes, read without tomllib -------------------------------------
-
-KEYS = ["name", "store", "created_at", "a-b_1", "0", "a.b", "a b", "", "é", '"q"']
-VALUES = ['"x"', '""', '"a b # c"', '"é ü"', '"\t"', '"a\\"b"', '"a\\\\b"', '"\\u00e9"', '"\x01"', '"\x7f"', "'lit'",
-          "true", "5", '"x', '"""x"""', '"x" y']  # fmt: skip
-SPACES = ["", " ", "\t", "  \t"]
-COMMENTS = ["", "#", "# c", "#\tc", "# é", "# \x01", "# \x7f", "# [t]", '# a = "b"', "# \\"]
-HEADERS = ["[typedb]", "[recall]", "[a-b]", "[a.b]", "[ t ]", "[]", "[[t]]", "[t"]
-_KEYS, _VALUES, _SPACE, _COMMENT, _HEADERS = map(st.sampled_from, (KEYS, VALUES, SPACES, COMMENTS, HEADERS))
-_LINE = st.one_of(
-    st.tuples(_SPACE, _COMMENT).map("".join),
-    st.tuples(_SPACE, _HEADERS, _SPACE, _COMMENT).map("".join),
-    st.tuples(_SPACE, _KEYS, _SPACE, st.just("="), _SPACE, _VALUES, _SPACE, _COMMENT).map("".join),
-    st.sampled_from(["\r", "x", "=", '= "x"']),
-)
-
-
-def test_plain_toml_reads_each_line_as_tomllib_or_leaves_it():
-    """Every key, value and comment of the cases above on one line (and every header and comment)."""
-    lines = [f"{k} = {v} {c}" for k in KEYS for v in VALUES for c in COMMENTS] + [f"{h}{c}" for h in HEADERS
-                                                                                   for c in COMMENTS]  # fmt: skip
-    read = 0
-    for line in lines:
-        plain = plain_toml(line)
-        if plain is not None:
-            assert tomllib.loads(line) == plain, line
-            read += 1
-    assert read > 50  # the subset is not empty
-
-
-@given(st.lists(_LINE, max_size=12), st.sampled_from(["\n", "\r\n"]), st.booleans())
-@settings(max_examples=400, deadline=None)
-def test_plain_toml_reads_what_tomllib_reads_or_leaves_it(lines: list[str], newline: str, last_newline: bool):
-    text = newline.join(lines) + (newline if last_newline else "")
-    plain = plain_toml(text)
-    if plain is not None:
-        assert tomllib.loads(text) == plain
-
-
-def test_plain_toml_reads_what_mabos_init_writes_and_a_typical_edit():
-    written = render_config(WorkspaceConfig.model_validate({"name": "w", "created_at": "2026-11-29T10:36:34Z"}))
-    top = {"name": "w", "store": "sqlite", "created_at": "2026-11-29T10:36:34Z"}
-    assert plain_toml(written) == tomllib.loads(written) == {**top, "typedb": {}, "conversation": {}}
-    edited = written + '\n[recall]\nembedder = "none"  # BM25 only\n'
-    assert plain_toml(edited) == tomllib.loads(edited)
-    twice = (written + "[typedb]\n", written + '[t]\na = "x"\na = "y"\n', 'a = "x"\n[a]\n')
-    for refused in (*twice, "a = 1\n", "a = 'x'\n"):
-        assert plain_toml(refused) is None  # tomllib's to read (or to refuse)
-
-
-def test_a_file_outside_the_subset_is_read_by_tomllib_with_its_errors(tmp_path: Path):
-    (tmp_path / "mabos.toml").write_text('name = "w"\n[recall]\ndecay = false\n', encoding="utf-8")
-    assert read_config(tmp_path).recall.decay is False
-    (tmp_path / "mabos.toml").write_text('name = "w"\nname = "v"\n', encoding="utf-8")
-    with pytest.raises(WorkspaceError, match=r"^mabos.toml: not valid TOML: Cannot overwrite a value"):
-        read_config(tmp_path)
-    (tmp_path / "mabos.toml").write_bytes(b'name = "\xff"\n')
-    with pytest.raises(WorkspaceError, match=r"^mabos.toml: not valid TOML: 'utf-8' codec"):
-        read_config(tmp_path)

@@ -132,7 +132,6 @@ def test_a_fact_query_as_json_imports_only_what_it_answers_with(answering: Path)
     assert [m for m in found["ours"] if m.startswith((*NOT_FOR_A_QUERY, *also_unused))] == []
     assert "filelock" not in found["third_party"]
     assert "logging" not in found["std"]  # imported where a warning is logged (workspace, store, write-through)
-    assert "tomllib" not in found["std"]  # mabos.toml as init wrote it: kg.config.plain_toml
     # none configured: the session sees it before importing write-through
     typedb = ("kg.shared_graph", "kg.store.typedb", "sync.shared_graph", "sync.write_through", "sync.breaker")
     assert [m for m in found["ours"] if m.startswith(typedb)] == []
