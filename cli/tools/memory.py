@@ -6,8 +6,6 @@ status) are in :mod:`cli.tools.memory_admin`, listed after these: ``mabos memory
 nor their models (issue 33). The status tool's models stay here: ``mabos memory status`` and the console read them.
 """
 
-from __future__ import annotations
-
 from pydantic import Field
 
 from cli.tools.registry import ToolContext, ToolInput, ToolOutput, tool

@@ -1,7 +1,5 @@
 """A recall's hits and result (:meth:`kg.memory.service.MemoryService.recall`) and the searches that find them."""
 
-from __future__ import annotations
-
 import builtins
 from typing import Literal
 

@@ -8,8 +8,6 @@
 pydantic and the models only.
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
 from pydantic import Field

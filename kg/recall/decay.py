@@ -41,8 +41,6 @@ Markdown chunks have no importance or access history: they are scored as :class:
 (importance 0.5, confidence 1.0, tier ``working``, no accesses).
 """
 
-from __future__ import annotations
-
 import math
 from dataclasses import dataclass
 from datetime import datetime

@@ -25,8 +25,6 @@ reason in ``notes`` and the items still to index in ``backlog``) - never a fake 
 files: those answer only when the store itself cannot be read (the caller's decision, see ``memory_recall``).
 """
 
-from __future__ import annotations
-
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -63,11 +61,11 @@ INLINE_INDEX_LIMIT = 500
 #: Query vectors remembered per engine (a repeated query skips the model).
 QUERY_CACHE_SIZE = 1024
 
-_POOL: ThreadPoolExecutor | None = None
+_POOL: "ThreadPoolExecutor | None" = None
 _POOL_LOCK = threading.Lock()
 
 
-def _query_pool() -> ThreadPoolExecutor:
+def _query_pool() -> "ThreadPoolExecutor":
     """One thread per process for query embeddings (the model itself runs one BLAS thread per query)."""
     global _POOL  # noqa: PLW0603 - created on first use: most commands never embed
     from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
@@ -138,7 +136,7 @@ def check_mode(mode: str) -> RecallMode:
 class RecallEngine:
     """Hybrid search over one store's memory items."""
 
-    def __init__(self, store: GraphStore, embedder: Embedder | None, sidecar: VectorSidecar | None,
+    def __init__(self, store: GraphStore, embedder: Embedder | None, sidecar: "VectorSidecar | None",
                  settings: RecallSettings | None = None) -> None:  # fmt: skip
         self.store = store
         self.embedder = embedder

@@ -5,8 +5,6 @@ because a recall's result names them in its type (``RecallResult.files``) whethe
 a recall of memory items loads neither the index nor its chunker (issue 33).
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
 from kg.models import Model

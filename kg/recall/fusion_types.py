@@ -4,8 +4,6 @@
 result's ``--explain`` view and ``Ranked`` one ranked candidate. docs/recall-scoring.md has the formulas.
 """
 
-from __future__ import annotations
-
 from typing import Literal, Self
 
 from pydantic import ConfigDict, Field, model_validator

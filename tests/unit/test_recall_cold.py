@@ -7,6 +7,7 @@ reads ``sys.modules`` after the answer, so what one test imported cannot hide an
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
@@ -62,3 +63,20 @@ def test_a_bm25_recall_imports_no_logging_and_no_file_copying(workspace: Path):
     found = _recall(workspace)
     assert json.loads(found["printed"])["hits"][0]["item"]["content"] == "Renewal terms agreed with Acme"
     assert {"logging", "tempfile", "shutil", "lzma", "bz2"} & set(found["modules"]) == set()
+
+
+#: The model modules a bm25 recall defines beyond a fact query's: their annotations are evaluated when the class body
+#: runs (bytecode, cached with the module), not compiled from strings by pydantic in every process (PEP 563): about
+#: 10 M instructions of a cold recall (docs/decisions/2026-11-29-pydantic-plugins.md has the fact query's four).
+RECALL_EVALUATED_ANNOTATIONS = (
+    "kg/memory/requests.py", "kg/memory/recall_search.py", "kg/recall/fusion_types.py", "kg/recall/decay.py",
+    "kg/recall/engine.py", "kg/recall/file_hits.py", "cli/tools/memory.py",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("module", RECALL_EVALUATED_ANNOTATIONS)
+def test_the_recall_model_modules_do_not_postpone_their_annotations(module: str):
+    tree = ast.parse((ROOT / module).read_text(encoding="utf-8"))
+    future = [a.name for node in tree.body if isinstance(node, ast.ImportFrom) and node.module == "__future__"
+              for a in node.names]  # fmt: skip
+    assert "annotations" not in future, f"{module}: see docs/decisions/2026-11-29-recall-cold-start.md"
