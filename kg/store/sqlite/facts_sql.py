@@ -59,9 +59,11 @@ def insert_values(varying: tuple[int, ...], rows: int) -> str:
 #: (appended in order by a bulk load) stay.
 DEFERRED_INDEXES = ("facts_object", "facts_predicate_object")
 #: The most facts a store may hold for a bulk transaction to rebuild :data:`DEFERRED_INDEXES` rather than insert
-#: into them: the build sorts every row, so a small import into a large store must not pay for the store; at this
-#: size the worst case (a few rows imported) costs one sort of ~10,000 entries per index.
-DEFER_INDEX_MAX_ROWS = 10_000
+#: into them. The build reads every row (LUBM(1)'s 100,866: 0.98 G instructions for both, 9.8 k a row; a new
+#: row's two inserts cost 2-3 k more than that), so it pays once an import brings ~4 times the rows already there,
+#: and a small import into a large store must not pay for the store: at this bound the worst case (a few rows
+#: imported) is ~25 M instructions, a few milliseconds.
+DEFER_INDEX_MAX_ROWS = 2_500
 
 INSERT_LINEAGE = "INSERT OR IGNORE INTO lineage(child_uid, parent_uid, position) VALUES (?, ?, ?)"
 UPSERT = (
