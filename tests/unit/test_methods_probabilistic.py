@@ -15,6 +15,7 @@ from kg.errors import InputError
 from kg.workspace import Workspace
 from reasoning.router import MethodContext, reason, run
 from reasoning.router.methods.montecarlo import wilson
+from tests.budget import examples
 
 CTX = MethodContext("a")
 
@@ -236,7 +237,7 @@ def test_monte_carlo_threshold_and_formula_safety() -> None:
         one("monte-carlo", {**normal, "formula": "x + z"})
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.integers(0, 500), st.integers(1, 500))
 def test_wilson_interval_contains_the_sample_proportion(hits: int, n: int) -> None:
     hits = min(hits, n)
@@ -244,7 +245,7 @@ def test_wilson_interval_contains_the_sample_proportion(hits: int, n: int) -> No
     assert 0 <= low <= hits / n <= high <= 1
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.floats(0.01, 0.99), st.floats(0.01, 0.99), st.floats(0.01, 0.99))
 def test_two_node_network_is_bayes_rule(prior: float, p_true: float, p_false: float) -> None:
     network = {"nodes": {"H": {"parents": [], "cpt": {"": prior}},

@@ -37,6 +37,7 @@ from kg.ontology.typeql import (
     ontology_files,
     to_typeql,
 )
+from tests.budget import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 ONTOLOGIES = ROOT / "ontologies"
@@ -726,7 +727,7 @@ NAMES = st.one_of(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     classes=st.lists(NAMES, min_size=1, max_size=8, unique=True),
     properties=st.lists(st.tuples(NAMES, st.booleans(), st.integers(0, 7), st.integers(0, 7)), max_size=6),

@@ -17,6 +17,7 @@ from kg.models import OutboxEvent
 from reasoning.cases import CaseService
 from reasoning.service import RuleService
 from sync.replay import EmbeddedTarget, push
+from tests.budget import examples
 
 # Columns that are local by design (row ids, usage statistics, derived search context): not replicated.
 LOCAL = {"seq", "access_count", "accessed_at", "context", "id"}
@@ -200,7 +201,7 @@ OPS = st.lists(
 )  # fmt: skip
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=OPS, batch=st.integers(1, 9))
 def test_random_operations_replay_to_an_equal_state(tmp_path_factory, clock, ops, batch):
     root = tmp_path_factory.mktemp("replay")

@@ -19,6 +19,7 @@ from rdflib.term import Node
 
 from kg.ontology.typeql import load_graph
 from reasoning.owl2rl import closure
+from tests.budget import examples
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "owl2rl"
 ONTOLOGIES = Path(__file__).resolve().parents[2] / "ontologies"
@@ -159,7 +160,7 @@ def _add_restriction(g: Graph, spec: tuple[Node, ...], n: int) -> None:
     g.add((named, OWL.equivalentClass, r))
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     schema=st.lists(schema_triple, max_size=6),
     data=st.lists(data_triple, max_size=8),
