@@ -238,10 +238,16 @@ def _forkserver() -> None:
     this, a test file that happens to start an MCP pool first leaves every later idle-index pass and embedding
     worker of the process importing the tool modules and the embedding runtime again. The children run the
     same code either way; only what is already imported when they start differs. The forkserver imports in the
-    background while the tests run."""
-    from cli.child_process import preload_for  # noqa: PLC0415
+    background while the tests run.
 
-    multiprocessing.get_context("forkserver").set_forkserver_preload(preload_for("local"))
+    The console's modules (``CONSOLE_WORKERS.preload``: its pages and its Jinja2 templates, compiled on import) are
+    preloaded too, as ``mabos ui``'s forkserver has them: without them each console worker (three per app, a new
+    app in most console tests) imported the pages and compiled every template again on start."""
+    from cli.child_process import preload_for  # noqa: PLC0415
+    from cli.ui.lanes import CONSOLE_WORKERS  # noqa: PLC0415
+
+    preload = [*preload_for("local"), *CONSOLE_WORKERS.preload]
+    multiprocessing.get_context("forkserver").set_forkserver_preload(preload)
     multiprocessing.forkserver.ensure_running()
 
 
