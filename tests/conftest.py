@@ -72,48 +72,52 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 #: xdist hands whole files to its two workers in collection order, each taking the next file when it is nearly done;
 #: started first, these leave the many short files to fill in at the end, so both workers finish within seconds of each
 #: other (a long file handed out last keeps one worker busy alone for as long). A file missing here only runs later; a
-#: name that no longer exists is ignored. The figures (2026-11-29, fourth pass): each file's test durations summed
-#: (``pytest --durations=0``), the larger of the last idle run's (04:31, 490 s of durations) and the 08:20 run's
-#: divided by its load factor (load 9: 2,553 s of durations, 5.2x; for a file new or failing then, the 09:08 run's,
-#: 5.4x), so a file that grew since the idle run, or that suffers more from a busy machine, is not started late. Every
-#: file of 6 s or more is here. Refresh when a file grows by several seconds
+#: name that no longer exists is ignored. The figures (2026-11-29, fifth pass): each file's test durations summed
+#: (setup, call and teardown) in the 10:36 full run, at load 7-10 (2,822 s of durations, about 5.8x an idle run's), so
+#: a file that waits on child processes or servers, and so suffers more from a busy machine, is started early. Every
+#: file of 20 s or more there (about 3.5 s idle) is here. Refresh when a file grows by several seconds
 #: (docs/decisions/2026-11-29-test-suite-time.md).
 SLOWEST_FILES: tuple[str, ...] = (
-    "tests/reliability/test_scope_isolation.py",  # 37 s
-    "tests/reliability/test_bad_input.py",  # 28 s
-    "tests/test_quality.py",  # 3 s with mypy's cache up to date, 16 s more when the code changed since (a fresh clone)
-    "tests/unit/test_startup_imports.py",  # 16 s (8 s idle; its child processes wait longest on a busy machine)
-    "tests/unit/test_ontology_files.py",  # 15 s
-    "tests/cli/test_commands.py",  # 15 s
-    "tests/reliability/test_crash_safety.py",  # 13 s
-    "tests/unit/test_facts_bulk_fast.py",  # 13 s
-    "tests/ui/test_serving.py",  # 12 s
-    "tests/docs/test_docs_cli.py",  # 12 s (7 s idle; 66 s in the 09:08 run)
-    "tests/unit/test_recall_reads_files.py",  # 12 s (new since the idle run; 64 s in the 09:08 run)
-    "tests/integration/test_mcp_stdio.py",  # 11 s
-    "tests/unit/test_embedding_runtime.py",  # 11 s
-    "tests/ui/test_security.py",  # 11 s
-    "tests/ui/test_browser.py",  # 11 s
-    "tests/unit/test_fact_import_paths.py",  # 11 s (3 s idle before it grew)
-    "tests/ui/test_browser_index.py",  # 11 s
-    "tests/reliability/test_concurrent_writers.py",  # 10 s
-    "tests/reliability/test_limits.py",  # 9 s (4 s idle before it grew)
-    "tests/ui/test_browser_hostile.py",  # 9 s
-    "tests/unit/test_ui_idle_index.py",  # 9 s
-    "tests/integration/test_mcp_http.py",  # 9 s
-    "tests/unit/test_mcp_server.py",  # 9 s
-    "tests/unit/test_wordpiece.py",  # 9 s
-    "tests/docs/test_docs_readme.py",  # 9 s (3 s idle; 50 s in the 09:08 run)
-    "tests/unit/test_error_tree.py",  # 8 s
-    "tests/unit/test_nightly.py",  # 8 s
-    "tests/unit/test_extraction_llm.py",  # 8 s
-    "tests/reliability/test_outbox_chaos.py",  # 7 s
-    "tests/docs/test_docs_commands.py",  # 7 s
-    "tests/unit/test_recall_engine.py",  # 7 s
-    "tests/unit/test_conversation_summarize.py",  # 7 s
-    "tests/unit/test_tools_ontology_admin.py",  # 7 s
-    "tests/unit/test_fact_import_parsers.py",  # 6 s
-    "tests/unit/test_fact_import_rows.py",  # 6 s (new since the idle run; 31 s in the 09:08 run)
+    "tests/reliability/test_scope_isolation.py",  # 202 s
+    "tests/reliability/test_bad_input.py",  # 178 s
+    "tests/test_quality.py",  # 17 s; 16 s more when the code changed since mypy's cache was written (a fresh clone)
+    "tests/unit/test_recall_reads_files.py",  # 111 s
+    "tests/cli/test_commands.py",  # 83 s
+    "tests/unit/test_ui_idle_index.py",  # 68 s
+    "tests/unit/test_facts_bulk_fast.py",  # 67 s
+    "tests/unit/test_startup_imports.py",  # 64 s
+    "tests/docs/test_docs_cli.py",  # 60 s
+    "tests/ui/test_security.py",  # 57 s
+    "tests/unit/test_ontology_files.py",  # 54 s
+    "tests/integration/test_mcp_http.py",  # 51 s
+    "tests/docs/test_docs_readme.py",  # 50 s
+    "tests/reliability/test_concurrent_writers.py",  # 47 s
+    "tests/integration/test_mcp_stdio.py",  # 41 s
+    "tests/unit/test_error_tree.py",  # 40 s
+    "tests/unit/test_fact_import_rows.py",  # 40 s
+    "tests/unit/test_wordpiece.py",  # 38 s
+    "tests/unit/test_mcp_server.py",  # 36 s
+    "tests/reliability/test_crash_safety.py",  # 36 s
+    "tests/docs/test_docs_commands.py",  # 34 s
+    "tests/unit/test_fact_import_parsers.py",  # 33 s
+    "tests/ui/test_browser.py",  # 33 s
+    "tests/unit/test_embedding_runtime.py",  # 33 s
+    "tests/unit/test_recall_engine.py",  # 31 s
+    "tests/reliability/test_limits.py",  # 31 s
+    "tests/ui/test_browser_hostile.py",  # 31 s
+    "tests/unit/test_fact_import_paths.py",  # 29 s
+    "tests/unit/test_conversation_summarize.py",  # 28 s
+    "tests/unit/test_ontology_memo.py",  # 28 s
+    "tests/ui/test_serving.py",  # 27 s
+    "tests/unit/test_tools_ontology_admin.py",  # 27 s
+    "tests/unit/test_mcp_idle_index.py",  # 26 s
+    "tests/unit/test_reason_startup.py",  # 24 s
+    "tests/unit/test_tools_docs.py",  # 24 s
+    "tests/reliability/test_outbox_chaos.py",  # 22 s
+    "tests/unit/test_pydantic_plugins.py",  # 22 s
+    "tests/unit/test_nightly.py",  # 21 s
+    "tests/unit/test_extraction_llm.py",  # 21 s
+    "tests/ui/test_browser_index.py",  # 20 s
 )
 
 
