@@ -24,19 +24,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from kg.errors import logger
-from kg.memory.files import (
-    append_locked,
-    daily_log_entry,
-    daily_log_header,
-    daily_log_path,
-    directory_lock,
-    logged_uids,
-    memory_dir,
-)
 
 if TYPE_CHECKING:  # annotations only: an open that finds nothing to repair loads no memory model
     from kg.models import MemoryItem
     from kg.ports import MemoryStore
+
+# kg.memory.files (the logs' paths, entries and locks) is imported where a log is read or written: an open whose
+# logs are complete up to the mark reads none (issue 33)
 
 
 #: The mark's name in the store.
@@ -82,6 +76,8 @@ class LogPorts(Protocol):
 
 def entry_of(item: MemoryItem) -> str:
     """The daily-log entry of ``item``."""
+    from kg.memory.files import daily_log_entry  # noqa: PLC0415
+
     return daily_log_entry(when=item.created_at, uid=item.uid, type_=item.type.value, importance=item.importance,
                            store=item.store.value, tags=item.tags, content=item.content)  # fmt: skip
 
@@ -89,6 +85,8 @@ def entry_of(item: MemoryItem) -> str:
 def append_items(workspace: Path, agent_id: str, items: Iterable[MemoryItem]) -> dict[date, Path]:
     """Append the entries of ``items`` (one agent's; the caller holds the lock of its memory directory) to their
     daily logs: one write and one fsync per day. The logs written, by day."""
+    from kg.memory.files import append_locked, daily_log_header, daily_log_path  # noqa: PLC0415
+
     by_day: dict[date, list[MemoryItem]] = defaultdict(list)
     for item in items:
         by_day[item.created_at.date()].append(item)
@@ -147,6 +145,8 @@ def _complete(workspace: Path, ports: LogPorts, agent_id: str, entries: Sequence
     The logs are read first without the lock: an entry found there stays there (entries are only appended), so
     when none is missing, as at almost every open, no lock is taken. A missing one is checked again under the
     lock, where no writer is between its commit and its append."""
+    from kg.memory.files import directory_lock, memory_dir  # noqa: PLC0415
+
     if not _missing(workspace, agent_id, entries, seen):
         return []
     with directory_lock(memory_dir(workspace, agent_id)):
@@ -162,6 +162,8 @@ def _complete(workspace: Path, ports: LogPorts, agent_id: str, entries: Sequence
 def _missing(workspace: Path, agent_id: str, entries: Sequence[tuple[str, date]],
              seen: dict[Path, tuple[int, set[str]]]) -> list[str]:  # fmt: skip
     """The uids of ``entries`` that their daily logs lack (``seen``: see :func:`_complete`)."""
+    from kg.memory.files import daily_log_path, logged_uids  # noqa: PLC0415
+
     paths = {day: daily_log_path(workspace, agent_id, day) for day in {day for _, day in entries}}
     for path in paths.values():
         size = path.stat().st_size if path.exists() else 0

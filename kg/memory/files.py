@@ -28,10 +28,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kg.layout import agent_dir, atomic_write, create_new
-
-DAILY_LOG_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\.md$")
 
 
 def memory_dir(workspace: Path, agent_id: str) -> Path:
@@ -51,7 +50,7 @@ def daily_logs(workspace: Path, agent_id: str) -> dict[date, Path]:
     if not directory.is_dir():
         return found
     for path in directory.iterdir():
-        match = DAILY_LOG_RE.match(path.name)
+        match = _pattern("DAILY_LOG_RE").match(path.name)
         if match and path.is_file():
             try:
                 found[date(int(match[1]), int(match[2]), int(match[3]))] = path
@@ -150,7 +149,9 @@ def logged_uids(path: Path) -> set[str]:
         text = path.read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError:
         return set()
-    return {match["uid"] for match in DAILY_ENTRY_RE.finditer(text.replace("\r\n", "\n").replace("\r", "\n"))}
+    return {
+        match["uid"] for match in _pattern("DAILY_ENTRY_RE").finditer(text.replace("\r\n", "\n").replace("\r", "\n"))
+    }
 
 
 def daily_log_entry(*, when: datetime, uid: str, type_: str, importance: float, store: str,
@@ -167,13 +168,9 @@ def daily_log_entry(*, when: datetime, uid: str, type_: str, importance: float, 
     ``> ``: no content can forge an entry. :func:`entry_content` reads it back.
     """
     tag_line = f"tags: {', '.join(tags)}\n" if tags else ""
-    body = "\n".join(f"> {line}" if _STRUCTURE_RE.match(line) else line for line in log_form(content).split("\n"))
+    structure = _pattern("_STRUCTURE_RE")
+    body = "\n".join(f"> {line}" if structure.match(line) else line for line in log_form(content).split("\n"))
     return f"## {when:%H:%M} {type_} {uid} (importance {importance:.2f}, store {store})\n{tag_line}\n{body}\n\n"
-
-
-#: Content lines quoted in a daily log: headings (an entry header is one), quotes (the escape itself) and
-#: ``tags:`` (the line after a header); leading blank space does not hide them.
-_STRUCTURE_RE = re.compile(r"^\s*(?:#|>|tags:)")
 
 
 def log_form(content: str) -> str:
@@ -201,11 +198,35 @@ def daily_log_header(day: date) -> str:
     return f"# Daily log {day.isoformat()}\n\n"
 
 
-DAILY_ENTRY_RE = re.compile(
-    r"^## (?P<time>\d{2}:\d{2}) (?P<type>\w+) (?P<uid>[A-Z]-[0-9A-Z]{26}) "
-    r"\(importance (?P<importance>[\d.]+), store (?P<store>\w+)\)$",
-    re.M,
-)
+#: The patterns of a daily log's name, an entry's header and a content line that looks like log structure (quoted
+#: in an entry: headings, as an entry header is one, quotes, the escape itself, and ``tags:``, the line after a
+#: header; leading blank space does not hide them), by name. Each is compiled on first use (``re`` keeps it): every
+#: workspace open imports this module, and an open whose logs are complete up to the mark uses none (issue 33).
+_PATTERNS: dict[str, tuple[str, int]] = {
+    "DAILY_LOG_RE": (r"^(\d{4})-(\d{2})-(\d{2})\.md$", 0),
+    "DAILY_ENTRY_RE": (
+        r"^## (?P<time>\d{2}:\d{2}) (?P<type>\w+) (?P<uid>[A-Z]-[0-9A-Z]{26}) "
+        r"\(importance (?P<importance>[\d.]+), store (?P<store>\w+)\)$",
+        re.M,
+    ),
+    "_STRUCTURE_RE": (r"^\s*(?:#|>|tags:)", 0),
+}
+
+
+def _pattern(name: str) -> re.Pattern[str]:
+    return re.compile(*_PATTERNS[name])
+
+
+if TYPE_CHECKING:
+    DAILY_LOG_RE: re.Pattern[str]
+    DAILY_ENTRY_RE: re.Pattern[str]
+else:
+
+    def __getattr__(name: str) -> re.Pattern[str]:
+        """``DAILY_LOG_RE`` and ``DAILY_ENTRY_RE`` (PEP 562), compiled on first use."""
+        if name not in _PATTERNS:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        return _pattern(name)
 
 
 # agent_dir, atomic_write and create_new live in kg.layout (recall and ontology use them too); kept importable here.

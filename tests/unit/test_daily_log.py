@@ -282,3 +282,16 @@ def test_the_mark_settles_after_enough_checked_items(ws):
     assert report.mark_after == ws.ports.marks.get("daily_logs") > 0
     assert catch_up(ws.path, ws.ports).checked == 0  # nothing after the mark now
     assert len(stored) == 5
+
+
+def test_an_open_with_nothing_after_the_mark_loads_no_log_code(ws):
+    """The logs' paths, entries and locks (kg.memory.files) and their patterns load where a log is read or written:
+    an open whose logs are complete up to the mark, as after a nightly run, reads none (issue 33)."""
+    ws.memory.store_item("a", "logged normally")
+    catch_up(ws.path, ws.ports)  # the nightly job's catch-up: the mark moves past the item
+    ws.close()
+    code = ("import sys, kg\nws = kg.open_workspace(sys.argv[1])\nws.close()\n"
+            "print('kg.memory.daily_log' in sys.modules, 'kg.memory.files' in sys.modules)")  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", code, str(ws.path)], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["True", "False"]
+    assert files.DAILY_ENTRY_RE.pattern.startswith("^## ")  # the names stay importable, compiled when asked for
