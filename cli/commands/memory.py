@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 import click
@@ -92,17 +92,21 @@ def recall(out: Session, *, request: RecallInput) -> None:
     out.emit(result, *recall_view(result, explain=request.explain))
 
 
-@dataclass
 class OpenOnUse(CommandContext):
     """The command's tool context, which opens the command's workspace only when the tool asks for it: so the
     tool decides what a database that cannot be opened means (:func:`kg.memory.service.recall_or_files`), the same
-    for ``mabos memory recall`` as over MCP."""
+    for ``mabos memory recall`` as over MCP.
 
-    session: Session | None = None
+    Not a dataclass of its own (one more field, ``session``, set here): the generated methods cost a cold recall
+    about 3 M instructions (issue 33)."""
+
+    def __init__(self, *, path: Path | None, session: Session) -> None:
+        super().__init__(path=path)
+        self.session = session
 
     def workspace(self) -> Workspace:
         """The command's workspace (opened now, closed with the command)."""
-        return self.session.workspace() if self.session is not None else super().workspace()
+        return self.session.workspace()
 
 
 @memory.command("status")

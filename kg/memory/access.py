@@ -15,17 +15,16 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 from kg.errors import BackendUnavailableError
 from kg.memory.importance import recalculated
 from kg.ports import MemoryStore
 
 
-@dataclass(frozen=True)
-class Access:
-    """One recall's returned items, accessed at ``at``."""
+class Access(NamedTuple):
+    """One recall's returned items, accessed at ``at`` (a named tuple: cheaper to define than a dataclass)."""
 
     uids: tuple[str, ...]
     at: datetime

@@ -42,7 +42,6 @@ Markdown chunks have no importance or access history: they are scored as :class:
 """
 
 import math
-from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple, Protocol
 
@@ -89,9 +88,11 @@ class MemoryLike(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class ChunkMeta:
+class ChunkMeta(NamedTuple):
     """Decay inputs of a Markdown chunk: neutral importance, tier ``working``, never accessed.
+
+    A named tuple, not a dataclass: defining one costs a tenth of a frozen dataclass's generated methods, and every
+    recall defines it (issue 33).
 
     Attributes:
         created_at: When the chunk's text was written (e.g. the daily log's date or the file's mtime).

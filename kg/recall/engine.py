@@ -27,9 +27,8 @@ files: those answer only when the store itself cannot be read (the caller's deci
 
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from pydantic import Field
 
@@ -111,9 +110,9 @@ class RecallSettings(Model):
         return max(self.min_candidates, self.candidate_factor * limit)
 
 
-@dataclass
-class EngineResult:
-    """Ranked items, the mode that actually ran and why it differs from the one asked for.
+class EngineResult(NamedTuple):
+    """Ranked items, the mode that actually ran and why it differs from the one asked for (a named tuple: cheaper
+    to define than a dataclass, and a search makes one, whole).
 
     ``unsaved``: vectors computed for this search that the embedding cache did not hold, by content hash
     (:meth:`RecallEngine.remember` keeps them).
@@ -121,9 +120,9 @@ class EngineResult:
 
     hits: list[tuple[MemoryItem, Ranked]]
     mode: RecallMode
-    notes: list[str] = field(default_factory=list)
-    backlog: int = 0
-    unsaved: dict[str, list[float]] = field(default_factory=dict)
+    notes: list[str]
+    backlog: int
+    unsaved: dict[str, list[float]]
 
 
 def check_mode(mode: str) -> RecallMode:

@@ -80,3 +80,31 @@ def test_the_recall_model_modules_do_not_postpone_their_annotations(module: str)
     future = [a.name for node in tree.body if isinstance(node, ast.ImportFrom) and node.module == "__future__"
               for a in node.names]  # fmt: skip
     assert "annotations" not in future, f"{module}: see docs/decisions/2026-11-29-recall-cold-start.md"
+
+
+#: Value records every bm25 recall defines, as named tuples or a plain subclass: a dataclass's generated methods are
+#: compiled from source in each process, 2-5 M instructions per class here (together about 14 M of a cold recall).
+NOT_DATACLASSES = {"kg.recall.fusion._Branches", "kg.recall.decay.ChunkMeta", "kg.memory.access.Access",
+                   "kg.recall.engine.EngineResult", "cli.commands.memory.OpenOnUse"}  # fmt: skip
+_COUNT_DATACLASSES = """
+import dataclasses
+DEFINED = []
+_process = dataclasses._process_class
+def _counting(cls, *args, **kwargs):
+    DEFINED.append(f"{cls.__module__}.{cls.__qualname__}")
+    return _process(cls, *args, **kwargs)
+dataclasses._process_class = _counting
+"""
+
+
+def test_a_bm25_recall_defines_its_value_records_without_dataclass_code(workspace: Path):
+    argv = ["memory", "recall", "--agent", "a", "renewal terms", "--mode", "bm25", "--json", "--workspace",
+            str(workspace)]  # fmt: skip
+    report = _MAIN.replace('"modules": sorted(sys.modules)', '"modules": DEFINED')
+    done = subprocess.run([sys.executable, "-c", _COUNT_DATACLASSES + report, *argv], capture_output=True, text=True,
+                          cwd=ROOT, check=True)  # fmt: skip
+    found = json.loads(done.stdout.splitlines()[-1])
+    assert found["exit"] == 0, done.stderr
+    assert json.loads(found["printed"])["hits"][0]["item"]["content"] == "Renewal terms agreed with Acme"
+    assert "cli.tools.registry.ToolContext" in found["modules"]  # the count sees the recall's dataclasses
+    assert sorted(NOT_DATACLASSES & set(found["modules"])) == []
