@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import click
 
-from cli import render
 from cli.commands import LazyGroup
 from cli.common import Session, mabos_options
 from cli.options import Cli, request_options
@@ -44,4 +43,9 @@ def query(out: Session, *, request: FactQueryInput) -> None:
       mabos fact query --agent sales-agent --predicate 'has*' --as-of 2024-05-01T12:00:00Z
     """
     found = out.run("fact_query", request, FactList)
+    if out.as_json:  # the renderings' module is not imported for JSON (2 M instructions of a cold query)
+        out.emit(found.facts)
+        return
+    from cli import render  # noqa: PLC0415
+
     out.emit(found.facts, render.facts_table(found.facts), render.count(found.facts, "fact", request.limit))
