@@ -18,10 +18,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from kg.errors import logger
 
@@ -98,14 +97,14 @@ def append_items(workspace: Path, agent_id: str, items: Iterable[MemoryItem]) ->
     return written
 
 
-@dataclass
-class CatchUp:
-    """What one catch-up did: items checked after the mark, entries appended, the mark before and after."""
+class CatchUp(NamedTuple):
+    """What one catch-up did: items checked after the mark, entries appended, the mark before and after (a named
+    tuple: every workspace open makes one, and a dataclass's generated methods cost each process ~2 M instructions)."""
 
-    checked: int = 0
-    appended: list[str] = field(default_factory=list)
-    mark_before: int = 0
-    mark_after: int = 0
+    checked: int
+    appended: list[str]
+    mark_before: int
+    mark_after: int
 
 
 def catch_up(workspace: Path, ports: LogPorts, *, settle_after: int = 1) -> CatchUp:
@@ -116,8 +115,8 @@ def catch_up(workspace: Path, ports: LogPorts, *, settle_after: int = 1) -> Catc
     (it re-reads the few logs of the items since the mark instead), while the check stays short.
     """
     marks = ports.marks
-    report = CatchUp(mark_before=marks.get(MARK))
-    position = report.mark_before
+    checked, appended, mark_before = 0, [], marks.get(MARK)
+    position = mark_before
     seen: dict[Path, tuple[int, set[str]]] = {}  # per daily log: its size when read, its uids
     while batch := marks.memory_after(position, CHUNK):
         position = batch[-1][0]
@@ -125,16 +124,16 @@ def catch_up(workspace: Path, ports: LogPorts, *, settle_after: int = 1) -> Catc
         for _, uid, agent_id, day, source in batch:
             if source not in UNLOGGED_SOURCES:
                 by_agent[agent_id].append((uid, day))
-                report.checked += 1
+                checked += 1
         for agent_id, entries in sorted(by_agent.items()):
-            report.appended += _complete(workspace, ports, agent_id, entries, seen)
-    settle = report.appended or report.checked >= settle_after
-    moved = position > report.mark_before and settle
-    report.mark_after = marks.advance(MARK, position) if moved else report.mark_before
-    if report.appended:
+            appended += _complete(workspace, ports, agent_id, entries, seen)
+    settle = appended or checked >= settle_after
+    moved = position > mark_before and settle
+    mark_after = marks.advance(MARK, position) if moved else mark_before
+    if appended:
         missing = "daily logs: %d entries were missing (a writer stopped after its commit); appended"
-        logger().warning(missing, len(report.appended))
-    return report
+        logger().warning(missing, len(appended))
+    return CatchUp(checked, appended, mark_before, mark_after)
 
 
 def _complete(workspace: Path, ports: LogPorts, agent_id: str, entries: Sequence[tuple[str, date]],
