@@ -30,22 +30,14 @@ No share is ever negative.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Self
+from typing import Annotated, Self
 
 from pydantic import ConfigDict, Field, model_validator
 
+from kg.conversation.window import MAX_WINDOW
 from kg.errors import InputError
 from kg.models import Model
 from kg.models.base import new_list
-
-#: Largest window accepted (tokens): far above any model's, small enough to catch a typo.
-MAX_WINDOW = 100_000_000
-
-
-def token_count(most: int, description: str) -> Any:
-    """An optional field counting tokens (a budget or a model's context window): absent, or 1..``most``."""
-    return Field(default=None, ge=1, le=most, description=description)
-
 
 #: The shares other than history, in the order they give tokens back (rule 3).
 GIVE_BACK_ORDER = ("memory", "tools", "system", "request", "response_reserve")
@@ -84,10 +76,11 @@ class BudgetRatios(Model):
         return max(0.0, 1.0 - (self.response_reserve + self.system + self.tools + self.memory + self.request))
 
 
-#: Validated at import (about 1.3 M instructions; a recall imports this module for MAX_WINDOW). Constructed, as
-#: DEFAULT_FUSION is, it left a recall with no validator built while ``mabos`` loads its command: the first build,
-#: which imports pydantic's plugin loader and importlib.metadata, then ran after the collector was re-enabled and
-#: cost more in collections than it saved (docs/decisions/2026-11-29-lazy-startup.md, fourth pass).
+#: Validated at import (about 1.3 M instructions). Constructed, as DEFAULT_FUSION is, it left a recall (which then
+#: imported this module for MAX_WINDOW, now in kg.conversation.window) with no validator built while ``mabos`` loads
+#: its command: the first build, which imports pydantic's plugin loader and importlib.metadata, then ran after the
+#: collector was re-enabled and cost more in collections than it saved (docs/decisions/2026-11-29-lazy-startup.md,
+#: fourth pass).
 DEFAULT_RATIOS = BudgetRatios()
 
 

@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from kg.conversation.budget import token_count
+from kg.conversation.window import token_count
 from kg.models import UtcDatetime
 from kg.models.conversation import MessageInput, SessionKey
 from kg.models.request import Request

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from kg.conversation.budget import MAX_WINDOW, token_count
+from kg.conversation.window import MAX_WINDOW, token_count
 from kg.models import MemoryStoreKind, MemoryType, UtcDatetime
 from kg.models.request import Request
 from kg.recall.fusion_types import FusionMethod

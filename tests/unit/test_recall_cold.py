@@ -63,6 +63,8 @@ def test_a_bm25_recall_imports_no_logging_and_no_file_copying(workspace: Path):
     found = _recall(workspace)
     assert json.loads(found["printed"])["hits"][0]["item"]["content"] == "Renewal terms agreed with Acme"
     assert {"logging", "tempfile", "shutil", "lzma", "bz2"} & set(found["modules"]) == set()
+    # the request's token fields come from kg.conversation.window: the context budget's models are not defined
+    assert "kg.conversation.window" in found["modules"] and "kg.conversation.budget" not in found["modules"]
 
 
 #: The model modules a bm25 recall defines beyond a fact query's: their annotations are evaluated when the class body
