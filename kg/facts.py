@@ -13,7 +13,8 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any, cast
 
 from kg.errors import InputError, NotFoundError
-from kg.facts_requests import FactAssertRequest, FactExplainRequest, FactQueryRequest, FactRetractRequest
+from kg.faces import lazy_names
+from kg.facts_requests import FactExplainRequest, FactQueryRequest
 from kg.models import AssertOutcome, AssertStatus, Fact, FactInput, FactQuery, parse
 from kg.models.request import fields_of, requested
 from kg.ports import GraphStore
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 
     from kg.facts_fast import Screened
     from kg.facts_results import BulkResult, Explanation
+    from kg.facts_write_requests import FactAssertRequest, FactRetractRequest
 
 DEFAULT_BATCH = 5_000
 #: An atomic bulk assert writes its first batch in this many parts (docs/decisions/2026-11-29-lubm-import-speed.md).
@@ -34,15 +36,9 @@ TAKE_AHEAD = 3
 _status = itemgetter(1)  # of an AssertOutcome
 
 
-def __getattr__(name: str) -> Any:
-    """``Explanation`` and ``BulkResult`` (:mod:`kg.facts_results`), defined when first named: a fact query
-    answers neither, and neither does it load the bulk path (:mod:`kg.facts_fast`, imported by the methods that
-    use it)."""
-    if name in ("BulkResult", "Explanation"):
-        from kg import facts_results  # noqa: PLC0415
-
-        return getattr(facts_results, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# kg.facts_results' models are defined when first named: a query names neither (nor loads kg.facts_fast).
+if not TYPE_CHECKING:  # mypy reads the imports above
+    __getattr__, __dir__ = lazy_names(__name__, {"kg.facts_results": ("BulkResult", "Explanation")})
 
 
 class FactService:
@@ -56,6 +52,8 @@ class FactService:
                     obj: str | None = None, **fields: Any) -> tuple[Fact, str]:  # fmt: skip
         """Assert one fact (a request, or its subject, predicate, object and fields); return it as stored and
         ``created``/``updated``/``unchanged``."""
+        from kg.facts_write_requests import FactAssertRequest  # noqa: PLC0415 - a query defines no write request
+
         request = requested(
             FactAssertRequest, subject, {"predicate": predicate, "object": obj, **fields}, first="subject"
         )
@@ -323,6 +321,8 @@ class FactService:
                 **fields: Any) -> list[str]:  # fmt: skip
         """Retract by id(s), subject and/or predicate in the agent's writable scopes (a request, or ``uids`` and the
         request's other fields); return the uids."""
+        from kg.facts_write_requests import FactRetractRequest  # noqa: PLC0415 - a query defines no write request
+
         given = requested(FactRetractRequest, request, {"fact_ids": list(uids) or None, **fields})
         uids, subject, predicate, scope = given.fact_ids, given.subject, given.predicate, given.scope
         if not uids and not subject and not predicate:

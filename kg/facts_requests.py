@@ -10,11 +10,11 @@ The write requests (:mod:`kg.facts_write_requests`) and the import's (:mod:`kg.f
 in modules of their own and named here on first use (PEP 562), so that a query defines neither (issue 33).
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import Field
 
+from kg.faces import lazy_names
 from kg.limits import MAX_DOCUMENT_BYTES
 from kg.models import Unit, UtcDatetime
 from kg.models.base import MAX_OBJECT, MAX_TERM
@@ -62,24 +62,13 @@ class FactExplainRequest(Request):
     )
 
 
-#: The names defined elsewhere, by module.
-_ELSEWHERE = {
-    "FactAssertRequest": "kg.facts_write_requests",
-    "FactRetractRequest": "kg.facts_write_requests",
-    "FactImportRequest": "kg.facts_import_requests",
-    "RdfDocument": "kg.facts_import_requests",
-    "RdfFormat": "kg.facts_import_requests",
+#: The requests defined in modules of their own, named here on first use.
+_SOURCES = {
+    "kg.facts_write_requests": ("FactAssertRequest", "FactRetractRequest"),
+    "kg.facts_import_requests": ("FactImportRequest", "RdfDocument", "RdfFormat"),
 }
-
-
-def __getattr__(name: str) -> Any:
-    """A write or import request, imported on first use."""
-    module = _ELSEWHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+if not TYPE_CHECKING:  # mypy reads the imports above
+    __getattr__, __dir__ = lazy_names(__name__, _SOURCES)
 
 
 __all__ = [

@@ -128,7 +128,8 @@ def test_a_fact_query_as_json_imports_only_what_it_answers_with(answering: Path)
     # nor the conversation models, the memory adapter (the open's daily-log check found nothing to append), the
     # CJK patterns or filelock (no lock taken)
     also_unused = ("kg.models.conversation", "kg.store.sqlite.memory", "kg.text", "kg.memory.service",
-                   "kg.recall.fusion", "kg.facts_fast", "kg.facts_results", "kg.facts_import_requests")  # fmt: skip
+                   "kg.recall.fusion", "kg.facts_fast", "kg.facts_results", "kg.facts_import_requests",
+                   "kg.facts_write_requests")  # fmt: skip
     assert [m for m in found["ours"] if m.startswith((*NOT_FOR_A_QUERY, *also_unused))] == []
     assert "filelock" not in found["third_party"]
     assert "logging" not in found["std"]  # imported where a warning is logged (workspace, store, write-through)
