@@ -7,7 +7,7 @@ reads ``sys.modules`` after the answer, so what one test imported cannot hide an
 
 from __future__ import annotations
 
-import ast
+import importlib
 import json
 import subprocess
 import sys
@@ -16,6 +16,7 @@ from typing import Any
 
 import click.testing
 import pytest
+from pydantic import BaseModel
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -71,17 +72,22 @@ def test_a_bm25_recall_imports_no_logging_and_no_file_copying(workspace: Path):
 #: runs (bytecode, cached with the module), not compiled from strings by pydantic in every process (PEP 563): about
 #: 10 M instructions of a cold recall (docs/decisions/2026-11-29-pydantic-plugins.md has the fact query's four).
 RECALL_EVALUATED_ANNOTATIONS = (
-    "kg/memory/requests.py", "kg/memory/recall_search.py", "kg/recall/fusion_types.py", "kg/recall/decay.py",
-    "kg/recall/engine.py", "kg/recall/file_hits.py", "cli/tools/memory.py",
+    "kg.memory.requests", "kg.memory.recall_search", "kg.recall.fusion_types", "kg.recall.decay", "kg.recall.engine",
+    "kg.recall.file_hits", "cli.tools.memory",
 )  # fmt: skip
 
 
-@pytest.mark.parametrize("module", RECALL_EVALUATED_ANNOTATIONS)
-def test_the_recall_model_modules_do_not_postpone_their_annotations(module: str):
-    tree = ast.parse((ROOT / module).read_text(encoding="utf-8"))
-    future = [a.name for node in tree.body if isinstance(node, ast.ImportFrom) and node.module == "__future__"
-              for a in node.names]  # fmt: skip
-    assert "annotations" not in future, f"{module}: see docs/decisions/2026-11-29-recall-cold-start.md"
+@pytest.mark.parametrize("name", RECALL_EVALUATED_ANNOTATIONS)
+def test_the_recall_models_hold_evaluated_annotations(name: str):
+    """Each pydantic model a module defines keeps its annotations as types, not as strings to compile
+    (docs/decisions/2026-11-29-recall-cold-start.md)."""
+    module = importlib.import_module(name)
+    models = [c for c in vars(module).values()
+              if isinstance(c, type) and issubclass(c, BaseModel) and c.__module__ == name]  # fmt: skip
+    assert models
+    postponed = {f"{m.__name__}.{field}" for m in models for field, a in vars(m).get("__annotations__", {}).items()
+                 if isinstance(a, str)}  # fmt: skip
+    assert postponed == set()
 
 
 #: Value records every bm25 recall defines, as named tuples or a plain subclass: a dataclass's generated methods are
