@@ -18,7 +18,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel
 
 from cli.tools.registry import REGISTRY, Tool
 from kg.errors import InputError
@@ -72,14 +74,29 @@ def rooted(schema: dict[str, Any]) -> dict[str, Any]:
     return {**target, **rest}
 
 
+#: (model, mode) -> its rooted JSON schema as text (:func:`_schema_text`).
+_SCHEMAS: dict[tuple[type[BaseModel], str], str] = {}
+
+
+def _schema_text(model: type[BaseModel], mode: Literal["validation", "serialization"]) -> str:
+    """A model's rooted JSON schema as text, made once per process: pydantic builds it anew on every call (the MCP
+    server asks for a tool's input schema on each call, ``tools/list`` for all of them)."""
+    text = _SCHEMAS.get((model, mode))
+    if text is None:
+        text = _SCHEMAS[model, mode] = json.dumps(rooted(model.model_json_schema(mode=mode)))
+    return text
+
+
 def input_schema(found: Tool[Any, Any]) -> dict[str, Any]:
-    """The JSON schema of the tool's arguments (the input model's), an object at the root."""
-    return rooted(found.input_schema())
+    """The JSON schema of the tool's arguments (the input model's), an object at the root (a fresh copy: the
+    caller may change it)."""
+    return json.loads(_schema_text(found.input, "validation"))  # type: ignore[no-any-return]
 
 
 def output_schema(found: Tool[Any, Any]) -> dict[str, Any]:
-    """The JSON schema of what the tool returns, as serialized (``model_dump(mode="json")``), rooted."""
-    return rooted(found.output.model_json_schema(mode="serialization"))
+    """The JSON schema of what the tool returns, as serialized (``model_dump(mode="json")``), rooted (a fresh
+    copy)."""
+    return json.loads(_schema_text(found.output, "serialization"))  # type: ignore[no-any-return]
 
 
 def definition(found: Tool[Any, Any], fmt: str) -> dict[str, Any]:

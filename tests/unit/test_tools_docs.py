@@ -9,7 +9,7 @@ import pytest
 from jsonschema.validators import validator_for
 
 from cli.tools import REGISTRY
-from cli.tools.export import FORMATS, definitions, input_schema, output_schema, render_docs, summary
+from cli.tools.export import FORMATS, definitions, input_schema, output_schema, render_docs, rooted, summary
 from cli.tools.registry import SEED_TOOL_NAMES
 from kg.errors import InputError
 
@@ -79,3 +79,12 @@ def test_check_outside_the_repository_says_the_page_is_missing(tmp_path: Path, m
     assert result.exit_code == 1
     assert "does not exist" in result.stderr and "stale" not in result.stderr
     assert not (tmp_path / "docs").exists()
+
+
+def test_schemas_are_made_once_and_handed_out_as_fresh_copies() -> None:
+    found = REGISTRY["fact_query"]
+    first, second = input_schema(found), input_schema(found)
+    assert first == second == rooted(found.input.model_json_schema()) and first is not second
+    first["properties"].clear()  # a caller that edits its copy changes nobody else's
+    assert input_schema(found)["properties"] == second["properties"] != {}
+    assert output_schema(found) == rooted(found.output.model_json_schema(mode="serialization"))
