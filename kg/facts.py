@@ -18,7 +18,6 @@ from kg.facts_requests import FactExplainRequest, FactQueryRequest
 from kg.models import AssertOutcome, AssertStatus, Fact, FactInput, FactQuery, parse
 from kg.models.request import fields_of, requested
 from kg.ports import GraphStore
-from kg.ports.facts import FactRow, PreparedFacts
 from kg.scopes import ScopePolicy
 
 if TYPE_CHECKING:
@@ -27,6 +26,7 @@ if TYPE_CHECKING:
     from kg.facts_fast import Screened
     from kg.facts_results import BulkResult, Explanation
     from kg.facts_write_requests import FactAssertRequest, FactRetractRequest
+    from kg.ports.facts import FactRow, PreparedFacts
 
 DEFAULT_BATCH = 5_000
 #: An atomic bulk assert writes its first batch in this many parts (docs/decisions/2026-11-29-lubm-import-speed.md).
@@ -151,7 +151,7 @@ class FactService:
             rows = triple_rows(agent_id, batch, own, source, checks) if fast else []
             inputs: list[FactInput | FactRow | None] = list(rows)
             if fast and None not in inputs:
-                ready = cast(list[FactInput | FactRow], inputs)
+                ready = cast("list[FactInput | FactRow]", inputs)
                 return Screened(inputs, self.store.facts.prepare(ready, asserted_by=agent_id))
             items = [{"subject": s, "predicate": p, "object": o, "object_kind": "literal" if mark else "entity",
                       **extra} for s, p, o, mark in batch]  # fmt: skip
@@ -282,7 +282,7 @@ class FactService:
             inputs.append(fact if fact is not None and fact.scope in writable else None)
         if None in inputs:
             return Screened(inputs, None)
-        ready = cast(list[FactInput | FactRow], inputs)
+        ready = cast("list[FactInput | FactRow]", inputs)
         return Screened(inputs, self.store.facts.prepare(ready, asserted_by=agent_id))
 
     def _ready(self, agent_id: str, batch: Sequence[Any], offset: int, screened: Screened) -> PreparedFacts:

@@ -129,7 +129,7 @@ def test_a_fact_query_as_json_imports_only_what_it_answers_with(answering: Path)
     # CJK patterns or filelock (no lock taken)
     also_unused = ("kg.models.conversation", "kg.store.sqlite.memory", "kg.text", "kg.memory.service",
                    "kg.recall.fusion", "kg.facts_fast", "kg.facts_results", "kg.facts_import_requests",
-                   "kg.facts_write_requests")  # fmt: skip
+                   "kg.facts_write_requests", "kg.ports.facts", "kg.store.sqlite.facts_prepare")  # fmt: skip
     assert [m for m in found["ours"] if m.startswith((*NOT_FOR_A_QUERY, *also_unused))] == []
     assert "filelock" not in found["third_party"]
     assert "logging" not in found["std"]  # imported where a warning is logged (workspace, store, write-through)

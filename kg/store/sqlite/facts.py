@@ -6,7 +6,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kg.errors import InputError, NotFoundError
 from kg.models import (
@@ -18,9 +18,7 @@ from kg.models import (
     LiveTriple,
     format_ts,
 )
-from kg.ports.facts import FactRow, PreparedFacts
 from kg.store.sqlite.db import Database, in_clause
-from kg.store.sqlite.facts_prepare import Prepared, full_row, prepare_rows
 from kg.store.sqlite.facts_sql import (
     CHANGED_EVENT,
     COLUMNS,
@@ -43,6 +41,9 @@ from kg.store.sqlite.facts_sql import (
 # Re-exported: the memory adapter builds its payloads with the same exact-double writer.
 __all__ = ["SqliteFactStore", "exact_doubles", "json_real", "pattern_clause", "register_json_real"]
 
+if TYPE_CHECKING:  # the write path's types and row building load with the first write, not with a query
+    from kg.ports.facts import FactRow, PreparedFacts
+
 
 class SqliteFactStore:
     """Facts in the embedded store."""
@@ -61,6 +62,9 @@ class SqliteFactStore:
     def prepare(self, facts: Sequence[FactInput | FactRow], *, asserted_by: str) -> PreparedFacts:
         """Rows with fresh uids, outcomes and lineage rows, and the parameters of the batch's multi-row statements
         (:mod:`kg.store.sqlite.facts_prepare`). CPU only: no statement, no lock."""
+        from kg.ports.facts import PreparedFacts  # noqa: PLC0415 - a query does not load the write path
+        from kg.store.sqlite.facts_prepare import prepare_rows  # noqa: PLC0415
+
         payload = prepare_rows(facts, max_variables=self._max_variables)
         return PreparedFacts(facts, asserted_by, payload)
 
@@ -71,6 +75,8 @@ class SqliteFactStore:
         a few multi-row statements; the others (already live, or repeated inside the batch) then take the per-row upsert
         path in their original order, after the creation events.
         """
+        from kg.store.sqlite.facts_prepare import Prepared, full_row  # noqa: PLC0415 - loaded by prepare()
+
         batch = prepared.payload
         if not isinstance(batch, Prepared):
             raise InputError("prepared", "was not prepared by this store")
