@@ -10,7 +10,7 @@ import pytest
 from pydantic import BaseModel
 
 from cli.tools.registry import REGISTRY, ToolContext, ToolInput, get, tool
-from kg.conversation.budget import token_count
+from kg.conversation.window import token_count
 from kg.errors import InputError
 
 
