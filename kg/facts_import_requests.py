@@ -5,8 +5,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kg.facts_requests import MAX_DOCUMENT
-from kg.facts_requests import WRITE_SCOPE_HELP as _WRITE_SCOPE
+from kg.facts_write_requests import WRITE_SCOPE_HELP as _WRITE_SCOPE
+from kg.limits import MAX_DOCUMENT_BYTES as MAX_DOCUMENT
 from kg.models import MAX_LIST
 from kg.models.request import Request
 

@@ -29,11 +29,6 @@ MAX_QUERY_LIMIT = 100_000  # the store's own ceiling (kg.models.FactQuery.limit)
 DEFAULT_QUERY_LIMIT = 100
 MAX_DOCUMENT = MAX_DOCUMENT_BYTES
 
-WRITE_SCOPE_HELP = (
-    "The scope: 'global', 'agent:<id>' (private to that agent, the default is the acting agent's own), "
-    "'project:<name>', 'user:<name>' or 'custom:<name>'; the agent must be allowed to write it."
-)
-
 
 class FactQueryRequest(Request):
     """A fact pattern and filters: ``*`` in subject, predicate or object is a wildcard."""

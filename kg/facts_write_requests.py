@@ -3,10 +3,15 @@ request is declared) and defined here, so that a query does not define them (iss
 
 from pydantic import Field
 
-from kg.facts_requests import WRITE_SCOPE_HELP as _WRITE_SCOPE
 from kg.models import MAX_LIST, ObjectKind, ObjectText, RecordId, Term, Unit, UtcDatetime
 from kg.models.base import MAX_TERM, new_list
 from kg.models.request import Request
+
+#: The help of a write's ``scope`` field (also the import's).
+WRITE_SCOPE_HELP = (
+    "The scope: 'global', 'agent:<id>' (private to that agent, the default is the acting agent's own), "
+    "'project:<name>', 'user:<name>' or 'custom:<name>'; the agent must be allowed to write it."
+)
 
 
 class FactAssertRequest(Request):
@@ -17,7 +22,7 @@ class FactAssertRequest(Request):
     object: ObjectText = Field(description="The value or the other entity, e.g. '$50000' or 'globex'.")
     confidence: Unit = Field(1.0, description="How sure the agent is, 0..1.")
     source: str = Field("agent", max_length=256, description="Where the fact comes from, e.g. 'cfo-report'.")
-    scope: str | None = Field(None, description=_WRITE_SCOPE)
+    scope: str | None = Field(None, description=WRITE_SCOPE_HELP)
     object_kind: ObjectKind | None = Field(
         None, description="Whether the object names an entity or is a literal (guessed from the object when omitted)."
     )
