@@ -1,5 +1,5 @@
 """The token counts a request may carry (a budget, a model's context window), declared once for the memory and
-conversation requests and the context budget (:mod:`kg.conversation.budget`, which re-exports them).
+conversation requests and the context budget (:mod:`kg.conversation.budget` takes ``MAX_WINDOW`` from here).
 
 Apart from the budget so that a request naming a window does not define the budget's models: a recall's request
 needs these two names only (issue 33).
