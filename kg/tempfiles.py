@@ -11,7 +11,8 @@ deletes such files, never one a live writer may still rename:
 * any other ``.<name>.tmp`` (older versions, fixed names): when untouched for :data:`MAX_AGE_SECONDS`.
 
 Only regular files whose names start with ``.`` and end with ``.tmp`` are candidates, only in the workspace's
-root, ``.mabos/``, ``.mabos/vectors/``, ``agents/`` and ``ontologies/``. A workspace is used by processes of
+root, ``.mabos/``, ``.mabos/vectors/``, ``.mabos/mdindex/`` (the Markdown index's sidecars, written where the files
+are written), ``agents/`` and ``ontologies/``. A workspace is used by processes of
 one machine (SQLite's WAL mode needs that too), so a process id names the same process for every reader.
 """
 
@@ -94,6 +95,7 @@ def remove_stale(root: Path, *, vectors: Path, vector_lock: str) -> list[Path]:
     candidates = [
         *_temps(root, recursive=False),
         *_temps(root / ".mabos", recursive=False),
+        *_temps(root / ".mabos" / "mdindex", recursive=False),
         *_temps(root / "agents", recursive=True),
         *_temps(root / "ontologies", recursive=True),
     ]

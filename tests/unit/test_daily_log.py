@@ -223,14 +223,17 @@ def test_temp_files_of_dead_writers_are_removed_at_open(ws):
     live = memory / f".2024-05-01.md.{os.getpid()}-a1b2c3.tmp"  # this process may still rename it
     fresh = ws.path / "agents" / "a" / ".MEMORY.md.tmp"  # no pid, recent: may be a write in progress
     old = ws.path / ".mabos" / ".shared-graph.json.tmp"  # no pid, untouched for two hours
-    for path in (dead, live, fresh, old):
+    # a Markdown index sidecar's write killed before its rename (materialize, idle pass, nightly, index update)
+    sidecar = ws.path / ".mabos" / "mdindex" / f".a.json.{_dead_pid()}-q7w8e9.tmp"
+    sidecar.parent.mkdir(parents=True, exist_ok=True)
+    for path in (dead, live, fresh, old, sidecar):
         path.write_text("partial", encoding="utf-8")
     two_hours_ago = time.time() - 7200
     os.utime(old, (two_hours_ago, two_hours_ago))
     ws = _reopen(ws)
     try:
-        assert sorted(ws.opened.removed_temp_files) == sorted([str(dead), str(old)])
-        assert live.exists() and fresh.exists() and not dead.exists() and not old.exists()
+        assert sorted(ws.opened.removed_temp_files) == sorted([str(dead), str(old), str(sidecar)])
+        assert live.exists() and fresh.exists() and not dead.exists() and not old.exists() and not sidecar.exists()
     finally:
         ws.close()
 
