@@ -356,7 +356,7 @@ class FactService:
     def explain(self, agent_id: str, uid: str | FactExplainRequest, *, depth: int | None = None) -> Explanation:
         """Walk ``derived_from`` and ``rule_id`` from a fact, ``depth`` levels down (a request, or the fact's uid
         and the depth, at most :data:`~kg.facts_requests.MAX_EXPLAIN_DEPTH`)."""
-        from kg.facts_results import Explanation  # noqa: PLC0415 - not defined for a query
+        from kg.facts_results import Explanation, support  # noqa: PLC0415 - not defined for a query
 
         request = requested(FactExplainRequest, uid, {"depth": depth}, first="fact_id")
         uid, depth = request.fact_id, request.depth
@@ -370,7 +370,7 @@ class FactService:
             next_level = []
             for node, ancestors in level:
                 for parent_uid in node.fact.derived_from if node.fact else []:
-                    child = self._support(parent_uid, found.get(parent_uid), scopes, ancestors)
+                    child = support(parent_uid, found.get(parent_uid), scopes, ancestors)
                     node.supports.append(child)
                     if child.fact and not child.cycle:
                         next_level.append((child, ancestors | {parent_uid}))
@@ -392,16 +392,6 @@ class FactService:
             rule = rules.get(node.rule_id) if node.rule_id else None
             if rule is not None and rule.scope in scopes:
                 node.rule_name, node.confidence_factor = rule.name, rule.confidence_factor
-
-    @staticmethod
-    def _support(uid: str, fact: Fact | None, scopes: set[str], ancestors: frozenset[str]) -> Explanation:
-        from kg.facts_results import Explanation  # noqa: PLC0415
-
-        if fact is None or fact.scope not in scopes:  # unknown, or private to someone else: say nothing more
-            return Explanation(uid=uid, visible=False)
-        if uid in ancestors:
-            return Explanation(uid=uid, rule_id=fact.rule_id, cycle=True)
-        return Explanation(uid=uid, fact=fact, rule_id=fact.rule_id)
 
 
 __all__ = ["DEFAULT_BATCH", "LEAD_PARTS", "TAKE_AHEAD", "BulkResult", "Explanation", "FactService"]

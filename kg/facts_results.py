@@ -26,6 +26,16 @@ class Explanation(Model):
     supports: list["Explanation"] = Field(default_factory=new_list)
 
 
+def support(uid: str, fact: Fact | None, scopes: set[str], ancestors: frozenset[str]) -> Explanation:
+    """The node of a supporting fact: hidden when unknown or outside ``scopes``, a cycle when it is one of its own
+    ``ancestors``."""
+    if fact is None or fact.scope not in scopes:  # unknown, or private to someone else: say nothing more
+        return Explanation(uid=uid, visible=False)
+    if uid in ancestors:
+        return Explanation(uid=uid, rule_id=fact.rule_id, cycle=True)
+    return Explanation(uid=uid, fact=fact, rule_id=fact.rule_id)
+
+
 class BulkResult(Model):
     """Counts of a bulk assert."""
 
@@ -35,4 +45,4 @@ class BulkResult(Model):
     uids: list[str] = Field(default_factory=new_list)
 
 
-__all__ = ["BulkResult", "Explanation"]
+__all__ = ["BulkResult", "Explanation", "support"]
