@@ -10,6 +10,9 @@ the ``__init__`` keeps the imports for the type checker only and hands its names
         __getattr__, __dir__ = lazy_names(__name__, {"kg.models.facts": ("Fact",)})
     __all__ = ["Fact"]
 
+:class:`LazyPatterns` does the same for a module's regular expressions: each is compiled on first use and then kept
+as a plain module attribute.
+
 tests/unit/test_startup_imports.py checks that each face's names, its type-checking imports and its ``__all__``
 agree, and pins what a fact query and a bm25 recall import.
 """
@@ -17,6 +20,7 @@ agree, and pins what a fact query and a bm25 recall import.
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -45,4 +49,32 @@ def lazy_names(
     return __getattr__, __dir__
 
 
-__all__ = ["lazy_names"]
+class LazyPatterns(dict[str, "str | tuple[str, int]"]):
+    """A module's regular expressions by name (a pattern, or a pattern and its flags), each compiled on first use
+    and then kept as a plain attribute of the module: :meth:`compiled`, or the attribute itself through
+    :meth:`module_getattr` as the module's ``__getattr__`` (PEP 562). Compiling is what costs (a CJK range's
+    character map, a month alternation ignoring case: up to ~10 ms each), which a command that never uses a
+    pattern should not pay (issue 33)."""
+
+    def __init__(self, module: str, patterns: Mapping[str, str | tuple[str, int]]) -> None:
+        super().__init__(patterns)
+        #: The module whose attributes the compiled patterns become.
+        self.module = module
+
+    def compiled(self, name: str) -> re.Pattern[str]:
+        """The pattern ``name``, compiled once."""
+        namespace = vars(sys.modules[self.module])
+        found: re.Pattern[str] | None = namespace.get(name)
+        if found is None:
+            source = self[name]
+            found = namespace[name] = re.compile(*source) if isinstance(source, tuple) else re.compile(source)
+        return found
+
+    def module_getattr(self, name: str) -> re.Pattern[str]:
+        """The module's ``__getattr__``: a pattern of this table, compiled; any other name is missing."""
+        if name not in self:
+            raise AttributeError(f"module {self.module!r} has no attribute {name!r}")
+        return self.compiled(name)
+
+
+__all__ = ["LazyPatterns", "lazy_names"]

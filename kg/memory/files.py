@@ -30,6 +30,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kg.faces import LazyPatterns
 from kg.layout import agent_dir, atomic_write, create_new
 
 
@@ -200,33 +201,28 @@ def daily_log_header(day: date) -> str:
 
 #: The patterns of a daily log's name, an entry's header and a content line that looks like log structure (quoted
 #: in an entry: headings, as an entry header is one, quotes, the escape itself, and ``tags:``, the line after a
-#: header; leading blank space does not hide them), by name. Each is compiled on first use (``re`` keeps it): every
-#: workspace open imports this module, and an open whose logs are complete up to the mark uses none (issue 33).
-_PATTERNS: dict[str, tuple[str, int]] = {
-    "DAILY_LOG_RE": (r"^(\d{4})-(\d{2})-(\d{2})\.md$", 0),
-    "DAILY_ENTRY_RE": (
-        r"^## (?P<time>\d{2}:\d{2}) (?P<type>\w+) (?P<uid>[A-Z]-[0-9A-Z]{26}) "
-        r"\(importance (?P<importance>[\d.]+), store (?P<store>\w+)\)$",
-        re.M,
-    ),
-    "_STRUCTURE_RE": (r"^\s*(?:#|>|tags:)", 0),
-}
-
-
-def _pattern(name: str) -> re.Pattern[str]:
-    return re.compile(*_PATTERNS[name])
-
+#: header; leading blank space does not hide them), by name. Each is compiled on first use and then kept as a module
+#: attribute: every workspace open imports this module, and an open whose logs are complete up to the mark uses
+#: none (issue 33).
+_LAZY_PATTERNS = LazyPatterns(
+    __name__,
+    {
+        "DAILY_LOG_RE": r"^(\d{4})-(\d{2})-(\d{2})\.md$",
+        "DAILY_ENTRY_RE": (
+            r"^## (?P<time>\d{2}:\d{2}) (?P<type>\w+) (?P<uid>[A-Z]-[0-9A-Z]{26}) "
+            r"\(importance (?P<importance>[\d.]+), store (?P<store>\w+)\)$",
+            re.M,
+        ),
+        "_STRUCTURE_RE": r"^\s*(?:#|>|tags:)",
+    },
+)
+_pattern = _LAZY_PATTERNS.compiled
 
 if TYPE_CHECKING:
     DAILY_LOG_RE: re.Pattern[str]
     DAILY_ENTRY_RE: re.Pattern[str]
 else:
-
-    def __getattr__(name: str) -> re.Pattern[str]:
-        """``DAILY_LOG_RE`` and ``DAILY_ENTRY_RE`` (PEP 562), compiled on first use."""
-        if name not in _PATTERNS:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        return _pattern(name)
+    __getattr__ = _LAZY_PATTERNS.module_getattr
 
 
 # agent_dir, atomic_write and create_new live in kg.layout (recall and ontology use them too); kept importable here.

@@ -36,10 +36,10 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
+from kg.faces import LazyPatterns
 from kg.models import MemoryItem, to_utc
 from kg.text.dates import MONTH_NAMES, MONTH_PATTERN, MONTHS, WEEKDAY_NAMES
 from kg.text.stopwords import STOPWORDS
-from kg.text.words import LazyPatterns
 
 _MONTHS = MONTHS
 _MONTH = MONTH_PATTERN

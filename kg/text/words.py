@@ -12,9 +12,9 @@
 from __future__ import annotations
 
 import re
-import sys
-from collections.abc import Mapping
 from typing import TYPE_CHECKING
+
+from kg.faces import LazyPatterns  # this module's patterns, and boosts', compile on first use
 
 #: Han, Hiragana, Katakana, Hangul and the compatibility and supplementary Han blocks.
 CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002ffff"
@@ -24,34 +24,6 @@ NO_SPACE_CHARS = (
     f"{CJK_CHARS}\u0e00-\u0e7f\u0e80-\u0eff\u1000-\u109f\u1780-\u17ff\u3100-\u312f\u31f0-\u31ff\uff66-\uff9f"
     "\U00030000-\U0003134f"
 )
-
-
-class LazyPatterns(dict[str, "str | tuple[str, int]"]):
-    """A module's regular expressions by name (a pattern, or a pattern and its flags), each compiled on first use
-    and then kept as a plain attribute of the module: :meth:`compiled`, or the attribute itself through
-    :meth:`module_getattr` as the module's ``__getattr__`` (PEP 562). Compiling is what costs (a CJK range's
-    character map, a month alternation ignoring case: up to ~10 ms each), which a command that never uses a
-    pattern should not pay (issue 33)."""
-
-    def __init__(self, module: str, patterns: Mapping[str, str | tuple[str, int]]) -> None:
-        super().__init__(patterns)
-        #: The module whose attributes the compiled patterns become.
-        self.module = module
-
-    def compiled(self, name: str) -> re.Pattern[str]:
-        """The pattern ``name``, compiled once."""
-        namespace = vars(sys.modules[self.module])
-        found: re.Pattern[str] | None = namespace.get(name)
-        if found is None:
-            source = self[name]
-            found = namespace[name] = re.compile(*source) if isinstance(source, tuple) else re.compile(source)
-        return found
-
-    def module_getattr(self, name: str) -> re.Pattern[str]:
-        """The module's ``__getattr__``: a pattern of this table, compiled; any other name is missing."""
-        if name not in self:
-            raise AttributeError(f"module {self.module!r} has no attribute {name!r}")
-        return self.compiled(name)
 
 
 #: The pattern of one word: letters and digits, no ``_``.
@@ -110,7 +82,6 @@ __all__ = [
     "WORD",
     "WORD_CHARS_RE",
     "WORD_RE",
-    "LazyPatterns",
     "cjk_ngrams",
     "lower_words",
     "words",
