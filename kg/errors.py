@@ -43,13 +43,14 @@ def one_line(text: str) -> str:
     return clip(" ".join(text.split()))
 
 
-def logger() -> logging.Logger:
-    """The ``mabos`` logger, where a failure that must not fail the call is reported (a commit hook, write-through,
-    a workspace's housekeeping); :mod:`logging` is imported only when something is logged, so a command that runs
-    cleanly imports none (issue 33, tests/unit/test_startup_imports.py)."""
+def logger(name: str = "mabos") -> logging.Logger:
+    """The ``mabos`` logger (or one of its children, ``name``), where a failure that must not fail the call is
+    reported (a commit hook, write-through, a workspace's housekeeping, recall falling back); :mod:`logging` is
+    imported only when something is logged, so a command that runs cleanly imports none (issue 33,
+    tests/unit/test_startup_imports.py)."""
     import logging  # noqa: PLC0415
 
-    return logging.getLogger("mabos")
+    return logging.getLogger(name)
 
 
 class MabosError(Exception):

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import NamedTuple
 
-from kg.errors import BackendUnavailableError
+from kg.errors import BackendUnavailableError, logger
 from kg.memory.importance import recalculated
 from kg.ports import MemoryStore
 
@@ -61,9 +61,7 @@ class AccessLog:
                 try:
                     self._write(access)
                 except BackendUnavailableError as exc:
-                    import logging  # noqa: PLC0415 - the failure path only: a recall that writes imports no logging
-
-                    logging.getLogger("mabos.memory").warning(
+                    logger("mabos.memory").warning(
                         "access counts of %d recalls wait for the next write: %s", len(self._waiting), exc
                     )
                     return f"access counts not written yet ({len(self._waiting)} recalls waiting): {exc}"

@@ -20,11 +20,10 @@ from array import array
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from kg.errors import BackendUnavailableError
+from kg.errors import BackendUnavailableError, logger
 from kg.ports import Embedder, EmbeddingCache
 
 if TYPE_CHECKING:
-    import logging
     from concurrent.futures import Executor
 
 
@@ -127,7 +126,7 @@ class CachedEmbedder:
         try:
             found = self.cache.get_many(self.model, dict.fromkeys(hashes))
         except BackendUnavailableError as exc:
-            _log().warning("embedding cache unreadable, embedding everything: %s", exc)
+            logger(__name__).warning("embedding cache unreadable, embedding everything: %s", exc)
             return {}
         try:
             dimension = self.embedder.dimension
@@ -140,15 +139,7 @@ class CachedEmbedder:
         try:
             self.cache.put_many(self.model, vectors)
         except BackendUnavailableError as exc:
-            _log().warning("embedding cache not written (%d vectors): %s", len(vectors), exc)
-
-
-def _log() -> logging.Logger:
-    """This module's logger; :mod:`logging` is imported when a failure is logged, so a recall that runs cleanly
-    imports none (issue 33)."""
-    import logging  # noqa: PLC0415
-
-    return logging.getLogger(__name__)
+            logger(__name__).warning("embedding cache not written (%d vectors): %s", len(vectors), exc)
 
 
 __all__ = ["CachedEmbedder", "EmbeddingCache", "as_float32", "content_hash"]

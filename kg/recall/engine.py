@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from pydantic import Field
 
-from kg.errors import BackendUnavailableError, InputError
+from kg.errors import BackendUnavailableError, InputError, logger
 from kg.models import MemoryItem, MemoryQuery, Model
 from kg.ports import Embedder, GraphStore
 from kg.recall.boosts import bonuses, without_dates
@@ -168,9 +168,7 @@ class RecallEngine:
                 # one step down, not two: the store is healthy, so BM25 over it answers (never the files)
                 used = "bm25"
                 notes.append(f"vector search unavailable, BM25 only: {exc}")
-                import logging  # noqa: PLC0415 - logged on this path only: a clean recall imports no logging
-
-                logging.getLogger("mabos.recall").warning("recall runs BM25-only: %s", exc)
+                logger("mabos.recall").warning("recall runs BM25-only: %s", exc)
                 if isinstance(exc, IndexUnavailableError):
                     backlog = exc.backlog
         if lexical is None and used != "vector":

@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kg.errors import InputError
+from kg.errors import InputError, logger
 from kg.layout import LOCK_FILE, VECTORS_DIR
 from kg.models import MemoryItem
 from kg.ports import Embedder, GraphStore
@@ -274,9 +274,7 @@ class VectorSidecar:
 
     def _continue_build(self, progress: Progress | None, reason: str) -> SyncReport:
         """Build the index from the store, from the last checkpoint if there is one; save every ``save_every``."""
-        import logging  # noqa: PLC0415 - a build logs; a recall that only reads imports no logging (issue 33)
-
-        log = logging.getLogger("mabos.recall")
+        log = logger("mabos.recall")  # a build logs; a recall that only reads imports no logging (issue 33)
         queue = self.store.index_queue
         if self._index is None or self._build is None:
             log.info("building the vector index in %s (%s)", self.directory, reason)
