@@ -27,7 +27,7 @@ from kg.clock import Clock, SystemClock
 from kg.config import CONFIG_FILE, RecallConfig, WorkspaceConfig, read_config, render_config
 from kg.errors import WorkspaceError, logger
 from kg.layout import LOCK_FILE, VECTORS_DIR
-from kg.memory.daily_log import SETTLE_AFTER, catch_up
+from kg.memory.daily_log import SETTLE_AFTER, catch_up, settle_with_next_write
 from kg.models import Model, format_ts, parse
 from kg.models.base import new_list
 from kg.ports import StorePorts
@@ -283,7 +283,8 @@ def open_housekeeping(ws: Workspace) -> Housekeeping:
     """Remove the temp files interrupted writes left (:mod:`kg.tempfiles`) and complete the daily logs from the
     store (:mod:`kg.memory.daily_log`). Neither ever keeps the workspace from opening: a failure is logged,
     reported in ``errors`` and tried again at the next open. When there is nothing to repair the store is not
-    written (a workspace opened for a refused call stays byte-for-byte as it was)."""
+    written (a workspace opened for a refused call stays byte-for-byte as it was): the daily-log mark moves with
+    the process's first write instead (:func:`kg.memory.daily_log.settle_with_next_write`)."""
     removed: list[str] = []
     appended: list[str] = []
     errors: list[str] = []
@@ -292,7 +293,9 @@ def open_housekeeping(ws: Workspace) -> Housekeeping:
     except OSError as exc:
         errors.append(f"temp files: {exc}")
     try:
-        appended = list(catch_up(ws.path, ws.ports, settle_after=SETTLE_AFTER).appended)
+        report = catch_up(ws.path, ws.ports, settle_after=SETTLE_AFTER)
+        appended = list(report.appended)
+        settle_with_next_write(ws.ports, report)  # the mark moves with the process's first write, if any
     except Exception as exc:  # derived data: a store that cannot be read now is caught up at a later open
         errors.append(f"daily logs: {exc}")
     for error in errors:

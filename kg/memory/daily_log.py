@@ -10,8 +10,10 @@ entry. The catch-up reads the items after the mark, checks each against the uids
 (the process may have died after the append but before anything else: an entry is never written twice),
 appends the missing ones, then moves the mark to the last item it read. Holding the directory lock while it
 checks means no writer is between its commit and its append for that agent at that moment, so a missing
-entry is really missing, never about to be written. Items made by consolidation (``source`` ``consolidation``)
-have no daily-log entry (they are listed in ``MEMORY.md``).
+entry is really missing, never about to be written. An open that finds nothing missing does not write the store
+for the mark; the process's first write moves it (:func:`settle_with_next_write`), so later opens do not read
+the same logs again. Items made by consolidation (``source`` ``consolidation``) have no daily-log entry (they
+are listed in ``MEMORY.md``).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from kg.errors import logger
 
 if TYPE_CHECKING:  # annotations only: an open that finds nothing to repair loads no memory model
     from kg.models import MemoryItem
-    from kg.ports import MemoryStore
+    from kg.ports import CommitNotifier, MemoryStore
 
 # kg.memory.files (the logs' paths, entries and locks) is imported where a log is read or written: an open whose
 # logs are complete up to the mark reads none (issue 33)
@@ -98,13 +100,16 @@ def append_items(workspace: Path, agent_id: str, items: Iterable[MemoryItem]) ->
 
 
 class CatchUp(NamedTuple):
-    """What one catch-up did: items checked after the mark, entries appended, the mark before and after (a named
-    tuple: every workspace open makes one, and a dataclass's generated methods cost each process ~2 M instructions)."""
+    """What one catch-up did: items checked after the mark, entries appended, the mark before and after, and the
+    position up to which every item's entry is now known to be in its log (``verified``: the mark may stay below
+    it; a named tuple: every workspace open makes one, and a dataclass's generated methods cost each process ~2 M
+    instructions)."""
 
     checked: int
     appended: list[str]
     mark_before: int
     mark_after: int
+    verified: int
 
 
 def catch_up(workspace: Path, ports: LogPorts, *, settle_after: int = 1) -> CatchUp:
@@ -133,7 +138,49 @@ def catch_up(workspace: Path, ports: LogPorts, *, settle_after: int = 1) -> Catc
     if appended:
         missing = "daily logs: %d entries were missing (a writer stopped after its commit); appended"
         logger().warning(missing, len(appended))
-    return CatchUp(checked, appended, mark_before, mark_after)
+    return CatchUp(checked, appended, mark_before, mark_after, position)
+
+
+class SettlePorts(Protocol):
+    """The ports :func:`settle_with_next_write` uses: the marks, and word after each commit."""
+
+    @property
+    def marks(self) -> Marks:
+        """High-water marks."""
+        ...
+
+    @property
+    def commits(self) -> CommitNotifier:
+        """Listeners called after each committed write."""
+        ...
+
+
+def settle_with_next_write(ports: SettlePorts, report: CatchUp) -> bool:
+    """Move the mark up to ``report.verified`` after the process's next committed write, when the catch-up left it
+    below (``settle_after`` not reached, nothing appended). Whether a move is pending.
+
+    An open that only reads leaves the store as it was, so without this every open re-read the logs of the items
+    after the mark, up to :data:`SETTLE_AFTER` of them (issue 33). A process that writes anyway (a store, a recall's
+    access record, a fact) then moves the mark in a small transaction of its own right after its first commit:
+    entries are only appended, so what the open found stays true. Only the items the open checked are covered,
+    never items committed since (by this process or another), whose entries are checked by a later open.
+    """
+    if report.verified <= report.mark_after:
+        return False
+    done = False
+
+    def settle() -> None:
+        nonlocal done
+        if done:  # the move's own commit calls the listeners again
+            return
+        done = True
+        try:
+            ports.marks.advance(MARK, report.verified)
+        except Exception as exc:  # derived data: a later open checks these items again
+            logger().info("daily logs: mark not moved (%s); a later open checks again", exc)
+
+    ports.commits.subscribe(settle)
+    return True
 
 
 def _complete(workspace: Path, ports: LogPorts, agent_id: str, entries: Sequence[tuple[str, date]],

@@ -298,3 +298,51 @@ def test_an_open_with_nothing_after_the_mark_loads_no_log_code(ws):
     done = subprocess.run([sys.executable, "-c", code, str(ws.path)], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["True", "False"]
     assert files.DAILY_ENTRY_RE.pattern.startswith("^## ")  # the names stay importable, compiled when asked for
+
+
+def _opens_read_logs(path) -> bool:
+    """Whether opening the workspace in a fresh process reads a daily log (kg.memory.files: the logs' reader)."""
+    code = "import sys, kg\nws = kg.open_workspace(sys.argv[1])\nws.close()\nprint('kg.memory.files' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
+    return {"True": True, "False": False}[done.stdout.strip()]
+
+
+def test_the_first_write_after_an_open_moves_the_mark_over_what_the_open_checked(ws):
+    """An open that finds every entry leaves the store as it was; the process's first write then moves the mark, so
+    the next open does not read the same logs again (before: every open re-read the logs of the items after the
+    mark, up to SETTLE_AFTER of them, until a nightly run; issue 33)."""
+    ws.memory.store_many("a", [{"content": f"note {n}"} for n in range(3)])
+    ws = _reopen(ws)
+    try:
+        assert ws.ports.marks.get("daily_logs") == 0  # the open checked three items and wrote nothing
+        last = ws.ports.marks.memory_after(0, 10)[-1][0]
+        ws.memory.store_item("a", "a write of this process")
+        assert ws.ports.marks.get("daily_logs") == last  # the items the open checked, not the one just stored
+    finally:
+        ws.close()
+    assert _opens_read_logs(ws.path)  # the item stored after that open is still checked by the next
+    ws = _reopen(ws)
+    try:
+        assert ws.memory.recall("a", "note", mode="bm25").hits  # a recall records its hits' access: a write
+        assert ws.ports.marks.get("daily_logs") == ws.ports.marks.memory_after(0, 10)[-1][0]
+    finally:
+        ws.close()
+    assert not _opens_read_logs(ws.path)
+
+
+def test_an_item_committed_after_the_open_without_its_entry_is_still_caught_up(ws):
+    """The mark moves only over what the open checked: an item committed later without its entry (a writer killed
+    between its commit and its append) stays above the mark and gets its entry at the next open."""
+    kept = ws.memory.store_item("a", "logged normally").item
+    ws = _reopen(ws)
+    try:
+        orphan = MemoryItem(uid="M-" + "5" * 26, agent_id="a", scope="agent:a", content="committed, then killed",
+                            created_at=WHEN, updated_at=WHEN)  # fmt: skip
+        ws.ports.memory.add([orphan], limits=StoreLimits(), now=WHEN)  # this process's first write
+        positions = [row[0] for row in ws.ports.marks.memory_after(0, 10)]
+        assert ws.ports.marks.get("daily_logs") == positions[0] < positions[-1]
+        ws = _reopen(ws)
+        assert ws.opened.daily_log_entries_appended == [orphan.uid]
+        assert [e.uid for e in parse_daily_log(log_of(ws), DAY)] == [kept.uid, orphan.uid]
+    finally:
+        ws.close()
