@@ -5,7 +5,8 @@
 ``secure_delete`` off and puts it back. What must hold: the indexes come back identical and consistent with the
 table (``integrity_check`` compares every index entry with its row), the object and predicate queries use them
 again, other connections never see them missing, a failed load brings them back, and a store above the bound keeps
-them throughout. The imported facts themselves are compared with the parse-first path (which writes without
+them throughout. The live-triple key is not deferred: a stream into an empty store can repeat a live key, and that
+row must be upserted. The imported facts themselves are compared with the parse-first path (which writes without
 ``bulk``) in tests/unit/test_fact_import_paths.py.
 """
 
@@ -19,6 +20,7 @@ import pytest
 
 import kg.store.sqlite.facts as fact_store
 from kg.models import FactInput
+from kg.rdf import importer
 from kg.rdf.importer import RdfDocument, import_documents
 from kg.store.sqlite.facts_sql import DEFERRED_INDEXES
 from kg.workspace import Workspace
@@ -117,3 +119,41 @@ def test_a_store_above_the_bound_keeps_its_indexes(ws: Workspace, monkeypatch: p
     assert _indexes(db.conn) == before
     assert db.integrity_ok()
     assert [f.subject for f in ws.facts.query("a", object="o40")] == ["s1"]
+
+
+# Two RDF triples can be one stored fact: TripleStream merges repeats on (subject, predicate, text, datatype or
+# language), the store's live key is (scope, subject, predicate, object). So even a load into an empty store repeats
+# live keys inside its one bulk() transaction, and those rows must take the upsert path (the reason the live-triple
+# index, the upsert's conflict target, is not deferred: docs/decisions/2026-11-29-lubm-import-speed.md, sixth pass).
+REPEATS = """@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+<http://e.org/s> <http://e.org/p> "1"^^xsd:integer .
+<http://e.org/s> <http://e.org/p> "01"^^xsd:integer .
+<http://e.org/s> <http://e.org/p> "1" .
+<http://e.org/s> <http://e.org/q> "x"@en .
+<http://e.org/s> <http://e.org/r> <http://e.org/o> .
+<http://e.org/s> <http://e.org/q> "x"@fr .
+<http://e.org/s> <http://e.org/r> "http://e.org/o" .
+<http://e.org/t> <http://e.org/p> "2" .
+"""
+
+
+def test_a_stream_repeating_a_live_key_in_an_empty_store_upserts_it(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(importer, "IMPORT_BATCH", 2)  # the repeats fall in later batches of the one transaction
+    db = ws._store.db
+    assert db.read("SELECT COALESCE(MAX(seq), 0) FROM facts")[0][0] == 0
+    report = import_documents(ws, "a", [RdfDocument(name="r.ttl", format="turtle", content=REPEATS)])
+    # 7 distinct triples ("01" is "1" once normalised); 4 stored keys: "1" twice (same kind: unchanged), "x" twice
+    # (unchanged), o as an entity then as a literal (the kind changes: updated)
+    assert (report.triples, report.created, report.unchanged, report.updated) == (7, 4, 2, 1)
+    rows = db.read("SELECT subject, predicate, object, object_kind FROM facts WHERE retracted_at IS NULL ORDER BY seq")
+    assert [tuple(r) for r in rows] == [
+        ("http://e.org/s", "http://e.org/p", "1", "literal"),
+        ("http://e.org/s", "http://e.org/q", "x", "literal"),
+        ("http://e.org/s", "http://e.org/r", "http://e.org/o", "literal"),
+        ("http://e.org/t", "http://e.org/p", "2", "literal"),
+    ]
+    events = db.read("SELECT op, COUNT(*) FROM outbox WHERE aggregate = 'fact' GROUP BY op")
+    assert [tuple(e) for e in events] == [("upsert", 5)]  # four created, one changed
+    assert db.integrity_ok()
