@@ -7,6 +7,8 @@ import os
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from kg.workspace import DB_FILE, STATE_DIR, Workspace
 from tests.conftest import snapshot_workspace
 
@@ -83,3 +85,38 @@ def test_a_file_under_a_folder_named_like_the_state_folder_elsewhere_is_seen(wor
     nested.mkdir(parents=True)
     (nested / DB_FILE).write_bytes(b"not the store")
     assert snapshot_workspace(workspace)["files"] != before["files"]
+
+
+def test_a_digest_kept_for_unchanged_bytes_is_the_digest_read_afresh(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``sqlite_digest`` reads the tables again only when the database file, its WAL or its journal changed byte for
+    byte; what it returns is always what reading them gives: through writes, a checkpoint, the closing of the store
+    and the empty WAL a read-only connection creates."""
+    import tests.conftest as shared  # noqa: PLC0415 - the module the fixtures use, to count its reads
+
+    reads: list[Path] = []
+    read_tables = shared._content_digest
+    monkeypatch.setattr(shared, "_content_digest", lambda path: reads.append(path) or read_tables(path))
+    db = workspace.path / STATE_DIR / DB_FILE
+    workspace.agents.add("a")
+    seen = []
+    for change in (
+        "",
+        "UPDATE agents SET name = 'A' WHERE agent_id = 'a'",
+        "PRAGMA wal_checkpoint(TRUNCATE)",  # the content moves from the WAL into the database file: the same content
+        "UPDATE agents SET name = 'B' WHERE agent_id = 'a'",
+        "close",  # the last connection closes: the WAL is checkpointed and removed
+    ):
+        if change == "close":
+            workspace.close()
+        elif change:
+            _sql(workspace, change)
+        before = len(reads)
+        digest = shared.sqlite_digest(db)
+        assert len(reads) == before + 1 and digest == read_tables(db)  # changed bytes: the tables are read
+        assert shared.sqlite_digest(db) == digest and len(reads) == before + 1  # the same bytes: the digest kept
+        seen.append(digest)
+    assert Path(f"{db}-wal").read_bytes() == b""  # created by the read-only connection after the close
+    assert seen[1] == seen[2] and seen[3] == seen[4]
+    assert len({seen[0], seen[1], seen[3]}) == 3
