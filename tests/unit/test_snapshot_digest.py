@@ -1,4 +1,4 @@
-"""The "nothing changed" snapshot (``tests.conftest.snapshot_workspace``) that hundreds of refusal tests compare: it
+"""The "nothing changed" snapshot (``tests.snapshots.snapshot_workspace``) that hundreds of refusal tests compare: it
 sees every change of the store's content and of the file tree, and only those (not the order rows lie on disk)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kg.workspace import DB_FILE, STATE_DIR, Workspace
-from tests.conftest import snapshot_workspace
+from tests.snapshots import snapshot_workspace
 
 
 def _sql(ws: Workspace, statement: str) -> None:
@@ -93,7 +93,7 @@ def test_a_digest_kept_for_unchanged_bytes_is_the_digest_read_afresh(
     """``sqlite_digest`` reads the tables again only when the database file, its WAL or its journal changed byte for
     byte; what it returns is always what reading them gives: through writes, a checkpoint, the closing of the store
     and the empty WAL a read-only connection creates."""
-    import tests.conftest as shared  # noqa: PLC0415 - the module the fixtures use, to count its reads
+    import tests.snapshots as shared  # noqa: PLC0415 - the module the fixtures use, to count its reads
 
     reads: list[Path] = []
     read_tables = shared._content_digest
