@@ -10,9 +10,8 @@ from __future__ import annotations
 import enum
 import types
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Annotated, Any, Literal, Union, cast, get_args, get_origin
+from typing import Annotated, Any, Literal, NamedTuple, Union, cast, get_args, get_origin
 
 import annotated_types
 import click
@@ -28,9 +27,10 @@ GIVEN = frozenset({ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT, Par
 DATE = click.DateTime(formats=["%Y-%m-%d"])
 
 
-@dataclass(frozen=True)
-class Cli:
-    """How one field of a request appears on the command line, where that differs from the generated option.
+class Cli(NamedTuple):
+    """How one field of a request appears on the command line, where that differs from the generated option (a named
+    tuple, as :class:`cli.options.Instead`: a frozen dataclass's generated methods cost every command ~7 M
+    instructions to define, a named tuple's ~1 M; issue 33).
 
     Attributes:
         flag: The option's name when it is not ``--<field-name>`` (``types`` is ``--type``).

@@ -29,8 +29,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import click
 from pydantic import BaseModel
@@ -43,9 +42,9 @@ R = TypeVar("R")
 M = TypeVar("M", bound=BaseModel)
 
 
-@dataclass(frozen=True)
-class Instead:
-    """A parameter of the command's own that gives the whole request in place of the generated options (``--file``).
+class Instead(NamedTuple):
+    """A parameter of the command's own that gives the whole request in place of the generated options (``--file``;
+    a named tuple, as :class:`cli.option_fields.Cli`).
 
     It is listed after ``--agent``. When it is given, no option may be but ``--agent`` and those in ``keep``, which
     override what ``build`` made of its value; when it is not, a field the model requires and the options left out

@@ -610,3 +610,36 @@ def test_the_hot_model_modules_do_not_postpone_their_annotations(module: str):
     future = [a.name for node in tree.body if isinstance(node, ast.ImportFrom) and node.module == "__future__"
               for a in node.names]  # fmt: skip
     assert "annotations" not in future, f"{module}: see docs/decisions/2026-11-29-pydantic-plugins.md"
+
+
+_DATACLASSES_REPORT = """
+import json, sys
+found = sorted(f"{name}.{cls.__qualname__}" for name, module in list(sys.modules.items())
+               if name.split(".")[0] in ("cli", "kg", "sync", "reasoning") for cls in vars(module).values()
+               if isinstance(cls, type) and cls.__module__ == name and "__dataclass_params__" in vars(cls))
+print(json.dumps(found))
+"""
+#: The dataclasses of mabos that every fact query and bm25 recall defines. Defining one generates and compiles its
+#: methods in every process (about 2-7 M instructions each, a frozen one with many fields the most); value objects
+#: made at import, such as cli.option_fields.Cli and cli.options.Instead, are named tuples (about 1 M).
+QUERY_DATACLASSES = {"cli.tools.overrides.CommandContext", "cli.tools.registry.Tool", "cli.tools.registry.ToolContext",
+                     "kg.ports.store.StorePorts", "kg.store.sqlite.db.Migration"}  # fmt: skip
+RECALL_DATACLASSES = QUERY_DATACLASSES | {
+    "kg.ports.memory.MemoryWriteResult",
+    "kg.ports.memory.StoreLimits",
+    "kg.recall.sidecar_state.Build",
+    "kg.recall.sidecar_state.IndexView",
+}
+
+
+@pytest.mark.parametrize("command", ["fact_query", "bm25_recall"])
+def test_a_query_defines_no_more_dataclasses_than_these(answering: Path, command: str):
+    argv = {"fact_query": ["fact", "query", "--agent", "a", "--subject", "acme", "--json"],
+            "bm25_recall": ["memory", "recall", "--agent", "a", "renewal terms", "--mode", "bm25",
+                            "--json"]}[command]  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", _MABOS + _DATACLASSES_REPORT + _MABOS_REPORT, *argv, "--workspace",
+                           str(answering)], capture_output=True, text=True, cwd=ROOT, check=True)  # fmt: skip
+    *_, report, outcome = done.stdout.splitlines()
+    assert json.loads(outcome)["exit"] == 0, done.stderr
+    expected = QUERY_DATACLASSES if command == "fact_query" else RECALL_DATACLASSES
+    assert set(json.loads(report)) <= expected  # fewer is fine: update the sets, which only shrink
