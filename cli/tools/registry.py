@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, get_type_hints
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -249,9 +249,9 @@ class ToolContext:
             self._opened = None
 
 
-@dataclass(frozen=True)
-class Tool(Generic[I, O]):
-    """One tool: its name, group, description for an LLM, input and output models, and handler."""
+class Tool(NamedTuple, Generic[I, O]):
+    """One tool: its name, group, description for an LLM, input and output models, and handler (a named tuple: a
+    frozen dataclass's generated methods cost every command about 4 M instructions to define; issue 33)."""
 
     name: str
     group: str

@@ -621,8 +621,9 @@ print(json.dumps(found))
 """
 #: The dataclasses of mabos that every fact query and bm25 recall defines. Defining one generates and compiles its
 #: methods in every process (about 2-7 M instructions each, a frozen one with many fields the most); value objects
-#: made at import, such as cli.option_fields.Cli and cli.options.Instead, are named tuples (about 1 M).
-QUERY_DATACLASSES = {"cli.tools.overrides.CommandContext", "cli.tools.registry.Tool", "cli.tools.registry.ToolContext",
+#: made at import, such as cli.option_fields.Cli, cli.options.Instead and cli.tools.registry.Tool, are named tuples
+#: (about 1 M).
+QUERY_DATACLASSES = {"cli.tools.overrides.CommandContext", "cli.tools.registry.ToolContext",
                      "kg.ports.store.StorePorts", "kg.store.sqlite.db.Migration"}  # fmt: skip
 RECALL_DATACLASSES = QUERY_DATACLASSES | {
     "kg.ports.memory.MemoryWriteResult",
