@@ -172,11 +172,18 @@ class Session:
                     self.ctx.call_on_close(lambda: _finish_write_through(writer))
         return self._workspace
 
-    def tools(self, progress: Callable[[PushReport], None] | None = None) -> CommandContext:
-        """A tool context on this command's workspace with its operator options (``--ontology-dir``, ``--typedb``
-        and ``progress``, called after each pushed batch). CLI commands run registry tools through it."""
+    def tools(
+        self,
+        progress: Callable[[PushReport], None] | None = None,
+        *,
+        counts: Callable[[int, int], None] | None = None,
+        tune_process: bool = False,
+    ) -> CommandContext:
+        """A tool context on this command's workspace with its operator options (``--ontology-dir``, ``--typedb``,
+        ``progress``, called after each pushed batch, ``counts`` with (done, total) by long tools, and
+        ``tune_process``: see :class:`CommandContext`). CLI commands run registry tools through it."""
         return CommandContext(workspace_obj=self.workspace(), ontology_dir=self.ontology_dir, typedb=self.typedb,
-                              progress=progress)  # fmt: skip
+                              progress=progress, counts=counts, tune_process=tune_process)  # fmt: skip
 
     def run(
         self,

@@ -6,7 +6,6 @@ commands load neither the importer nor the RDF documents' helpers.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import cast, get_args
 
@@ -64,7 +63,7 @@ def import_(out: Session, *, request: FactImportInput) -> None:
       mabos fact import --agent reader /data/lubm1/*.owl --json
     """
     with progress("importing") as update:  # this process is the CLI's own: the bulk path may tune it
-        context = replace(out.tools(), counts=update, tune_process=True)
+        context = out.tools(counts=update, tune_process=True)
         report = cast(ImportReport, run(context, "fact_import", request))
     text = render.done(
         f"Imported {report.triples} triples: {report.created} created, {report.updated} updated, "

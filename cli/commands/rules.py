@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -184,7 +183,7 @@ def infer() -> None:
 @mabos_options
 def forward(out: Session, *, request: ForwardInput) -> None:
     # this process is the CLI's own: the closure may pause its garbage collector (reasoning.rules.forward_chain)
-    report = cast(ForwardReport, run(replace(out.tools(), tune_process=True), "infer_forward", request))
+    report = cast(ForwardReport, run(out.tools(tune_process=True), "infer_forward", request))
     offset = request.offset
     rows = [
         (d.subject, d.predicate, d.object, round(d.confidence, 4), d.rule_name, d.uid or "") for d in report.derived

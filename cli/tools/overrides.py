@@ -12,7 +12,6 @@ any other context: the workspace's defaults).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,12 +19,12 @@ from cli.tools.registry import ToolContext, ToolInput
 from kg.errors import InputError
 
 if TYPE_CHECKING:
+    from kg.workspace import Workspace
     from sync.replay import PushReport
 
 
-@dataclass
 class CommandContext(ToolContext):
-    """A :class:`ToolContext` carrying a CLI command's operator options.
+    """A :class:`ToolContext` carrying a CLI command's operator options (a plain class, as :class:`ToolContext`).
 
     Args:
         ontology_dir: the ontology folder to use instead of ``<workspace>/ontologies``.
@@ -35,11 +34,16 @@ class CommandContext(ToolContext):
         tune_process: whether a bulk tool may change process-wide settings while it runs (``mabos fact import``).
     """
 
-    ontology_dir: Path | None = None
-    typedb: str | None = None
-    progress: Callable[[PushReport], None] | None = None
-    counts: Callable[[int, int], None] | None = None
-    tune_process: bool = False
+    def __init__(self, path: Path | str | None = None, agent: str | None = None, workspace_obj: Workspace | None = None,
+                 operator: bool = True, *, ontology_dir: Path | None = None, typedb: str | None = None,
+                 progress: Callable[[PushReport], None] | None = None, counts: Callable[[int, int], None] | None = None,
+                 tune_process: bool = False) -> None:  # fmt: skip
+        super().__init__(path, agent, workspace_obj, operator)
+        self.ontology_dir = ontology_dir
+        self.typedb = typedb
+        self.progress = progress
+        self.counts = counts
+        self.tune_process = tune_process
 
 
 def ontology_dir(ctx: ToolContext) -> Path | None:

@@ -10,8 +10,8 @@ of its choosing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field
 
@@ -22,11 +22,12 @@ from reasoning.owl_requests import MAX_LISTED, OwlRlReport, OwlRlRequest
 GROUP = "rules"  # with infer_forward and the other inference tools
 
 
-@dataclass
 class OwlCommandContext(CommandContext):
     """A CLI command's context with extra ontology files for ``reason_owl_rl`` (``mabos reason owl-rl --ontology``)."""
 
-    extra_ontology: list[Path] = field(default_factory=list)
+    def __init__(self, *, extra_ontology: list[Path] | None = None, **context: Any) -> None:  # CommandContext's
+        super().__init__(**context)
+        self.extra_ontology: list[Path] = extra_ontology if extra_ontology is not None else []
 
 
 class OwlRlInput(OwlRlRequest, ToolInput):

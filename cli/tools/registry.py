@@ -28,7 +28,6 @@ import re
 import typing
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar, get_type_hints
@@ -185,7 +184,6 @@ def _lone_surrogate() -> re.Pattern[str]:
     return re.compile("[\ud800-\udfff]")
 
 
-@dataclass
 class ToolContext:
     """Where tools run: the workspace (opened on first use, closed by :meth:`close`) and the bound agent.
 
@@ -196,23 +194,27 @@ class ToolContext:
         operator: whether the caller is the workspace's operator (the CLI, Python code), who may act as no agent
             and see every scope in the operator tools; an MCP server's callers are not (``False``): they always
             act as an agent.
+
+    A plain class, not a dataclass (as :class:`cli.tools.overrides.CommandContext`): every command defines both, and
+    their generated methods cost a cold command about 5 M instructions (issue 33).
     """
 
-    path: Path | None = None
-    agent: str | None = None
-    workspace_obj: Workspace | None = None
-    operator: bool = True
-    _opened: Workspace | None = field(default=None, repr=False)
-
-    def __post_init__(self) -> None:
+    def __init__(self, path: Path | str | None = None, agent: str | None = None, workspace_obj: Workspace | None = None,
+                 operator: bool = True) -> None:  # fmt: skip
         # Python callers pass anything: refuse what is not an agent id or a path here, as an InputError naming the
         # argument, rather than as a TypeError from deep inside the scope checks or pathlib.
-        if self.agent is not None and not isinstance(self.agent, str):
-            raise InputError("agent", f"must be an agent id (a string), got {type(self.agent).__name__}")
-        if self.path is not None and not isinstance(self.path, str | Path):
-            raise InputError("workspace", f"must be a path (a string), got {type(self.path).__name__}")
-        if self.path is not None:
-            self.path = Path(self.path)
+        if agent is not None and not isinstance(agent, str):
+            raise InputError("agent", f"must be an agent id (a string), got {type(agent).__name__}")
+        if path is not None and not isinstance(path, str | Path):
+            raise InputError("workspace", f"must be a path (a string), got {type(path).__name__}")
+        self.path: Path | None = Path(path) if path is not None else None
+        self.agent = agent
+        self.workspace_obj = workspace_obj
+        self.operator = operator
+        self._opened: Workspace | None = None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(path={self.path!r}, agent={self.agent!r}, operator={self.operator!r})"
 
     def workspace(self) -> Workspace:
         """The open workspace."""
@@ -353,7 +355,7 @@ def _plain(arguments: Mapping[str, Any] | BaseModel) -> Mapping[str, Any]:
 @contextmanager
 def context(path: Path | str | None = None, *, agent: str | None = None) -> Iterator[ToolContext]:
     """A tool context on the workspace at ``path``, closed afterwards."""
-    ctx = ToolContext(path=path, agent=agent)  # type: ignore[arg-type]  # checked (and made a Path) on creation
+    ctx = ToolContext(path=path, agent=agent)  # checked (and made a Path) on creation
     try:
         yield ctx
     finally:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -129,7 +128,7 @@ def test_rule_create_from_a_file_runs_through_the_registry(ready: Mabos, tmp_pat
         seen.append(args.model_dump())
         return original.handler(ctx, args)
 
-    monkeypatch.setitem(REGISTRY, "rule_import", dataclasses.replace(original, handler=spy))
+    monkeypatch.setitem(REGISTRY, "rule_import", original._replace(handler=spy))
     rules = tmp_path / "rules.json"
     rule = {"name": "taxable", "conditions": [{"subject": "?x", "predicate": "p", "object": "o"}],
             "conclusion": {"subject": "?x", "predicate": "q", "object": "r"}}  # fmt: skip

@@ -114,5 +114,5 @@ def test_a_bm25_recall_defines_its_value_records_without_dataclass_code(workspac
     found = json.loads(done.stdout.splitlines()[-1])
     assert found["exit"] == 0, done.stderr
     assert json.loads(found["printed"])["hits"][0]["item"]["content"] == "Renewal terms agreed with Acme"
-    assert "cli.tools.registry.ToolContext" in found["modules"]  # the count sees the recall's dataclasses
+    assert "kg.ports.store.StorePorts" in found["modules"]  # the count sees the recall's dataclasses
     assert sorted(NOT_DATACLASSES & set(found["modules"])) == []

@@ -622,9 +622,9 @@ print(json.dumps(found))
 #: The dataclasses of mabos that every fact query and bm25 recall defines. Defining one generates and compiles its
 #: methods in every process (about 2-7 M instructions each, a frozen one with many fields the most); value objects
 #: made at import, such as cli.option_fields.Cli, cli.options.Instead and cli.tools.registry.Tool, are named tuples
-#: (about 1 M).
-QUERY_DATACLASSES = {"cli.tools.overrides.CommandContext", "cli.tools.registry.ToolContext",
-                     "kg.ports.store.StorePorts", "kg.store.sqlite.db.Migration"}  # fmt: skip
+#: (about 1 M), and the tool contexts (cli.tools.registry.ToolContext, cli.tools.overrides.CommandContext) plain
+#: classes.
+QUERY_DATACLASSES = {"kg.ports.store.StorePorts", "kg.store.sqlite.db.Migration"}
 RECALL_DATACLASSES = QUERY_DATACLASSES | {
     "kg.ports.memory.MemoryWriteResult",
     "kg.ports.memory.StoreLimits",

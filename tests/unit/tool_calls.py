@@ -5,7 +5,6 @@ registry, with its validation and scope checks, rather than calling a service di
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import pytest
@@ -54,5 +53,5 @@ def spy_on(monkeypatch: pytest.MonkeyPatch, *names: str) -> list[str]:
             seen.append(original.name)
             return original.handler(ctx, args)
 
-        monkeypatch.setitem(tools.REGISTRY, name, dataclasses.replace(original, handler=spy))
+        monkeypatch.setitem(tools.REGISTRY, name, original._replace(handler=spy))
     return seen
