@@ -72,52 +72,51 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 #: xdist hands whole files to its two workers in collection order, each taking the next file when it is nearly done;
 #: started first, these leave the many short files to fill in at the end, so both workers finish within seconds of each
 #: other (a long file handed out last keeps one worker busy alone for as long). A file missing here only runs later; a
-#: name that no longer exists is ignored. The figures (2026-11-29, fifth pass): each file's test durations summed
-#: (setup, call and teardown) in the 10:36 full run, at load 7-10 (2,822 s of durations, about 5.8x an idle run's), so
-#: a file that waits on child processes or servers, and so suffers more from a busy machine, is started early. Every
-#: file of 20 s or more there (about 3.5 s idle) is here. Refresh when a file grows by several seconds
-#: (docs/decisions/2026-11-29-test-suite-time.md).
+#: name that no longer exists is ignored. The figures (2026-11-29, sixth pass): each file's test durations summed
+#: (setup, call and teardown) in the 13:31 full run, at load 6-7 (2,116 s of durations, about 4x an idle run's; the two
+#: workers ended 5 s apart), so a file that waits on child processes or servers, and so suffers more from a busy
+#: machine, is started early. Every file of 17 s or more there (about 4 s idle) is here. Refresh when a file grows by
+#: several seconds (docs/decisions/2026-11-29-test-suite-time.md).
 SLOWEST_FILES: tuple[str, ...] = (
-    "tests/reliability/test_scope_isolation.py",  # 202 s
-    "tests/reliability/test_bad_input.py",  # 178 s
-    "tests/test_quality.py",  # 17 s; 16 s more when the code changed since mypy's cache was written (a fresh clone)
-    "tests/unit/test_recall_reads_files.py",  # 111 s
-    "tests/cli/test_commands.py",  # 83 s
-    "tests/unit/test_ui_idle_index.py",  # 68 s
-    "tests/unit/test_facts_bulk_fast.py",  # 67 s
-    "tests/unit/test_startup_imports.py",  # 64 s
-    "tests/docs/test_docs_cli.py",  # 60 s
-    "tests/ui/test_security.py",  # 57 s
+    "tests/reliability/test_scope_isolation.py",  # 150 s
+    "tests/cli/test_commands.py",  # 90 s
+    "tests/test_quality.py",  # 18 s; 16 s more when the code changed since mypy's cache was written (a fresh clone)
+    "tests/unit/test_recall_reads_files.py",  # 74 s
+    "tests/reliability/test_bad_input.py",  # 73 s
+    "tests/unit/test_startup_imports.py",  # 62 s
+    "tests/docs/test_docs_cli.py",  # 59 s
     "tests/unit/test_ontology_files.py",  # 54 s
-    "tests/integration/test_mcp_http.py",  # 51 s
-    "tests/docs/test_docs_readme.py",  # 50 s
-    "tests/reliability/test_concurrent_writers.py",  # 47 s
-    "tests/integration/test_mcp_stdio.py",  # 41 s
-    "tests/unit/test_error_tree.py",  # 40 s
-    "tests/unit/test_fact_import_rows.py",  # 40 s
-    "tests/unit/test_wordpiece.py",  # 38 s
-    "tests/unit/test_mcp_server.py",  # 36 s
-    "tests/reliability/test_crash_safety.py",  # 36 s
-    "tests/docs/test_docs_commands.py",  # 34 s
-    "tests/unit/test_fact_import_parsers.py",  # 33 s
-    "tests/ui/test_browser.py",  # 33 s
-    "tests/unit/test_embedding_runtime.py",  # 33 s
-    "tests/unit/test_recall_engine.py",  # 31 s
-    "tests/reliability/test_limits.py",  # 31 s
-    "tests/ui/test_browser_hostile.py",  # 31 s
-    "tests/unit/test_fact_import_paths.py",  # 29 s
-    "tests/unit/test_conversation_summarize.py",  # 28 s
-    "tests/unit/test_ontology_memo.py",  # 28 s
-    "tests/ui/test_serving.py",  # 27 s
-    "tests/unit/test_tools_ontology_admin.py",  # 27 s
-    "tests/unit/test_mcp_idle_index.py",  # 26 s
-    "tests/unit/test_reason_startup.py",  # 24 s
-    "tests/unit/test_tools_docs.py",  # 24 s
-    "tests/reliability/test_outbox_chaos.py",  # 22 s
-    "tests/unit/test_pydantic_plugins.py",  # 22 s
-    "tests/unit/test_nightly.py",  # 21 s
-    "tests/unit/test_extraction_llm.py",  # 21 s
-    "tests/ui/test_browser_index.py",  # 20 s
+    "tests/cli/test_demo.py",  # 51 s
+    "tests/unit/test_facts_bulk_fast.py",  # 48 s
+    "tests/docs/test_docs_readme.py",  # 43 s
+    "tests/integration/test_mcp_stdio.py",  # 39 s
+    "tests/unit/test_error_tree.py",  # 38 s
+    "tests/unit/test_ui_idle_index.py",  # 33 s
+    "tests/reliability/test_concurrent_writers.py",  # 31 s
+    "tests/unit/test_fact_import_paths.py",  # 30 s
+    "tests/integration/test_mcp_http.py",  # 29 s
+    "tests/reliability/test_crash_safety.py",  # 26 s
+    "tests/unit/test_ontology_memo.py",  # 26 s
+    "tests/docs/test_docs_commands.py",  # 26 s
+    "tests/unit/test_nightly.py",  # 23 s
+    "tests/ui/test_browser_index.py",  # 22 s
+    "tests/unit/test_reason_startup.py",  # 22 s
+    "tests/unit/test_fact_import_rows.py",  # 21 s
+    "tests/unit/test_fact_import_parsers.py",  # 21 s
+    "tests/unit/test_conversation_summarize.py",  # 21 s
+    "tests/unit/test_rules_properties.py",  # 21 s
+    "tests/ui/test_browser_hostile.py",  # 20 s
+    "tests/unit/test_tools_ontology_admin.py",  # 19 s
+    "tests/unit/test_mcp_idle_index.py",  # 19 s
+    "tests/unit/test_extraction_llm.py",  # 19 s
+    "tests/unit/test_pydantic_plugins.py",  # 19 s
+    "tests/reliability/test_limits.py",  # 19 s
+    "tests/unit/test_recall_vectors.py",  # 18 s
+    "tests/reliability/test_outbox_chaos.py",  # 18 s
+    "tests/ui/test_browser.py",  # 18 s
+    "tests/unit/test_memory_dedup.py",  # 17 s
+    "tests/unit/test_recall_engine.py",  # 17 s
+    "tests/unit/test_embedding_runtime.py",  # 17 s
 )
 
 
