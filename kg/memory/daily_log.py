@@ -122,7 +122,7 @@ def catch_up(workspace: Path, ports: LogPorts, *, settle_after: int = 1) -> Catc
     marks = ports.marks
     checked, appended, mark_before = 0, [], marks.get(MARK)
     position = mark_before
-    seen: dict[Path, tuple[int, set[str]]] = {}  # per daily log: its size when read, its uids
+    seen: dict[Path, tuple[int, str]] = {}  # per daily log: its size when read, its text
     while batch := marks.memory_after(position, CHUNK):
         position = batch[-1][0]
         by_agent: dict[str, list[tuple[str, date]]] = defaultdict(list)
@@ -184,9 +184,9 @@ def settle_with_next_write(ports: SettlePorts, report: CatchUp) -> bool:
 
 
 def _complete(workspace: Path, ports: LogPorts, agent_id: str, entries: Sequence[tuple[str, date]],
-              seen: dict[Path, tuple[int, set[str]]]) -> list[str]:  # fmt: skip
-    """Append the entries of ``entries`` (uid, day) that their logs lack. ``seen`` caches each log's uids with the
-    size they were read at; a log that grew since (another writer appended) is read again.
+              seen: dict[Path, tuple[int, str]]) -> list[str]:  # fmt: skip
+    """Append the entries of ``entries`` (uid, day) that their logs lack. ``seen`` caches each log's text with the
+    size it was read at; a log that grew since (another writer appended) is read again.
 
     The logs are read first without the lock: an entry found there stays there (entries are only appended), so
     when none is missing, as at almost every open, no lock is taken. A missing one is checked again under the
@@ -206,13 +206,18 @@ def _complete(workspace: Path, ports: LogPorts, agent_id: str, entries: Sequence
 
 
 def _missing(workspace: Path, agent_id: str, entries: Sequence[tuple[str, date]],
-             seen: dict[Path, tuple[int, set[str]]]) -> list[str]:  # fmt: skip
+             seen: dict[Path, tuple[int, str]]) -> list[str]:  # fmt: skip
     """The uids of ``entries`` that their daily logs lack (``seen``: see :func:`_complete`)."""
-    from kg.memory.files import daily_log_path, logged_uids  # noqa: PLC0415
+    from kg.memory.files import daily_log_path, logged_among, read_log  # noqa: PLC0415
 
-    paths = {day: daily_log_path(workspace, agent_id, day) for day in {day for _, day in entries}}
-    for path in paths.values():
+    by_day: dict[date, list[str]] = defaultdict(list)
+    for uid, day in entries:
+        by_day[day].append(uid)
+    logged: set[str] = set()
+    for day, uids in by_day.items():
+        path = daily_log_path(workspace, agent_id, day)
         size = path.stat().st_size if path.exists() else 0
         if path not in seen or seen[path][0] != size:
-            seen[path] = (size, logged_uids(path))
-    return [uid for uid, day in entries if uid not in seen[paths[day]][1]]
+            seen[path] = (size, read_log(path))
+        logged |= logged_among(seen[path][1], uids)
+    return [uid for uid, _ in entries if uid not in logged]

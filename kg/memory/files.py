@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from datetime import date, datetime
 from pathlib import Path
@@ -144,15 +144,43 @@ def _fsync_directory(directory: Path) -> None:
         os.close(fd)
 
 
-def logged_uids(path: Path) -> set[str]:
-    """The uids of the entry headers in a daily log (empty when there is no file)."""
+def read_log(path: Path) -> str:
+    """A daily log's text with its line breaks made ``\n`` (empty when there is no file)."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError:
-        return set()
-    return {
-        match["uid"] for match in _pattern("DAILY_ENTRY_RE").finditer(text.replace("\r\n", "\n").replace("\r", "\n"))
-    }
+        return ""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def logged_uids(path: Path) -> set[str]:
+    """The uids of the entry headers in a daily log (empty when there is no file)."""
+    return {match["uid"] for match in _pattern("DAILY_ENTRY_RE").finditer(read_log(path))}
+
+
+#: Up to this many uids, :func:`logged_among` looks for each one's header from the end of the log instead of
+#: reading every header.
+FEW_UIDS = 64
+
+
+def logged_among(text: str, uids: Collection[str]) -> set[str]:
+    """The uids among ``uids`` that have an entry header in ``text`` (:func:`read_log`): the same answer as
+    ``set(uids) & logged_uids(path)``. For a few uids each one's header is searched for from the end of the log (the
+    entries a catch-up checks are the newest), so a long log is not parsed whole for them (issue 33)."""
+    if len(uids) > FEW_UIDS:
+        return set(uids) & {match["uid"] for match in _pattern("DAILY_ENTRY_RE").finditer(text)}
+    header = _pattern("DAILY_ENTRY_RE")
+    found: set[str] = set()
+    for uid in uids:
+        needle, end = f" {uid} (importance ", len(text)
+        while (at := text.rfind(needle, 0, end)) >= 0:  # a header holds its uid once, as " <uid> (importance "
+            start, stop = text.rfind("\n", 0, at) + 1, text.find("\n", at)
+            match = header.fullmatch(text, start, len(text) if stop < 0 else stop)  # that whole line a header?
+            if match is not None and match["uid"] == uid:
+                found.add(uid)
+                break
+            end = at
+    return found
 
 
 def daily_log_entry(*, when: datetime, uid: str, type_: str, importance: float, store: str,
@@ -242,6 +270,8 @@ __all__ = [
     "directory_lock",
     "entry_content",
     "log_form",
+    "logged_among",
     "logged_uids",
     "memory_dir",
+    "read_log",
 ]

@@ -99,6 +99,27 @@ def test_any_content_round_trips_as_exactly_one_entry(content: str, tags: list[s
     assert entries[1].text == files.log_form(second)
 
 
+UIDS = [f"M-{n:026d}" for n in range(4)]
+#: Content that names a uid as a header would: in a line of its own, inside a line, after a line break of each kind.
+NAMING = st.sampled_from([f"## 09:00 note {UIDS[3]} (importance 0.50, store working)",
+                          f"see {UIDS[3]} (importance 0.50, store working)",
+                          f"x\r## 09:00 note {UIDS[2]} (importance 1)", f"{UIDS[3]} (importance "])  # fmt: skip
+
+
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(contents=st.lists(st.one_of(CONTENT, NAMING), min_size=2, max_size=2), many=st.booleans())
+def test_the_uids_found_from_the_end_are_the_uids_of_the_headers(contents: list[str], many: bool) -> None:
+    """logged_among (a few uids searched for from the end) answers as parsing every header does, whatever the content
+    says; with many uids it parses every header."""
+    text = files.daily_log_header(DAY) + "".join(
+        files.daily_log_entry(when=WHEN, uid=uid, type_="note", importance=0.5, store="working", tags=[],
+                              content=content) for uid, content in zip(UIDS[:2], contents, strict=True))  # fmt: skip
+    asked = UIDS + [f"M-{n:026d}" for n in range(10, 10 + (files.FEW_UIDS if many else 0))]
+    headers = {m["uid"] for m in files.DAILY_ENTRY_RE.finditer(text.replace("\r\n", "\n").replace("\r", "\n"))}
+    assert files.logged_among(text.replace("\r\n", "\n").replace("\r", "\n"), asked) == headers & set(asked)
+    assert headers == set(UIDS[:2])  # the content named UIDS[2] and UIDS[3] only as content
+
+
 def test_the_log_form_only_normalises_line_breaks_and_outer_blank_space() -> None:
     assert files.log_form("  a\r\nb\rc  \n\n") == "a\nb\nc"
     assert files.log_form("x\n\n  indented\n> quoted") == "x\n\n  indented\n> quoted"
