@@ -114,10 +114,67 @@ def answering(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def test_a_fact_query_as_json_imports_only_what_it_answers_with(answering: Path):
-    found, printed = _mabos(
-        "fact", "query", "--agent", "a", "--subject", "acme", "--json", "--workspace", str(answering)
-    )
+#: After the command, each report runs in a child forked from the process: it sees the state the command left, as a
+#: process of its own running the command and that report would, and the command (the costly part) runs once for all.
+_FORKED_REPORTS = """
+import os, traceback
+for TAG, CODE in REPORTS:
+    sys.stdout.flush()
+    if (PID := os.fork()) == 0:
+        try:
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                exec(CODE, {"__name__": "__main__"})
+            print(json.dumps([TAG, out.getvalue().splitlines()[-1]]), flush=True)
+            os._exit(0)
+        except BaseException:
+            traceback.print_exc()
+            sys.stderr.flush()
+            os._exit(1)
+    assert os.waitpid(PID, 0)[1] == 0, TAG
+"""
+#: The queries several checks read, each as ``mabos`` runs it (``--workspace`` added).
+QUERIES = {
+    "fact_query": ["fact", "query", "--agent", "a", "--subject", "acme", "--json"],
+    "bm25_recall": ["memory", "recall", "--agent", "a", "renewal terms", "--mode", "bm25", "--json"],
+}
+_CJK_REPORT = "import kg.text.words as w\nprint([n for n in w._LAZY_PATTERNS if n in vars(w)])\n"
+
+
+class Answered:
+    """One run of a query: what it printed, and the last line each report printed after it."""
+
+    def __init__(self, argv: list[str], reports: dict[str, str]) -> None:
+        code = _MABOS + "import json\nREPORTS = " + repr(list(reports.items())) + _FORKED_REPORTS + _MABOS_REPORT
+        done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=ROOT,
+                              check=False)  # fmt: skip
+        assert done.returncode == 0, done.stderr  # a report that raised: its traceback
+        *lines, outcome = done.stdout.splitlines()
+        result = json.loads(outcome)
+        assert result["exit"] == 0, done.stderr
+        self.printed = str(result["printed"])
+        self.reports: dict[str, str] = dict(json.loads(line) for line in lines[-len(reports) :])
+        assert list(self.reports) == list(reports), done.stderr
+
+
+@pytest.fixture(scope="module")
+def asked(answering: Path) -> Any:
+    """``asked(query)``: the query of :data:`QUERIES` run once per module with every report these checks read."""
+    runs: dict[str, Answered] = {}
+
+    def ask(query: str) -> Answered:
+        if query not in runs:
+            reports = {"imports": _REPORT, "defaults": _DEFAULTS_REPORT, "dataclasses": _DATACLASSES_REPORT}
+            if query == "bm25_recall":
+                reports |= {"cjk": _CJK_REPORT, "recall": _RECALL_REPORT}
+            runs[query] = Answered([*QUERIES[query], "--workspace", str(answering)], reports)
+        return runs[query]
+
+    return ask
+
+
+def test_a_fact_query_as_json_imports_only_what_it_answers_with(asked: Any):
+    answered = asked("fact_query")
+    found, printed = json.loads(answered.reports["imports"]), answered.printed
     assert [(f["subject"], f["predicate"], f["object"]) for f in json.loads(printed)] == [("acme", "hasRevenue", "5")]
     assert _third_party(found) & JSON_HEAVY == set()
     tool_modules = [m for m in found["ours"] if m.startswith("cli.tools.") and m not in {
@@ -138,9 +195,9 @@ def test_a_fact_query_as_json_imports_only_what_it_answers_with(answering: Path)
     assert [m for m in found["ours"] if m.startswith(typedb)] == []
 
 
-def test_a_bm25_recall_as_json_imports_no_vectors_rdf_web_or_rich(answering: Path):
-    argv = ["memory", "recall", "--agent", "a", "renewal terms", "--mode", "bm25", "--json"]
-    found, printed = _mabos(*argv, "--workspace", str(answering))
+def test_a_bm25_recall_as_json_imports_no_vectors_rdf_web_or_rich(asked: Any):
+    answered = asked("bm25_recall")
+    found, printed = json.loads(answered.reports["imports"]), answered.printed
     result = json.loads(printed)
     assert result["mode"] == "bm25"
     assert [hit["item"]["content"] for hit in result["hits"]] == ["Renewal terms agreed with Acme"]
@@ -149,15 +206,10 @@ def test_a_bm25_recall_as_json_imports_no_vectors_rdf_web_or_rich(answering: Pat
     assert "filelock" not in found["third_party"]  # the vector index's write lock: a read takes none
 
 
-def test_an_english_bm25_recall_compiles_no_cjk_pattern(answering: Path):
+def test_an_english_bm25_recall_compiles_no_cjk_pattern(asked: Any):
     """The CJK patterns take ~10 ms each to compile (kg.text.words makes them on first use): English text never
     needs them, neither in the query's terms nor in the modules a recall imports."""
-    argv = ["memory", "recall", "--agent", "a", "renewal terms", "--mode", "bm25", "--json", "--workspace",
-            str(answering)]  # fmt: skip
-    report = "import kg.text.words as w\nprint([n for n in w._LAZY_PATTERNS if n in vars(w)])\n"
-    done = subprocess.run([sys.executable, "-c", _MABOS + report, *argv], capture_output=True, text=True, cwd=ROOT,
-                          check=True)  # fmt: skip
-    assert done.stdout.splitlines()[-1] == "[]"
+    assert asked("bm25_recall").reports["cjk"] == "[]"
 
 
 #: What a recall of memory items by BM25 leaves unloaded (issue 33, third pass): the Markdown index and the file
@@ -181,20 +233,14 @@ print(json.dumps({"modules": sorted(sys.modules),
 """
 
 
-def test_a_bm25_recall_loads_neither_the_files_search_nor_the_vector_index_nor_other_features(answering: Path):
+def test_a_bm25_recall_loads_neither_the_files_search_nor_the_vector_index_nor_other_features(asked: Any):
     """A recall by BM25 imports what its answer is made with: not what the Markdown files' search, the vector
     search, the memory's upkeep tools (consolidation, checkpoints, the hierarchy), the conversation or the fact
     features are made with, and builds no validator for its hits or the default decay (constructed from valid
     values: tests/unit/test_recall_reads.py)."""
-    argv = ["memory", "recall", "--agent", "a", "renewal terms", "--mode", "bm25", "--json", "--workspace",
-            str(answering)]  # fmt: skip
-    done = subprocess.run([sys.executable, "-c", _MABOS + _RECALL_REPORT + _MABOS_REPORT, *argv], capture_output=True,
-                          text=True, cwd=ROOT, check=True)  # fmt: skip
-    *_, report, outcome = done.stdout.splitlines()
-    answered = json.loads(outcome)
-    assert answered["exit"] == 0, done.stderr
-    assert [h["item"]["content"] for h in json.loads(answered["printed"])["hits"]] == ["Renewal terms agreed with Acme"]
-    found = json.loads(report)
+    answered = asked("bm25_recall")
+    assert [h["item"]["content"] for h in json.loads(answered.printed)["hits"]] == ["Renewal terms agreed with Acme"]
+    found = json.loads(answered.reports["recall"])
     assert sorted(NOT_FOR_A_BM25_RECALL & set(found["modules"])) == []
     assert found["built"] == []
 
@@ -493,8 +539,11 @@ def test_an_address_is_given_where_the_typedb_settings_find_one(override: str | 
 
 def _builtin_list_factories(path: Path) -> list[str]:
     """``Field(..., default_factory=list)`` calls in one module, as ``path:line``."""
-    found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    found: list[str] = []
+    text = path.read_text(encoding="utf-8")
+    if "default_factory" not in text:  # a keyword argument's name is one token: no call here can pass it
+        return found
+    for node in ast.walk(ast.parse(text)):
         if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "Field":
             found += [
                 f"{path.relative_to(ROOT)}:{kw.value.lineno}"
@@ -550,19 +599,12 @@ print(json.dumps({"modules": sorted(sys.modules), "built": FusionSettings.__pyda
 
 
 @pytest.mark.parametrize("command", ["fact_query", "bm25_recall"])
-def test_a_fact_query_loads_one_fact_tool_and_a_recall_builds_no_fusion_settings(answering: Path, command: str):
+def test_a_fact_query_loads_one_fact_tool_and_a_recall_builds_no_fusion_settings(asked: Any, command: str):
     """A fact query imports the query's tool and command only; a bm25 recall with the default weights builds no
     validator for the fusion settings (their defaults are constructed: tests/unit/test_default_settings.py)."""
-    argv = {"fact_query": ["fact", "query", "--agent", "a", "--subject", "acme", "--json"],
-            "bm25_recall": ["memory", "recall", "--agent", "a", "renewal terms", "--mode", "bm25",
-                            "--json"]}[command]  # fmt: skip
-    done = subprocess.run([sys.executable, "-c", _MABOS + _DEFAULTS_REPORT + _MABOS_REPORT, *argv, "--workspace",
-                           str(answering)], capture_output=True, text=True, cwd=ROOT, check=True)  # fmt: skip
-    *_, report, outcome = done.stdout.splitlines()
-    answered = json.loads(outcome)
-    assert answered["exit"] == 0, done.stderr
-    assert json.loads(answered["printed"])  # it answered: the fact, or the recall's hits
-    found = json.loads(report)
+    answered = asked(command)
+    assert json.loads(answered.printed)  # it answered: the fact, or the recall's hits
+    found = json.loads(answered.reports["defaults"])
     assert sorted(NOT_FOR_A_FACT_QUERY & set(found["modules"])) == []
     assert found["built"] is False
 
@@ -634,13 +676,7 @@ RECALL_DATACLASSES = QUERY_DATACLASSES | {
 
 
 @pytest.mark.parametrize("command", ["fact_query", "bm25_recall"])
-def test_a_query_defines_no_more_dataclasses_than_these(answering: Path, command: str):
-    argv = {"fact_query": ["fact", "query", "--agent", "a", "--subject", "acme", "--json"],
-            "bm25_recall": ["memory", "recall", "--agent", "a", "renewal terms", "--mode", "bm25",
-                            "--json"]}[command]  # fmt: skip
-    done = subprocess.run([sys.executable, "-c", _MABOS + _DATACLASSES_REPORT + _MABOS_REPORT, *argv, "--workspace",
-                           str(answering)], capture_output=True, text=True, cwd=ROOT, check=True)  # fmt: skip
-    *_, report, outcome = done.stdout.splitlines()
-    assert json.loads(outcome)["exit"] == 0, done.stderr
+def test_a_query_defines_no_more_dataclasses_than_these(asked: Any, command: str):
     expected = QUERY_DATACLASSES if command == "fact_query" else RECALL_DATACLASSES
-    assert set(json.loads(report)) <= expected  # fewer is fine: update the sets, which only shrink
+    # fewer is fine: update the sets, which only shrink
+    assert set(json.loads(asked(command).reports["dataclasses"])) <= expected
