@@ -166,13 +166,61 @@ class Database:
             # load took ~20% less CPU and wall time than with 4 KiB (docs/decisions/2026-11-26-facts-bulk-schema.md).
             # Set before WAL: a WAL database cannot change its page size.
             self.conn.execute("PRAGMA page_size = 16384")
-            mode = self.conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            if str(mode).lower() != "wal":
+            mode = self._retry(self._to_wal)
+            if mode.lower() != "wal":
                 raise BackendUnavailableError(f"store: could not switch {self.path} to WAL (got {mode})")
         # FULL: a commit is on disk before the caller hears "ok" (survives power loss, not only kill -9).
         self.conn.execute("PRAGMA synchronous = FULL")
         self.conn.execute("PRAGMA temp_store = MEMORY")
         self.conn.execute("PRAGMA cache_size = -65536")
+
+    def _to_wal(self) -> str:
+        """``PRAGMA journal_mode = WAL``; the mode it leaves. While another process bulk-loads the store with a
+        rollback journal (:meth:`rollback_journal`) SQLite answers busy at once instead of waiting (the switch would
+        promote a read lock): then wait for that writer as a write does (``BEGIN IMMEDIATE`` waits up to the busy
+        timeout) and switch after it (:meth:`_retry` repeats both)."""
+        try:
+            return str(self.conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+        except sqlite3.OperationalError as exc:
+            if not _is_busy(exc):
+                raise
+        self.conn.execute("BEGIN IMMEDIATE")
+        self.conn.execute("ROLLBACK")
+        return str(self.conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+
+    @contextmanager
+    def rollback_journal(self) -> Iterator[bool]:
+        """Run the block with a rollback journal instead of the WAL when no other connection has the store open
+        (yields True; the store is switched back to WAL after the block, also after an error), else unchanged
+        (another connection open, a transaction open, an in-memory store: yields False).
+
+        For a bulk load into a small store (docs/facts-bulk.md): the WAL gets every page once and the checkpoint
+        copies it into the database file, then the close unlinks the WAL; a rollback journal keeps only the pages
+        that existed before, and the new ones are written once. Another process opening the store meanwhile waits
+        for the writer (:meth:`_to_wal`) and then sees all of the load or, after a rollback, none of it; after a
+        kill the journal is hot and the next open rolls it back before switching to WAL."""
+        with self._lock:
+            switched = False
+            if self.path is not None and not self._depth and not self.conn.in_transaction:
+                try:
+                    switched = str(self.conn.execute("PRAGMA journal_mode = DELETE").fetchone()[0]).lower() == "delete"
+                except sqlite3.OperationalError as exc:  # another connection holds the WAL open: it stays
+                    if not _is_busy(exc):
+                        raise
+            try:
+                yield switched
+            finally:
+                if switched:
+                    self._back_to_wal()
+
+    def _back_to_wal(self) -> None:
+        try:
+            mode = self._retry(self._to_wal)
+        except (MabosError, sqlite3.Error) as exc:  # never hide the block's own error; the next open switches it
+            logger().warning("store: %s not switched back to WAL after a bulk load: %s", self.path, exc)
+            return
+        if mode.lower() != "wal":  # pragma: no cover - SQLite switches a file database it holds alone
+            logger().warning("store: %s left in %s mode after a bulk load", self.path, mode)
 
     # ---------------------------------------------------------------- migrations
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +37,8 @@ from kg.store.sqlite.facts_sql import (
     pattern_clause,
     register_json_real,
 )
+
+LAST_SEQ = "SELECT COALESCE(MAX(seq), 0) FROM facts"
 
 # Re-exported: the memory adapter builds its payloads with the same exact-double writer.
 __all__ = ["SqliteFactStore", "exact_doubles", "json_real", "pattern_clause", "register_json_real"]
@@ -112,8 +114,11 @@ class SqliteFactStore:
         when B-tree pages split are still stored elsewhere); and a store holding at most
         :data:`DEFER_INDEX_MAX_ROWS` facts gets its :data:`DEFERRED_INDEXES` built once from the rows at the end
         (same SQL, same transaction; a rollback brings the old ones back, and readers keep their snapshot): a
-        sorted build instead of an insert per row into each. See docs/facts-bulk.md."""
-        with self.db.write() as conn:
+        sorted build instead of an insert per row into each. Into such a store it also writes with a rollback
+        journal rather than the WAL when it has the store to itself (:meth:`Database.rollback_journal`: the pages
+        written once, not twice, and no WAL to remove). See docs/facts-bulk.md."""
+        small = self.db.read(LAST_SEQ)[0][0] <= DEFER_INDEX_MAX_ROWS
+        with self.db.rollback_journal() if small else nullcontext(False), self.db.write() as conn:
             secure = int(conn.execute("PRAGMA secure_delete").fetchone()[0])
             conn.execute("PRAGMA secure_delete = 0")
             try:
@@ -127,7 +132,7 @@ class SqliteFactStore:
     @staticmethod
     def _defer_indexes(conn: sqlite3.Connection) -> list[str]:
         """Drop :data:`DEFERRED_INDEXES` when the store is small enough to rebuild them cheaply; their SQL."""
-        if conn.execute("SELECT COALESCE(MAX(seq), 0) FROM facts").fetchone()[0] > DEFER_INDEX_MAX_ROWS:
+        if conn.execute(LAST_SEQ).fetchone()[0] > DEFER_INDEX_MAX_ROWS:
             return []
         found = conn.execute(
             f"SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'facts' "
