@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 import re
 import warnings
+from collections import defaultdict
 from collections.abc import Iterator
 from functools import cache
-from itertools import combinations
 from pathlib import Path
 from typing import Any
 
@@ -177,6 +177,14 @@ def levenshtein_below(a: str, b: str, bound: int) -> bool:
     return previous[-1] < bound
 
 
+def _deletions(name: str, count: int) -> set[str]:
+    """``name`` and every string made from it by deleting up to ``count`` characters."""
+    found = {name}
+    for _ in range(count):
+        found |= {variant[:i] + variant[i + 1 :] for variant in found for i in range(len(variant))}
+    return found
+
+
 def near_duplicates(domain: str) -> Iterator[str]:
     """Pairs of names of two different nodes of one file at edit distance < 3 (label vs label or synonym)."""
     entries = [
@@ -184,7 +192,16 @@ def near_duplicates(domain: str) -> Iterator[str]:
         for node in nodes(domain)
         for position, name in enumerate(names(node))
     ]
-    for (id_a, a, label_a), (id_b, b, label_b) in combinations(entries, 2):
+    # Two names at edit distance 2 or less both become one same string when each loses at most 2 characters (a
+    # substitution is a deletion on both sides, an insertion one on the other): only the names that share such a
+    # string are compared, in the order of the file, as comparing every pair would give them.
+    holders: dict[str, set[int]] = defaultdict(set)
+    for index, (_, name, _) in enumerate(entries):
+        for variant in _deletions(name, 2):
+            holders[variant].add(index)
+    close = {(i, j) for group in holders.values() for i in group for j in group if i < j}
+    for i, j in sorted(close):
+        (id_a, a, label_a), (id_b, b, label_b) = entries[i], entries[j]
         if id_a != id_b and (label_a or label_b) and levenshtein_below(a, b, 3):
             yield f"{id_a} {a!r} ~ {id_b} {b!r}"
 
