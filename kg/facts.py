@@ -139,6 +139,7 @@ class FactService:
             triple_rows,
         )
         from kg.facts_results import BulkResult  # noqa: PLC0415
+        from kg.ports.facts import FactColumns  # noqa: PLC0415
 
         check_batch_size(batch_size)
         fast = agent_ok(agent_id) and plain_source(source)
@@ -149,6 +150,8 @@ class FactService:
 
         def screen(batch: Sequence[tuple[str, str, str, str]]) -> Screened:
             rows = triple_rows(agent_id, batch, own, source, checks) if fast else []
+            if type(rows) is FactColumns:  # every row accepted, as columns: no tuple per fact
+                return Screened(rows, self.store.facts.prepare(rows, asserted_by=agent_id))
             inputs: list[FactInput | FactRow | None] = list(rows)
             if fast and None not in inputs:
                 ready = cast("list[FactInput | FactRow]", inputs)

@@ -14,7 +14,7 @@ import sys
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from itertools import islice, repeat
+from itertools import islice
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kg.errors import InputError
@@ -22,7 +22,7 @@ from kg.ids import ID_PATTERN
 from kg.models import MAX_LIST, MAX_NAME, MAX_OBJECT, MAX_TERM, FactInput, ObjectKind
 from kg.models.base import AGENT_ID_RE, SCOPE_RE
 from kg.models.facts import infer_object_kind
-from kg.ports.facts import FactRow, PreparedFacts
+from kg.ports.facts import FactColumns, FactRow, PreparedFacts
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
@@ -32,7 +32,6 @@ _KINDS = {"entity": ObjectKind.ENTITY, "literal": ObjectKind.LITERAL}
 _ALWAYS_SET = frozenset({"agent_id", "object_kind", "scope"})  # the model's before-validator fills the last two
 _new = FactInput.__new__
 _row = FactRow._make
-_tuple_new = tuple.__new__
 #: ``bool(mark)`` -> the object kind of a triple (a non-empty mark makes a literal)
 _KIND_OF_MARK = (ObjectKind.ENTITY, ObjectKind.LITERAL)
 _set = object.__setattr__
@@ -132,7 +131,7 @@ class Screened(NamedTuple):
     """A batch as the screen left it: each item's accepted fact (None where the model must judge), and the
     store's prepared batch when every item was accepted."""
 
-    inputs: list[FactInput | FactRow | None]
+    inputs: Sequence[FactInput | FactRow | None]
     prepared: PreparedFacts | None
     items: Sequence[Any] | None = None  # the batch as the model path reads it, when not the batch itself
 
@@ -176,7 +175,7 @@ def triple_rows(
     scope: str,
     source: str,
     checks: TermChecks | None = None,
-) -> list[FactRow | None]:
+) -> Sequence[FactRow | None]:
     """The :class:`~kg.ports.facts.FactRow` of each ``(subject, predicate, object, mark)`` triple (an RDF import's
     :data:`kg.rdf.documents.Key`: a non-empty ``mark`` makes a literal object, ``""`` an entity), with
     confidence 1 and no validity, lineage or rule, for plain valid items; ``None`` for each one the model must
@@ -184,7 +183,9 @@ def triple_rows(
     the dict: ``agent_id`` must satisfy :func:`agent_ok` and ``scope`` and ``source`` be checked by the caller.
 
     A batch of plain strings is read column by column (``zip``, in C): each distinct term is checked once, and
-    ``checks`` remembers the valid ones for the caller's next batches.
+    ``checks`` remembers the valid ones for the caller's next batches. When every row is accepted, the rows are
+    those columns (:class:`~kg.ports.facts.FactColumns`: a store's ``prepare`` reads them without a tuple per
+    fact); otherwise a list, ``None`` where the model must judge.
     """
     columns = list(zip(*triples, strict=True)) if triples else []
     if len(columns) != 4 or not _plain(columns[:3]):  # not 4-tuples, or a value other than a str: row by row
@@ -203,10 +204,9 @@ def triple_rows(
             if s in terms and p in terms and o in objects_ok else None
             for s, p, o, kind in zip(subjects, predicates, objects, kinds, strict=True)
         ]  # fmt: skip
-    fresh_lists: Iterator[list[str]] = map(list, repeat(()))  # a fresh derived_from list per row, as fast_row gives
-    rows = zip(repeat(agent_id), subjects, predicates, objects, kinds, repeat(scope), repeat(1.0), repeat(source),
-               repeat(None), repeat(None), fresh_lists, repeat(None))  # fmt: skip
-    return list(map(_tuple_new, repeat(FactRow), rows))
+    return FactColumns(
+        agent_id, scope, source, subjects=subjects, predicates=predicates, objects=objects, kinds=list(kinds)
+    )
 
 
 def _plain(columns: Sequence[Sequence[Any]]) -> bool:

@@ -7,8 +7,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, overload
 
+from kg.errors import InputError
 from kg.models import (
     AssertOutcome,
     Fact,
@@ -40,6 +41,35 @@ class FactRow(NamedTuple):
     def to_input(self) -> FactInput:
         """The same fact as the model (validated again: for stores that need the model)."""
         return FactInput.model_validate(self._asdict())
+
+
+class FactColumns(Sequence[FactRow]):
+    """Facts of one agent, scope and source, with confidence 1 and no validity, lineage or rule, held as columns
+    (a screened batch of an RDF import: :func:`kg.facts_fast.triple_rows`). It reads as the sequence of their
+    :class:`FactRow` tuples, each made when asked for; a store's ``prepare`` may take the columns as they are
+    instead (no tuple per fact)."""
+
+    __slots__ = ("agent_id", "kinds", "objects", "predicates", "scope", "source", "subjects")
+
+    def __init__(self, agent_id: str, scope: str, source: str, *, subjects: Sequence[str], predicates: Sequence[str],
+                 objects: Sequence[str], kinds: Sequence[ObjectKind]) -> None:  # fmt: skip
+        if not len(subjects) == len(predicates) == len(objects) == len(kinds):
+            raise InputError("columns", "must hold one value per fact each")
+        self.agent_id, self.scope, self.source = agent_id, scope, source
+        self.subjects, self.predicates, self.objects, self.kinds = subjects, predicates, objects, kinds
+
+    def __len__(self) -> int:
+        return len(self.subjects)
+
+    @overload
+    def __getitem__(self, index: int) -> FactRow: ...
+    @overload
+    def __getitem__(self, index: slice) -> builtins.list[FactRow]: ...
+    def __getitem__(self, index: int | slice) -> FactRow | builtins.list[FactRow]:
+        if isinstance(index, slice):
+            return [self[n] for n in range(*index.indices(len(self)))]
+        return FactRow(self.agent_id, self.subjects[index], self.predicates[index], self.objects[index],
+                       self.kinds[index], self.scope, 1.0, self.source, None, None, [], None)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

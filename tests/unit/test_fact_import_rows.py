@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kg.errors import InputError
 from kg.facts_fast import TermChecks, fast_row, triple_rows
-from kg.ports.facts import FactRow
+from kg.models import AssertOutcome, AssertStatus, ObjectKind
+from kg.ports.facts import FactColumns, FactRow
+from kg.store.sqlite.facts_prepare import Prepared, prepare_rows
 
 AGENT, SCOPE, SOURCE = "a", "agent:a", "rdf-import"
 
@@ -43,7 +47,14 @@ def test_each_batch_gives_the_rows_fast_row_gives_with_the_checks_kept_across_ba
     checks = TermChecks()
     for batch in batches:
         rows = triple_rows(AGENT, batch, SCOPE, SOURCE, checks)
-        assert rows == _expected(batch)
+        expected = _expected(batch)
+        assert list(rows) == expected
+        assert len(rows) == len(expected)
+        if batch and None not in expected and all(type(value) is str for triple in batch for value in triple):
+            assert type(rows) is FactColumns  # every row accepted: the columns, no tuple per fact
+            assert rows[1:] == expected[1:] and rows[-1] == expected[-1]
+        else:
+            assert type(rows) is list
         for row, (s, p, o, _) in zip(rows, batch, strict=True):
             if row is not None:
                 assert type(row) is FactRow
@@ -84,3 +95,43 @@ def test_the_remembered_terms_start_again_past_the_character_limit() -> None:
     assert len(checks.objects) < len(long_ones)  # started again on the way
     rows = triple_rows(AGENT, [("s", "p", "o", "")], SCOPE, SOURCE, checks)
     assert rows[0] is not None
+
+
+def _seen(prepared: Prepared) -> tuple[Any, ...]:
+    """A prepared batch with each uid replaced by its fact's position (uids are fresh on each call)."""
+    rows = prepared.rows()
+    place = {row[0]: n for n, row in enumerate(rows)}
+    width = len(prepared.varying)
+    params = [value for _, values in prepared.chunks for value in values]
+    params[::width] = [place[uid] for uid in params[::width]]  # the uid is the first varying field
+    assert all(type(o) is AssertOutcome and o.status is AssertStatus.CREATED for o in prepared.created)
+    return ([row[1:] for row in rows], [type(value) for row in rows for value in row], prepared.varying,
+            prepared.constants, [size for size, _ in prepared.chunks], params, prepared.agents,
+            [place[o.uid] for o in prepared.created], prepared.lineage)  # fmt: skip
+
+
+_valid = st.sampled_from(["acme", "Acme Corp", "42", "ünï", "http://ex.org/a", "x" * 1_024])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(_valid, _valid, _valid, st.sampled_from(["", "@en", "http://x#int"])), min_size=1,
+                max_size=40), st.integers(1, 30), st.sampled_from([250_000, 999, 40]))  # fmt: skip
+def test_columns_prepare_the_batch_their_rows_prepare(triples: list[Any], repeat: int, limit: int) -> None:
+    """prepare_rows reads a FactColumns batch as columns: the rows, shared values, statements and outcomes its
+    FactRow tuples give (uids aside), across statement sizes and variable limits."""
+    batch = triples * repeat  # past one statement's rows
+    rows = triple_rows(AGENT, batch, SCOPE, SOURCE, TermChecks())
+    assert type(rows) is FactColumns
+    by_columns, by_rows = (prepare_rows(facts, max_variables=limit) for facts in (rows, list(rows)))
+    assert _seen(by_columns) == _seen(by_rows)
+    assert len(set(by_columns.columns[0])) == len(batch)
+
+
+def test_columns_of_different_lengths_are_refused() -> None:
+    with pytest.raises(InputError, match=r"^columns: must hold one value per fact each$"):
+        FactColumns(AGENT, SCOPE, SOURCE, subjects=("s",), predicates=("p",), objects=(), kinds=[ObjectKind.ENTITY])
+    rows = FactColumns(AGENT, SCOPE, SOURCE, subjects=("s", "t"), predicates=("p", "p"), objects=("o", "1"),
+                       kinds=[ObjectKind.ENTITY, ObjectKind.LITERAL])  # fmt: skip
+    assert rows[-1] == rows[1:][0] == FactRow(AGENT, "t", "p", "1", ObjectKind.LITERAL, SCOPE, 1.0, SOURCE, None,
+                                              None, [], None)  # fmt: skip
+    assert rows[0].derived_from is not rows[0].derived_from  # a fresh list each time, as fast_row gives

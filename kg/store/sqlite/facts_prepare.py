@@ -11,18 +11,17 @@ bound once per statement: a few ``sqlite3_step`` calls per batch, during which P
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import partial
 from itertools import repeat
 from typing import Any, NamedTuple
 
 from kg.errors import InputError
 from kg.ids import new_ids
 from kg.models import AssertOutcome, AssertStatus, FactInput, ObjectKind, format_ts
-from kg.ports.facts import FactRow
+from kg.ports.facts import FactColumns, FactRow
 from kg.store.sqlite.facts_sql import PREPARED_FIELDS, ROW_FIELDS
 
 _KIND_TEXT: dict[ObjectKind | None, str] = {kind: kind.value for kind in ObjectKind}
-_outcome = partial(tuple.__new__, AssertOutcome)  # (uid, status) -> AssertOutcome, in C
+_tuple_new = tuple.__new__  # (AssertOutcome, (uid, status)) -> AssertOutcome, in C
 
 #: Rows per multi-row statement. A statement costs SQLite about 0.7 million instructions besides its rows (the
 #: statement journal of an abortable multi-row write) and its preparation grows with its rows (about 8 ms for
@@ -57,7 +56,7 @@ def prepare_rows(facts: Sequence[FactInput | FactRow], *, max_variables: int) ->
     (the connection's limit)."""
     columns, parents = _columns(facts)
     uids, count = columns[0], len(facts)
-    outcomes = list(map(_outcome, zip(uids, repeat(AssertStatus.CREATED))))
+    outcomes = list(map(_tuple_new, repeat(AssertOutcome), zip(uids, repeat(AssertStatus.CREATED))))
     lineage = [(uid, parent, n) for uid, links in zip(uids, parents, strict=True) if links
                for n, parent in enumerate(links)] if any(parents) else []  # fmt: skip
     agents = set(columns[1])
@@ -118,9 +117,11 @@ _Columns = tuple[list[Sequence[Any]], Sequence[Sequence[str]]]
 def _columns(facts: Sequence[FactInput | FactRow]) -> _Columns:
     """The prepared rows of ``facts`` as columns (:data:`PREPARED_FIELDS` order), with fresh uids (one id
     reservation), and each fact's lineage (its ``derived_from``). A batch of plain :class:`FactRow` tuples (a bulk
-    load, an RDF import) is transposed in C, a column at a time; anything else (models) is read fact by fact. Both
-    give the same values."""
+    load) is transposed in C, a column at a time, and a :class:`FactColumns` batch (an RDF import) is columns
+    already; anything else (models) is read fact by fact. All give the same values."""
     count = len(facts)
+    if type(facts) is FactColumns:
+        return _fact_columns(facts)
     if set(map(type, facts)) != {FactRow}:
         return _model_columns(facts)
     agent, subject, predicate, obj, kind, scope, confidence, source, since, until, parents, rule = zip(
@@ -136,6 +137,18 @@ def _columns(facts: Sequence[FactInput | FactRow]) -> _Columns:
         new_ids("fact", count), agent, scope, subject, predicate, obj, list(map(_KIND_TEXT.__getitem__, kind)),
         confidence, source, _times(since), _times(until), rule, derived,
     ], parents  # fmt: skip
+
+
+def _fact_columns(facts: FactColumns) -> _Columns:
+    """:func:`_columns` of a batch held as columns: the same values as its FactRow tuples give (the shared values a
+    column each, which :func:`prepare_rows` finds constant), without a tuple per fact."""
+    count = len(facts)
+    nothing = (None,) * count
+    return [
+        new_ids("fact", count), (facts.agent_id,) * count, (facts.scope,) * count, facts.subjects, facts.predicates,
+        facts.objects, list(map(_KIND_TEXT.__getitem__, facts.kinds)), (1.0,) * count, (facts.source,) * count,
+        nothing, nothing, nothing, [0] * count,
+    ], ((),) * count  # fmt: skip
 
 
 def _times(column: tuple[Any, ...]) -> Sequence[str | None]:
