@@ -12,18 +12,20 @@ import hashlib
 import logging
 import os
 import shutil
-from collections.abc import Callable
-from datetime import timedelta
+from collections.abc import Callable, Iterator
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 import kg
+from kg.clock import FixedClock
 from kg.memory.materialize import materialize
 from kg.memory.requests import RecallRequest
 from kg.memory.service import RecallResult, recall_or_files
 from kg.recall.markdown_index import SIDECAR_DIR, MarkdownIndex
 from kg.workspace import DB_FILE, STATE_DIR, Workspace
+from tests.conftest import T0
 
 Tree = dict[str, tuple[str, int]]
 NOTES = [
@@ -60,15 +62,37 @@ def items_answer(result: RecallResult) -> list[tuple[str, float]]:
     return [(h.item.uid, h.score) for h in result.hits]
 
 
+@pytest.fixture(scope="module")
+def noted_template(tmp_path_factory: pytest.TempPathFactory, fresh_template: Path,
+                   copy_workspace: Callable[[Path, Path], None]) -> tuple[Path, datetime]:  # fmt: skip
+    """Agents a and b with a few items (their daily logs), the vector index built and a's materialized files: built
+    once per module, closed; and the time its clock ended at."""
+    path = tmp_path_factory.mktemp("noted") / "ws"
+    copy_workspace(fresh_template / "ws", path)
+    clock = FixedClock(T0)
+    with kg.init_workspace(path, clock=clock) as ws:
+        ws.agents.add("a")
+        ws.agents.add("b")
+        for agent, text, fields in NOTES:
+            ws.memory.store_item(agent, text, **fields)
+            ws.clock.advance(timedelta(hours=1))
+        assert ws.vectors is not None and ws.vectors.sync(save=True).usable
+        materialize(ws, "a")
+    return path, clock.now()
+
+
 @pytest.fixture
-def noted(ws: Workspace) -> Workspace:
-    """Agents a and b with a few items (their daily logs), the vector index built and a's materialized files."""
-    for agent, text, fields in NOTES:
-        ws.memory.store_item(agent, text, **fields)
-        ws.clock.advance(timedelta(hours=1))
+def noted(noted_template: tuple[Path, datetime], tmp_path: Path, clock: FixedClock,
+          copy_workspace: Callable[[Path, Path], None]) -> Iterator[Workspace]:  # fmt: skip
+    """A copy of :func:`noted_template` for the test, its clock where the template's ended. The copy has a store id of
+    its own, so the vector index is built again for it (from the copied embedding cache: the model is not run)."""
+    source, now = noted_template
+    copy_workspace(source, tmp_path / "ws")
+    clock.set(now)
+    ws = kg.init_workspace(tmp_path / "ws", clock=clock)
     assert ws.vectors is not None and ws.vectors.sync(save=True).usable
-    materialize(ws, "a")
-    return ws
+    yield ws
+    ws.close()
 
 
 def recall_all(ws: Workspace, source: str, mode: str) -> list[RecallResult]:
