@@ -3,7 +3,8 @@
 ``SqliteFactStore.bulk`` into a store of at most ``DEFER_INDEX_MAX_ROWS`` facts runs inside
 ``Database.rollback_journal``: ``PRAGMA journal_mode = DELETE`` when no other connection has the store open (SQLite
 refuses the switch otherwise, and the load stays in WAL mode as before), back to WAL after the load, after a failed
-one too. The new pages are written once instead of twice (WAL, then checkpoint) and there is no WAL to remove.
+one too. The new pages are written once instead of twice (WAL, then checkpoint) and there is no WAL to remove;
+``synchronous`` is EXTRA meanwhile (the commit, the journal's unlink, is synced with its directory), then FULL again.
 What must hold, with real processes where it is about other processes: another process opening the store during the
 load waits for it (SQLite answers its ``journal_mode = WAL`` busy at once, without the busy handler) and then sees
 all of it, or none after a rollback; a writer killed with SIGKILL mid-load leaves a hot journal that the next open
@@ -87,6 +88,10 @@ def _mode(conn: sqlite3.Connection) -> str:
     return str(conn.execute("PRAGMA journal_mode").fetchone()[0])
 
 
+def _synchronous(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA synchronous").fetchone()[0])
+
+
 def _header_versions(path: Path) -> tuple[int, int]:
     """The file format's write and read versions (bytes 18 and 19): 2 for WAL, 1 for a rollback journal."""
     head = path.read_bytes()[:20]
@@ -115,9 +120,11 @@ def test_a_load_into_a_small_store_alone_uses_a_rollback_journal_and_leaves_wal(
     with ws._store.facts.bulk():
         _write(ws, _facts(0, 300))
         assert _mode(db.conn) == "delete"
+        assert _synchronous(db.conn) == 3  # EXTRA: the commit's journal unlink is synced (its directory)
         assert not Path(f"{path}-wal").exists()  # checkpointed and removed by the switch
         assert Path(f"{path}-journal").exists()  # the pages the store had before the load
     assert _mode(db.conn) == "wal"
+    assert _synchronous(db.conn) == 2  # FULL again, as every other transaction
     assert _header_versions(path) == (2, 2)  # WAL on disk too: the next process opens it as WAL
     assert not Path(f"{path}-journal").exists()
     assert db.read("SELECT COUNT(*) FROM facts")[0][0] == 300
@@ -134,6 +141,7 @@ def test_a_failed_load_is_rolled_back_and_leaves_wal(ws: Workspace) -> None:
         assert _mode(db.conn) == "delete"
         raise RuntimeError("source failed")
     assert _mode(db.conn) == "wal"
+    assert _synchronous(db.conn) == 2
     assert _header_versions(path) == (2, 2)
     assert not Path(f"{path}-journal").exists()
     assert db.read("SELECT COUNT(*) FROM facts")[0][0] == 20
@@ -148,6 +156,7 @@ def test_another_connection_open_keeps_the_wal_and_its_snapshot(ws: Workspace) -
         with ws._store.facts.bulk():
             _write(ws, _facts(0, 300))
             assert _mode(db.conn) == "wal"  # SQLite refused the switch: the load goes on as before
+            assert _synchronous(db.conn) == 2
             assert other.read("SELECT COUNT(*) FROM facts")[0][0] == 0  # its snapshot, not a wait
         assert other.read("SELECT COUNT(*) FROM facts")[0][0] == 300
     finally:

@@ -198,7 +198,9 @@ class Database:
         copies it into the database file, then the close unlinks the WAL; a rollback journal keeps only the pages
         that existed before, and the new ones are written once. Another process opening the store meanwhile waits
         for the writer (:meth:`_to_wal`) and then sees all of the load or, after a rollback, none of it; after a
-        kill the journal is hot and the next open rolls it back before switching to WAL."""
+        kill the journal is hot and the next open rolls it back before switching to WAL. ``synchronous = EXTRA``
+        meanwhile: the commit is the journal's unlink, and only a sync of its directory keeps a power loss right
+        after the answer from bringing the journal back and rolling the load back."""
         with self._lock:
             switched = False
             if self.path is not None and not self._depth and not self.conn.in_transaction:
@@ -207,11 +209,16 @@ class Database:
                 except sqlite3.OperationalError as exc:  # another connection holds the WAL open: it stays
                     if not _is_busy(exc):
                         raise
+            if not switched:
+                yield False
+                return
+            synchronous = int(self.conn.execute("PRAGMA synchronous").fetchone()[0])
+            self.conn.execute("PRAGMA synchronous = EXTRA")
             try:
-                yield switched
+                yield True
             finally:
-                if switched:
-                    self._back_to_wal()
+                self.conn.execute(f"PRAGMA synchronous = {synchronous}")
+                self._back_to_wal()
 
     def _back_to_wal(self) -> None:
         try:
