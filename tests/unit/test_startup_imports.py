@@ -117,7 +117,8 @@ def answering(tmp_path_factory: pytest.TempPathFactory) -> Path:
 #: After the command, each report runs in a child forked from the process: it sees the state the command left, as a
 #: process of its own running the command and that report would, and the command (the costly part) runs once for all.
 _FORKED_REPORTS = """
-import os, traceback
+import os, threading, traceback
+assert threading.active_count() == 1, "a thread outlived the command: a forked report could inherit its locks"
 for TAG, CODE in REPORTS:
     sys.stdout.flush()
     if (PID := os.fork()) == 0:
