@@ -107,7 +107,8 @@ def _synchronous(conn: sqlite3.Connection) -> int:
 
 def _header_versions(path: Path) -> tuple[int, int]:
     """The file format's write and read versions (bytes 18 and 19): 2 for WAL, 1 for a rollback journal."""
-    head = path.read_bytes()[:20]
+    with path.open("rb") as file:
+        head = file.read(20)
     return head[18], head[19]
 
 
