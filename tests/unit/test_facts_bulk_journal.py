@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from kg.models import FactInput
+from kg.rdf.importer import RdfDocument, import_documents
 from kg.store.sqlite import SqliteGraphStore
 from kg.store.sqlite.db import Database
 from kg.workspace import DB_FILE, STATE_DIR, Workspace, open_workspace
@@ -71,6 +72,7 @@ except MabosError as exc:
 LOADER = """
 import sys, time
 from kg.models import FactInput
+from kg.rdf.importer import RdfDocument, import_documents
 from kg.workspace import open_workspace
 ws = open_workspace(sys.argv[1])
 store = ws._store.facts
@@ -190,6 +192,28 @@ def test_a_store_above_the_bound_keeps_the_wal(ws: Workspace, monkeypatch: pytes
         assert _mode(db.conn) == "wal"
         _write(ws, _facts(11, 50))
     assert db.read("SELECT COUNT(*) FROM facts")[0][0] == 61
+
+
+def _import_journal_pragmas(ws: Workspace, first: int, count: int) -> list[str]:
+    """Import ``count`` N-Triples through the product path (import_documents -> assert_triples -> bulk); the journal
+    mode statements it ran."""
+    nt = "".join(f"<http://e.org/s{i}> <http://e.org/p> <http://e.org/o{i}> .\n" for i in range(first, first + count))
+    seen: list[str] = []
+    conn = _db(ws).conn
+    conn.set_trace_callback(lambda sql: seen.append(sql) if "journal_mode" in sql else None)
+    try:
+        assert import_documents(ws, "a", [RdfDocument(name="x.nt", format="nt", content=nt)]).created == count
+    finally:
+        conn.set_trace_callback(None)
+    return seen
+
+
+def test_an_import_uses_the_journal_into_a_small_store_and_the_wal_into_a_larger_one(ws: Workspace) -> None:
+    assert _import_journal_pragmas(ws, 0, 2_500) == ["PRAGMA journal_mode = DELETE", "PRAGMA journal_mode = WAL"]
+    assert _import_journal_pragmas(ws, 2_500, 1) == ["PRAGMA journal_mode = DELETE", "PRAGMA journal_mode = WAL"]
+    assert _import_journal_pragmas(ws, 2_501, 10) == []  # 2,501 facts: above the bound, the WAL path as before
+    assert _mode(_db(ws).conn) == "wal"
+    assert _db(ws).read("SELECT COUNT(*) FROM facts")[0][0] == 2_511
 
 
 @pytest.mark.parametrize("fail", [False, True], ids=["committed", "rolled-back"])
