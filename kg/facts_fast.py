@@ -48,6 +48,21 @@ def _text(value: Any, limit: int) -> bool:
     )
 
 
+#: :func:`_all_text` joins at most this many characters (past it, the values are checked one by one).
+_JOIN_LIMIT = 4_000_000
+
+
+def _all_text(values: set[str], limit: int) -> bool:
+    """Whether :func:`_text` holds for every one of ``values`` (exact ``str`` each), each rule checked for all of
+    them at once in C; False says only that one of them may fail. Joined, the values encode as UTF-8 exactly when
+    each does (Python never pairs the surrogates of two strings), and hold a NUL exactly when one does."""
+    lengths = list(map(len, values))
+    if not lengths or min(lengths) == 0 or max(lengths) > limit or sum(lengths) > _JOIN_LIMIT:
+        return not lengths
+    joined = "".join(values)
+    return (joined.isascii() or _unicode_ok(joined)) and "\x00" not in joined and all(map(str.strip, values))
+
+
 def _unicode_ok(value: str) -> bool:
     """Whether pydantic can read ``value`` (a lone surrogate cannot be encoded as UTF-8)."""
     try:
@@ -155,6 +170,10 @@ class TermChecks:
         if known.issuperset(column):
             return True
         fresh = set(column).difference(known)
+        if _all_text(fresh, limit):  # the usual case, checked in C for the whole set
+            known.update(fresh)
+            self.chars += sum(map(len, fresh))
+            return True
         valid = [value for value in fresh if _text(value, limit)]
         known.update(valid)
         self.chars += sum(map(len, valid))
@@ -197,7 +216,8 @@ def triple_rows(
     every = checks.learn(subjects, terms, MAX_TERM)
     every = checks.learn(predicates, terms, MAX_TERM) and every
     every = checks.learn(objects, objects_ok, MAX_OBJECT) and every
-    kinds = map(_KIND_OF_MARK.__getitem__, map(bool, marks))
+    kind_of = {mark: _KIND_OF_MARK[bool(mark)] for mark in set(marks)}  # a few distinct marks (datatypes, languages)
+    kinds = map(kind_of.__getitem__, marks)
     if not every:  # a term is refused: those rows go to the model (the known sets hold only valid terms)
         return [
             _row((agent_id, s, p, o, kind, scope, 1.0, source, None, None, [], None))
@@ -211,10 +231,8 @@ def triple_rows(
 
 def _plain(columns: Sequence[Sequence[Any]]) -> bool:
     """Whether every value of ``columns`` is an exact ``str`` (a subclass or another type goes row by row)."""
-    types: set[type] = set()
-    for column in columns:
-        types.update(map(type, column))
-    return types == {str}
+    # list.count compares by identity first: cheaper than adding each value's type to a set
+    return all(list(map(type, column)).count(str) == len(column) for column in columns)
 
 
 def _triple_row(agent_id: str, triple: Any, scope: str, source: str) -> FactRow | None:

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kg.errors import InputError
-from kg.facts_fast import TermChecks, fast_row, triple_rows
+from kg.facts_fast import TermChecks, _all_text, _text, fast_row, triple_rows
 from kg.models import AssertOutcome, AssertStatus, ObjectKind
 from kg.ports.facts import FactColumns, FactRow
 from kg.store.sqlite.facts_prepare import Prepared, prepare_rows
@@ -135,3 +135,12 @@ def test_columns_of_different_lengths_are_refused() -> None:
     assert rows[-1] == rows[1:][0] == FactRow(AGENT, "t", "p", "1", ObjectKind.LITERAL, SCOPE, 1.0, SOURCE, None,
                                               None, [], None)  # fmt: skip
     assert rows[0].derived_from is not rows[0].derived_from  # a fresh list each time, as fast_row gives
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sets(st.one_of(_terms.filter(lambda v: type(v) is str), st.text(max_size=3)), max_size=6),
+       st.sampled_from([1, 3, 1_024]))  # fmt: skip
+def test_the_set_check_accepts_exactly_the_sets_whose_every_value_passes(values: set[str], limit: int) -> None:
+    """TermChecks.learn checks a set of fresh terms at once (joined, in C) before value by value (these sets are
+    far below the join limit, past which it answers False and the values are checked one by one)."""
+    assert _all_text(values, limit) == all(_text(value, limit) for value in values)
