@@ -31,6 +31,7 @@ from kg.ports import GraphStore
 from kg.store.sqlite import SqliteGraphStore
 from kg.workspace import DB_FILE, STATE_DIR, Workspace
 from tests.budget import long_run
+from tests.collector import freeze_collected, tune_collector
 from tests.snapshots import snapshot_workspace
 
 
@@ -42,6 +43,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # The CLI sizes its tables to COLUMNS when it is set; a terminal's (or a test runner's) width must not cut the
     # text that CLI tests read, so the tests always see the CLI's own width for a pipe.
     os.environ.pop("COLUMNS", None)
+    tune_collector()
     # Bytecode caches on (before any test module is collected): pytest keeps a test module with its asserts rewritten
     # in __pycache__ only when bytecode may be written, and this machine's environment sets PYTHONDONTWRITEBYTECODE=1,
     # so each xdist worker rewrote and compiled every test module on every run (collection: 34 s of CPU, 15 s with the
@@ -125,6 +127,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     (a stable sort: the tests of a file keep their order)."""
     rank = {name: position for position, name in enumerate(SLOWEST_FILES)}
     items.sort(key=lambda item: rank.get(item.nodeid.partition("::")[0], len(rank)))
+
+
+def pytest_collection_finish() -> None:
+    """What collection built stays for the whole run: out of the collector's way (:mod:`tests.collector`)."""
+    freeze_collected()
 
 
 #: A memory file system for the tests' temporary folders, and the free space it must have.
