@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -88,16 +89,28 @@ class Migration:
     name: str
     sql: str
 
-    @property
+    @cached_property
     def checksum(self) -> str:
         """SHA-256 of the file text, to notice an edited migration."""
         return hashlib.sha256(self.sql.encode()).hexdigest()
 
 
 def load_migrations(directory: Path | None = None) -> list[Migration]:
-    """Migrations ``NNNN_name.sql`` in version order."""
+    """Migrations ``NNNN_name.sql`` in version order: those of ``directory``, read now, or by default the shipped
+    ones, read and hashed once per process (every store open compares them with the applied ones)."""
+    if directory is None:
+        return list(_shipped_migrations())
+    return _read_migrations(directory)
+
+
+@cache
+def _shipped_migrations() -> tuple[Migration, ...]:
+    return tuple(_read_migrations(schema_dir()))
+
+
+def _read_migrations(directory: Path) -> list[Migration]:
     found = []
-    for path in sorted((directory or schema_dir()).glob("*.sql")):
+    for path in sorted(directory.glob("*.sql")):
         version, _, name = path.stem.partition("_")
         if not version.isdigit():
             raise WorkspaceError(f"schema: migration file {path.name} must start with a number")
