@@ -29,6 +29,7 @@ from kg.recall.boosts import (
     without_dates,
 )
 from kg.recall.decay import ChunkMeta, DecaySettings, decay_boost
+from tests.forked import FORK_EACH
 
 NOW = datetime(2024, 6, 1, tzinfo=UTC)
 
@@ -238,23 +239,22 @@ def test_the_pre_checks_agree_on_long_queries(text: str) -> None:
 
 #: Imports the boosts once, then answers each query in a child forked from that process: each child starts from a
 #: module that compiled nothing yet, as a fresh interpreter would, without paying for one per query.
-_COMPILED = """
-import json, os, sys, traceback
+_COMPILED = (
+    FORK_EACH
+    + """
+import json
 from datetime import UTC, datetime
 from kg.recall import boosts
-for query in sys.argv[1:]:
-    sys.stdout.flush()
-    if (pid := os.fork()) == 0:
-        try:
-            boosts.bonuses(query, {}, entity_boost=0.2, date_boost=0.2, time_boost=0.15, now=datetime.now(UTC))
-            print(json.dumps([query, ",".join(n for n in boosts._LAZY_PATTERNS if n in vars(boosts))]), flush=True)
-            os._exit(0)
-        except BaseException:
-            traceback.print_exc()
-            sys.stderr.flush()
-            os._exit(1)
-    assert os.waitpid(pid, 0)[1] == 0, query
+
+
+def answer(query):
+    boosts.bonuses(query, {}, entity_boost=0.2, date_boost=0.2, time_boost=0.15, now=datetime.now(UTC))
+    print(json.dumps([query, ",".join(n for n in boosts._LAZY_PATTERNS if n in vars(boosts))]))
+
+
+fork_each(sys.argv[1:], answer)
 """
+)
 COMPILED_BY_QUERY = {
     "renewal terms": "", "what did we agree on renewal": "", "when did we sign": "",
     "What did Caroline say": "_NAME", "in june": "_BARE_MONTH",

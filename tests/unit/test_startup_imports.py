@@ -20,6 +20,8 @@ import click
 import click.testing
 import pytest
 
+from tests.forked import FORK_EACH
+
 ROOT = Path(__file__).resolve().parents[2]
 #: Never imported by a bare start: numeric, RDF, the web stack, the embedding stacks.
 HEAVY = {"numpy", "faiss", "rdflib", "torch", "starlette", "sentence_transformers", "transformers", "scipy", "owlrl"}
@@ -116,23 +118,23 @@ def answering(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 #: After the command, each report runs in a child forked from the process: it sees the state the command left, as a
 #: process of its own running the command and that report would, and the command (the costly part) runs once for all.
-_FORKED_REPORTS = """
-import os, threading, traceback
+_FORKED_REPORTS = (
+    FORK_EACH
+    + """
+import threading
 assert threading.active_count() == 1, "a thread outlived the command: a forked report could inherit its locks"
-for TAG, CODE in REPORTS:
-    sys.stdout.flush()
-    if (PID := os.fork()) == 0:
-        try:
-            with contextlib.redirect_stdout(io.StringIO()) as out:
-                exec(CODE, {"__name__": "__main__"})
-            print(json.dumps([TAG, out.getvalue().splitlines()[-1]]), flush=True)
-            os._exit(0)
-        except BaseException:
-            traceback.print_exc()
-            sys.stderr.flush()
-            os._exit(1)
-    assert os.waitpid(PID, 0)[1] == 0, TAG
+
+
+def answer(report):
+    tag, code = report
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        exec(code, {"__name__": "__main__"})
+    print(json.dumps([tag, out.getvalue().splitlines()[-1]]))
+
+
+fork_each(REPORTS, answer)
 """
+)
 #: The queries several checks read, each as ``mabos`` runs it (``--workspace`` added).
 QUERIES = {
     "fact_query": ["fact", "query", "--agent", "a", "--subject", "acme", "--json"],
