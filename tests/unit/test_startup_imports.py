@@ -669,7 +669,7 @@ print(json.dumps(found))
 #: made at import, such as cli.option_fields.Cli, cli.options.Instead and cli.tools.registry.Tool, are named tuples
 #: (about 1 M), and the tool contexts (cli.tools.registry.ToolContext, cli.tools.overrides.CommandContext) plain
 #: classes.
-QUERY_DATACLASSES = {"kg.ports.store.StorePorts", "kg.store.sqlite.db.Migration"}
+QUERY_DATACLASSES = {"kg.ports.store.StorePorts", "kg.store.sqlite.migrations.Migration"}
 RECALL_DATACLASSES = QUERY_DATACLASSES | {
     "kg.ports.memory.MemoryWriteResult",
     "kg.ports.memory.StoreLimits",
