@@ -155,7 +155,12 @@ def read_log(path: Path) -> str:
 
 def logged_uids(path: Path) -> set[str]:
     """The uids of the entry headers in a daily log (empty when there is no file)."""
-    return {match["uid"] for match in _pattern("DAILY_ENTRY_RE").finditer(read_log(path))}
+    return _header_uids(read_log(path))
+
+
+def _header_uids(text: str) -> set[str]:
+    """The uids of the entry headers in a log's text (:func:`read_log`)."""
+    return {match["uid"] for match in _pattern("DAILY_ENTRY_RE").finditer(text)}
 
 
 #: Up to this many uids, :func:`logged_among` looks for each one's header from the end of the log instead of
@@ -168,7 +173,7 @@ def logged_among(text: str, uids: Collection[str]) -> set[str]:
     ``set(uids) & logged_uids(path)``. For a few uids each one's header is searched for from the end of the log (the
     entries a catch-up checks are the newest), so a long log is not parsed whole for them (issue 33)."""
     if len(uids) > FEW_UIDS:
-        return set(uids) & {match["uid"] for match in _pattern("DAILY_ENTRY_RE").finditer(text)}
+        return set(uids) & _header_uids(text)
     header = _pattern("DAILY_ENTRY_RE")
     found: set[str] = set()
     for uid in uids:
