@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import json
 import mmap
+import re
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,9 +80,41 @@ class _Layer:
     output_norm: tuple[Array, Array]
 
 
+#: A text longer than this many characters is tokenized piece by piece (:func:`_pieces`) until the model's window is
+#: full: a hostile 10^6-character query then costs the window, not the text (the Rust tokenizer keeps ~150 bytes of
+#: alignments a character: 5 * 10^6 characters peaked at +690 MiB).
+PIECE_CHARS = 4096
+#: Characters after which a text can be cut without changing its token ids: each is a word boundary of BERT's
+#: uncased pipeline whatever surrounds it (whitespace is removed, punctuation is a word of its own, a CJK character
+#: is padded with spaces), none occurs in a special token (``[``, ``]`` and capitals), and none combines with a
+#: neighbour under NFD (each has canonical combining class 0). Runs of other characters (one long word, say) are
+#: not cut: they are tokenized whole.
+_CUTS = re.compile(
+    "[\t\n\r !-/:-@\\^-`{-~\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000"
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002a6df\U0002a700-\U0002ceaf\U0002f800-\U0002fa1f]"
+)
+
+
+def _pieces(text: str) -> Iterator[str]:
+    """``text`` in consecutive pieces of about :data:`PIECE_CHARS` characters, each ending just after a cut
+    character (:data:`_CUTS`) when the text has one there: the pieces' ids, concatenated, are the text's."""
+    start = 0
+    while start < len(text):
+        end = start + PIECE_CHARS
+        if end >= len(text):
+            yield text[start:]
+            return
+        cuts = list(_CUTS.finditer(text, start + PIECE_CHARS // 2, end))
+        found = cuts[-1] if cuts else _CUTS.search(text, end)
+        stop = len(text) if found is None else found.end()
+        yield text[start:stop]
+        start = stop
+
+
 class Tokens:
     """Token ids of texts: one ASCII text by :class:`WordPiece` in Python, anything else by the model's ``tokenizers``
-    pipeline, loaded on first need (thread-safe) without padding and truncated to ``max_tokens``."""
+    pipeline, loaded on first need (thread-safe) without padding and truncated to ``max_tokens``. A text longer than
+    :data:`PIECE_CHARS` is tokenized in pieces, only until the window is full (the same ids)."""
 
     def __init__(self, path: Path, max_tokens: int, fast: WordPiece | None) -> None:
         self.path, self.max_tokens, self.fast = path, max_tokens, fast
@@ -90,12 +123,34 @@ class Tokens:
 
     def ids(self, texts: list[str]) -> list[list[int]]:
         """One list of ids per text, ``[CLS]`` and ``[SEP]`` included."""
+        long = [len(text) > PIECE_CHARS for text in texts]
+        if not any(long):
+            return self._short(texts)
+        short = iter(self._short([text for text, is_long in zip(texts, long, strict=True) if not is_long]))
+        return [self._long(text) if is_long else next(short) for text, is_long in zip(texts, long, strict=True)]
+
+    def _short(self, texts: list[str]) -> list[list[int]]:
+        if not texts:
+            return []
         if len(texts) == 1 and self.fast is not None and (found := self.fast.ids(texts[0])) is not None:
             return [found]
         full = self.full()
         # one text (a query): encode() on this thread; encode_batch() would first start the tokenizer's thread pool
         encodings = [full.encode(texts[0])] if len(texts) == 1 else full.encode_batch(texts)
         return [list(e.ids) for e in encodings]
+
+    def _long(self, text: str) -> list[int]:
+        """The ids of a long text from its pieces: ``[CLS]``, the first ``max_tokens - 2`` word pieces, ``[SEP]``."""
+        budget = self.max_tokens - 2
+        pieces: list[int] = []
+        first: list[int] = []
+        for piece in _pieces(text):
+            ids = self._short([piece])[0]  # [CLS] piece [SEP]: the same template for every piece
+            first = first or ids
+            pieces.extend(ids[1:-1])
+            if len(pieces) >= budget:
+                break
+        return [first[0], *pieces[:budget], first[-1]]
 
     def full(self) -> Any:
         """The ``tokenizers.Tokenizer`` of ``tokenizer.json`` (loaded now if not yet)."""
@@ -295,4 +350,4 @@ def _check_pipeline(folder: Path) -> None:
         raise ValueError(f"unsupported pooling {others or 'without mean tokens'} (only mean pooling)")
 
 
-__all__ = ["ATTENTION_BYTES", "MiniLM", "Tokens", "load", "read_safetensors"]
+__all__ = ["ATTENTION_BYTES", "PIECE_CHARS", "MiniLM", "Tokens", "load", "read_safetensors"]
