@@ -93,9 +93,12 @@ class FlatRows:
         matrix = np.load(path, allow_pickle=False)
         if matrix.dtype != np.float32 or matrix.shape != (len(ids), dimension):
             raise UnusableError(f"{path.name}: {matrix.dtype} {matrix.shape}, not float32 ({len(ids)}, {dimension})")
-        if ids != sorted(ids):
-            raise UnusableError("the id map's ids are not in order")
-        return cls(dimension, np.asarray(ids, dtype=np.int64), matrix)
+        held = np.asarray(ids, dtype=np.int64)
+        if not (np.diff(held) > 0).all():  # a repeated id would hide a row's item
+            raise UnusableError("the id map's ids are not increasing")
+        if not np.isfinite(np.einsum("ij->", matrix, dtype=np.float64)):  # one pass: a NaN or an infinity anywhere
+            raise UnusableError(f"{path.name}: rows hold values that are not finite")
+        return cls(dimension, held, matrix)
 
 
 __all__ = ["FlatRows", "inner_products"]

@@ -12,6 +12,7 @@ import contextlib
 import hashlib
 import os
 import re
+import stat
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -69,12 +70,25 @@ def sha256(path: Path, *, sync: bool = False) -> tuple[str, int]:
     return digest.hexdigest(), size
 
 
+def regular(path: Path) -> os.stat_result:
+    """``path``'s status when it is a regular file and not a symbolic link (every file of the index is written here
+    by a rename, never linked: a link may lead out of the workspace); UnusableError otherwise."""
+    try:
+        found = path.lstat()
+    except OSError as exc:
+        raise UnusableError(f"{path.name!r} is missing ({exc.strerror})") from None
+    if not stat.S_ISREG(found.st_mode):
+        raise UnusableError(f"{path.name!r} is not a regular file (a symbolic link is not followed)")
+    return found
+
+
 def verified(directory: Path, entry: dict[str, Any]) -> Path:
-    """The data file a manifest entry names, after checking its name, size and sha256."""
+    """The data file a manifest entry names, after checking its name, that it is a regular file, its size and
+    sha256."""
     name = str(entry["name"])
     path = directory / name
-    if not DATA_FILE_RE.match(name) or not path.is_file() or path.stat().st_size != entry["bytes"]:
-        raise UnusableError(f"{name!r} is missing, misnamed or has another size")
+    if not DATA_FILE_RE.match(name) or regular(path).st_size != entry["bytes"]:
+        raise UnusableError(f"{name!r} is misnamed or has another size")
     if sha256(path)[0] != entry["sha256"]:
         raise UnusableError(f"{name} does not match its sha256")
     return path
@@ -90,4 +104,4 @@ def _fsync_directory(directory: Path) -> None:
             os.close(fd)
 
 
-__all__ = ["DATA_FILE_RE", "UnusableError", "remove_unreferenced", "sha256", "verified", "write_file"]
+__all__ = ["DATA_FILE_RE", "UnusableError", "regular", "remove_unreferenced", "sha256", "verified", "write_file"]

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kg.errors import InputError
-from kg.recall.vector_files import MANIFEST, UnusableError, remove_unreferenced, verified, write_file
+from kg.recall.vector_files import MANIFEST, UnusableError, regular, remove_unreferenced, verified, write_file
 
 if TYPE_CHECKING:
     import numpy as np
@@ -319,6 +319,7 @@ class FaissVectorIndex:
             manifest = json.loads((directory / MANIFEST).read_text())
         except FileNotFoundError as exc:
             raise UnusableError("no manifest") from exc
+        regular(directory / MANIFEST)  # written by a rename: a link may lead out of the workspace
         expected = {"format_version": FORMAT_VERSION, "model": model, "dimension": dimension,
                     "store_checksum": store_checksum} | ({} if count is None else {"count": count})  # fmt: skip
         for key, value in expected.items():

@@ -13,6 +13,7 @@ import os
 import resource
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -138,3 +139,217 @@ def test_a_five_million_character_query_embeds_in_bounded_memory(model):
     model.encode(["warm up the model and the tokenizer é"])
     text = "renewal é terms " * 312_500
     assert _peak_growth_mib(lambda: model.encode([text])) < 64
+
+
+# ---------------------------------------------------------------------------------------- tampered vector-index files
+
+A_TEXTS = ["The car would not start this morning", "JWT tokens are signed with RS256", "Refunds within 30 days"]
+B_TEXTS = ["Agent b's secret car plans", "Agent b signs its JWT tokens with hunter2"]
+QUERY = "car JWT tokens"
+MARKER = "pwned-by-a-pickle"
+
+
+class _Evil:
+    """Unpickling this creates a marker file: np.load(allow_pickle=True) would run it."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __reduce__(self):
+        return (Path.touch, (Path(self.path),))
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory):
+    """A workspace with agents a and b, every item indexed as 'mabos index update' leaves it; its pristine vector
+    files; a's answer to QUERY in vector mode; b's uids."""
+    import kg  # noqa: PLC0415
+
+    path = tmp_path_factory.mktemp("forged") / "ws"
+    with kg.init_workspace(path) as ws:
+        ws.agents.add("a")
+        ws.agents.add("b")
+        for text in A_TEXTS:
+            ws.memory.store_item("a", text)
+        b_uids = {ws.memory.store_item("b", text).item.uid for text in B_TEXTS}
+        assert ws.vectors is not None and ws.vectors.sync(save=True).usable
+        folder = ws.vectors.directory
+        answer = _answer(ws)
+    pristine = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+    assert answer and not {uid for uid, _ in answer} & b_uids
+    return path, folder, pristine, answer, b_uids
+
+
+def _answer(ws) -> list[tuple[str, float | None]]:
+    result = ws.memory.recall("a", QUERY, mode="vector", limit=10, touch=False)
+    return [(hit.item.uid, hit.vector) for hit in result.hits]
+
+
+def _manifest(folder: Path) -> dict:
+    return json.loads((folder / "manifest.json").read_text())
+
+
+def _replace(folder: Path, role: str, write) -> None:
+    """Write a new data file for ``role`` (index or ids) and a manifest naming it with its true size and sha256:
+    a forgery the checksums cannot tell from a save."""
+    from kg.recall.vector_files import write_file  # noqa: PLC0415
+
+    manifest = _manifest(folder)
+    prefix, suffix = ("index", ".npy") if role == "index" else ("ids", ".json")
+    manifest["files"][role] = write_file(folder, prefix, suffix, write)
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+
+
+def _rows(folder: Path):
+    return np.load(folder / _manifest(folder)["files"]["index"]["name"])
+
+
+def _npy(array, *, allow_pickle: bool = False):
+    def write(path: Path) -> None:
+        with path.open("wb") as handle:
+            np.save(handle, array, allow_pickle=allow_pickle)
+
+    return write
+
+
+def _ids(change):
+    def forge(folder: Path) -> None:
+        mapping = json.loads((folder / _manifest(folder)["files"]["ids"]["name"]).read_text())
+        change(mapping)
+        _replace(folder, "ids", lambda path: path.write_text(json.dumps(mapping)))
+
+    return forge
+
+
+def _symlink(role: str):
+    def forge(folder: Path) -> None:
+        name = "manifest.json" if role == "manifest" else _manifest(folder)["files"][role]["name"]
+        outside = folder.parent.parent.parent / f"outside-{name}"  # beside the workspace, not in it
+        outside.write_bytes((folder / name).read_bytes())
+        (folder / name).unlink()
+        (folder / name).symlink_to(outside)
+
+    return forge
+
+
+def _header(shape: str):
+    header = f"{{'descr': '<f4', 'fortran_order': False, 'shape': {shape}, }}".encode()
+    header += b" " * (63 - (10 + len(header)) % 64) + b"\n"
+    return lambda path: path.write_bytes(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header)
+
+
+def _dup(mapping: dict) -> None:
+    mapping["ids"][1] = mapping["ids"][0]
+
+
+FORGERIES = {
+    "rows of float64": lambda f: _replace(f, "index", _npy(_rows(f).astype(np.float64))),
+    "rows of big-endian float32": lambda f: _replace(f, "index", _npy(_rows(f).astype(">f4"))),
+    "rows one dimension short": lambda f: _replace(f, "index", _npy(_rows(f)[:, :-1].copy())),
+    "rows in three dimensions": lambda f: _replace(f, "index", _npy(_rows(f)[:, :, None])),
+    "a row short": lambda f: _replace(f, "index", _npy(_rows(f)[:-1].copy())),
+    "rows of NaN": lambda f: _replace(f, "index", _npy(np.full_like(_rows(f), np.nan))),
+    "rows of infinity": lambda f: _replace(f, "index", _npy(np.full_like(_rows(f), np.inf))),
+    "truncated rows": lambda f: _replace(f, "index", lambda p: p.write_bytes(_npy_bytes(_rows(f))[:-100])),
+    "garbage rows": lambda f: _replace(f, "index", lambda p: p.write_bytes(os.urandom(4096))),
+    "a header of 10^12 rows": lambda f: _replace(f, "index", _header("(1000000000000, 384)")),
+    "a header of negative rows": lambda f: _replace(f, "index", _header("(-5, 384)")),
+    "duplicate ids": _ids(_dup),
+    "ids out of order": _ids(lambda m: m["ids"].reverse()),
+    "an id past next_id": _ids(lambda m: m.update(next_id=m["ids"][-1])),
+    "an id of 2^70": _ids(lambda m: m["ids"].__setitem__(-1, 2**70)),
+    "an id that is text": _ids(lambda m: m["ids"].__setitem__(0, "0; DROP TABLE")),
+    "a uid twice": _ids(lambda m: m["uids"].__setitem__(1, m["uids"][0])),
+    "an id map that is a list": _ids(lambda m: (m.clear(), m.update(ids=[], uids=[], tombstones=[], next_id=0))),
+    "a symlinked index file": _symlink("index"),
+    "a symlinked id map": _symlink("ids"),
+    "a symlinked manifest": _symlink("manifest"),
+}
+
+
+def _npy_bytes(array) -> bytes:
+    import io  # noqa: PLC0415
+
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=False)
+    return buffer.getvalue()
+
+
+def _restore(folder: Path, pristine: dict[str, bytes]) -> None:
+    if folder.is_symlink() or folder.is_file():
+        folder.unlink()
+    folder.mkdir(exist_ok=True)
+    for path in folder.iterdir():
+        path.unlink()
+    for name, data in pristine.items():
+        (folder / name).write_bytes(data)
+
+
+def _load_reason(folder: Path) -> str:
+    from kg.recall.vectors import FaissVectorIndex  # noqa: PLC0415
+
+    manifest = _manifest(folder) if (folder / "manifest.json").exists() else {}
+    loaded, reason = FaissVectorIndex.try_load(folder, model=manifest.get("model", ""), dimension=384,
+                                               store_checksum=manifest.get("store_checksum", ""))  # fmt: skip
+    assert loaded is None, "the forged files were loaded as an index"
+    return reason
+
+
+@pytest.mark.parametrize("forgery", FORGERIES)
+def test_forged_index_files_are_refused_and_recall_answers_as_before(indexed, forgery):
+    # attacks: the vector files a cold recall reads (.mabos/vectors), forged with a manifest that names them with
+    # their true sizes and sha256s: refused on load (with a reason), and the recall scores every item exactly instead
+    import kg  # noqa: PLC0415
+
+    path, folder, pristine, answer, _ = indexed
+    _restore(folder, pristine)
+    FORGERIES[forgery](folder)
+    assert _load_reason(folder)
+    with kg.open_workspace(path) as ws:
+        assert _answer(ws) == answer
+
+
+def test_a_pickled_npy_is_never_unpickled(indexed, tmp_path):
+    # attacks: np.load on a forged index file holding a pickle (object array) that would create a file when loaded
+    import kg  # noqa: PLC0415
+
+    path, folder, pristine, answer, _ = indexed
+    _restore(folder, pristine)
+    marker = tmp_path / MARKER
+    _replace(folder, "index", _npy(np.array([_Evil(str(marker)), 1], dtype=object), allow_pickle=True))
+    assert "pickle" in _load_reason(folder)
+    with kg.open_workspace(path) as ws:
+        assert _answer(ws) == answer
+    assert not marker.exists()
+
+
+def test_an_id_map_naming_another_agents_items_never_gives_them_to_a(indexed):
+    # attacks: the id map relabelled so that a's rows carry b's uids (and b's rows a's): whatever the index says,
+    # a recall by a never returns b's items
+    import kg  # noqa: PLC0415
+
+    path, folder, pristine, _, b_uids = indexed
+    _restore(folder, pristine)
+    _ids(lambda m: m.update(uids=list(reversed(m["uids"]))))(folder)
+    with kg.open_workspace(path) as ws:
+        found = {uid for uid, _ in _answer(ws)}
+        result = ws.memory.recall("a", QUERY, mode="hybrid", limit=10, touch=False)
+    assert not found & b_uids and not {h.item.uid for h in result.hits} & b_uids
+
+
+def test_an_index_folder_that_is_a_file_leaves_recall_answering(indexed):
+    # attacks: .mabos/vectors replaced by a regular file (an unreadable cache folder; the tests run as root, so a
+    # folder's permissions would not stop them)
+    import kg  # noqa: PLC0415
+
+    path, folder, pristine, answer, _ = indexed
+    _restore(folder, pristine)
+    for child in folder.iterdir():
+        child.unlink()
+    folder.rmdir()
+    folder.write_text("not a folder")
+    try:
+        with kg.open_workspace(path) as ws:
+            assert _answer(ws) == answer
+    finally:
+        _restore(folder, pristine)
