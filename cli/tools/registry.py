@@ -333,7 +333,11 @@ def get(name: str) -> Tool[Any, Any]:
         raise InputError("tool", f"must be a tool name (a string), got {type(name).__name__}")
     found = REGISTRY.get(name)
     if found is None:
-        close = sorted(n for n in REGISTRY if name.split("_", maxsplit=1)[0] in n)[:5]
+        import difflib  # noqa: PLC0415 - for a name that is no tool's only
+
+        names = sorted(REGISTRY)
+        prefix = name.split("_", maxsplit=1)[0]  # a tool's group (memory, fact ...): "" for "__class__" or ""
+        close = difflib.get_close_matches(name[:100], names, n=5) or [n for n in names if prefix and prefix in n][:5]
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise InputError("tool", f"no tool {name!r}{hint}")
     return found
