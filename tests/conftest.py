@@ -30,6 +30,7 @@ from kg.clock import FixedClock
 from kg.ports import GraphStore
 from kg.store.sqlite import SqliteGraphStore
 from kg.workspace import DB_FILE, STATE_DIR, Workspace
+from tests import embed_memo
 from tests.budget import long_run
 from tests.collector import freeze_collected, tune_collector
 from tests.snapshots import snapshot_workspace
@@ -65,9 +66,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """A test (or parameter) marked ``slow`` runs only in the long run: ``pytest -m slow`` or ``MABOS_SLOW=1``
-    (:func:`tests.budget.long_run`); the default run skips it, saying how to run it."""
+    (:func:`tests.budget.long_run`); the default run skips it, saying how to run it. The model's vectors are kept
+    per text for the test unless its module measures the model (:mod:`tests.embed_memo`)."""
     if item.get_closest_marker("slow") is not None and not long_run():
         pytest.skip("the long run only: pytest -m slow (or MABOS_SLOW=1)")
+    embed_memo.configure(item)
 
 
 #: The test files that take longest, longest first. With ``--dist loadfile --no-loadscope-reorder`` (pyproject.toml)

@@ -17,6 +17,8 @@ from kg.recall.embedder import DEFAULT_DIMENSION, DEFAULT_MODEL, SentenceTransfo
 JWT = "JWT tokens are signed with RS256"
 SIGNING = "token signing uses RS256"
 CAT = "the cat sat on the mat"
+#: The model's own vectors are what this file checks: the test process's memo of them is off (tests/embed_memo.py).
+MEASURES_THE_MODEL = True
 
 
 @pytest.fixture(scope="module")
