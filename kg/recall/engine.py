@@ -132,6 +132,14 @@ def check_mode(mode: str) -> RecallMode:
     raise InputError("mode", f"must be hybrid, bm25 or vector, got {mode!r}")
 
 
+def check_query(text: str) -> str:
+    """``text`` if UTF-8 can encode it; InputError naming ``query`` for a lone surrogate (as the tools refuse one):
+    the embedding path, the embedding cache's hashes and the files' search encode the query as UTF-8."""
+    if not text.isascii() and (bad := next((c for c in text if "\ud800" <= c <= "\udfff"), None)) is not None:
+        raise InputError("query", f"must be valid Unicode text; it holds the lone surrogate U+{ord(bad):04X}")
+    return text
+
+
 class RecallEngine:
     """Hybrid search over one store's memory items."""
 
@@ -148,7 +156,7 @@ class RecallEngine:
                fusion: FusionMethod = "weighted", mmr: bool = False,
                min_score: float = 0.0) -> EngineResult:  # fmt: skip
         """The best ``limit`` items for ``text`` among those ``query`` admits."""
-        mode = check_mode(mode)
+        mode, text = check_mode(mode), check_query(text)
         cand = self.settings.candidates(limit)
         notes: list[str] = []
         used: RecallMode = mode

@@ -27,7 +27,7 @@ from kg.ports import Embedder
 from kg.recall.chunking import Chunk
 from kg.recall.decay import ChunkMeta
 from kg.recall.embedding_cache import CachedEmbedder
-from kg.recall.engine import RecallSettings, check_mode
+from kg.recall.engine import RecallSettings, check_mode, check_query
 from kg.recall.fallback import FileHit
 from kg.recall.fusion import rank
 from kg.recall.fusion_types import FusionMethod, ScoreBreakdown
@@ -68,7 +68,7 @@ def search_files(index: MarkdownIndex, agent_id: str, text: str, *, embedder: Em
                  settings: RecallSettings | None = None) -> FileSearch:  # fmt: skip
     """The best ``limit`` chunks of the agent's files, the mode that ran and notes (why it fell back); writes
     nothing (see the module docstring)."""
-    mode = check_mode(mode)
+    mode, text = check_mode(mode), check_query(text)
     settings = settings or RecallSettings()
     cand = settings.candidates(limit)
     chunks = {c.id: c for c in index.chunks(agent_id)}

@@ -550,3 +550,44 @@ def test_a_kill_between_answer_and_access_write_loses_no_acknowledged_item(two_a
         counts = _access_counts(ws, set(answered) | set(acked))
     # the answer a killed process printed last may have been killed before its access write: at most one short
     assert all(answered.get(uid, 0) - 1 <= n <= answered.get(uid, 0) for uid, n in counts.items()), (counts, answered)
+
+
+# ------------------------------------------------------------------------- hostile query text on every recall path
+
+
+@pytest.mark.parametrize("source_mode", [("items", "hybrid"), ("items", "vector"), ("items", "bm25"), ("files", "")])
+@pytest.mark.parametrize("query", ["renewal \ud800 terms", "\udfff", "a\ud83d"], ids=["high", "low", "half-pair"])
+def test_a_lone_surrogate_in_a_query_is_one_input_error_on_the_python_api(indexed, query, source_mode):
+    # attacks: kg's own recall (the data-access API the console and the idle paths use, below the tool layer that
+    # already refused it): a lone surrogate reached the UTF-8 encoders of the embedding path and the file search as
+    # a bare UnicodeEncodeError; now the query field is refused in one line, in every mode, as the tools refuse it
+    import kg  # noqa: PLC0415
+    from kg.errors import InputError  # noqa: PLC0415
+
+    path, folder, pristine, _, _ = indexed
+    _restore(folder, pristine)
+    source, mode = source_mode
+    with kg.open_workspace(path) as ws:
+        with pytest.raises(InputError, match=r"^query: must be valid Unicode text; it holds the lone surrogate U\+D"):
+            ws.memory.recall("a", query, source=source, **({"mode": mode} if mode else {}), touch=False)
+        assert _answer(ws)  # and the workspace answers the next recall
+
+
+@pytest.mark.parametrize(
+    "query", ["\x00", "renewal\x00terms", "[SEP] [CLS] [MASK]", "!?.,;:" * 20, "\u202e\u200b\ufeff", "é" * 10_000]
+)
+def test_hostile_but_valid_query_text_answers_on_every_path(indexed, query):
+    # attacks: NUL, special-token strings, punctuation only, bidi/zero-width controls and a long non-ASCII run
+    # through kg's API in every mode and the files source, through the tools (the MCP server's path) and the CLI
+    import kg  # noqa: PLC0415
+    from cli import tools  # noqa: PLC0415
+
+    path, folder, pristine, _, b_uids = indexed
+    _restore(folder, pristine)
+    with kg.open_workspace(path) as ws:
+        for mode in ("hybrid", "vector", "bm25"):
+            result = ws.memory.recall("a", query, mode=mode, limit=5, touch=False)
+            assert not {h.item.uid for h in result.hits} & b_uids
+        ws.memory.recall("a", query, source="files", touch=False)
+    result = tools.call("memory_recall", workspace=path, agent="a", query=query, limit=5)
+    assert not {h.item.uid for h in result.hits} & b_uids
