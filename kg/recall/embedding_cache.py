@@ -16,6 +16,7 @@ written right now, the cache is skipped with a warning and the embedder still an
 from __future__ import annotations
 
 import hashlib
+import math
 from array import array
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -128,11 +129,14 @@ class CachedEmbedder:
         except BackendUnavailableError as exc:
             logger(__name__).warning("embedding cache unreadable, embedding everything: %s", exc)
             return {}
+        found = {h: v for h, v in found.items() if math.isfinite(sum(v))}  # NaN or infinity: a damaged row
         try:
             dimension = self.embedder.dimension
         except BackendUnavailableError:  # an HTTP embedder that has not answered yet: trust the cache
             return found
-        # A vector of another length (the model changed under the same name) is recomputed and replaced.
+        # A vector of another length (the model changed under the same name) is recomputed and replaced, and so is
+        # one holding a NaN or an infinity (filtered above: the index refuses such a vector, a search never finds
+        # it; float32 values cannot overflow a Python float's sum, so it is finite exactly when every value is).
         return {h: v for h, v in found.items() if len(v) == dimension}
 
     def _store(self, vectors: dict[str, list[float]]) -> None:

@@ -591,3 +591,35 @@ def test_hostile_but_valid_query_text_answers_on_every_path(indexed, query):
         ws.memory.recall("a", query, source="files", touch=False)
     result = tools.call("memory_recall", workspace=path, agent="a", query=query, limit=5)
     assert not {h.item.uid for h in result.hits} & b_uids
+
+
+# ------------------------------------------------------------------------------ a poisoned embedding-cache row
+
+
+def test_a_non_finite_vector_in_the_embedding_cache_is_recomputed_not_used(tmp_path):
+    # attacks: the embedding cache a cold recall and every indexing pass read (the store's embeddings table) holding
+    # a row of NaN for an item's text (a tampered row, or a misbehaving embedder's answer cached): the item vanished
+    # from vector recall, and every 'mabos index update' failed on it ("vectors: values must be finite"); now the
+    # row is recomputed like a vector of another length, and both answer as a clean workspace does
+    import sqlite3  # noqa: PLC0415
+    import struct  # noqa: PLC0415
+
+    import kg  # noqa: PLC0415
+    from kg.recall.embedding_cache import content_hash  # noqa: PLC0415
+    from kg.recall.sidecar import embedding_text  # noqa: PLC0415
+
+    with kg.init_workspace(tmp_path / "ws") as ws:
+        ws.agents.add("a")
+        car = ws.memory.store_item("a", A_TEXTS[0]).item
+        ws.memory.store_item("a", A_TEXTS[1])
+        clean = _answer(ws)
+        model = ws.vectors.embedder.model if ws.vectors is not None else ""
+    assert car.uid in {uid for uid, _ in clean}
+    with sqlite3.connect(tmp_path / "ws" / ".mabos" / "kg.sqlite") as db:
+        db.execute("UPDATE embeddings SET vector = ? WHERE model = ? AND content_hash = ?",
+                   (struct.pack("<384f", *[float("nan")] * 384), model, content_hash(embedding_text(car))))  # fmt: skip
+        assert db.total_changes == 1
+    with kg.open_workspace(tmp_path / "ws") as ws:
+        assert _answer(ws) == clean
+        assert ws.vectors is not None and ws.vectors.sync(save=True).usable
+        assert _answer(ws) == clean
