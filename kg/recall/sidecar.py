@@ -43,6 +43,7 @@ from kg.recall.sidecar_state import (
     IndexView,
     SyncReport,
     manifest_stamp,
+    position,
     read_manifest,
 )
 from kg.recall.vector_files import MANIFEST
@@ -213,8 +214,11 @@ class VectorSidecar:
                                                       dimension=self.embedder.dimension, store_checksum=store_id,
                                                       config=self.config)  # fmt: skip
             items = self._item_count()
+            try:
+                build = Build.of(read_manifest(self.directory)) if index is not None else None
+            except ValueError as exc:  # a build entry that is none: the index cannot be used
+                index, reason, build = None, f"manifest: {exc}", None
             saved = index.status() if index is not None else {}
-            build = Build.of(read_manifest(self.directory)) if index is not None else None
             state = "ready" if index is not None else ("missing" if reason == "no manifest" else "unusable")
             if build is not None:
                 state, reason = "building", f"being built ({build.done} of {items} items)"
@@ -250,10 +254,12 @@ class VectorSidecar:
         store_id = self.store.index_queue.store_id()
         try:
             manifest = json.loads((self.directory / MANIFEST).read_text())
-            covered = int(manifest.get("queue_position", 0))
+            if not isinstance(manifest, dict):
+                raise ValueError(f"a JSON {type(manifest).__name__}, not an object")
+            covered = position(manifest, "queue_position", 0)
             build = Build.of(manifest)
-        except (OSError, ValueError, TypeError, AttributeError, KeyError) as exc:
-            return f"unusable (manifest: {exc})"
+        except (OSError, ValueError, RecursionError) as exc:  # RecursionError: JSON nested past Python's limit
+            return f"unusable (manifest: {str(exc)[:200]})"
         from kg.recall.vectors import FaissVectorIndex  # noqa: PLC0415
 
         index, reason = FaissVectorIndex.try_load(self.directory, model=self.embedder.model,

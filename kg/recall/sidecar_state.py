@@ -47,11 +47,13 @@ class Build:
 
     @classmethod
     def of(cls, manifest: dict[str, Any]) -> Build | None:
-        """The manifest's ``build`` entry (None for a finished index)."""
+        """The manifest's ``build`` entry (None for a finished index); ValueError when it is not one."""
         entry = manifest.get("build")
         if entry is None:
             return None
-        return cls(after=int(entry["after"]), upto=int(entry["upto"]), done=int(entry["done"]))
+        if not isinstance(entry, dict):
+            raise ValueError(f"build is {type(entry).__name__}, not an object")
+        return cls(after=position(entry, "after"), upto=position(entry, "upto"), done=position(entry, "done"))
 
     def as_dict(self) -> dict[str, int]:
         """The manifest's ``build`` entry."""
@@ -86,6 +88,19 @@ class IndexView:
     backlog: int = 0
 
 
+#: The largest queue position SQLite can hold (a signed 64-bit integer).
+MAX_POSITION = 2**63 - 1
+
+
+def position(entry: dict[str, Any], key: str, default: int | None = None) -> int:
+    """``entry[key]`` as a queue position or count: an integer (not a bool) in 0..MAX_POSITION; ValueError naming
+    ``key`` otherwise (the manifest is read from disk: anything may be there)."""
+    value = entry.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_POSITION:
+        raise ValueError(f"{key} is {str(value)[:40]!r}, not an integer in 0..2^63-1")
+    return value
+
+
 def manifest_stamp(directory: Path) -> tuple[int, int, int] | None:
     """The manifest's inode, modification time and size (None when there is none): changes with every save."""
     try:
@@ -99,9 +114,18 @@ def read_manifest(directory: Path) -> dict[str, Any]:
     """The saved manifest ({} when missing or unreadable)."""
     try:
         manifest = json.loads((directory / MANIFEST).read_text())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # RecursionError: JSON nested past Python's limit
         return {}
     return manifest if isinstance(manifest, dict) else {}
 
 
-__all__ = ["Build", "IndexUnavailableError", "IndexView", "SyncReport", "manifest_stamp", "read_manifest"]
+__all__ = [
+    "MAX_POSITION",
+    "Build",
+    "IndexUnavailableError",
+    "IndexView",
+    "SyncReport",
+    "manifest_stamp",
+    "position",
+    "read_manifest",
+]

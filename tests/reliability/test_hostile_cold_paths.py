@@ -623,3 +623,51 @@ def test_a_non_finite_vector_in_the_embedding_cache_is_recomputed_not_used(tmp_p
         assert _answer(ws) == clean
         assert ws.vectors is not None and ws.vectors.sync(save=True).usable
         assert _answer(ws) == clean
+
+
+# ---------------------------------------------------------------------------------------------- a damaged manifest
+
+
+def _edit_manifest(change):
+    def forge(folder: Path) -> None:
+        manifest = _manifest(folder)
+        change(manifest)
+        (folder / "manifest.json").write_text(json.dumps(manifest))
+
+    return forge
+
+
+MANIFESTS = {
+    "a list nested 10^5 deep": lambda f: (f / "manifest.json").write_text("[" * 100_000),
+    "an object nested 10^5 deep": lambda f: (f / "manifest.json").write_text('{"a": ' * 100_000),
+    "a queue position of 10^30": _edit_manifest(lambda m: m.update(queue_position=10**30)),
+    "a queue position of -5": _edit_manifest(lambda m: m.update(queue_position=-5)),
+    "a queue position that is text": _edit_manifest(lambda m: m.update(queue_position="7")),
+    "a queue position that is true": _edit_manifest(lambda m: m.update(queue_position=True)),
+    "a build that is a list": _edit_manifest(lambda m: m.update(build=[1, 2])),
+    "a build of text": _edit_manifest(lambda m: m.update(build={"after": "x", "upto": 1, "done": 1})),
+    "a build past 2^63": _edit_manifest(lambda m: m.update(build={"after": 2**64, "upto": 1, "done": 1})),
+}
+
+
+@pytest.mark.parametrize("damage", MANIFESTS)
+def test_a_damaged_manifest_leaves_recall_status_and_indexing_answering(indexed, damage):
+    # attacks: the vector index's manifest.json, which a cold recall reads first (its queue position and build
+    # checkpoint are read before the files are checked): a JSON nesting bomb crashed recall and 'index update' with
+    # RecursionError, a huge queue position with OverflowError, a bad build entry crashed 'index status'; now each is
+    # an unusable index (with a reason): recall answers as before, status reports it, an indexing pass rebuilds
+    import kg  # noqa: PLC0415
+
+    path, folder, pristine, answer, _ = indexed
+    _restore(folder, pristine)
+    MANIFESTS[damage](folder)
+    try:
+        with kg.open_workspace(path) as ws:
+            assert _answer(ws) == answer
+            assert ws.vectors is not None
+            status = ws.vectors.status()
+            assert status["state"] in {"unusable", "ready"} and (status["state"] == "ready" or status["reason"])
+            assert ws.vectors.sync(save=True).usable
+            assert ws.vectors.status()["state"] == "ready" and _answer(ws) == answer
+    finally:
+        _restore(folder, pristine)
