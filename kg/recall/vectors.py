@@ -341,12 +341,15 @@ class FaissVectorIndex:
             rows = sorted(held.tolist())
         if len(set(uids)) != len(uids) or len(ids) != len(uids) or not all(isinstance(u, str) for u in uids):
             raise UnusableError("id map is inconsistent")
-        if rows != sorted([*ids, *tombstones]) or (rows and rows[-1] >= mapping["next_id"]):
+        next_id = mapping["next_id"]
+        if isinstance(next_id, bool) or not isinstance(next_id, int) or not 0 <= next_id < 2**62:
+            raise UnusableError(f"id map's next id {str(next_id)[:40]} is not an integer in 0..2^62")
+        if rows != sorted([*ids, *tombstones]) or (rows and rows[-1] >= next_id):
             raise UnusableError("id map does not match the index rows")
         if len(ids) != manifest["count"]:
             raise UnusableError(f"{len(ids)} vectors, manifest says {manifest['count']}")
         loaded = cls(directory, model=model, dimension=dimension, store_checksum=store_checksum, config=config)
-        loaded._index, loaded._kind, loaded._tombstones, loaded._next_id = index, kind, tombstones, mapping["next_id"]
+        loaded._index, loaded._kind, loaded._tombstones, loaded._next_id = index, kind, tombstones, next_id
         loaded._uids, loaded._ids = dict(zip(ids, uids, strict=True)), dict(zip(uids, ids, strict=True))
         return loaded
 
