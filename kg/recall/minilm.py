@@ -84,13 +84,13 @@ class _Layer:
 #: full: a hostile 10^6-character query then costs the window, not the text (the Rust tokenizer keeps ~150 bytes of
 #: alignments a character: 5 * 10^6 characters peaked at +690 MiB).
 PIECE_CHARS = 4096
-#: Characters after which a text can be cut without changing its token ids: each is a word boundary of BERT's
+#: Where a text can be cut without changing its token ids: just after a character that is a word boundary of BERT's
 #: uncased pipeline whatever surrounds it (whitespace is removed, punctuation is a word of its own, a CJK character
-#: is padded with spaces), none occurs in a special token (``[``, ``]`` and capitals), and none combines with a
-#: neighbour under NFD (each has canonical combining class 0). Runs of other characters (one long word, say) are
-#: not cut: they are tokenized whole.
+#: is padded with spaces) and occurs in no special token, none combining with a neighbour under NFD (canonical
+#: combining class 0); or just after ``]`` or just before ``[``, which only end and start a special token. Runs of
+#: other characters (one long word, say) are not cut: they are tokenized whole.
 _CUTS = re.compile(
-    "[\t\n\r !-/:-@\\^-`{-~\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000"
+    "(?=\\[)|[\t\n\r !-/:-@\\\\\\]-`{-~\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
     "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002a6df\U0002a700-\U0002ceaf\U0002f800-\U0002fa1f]"
 )
 
@@ -104,7 +104,7 @@ def _pieces(text: str) -> Iterator[str]:
         if end >= len(text):
             yield text[start:]
             return
-        cuts = list(_CUTS.finditer(text, start + PIECE_CHARS // 2, end))
+        cuts = list(_CUTS.finditer(text, start + max(1, PIECE_CHARS // 2), end))
         found = cuts[-1] if cuts else _CUTS.search(text, end)
         stop = len(text) if found is None else found.end()
         yield text[start:stop]

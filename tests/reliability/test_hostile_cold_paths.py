@@ -71,6 +71,8 @@ LONG = {
     "controls between spaces": "\x00 \x01\t\x1f\n" * 200_000 + " renewal terms" * 300,
     "combining marks": "a\u0301b\u0308 " * 200_000,
     "punctuation only": "!?.,;:" * 150_000,
+    "brackets around accents": "[é]" * 300_000,
+    "line separators": "naïve\u2028café\u2029" * 100_000,
 }
 
 
@@ -94,7 +96,7 @@ def test_a_long_text_in_a_batch_tokenizes_as_the_rust_tokenizer(tokens, rust):
     assert tokens.ids(texts) == [e.ids for e in rust.encode_batch(texts)]
 
 
-ALPHABET = "ab é東 \u00a0\t\n\x00\x1f.[]!'-\u0301\u3000ﬁ" + "SEPCLMAK"
+ALPHABET = "ab é東 \u00a0\t\n\x00\x1f.[]!'-\u0301\u3000\u2028ﬁ\\" + "SEPCLMAK"
 
 
 @settings(max_examples=300, deadline=None)
