@@ -1,8 +1,9 @@
 """A bulk transaction into a small store builds two secondary indexes once at its end (issue 33).
 
 ``SqliteFactStore.bulk`` drops ``facts_object`` and ``facts_predicate_object`` when the store holds at most
-``DEFER_INDEX_MAX_ROWS`` facts and creates them again, from the same SQL, before its commit; it also writes with
-``secure_delete`` off and puts it back. What must hold: the indexes come back identical and consistent with the
+``DEFER_INDEX_MAX_ROWS`` facts and creates them again, from the same SQL, before its commit (sorting with
+``temp_store = FILE``, which packs the sort's records, when SQLite allows the switch); it also writes with
+``secure_delete`` off and puts both settings back. What must hold: the indexes come back identical and consistent with the
 table (``integrity_check`` compares every index entry with its row), the object and predicate queries use them
 again, other connections never see them missing, a failed load brings them back, and a store above the bound keeps
 them throughout. The live-triple key is not deferred: a stream into an empty store can repeat a live key, and that
@@ -157,3 +158,37 @@ def test_a_stream_repeating_a_live_key_in_an_empty_store_upserts_it(
     events = db.read("SELECT op, COUNT(*) FROM outbox WHERE aggregate = 'fact' GROUP BY op")
     assert [tuple(e) for e in events] == [("upsert", 5)]  # four created, one changed
     assert db.integrity_ok()
+
+
+def test_the_builds_sort_with_temp_store_file_and_set_it_back(ws: Workspace) -> None:
+    # temp_store = FILE makes SQLite's sorter pack the builds' records in one buffer (no file below the page
+    # cache's size: docs/decisions/2026-11-29-lubm-import-speed.md, eighth pass); MEMORY everywhere else
+    db = ws._store.db
+    statements: list[str] = []
+    db.conn.set_trace_callback(statements.append)
+    try:
+        with ws._store.facts.bulk():
+            _write(ws, _facts(0, 300))
+    finally:
+        db.conn.set_trace_callback(None)
+    steps = [s.split(" ON ")[0] for s in statements if s.startswith(("PRAGMA temp_store", "CREATE INDEX", "COMMIT"))]
+    assert steps == ["PRAGMA temp_store", "PRAGMA temp_store = FILE", *(f"CREATE INDEX {n}" for n in
+                     sorted(DEFERRED_INDEXES)), "PRAGMA temp_store = 2", "COMMIT"]  # fmt: skip
+    assert int(db.conn.execute("PRAGMA temp_store").fetchone()[0]) == 2  # MEMORY, as the store opened it
+    assert db.integrity_ok()
+    assert [f.subject for f in ws.facts.query("a", object="o7")] == ["s7"]
+
+
+def test_a_connection_with_its_temp_database_open_builds_as_before(ws: Workspace) -> None:
+    db = ws._store.db
+    db.conn.execute("CREATE TEMP TABLE scratch(x)")  # as the recall's term statistics do on this connection
+    with db.write():
+        with db.packed_sorts() as packed:  # SQLite refuses the switch inside a transaction now
+            assert not packed
+        assert int(db.conn.execute("PRAGMA temp_store").fetchone()[0]) == 2
+    with ws._store.facts.bulk():
+        _write(ws, _facts(0, 300))
+    assert int(db.conn.execute("PRAGMA temp_store").fetchone()[0]) == 2
+    assert _indexes(db.conn).keys() >= set(DEFERRED_INDEXES)
+    assert db.integrity_ok()
+    assert len(ws.facts.query("a", predicate="p2", limit=1000)) == 100

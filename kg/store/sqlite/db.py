@@ -173,6 +173,28 @@ class Database:
         if mode.lower() != "wal":  # pragma: no cover - SQLite switches a file database it holds alone
             logger().warning("store: %s left in %s mode after a bulk load", self.path, mode)
 
+    @contextmanager
+    def packed_sorts(self) -> Iterator[bool]:
+        """Run the block with ``temp_store = FILE`` when SQLite allows the switch (yields whether it did), then
+        the setting as it was. For large sorts (``CREATE INDEX`` at the end of a bulk load, docs/facts-bulk.md):
+        with ``MEMORY`` SQLite's sorter allocates and frees every record on its own; with ``FILE`` it packs them
+        into one buffer that grows up to the page cache's size (64 MiB) and writes a temporary file only past it.
+        Inside a transaction SQLite refuses the switch once the connection's temp database is open (a TEMP table:
+        the recall's term statistics): the block then runs as it would have."""
+        before = int(self.conn.execute("PRAGMA temp_store").fetchone()[0])
+        try:
+            self.conn.execute("PRAGMA temp_store = FILE")
+        except sqlite3.OperationalError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            try:
+                self.conn.execute(f"PRAGMA temp_store = {before}")
+            except sqlite3.OperationalError as exc:  # pragma: no cover - nothing in the block opens the temp database
+                logger().warning("store: temp_store not set back after a bulk load's sorts: %s", exc)
+
     # ---------------------------------------------------------------- migrations
 
     def schema_version(self) -> int:

@@ -114,9 +114,10 @@ class SqliteFactStore:
         when B-tree pages split are still stored elsewhere); and a store holding at most
         :data:`DEFER_INDEX_MAX_ROWS` facts gets its :data:`DEFERRED_INDEXES` built once from the rows at the end
         (same SQL, same transaction; a rollback brings the old ones back, and readers keep their snapshot): a
-        sorted build instead of an insert per row into each. Into such a store it also writes with a rollback
-        journal rather than the WAL when it has the store to itself (:meth:`Database.rollback_journal`: the pages
-        written once, not twice, and no WAL to remove). See docs/facts-bulk.md."""
+        sorted build instead of an insert per row into each, its records packed (:meth:`Database.packed_sorts`).
+        Into such a store it also writes with a rollback journal rather than the WAL when it has the store to
+        itself (:meth:`Database.rollback_journal`: the pages written once, not twice, and no WAL to remove). See
+        docs/facts-bulk.md."""
         small = self.db.read(LAST_SEQ)[0][0] <= DEFER_INDEX_MAX_ROWS
         with self.db.rollback_journal() if small else nullcontext(False), self.db.write() as conn:
             secure = int(conn.execute("PRAGMA secure_delete").fetchone()[0])
@@ -124,8 +125,9 @@ class SqliteFactStore:
             try:
                 rebuild = self._defer_indexes(conn)
                 yield
-                for sql in rebuild:
-                    conn.execute(sql)
+                with self.db.packed_sorts():  # the builds' records in one buffer, not a malloc each
+                    for sql in rebuild:
+                        conn.execute(sql)
             finally:
                 conn.execute(f"PRAGMA secure_delete = {secure}")
 
