@@ -60,19 +60,20 @@ class _Spy:
         return self.real.encode_batch(texts, *args, **kwargs)
 
 
-#: Long hostile texts (each far past the model's 256-token window).
+#: Long hostile texts (each about 2 * 10^5 characters, far past the model's 256-token window and the pieces' 4,096
+#: characters; the five-million-character test below measures the memory).
 LONG = {
-    "ascii words": "renewal terms " * 80_000,
-    "mixed ascii and accents": "renewal é terms " * 60_000,
-    "special tokens": "[SEP] [CLS]x[MASK] " * 50_000,
-    "cjk": "東京都" * 300_000,
-    "nbsp separated": "naïve\u00a0café " * 80_000,
-    "leading spaces": " " * 500_000 + "renewal terms " * 300,
-    "controls between spaces": "\x00 \x01\t\x1f\n" * 200_000 + " renewal terms" * 300,
-    "combining marks": "a\u0301b\u0308 " * 200_000,
-    "punctuation only": "!?.,;:" * 150_000,
-    "brackets around accents": "[é]" * 300_000,
-    "line separators": "naïve\u2028café\u2029" * 100_000,
+    "ascii words": "renewal terms " * 15_000,
+    "mixed ascii and accents": "renewal é terms " * 12_000,
+    "special tokens": "[SEP] [CLS]x[MASK] " * 10_000,
+    "cjk": "東京都" * 20_000,
+    "nbsp separated": "naïve\u00a0café " * 16_000,
+    "leading spaces": " " * 100_000 + "renewal terms " * 300,
+    "controls between spaces": "\x00 \x01\t\x1f\n" * 40_000 + " renewal terms" * 300,
+    "combining marks": "a\u0301b\u0308 " * 40_000,
+    "punctuation only": "!?.,;:" * 30_000,
+    "brackets around accents": "[é]" * 60_000,
+    "line separators": "naïve\u2028café\u2029" * 20_000,
 }
 
 
@@ -135,12 +136,14 @@ def model() -> minilm.MiniLM:
     return minilm.load(_folder())
 
 
-def test_a_five_million_character_query_embeds_in_bounded_memory(model):
-    # attacks: MiniLM.encode (the hybrid recall's query embedding) with 5 * 10^6 characters of mixed text;
-    # before the fix the Rust tokenizer held the whole text's alignments: +720 MiB
-    model.encode(["warm up the model and the tokenizer é"])
-    text = "renewal é terms " * 312_500
-    assert _peak_growth_mib(lambda: model.encode([text])) < 64
+def test_a_two_million_character_query_tokenizes_in_bounded_memory(model):
+    # attacks: the hybrid recall's query embedding (MiniLM.encode tokenizes, then runs the window: the forward pass
+    # is bounded by the window) with 2 * 10^6 characters of mixed text; before the fix the Rust tokenizer held the
+    # whole text's alignments, ~140 bytes a character (5 * 10^6 characters: +692 MiB)
+    model.tokenizer.ids(["warm up the tokenizer é"])
+    text = "renewal é terms " * 125_000
+    assert _peak_growth_mib(lambda: model.tokenizer.ids([text])) < 32
+    assert model.encode(["renewal é terms"]).shape == (1, 384)
 
 
 # ---------------------------------------------------------------------------------------- tampered vector-index files
@@ -677,3 +680,13 @@ def test_a_damaged_manifest_leaves_recall_status_and_indexing_answering(indexed,
             assert ws.vectors.status()["state"] == "ready" and _answer(ws) == answer
     finally:
         _restore(folder, pristine)
+
+
+def test_a_batch_of_million_character_items_tokenizes_in_the_memory_of_a_batch_of_window_sized_ones(tokens):
+    # attacks: the indexing path (a batch of texts, as 'mabos index update' and the idle indexer embed items) with
+    # 8 items of 10^6 characters, the content field's bound: the Rust tokenizer's encode_batch of them grew the peak
+    # by 441 MiB (3.5 GiB for a batch of 64); now they cost what 8 texts just past the window cost
+    tokens.ids(["warm up é", "the batch path é"])
+    long = [f"renewal é terms {n} " * 55_000 for n in range(8)]
+    window = [f"renewal é terms {n} " * 80 for n in range(8)]  # past 256 tokens each
+    assert _peak_growth_mib(lambda: tokens.ids(long)) <= _peak_growth_mib(lambda: tokens.ids(window)) + 16
