@@ -487,10 +487,13 @@ def test_a_recall_never_records_access_on_items_outside_the_agents_scopes(two_ag
 
 
 def _spawn(role: str, path: Path, out: Path, *extra: str):
+    return _spawn_with({**os.environ, "MABOS_EMBEDDER": "none"}, role, path, out, *extra)
+
+
+def _spawn_with(env: dict[str, str], role: str, path: Path, out: Path, *extra: str):
     import subprocess  # noqa: PLC0415
     import sys  # noqa: PLC0415
 
-    env = {**os.environ, "MABOS_EMBEDDER": "none"}
     return subprocess.Popen([sys.executable, str(WORKER), role, str(path), str(out), *extra], env=env,
                             stderr=subprocess.PIPE, text=True)  # fmt: skip
 
@@ -690,3 +693,31 @@ def test_a_batch_of_million_character_items_tokenizes_in_the_memory_of_a_batch_o
     long = [f"renewal é terms {n} " * 55_000 for n in range(8)]
     window = [f"renewal é terms {n} " * 80 for n in range(8)]  # past 256 tokens each
     assert _peak_growth_mib(lambda: tokens.ids(long)) <= _peak_growth_mib(lambda: tokens.ids(window)) + 16
+
+
+def test_a_recall_beside_a_process_saving_the_index_over_and_over_always_uses_the_index(tmp_path):
+    # attacks: the cold read of the vector files while another process saves new generations of them (each save
+    # writes new files, renames the manifest, deletes the old files): with no inline limit the recall needs the
+    # index, and every answer must come from it (vector mode, no fallback, no "unusable" note), never from a torn
+    # read of two generations
+    import kg  # noqa: PLC0415
+
+    path = tmp_path / "ws"
+    with kg.init_workspace(path) as ws:
+        ws.agents.add("a")
+        for n in range(30):
+            ws.memory.store_item("a", f"note {n}: the car would not start, JWT tokens signed with RS{n}")
+        assert ws.vectors is not None and ws.vectors.sync(save=True).usable
+    config = path / "mabos.toml"
+    config.write_text(config.read_text() + "\n[recall]\ninline_index_limit = 0\n")
+    saves, reads = tmp_path / "save.jsonl", tmp_path / "vector.jsonl"
+    env_free = {k: v for k, v in os.environ.items() if k != "MABOS_EMBEDDER"}
+    workers = [_spawn_with(env_free, "save", path, saves, "--agent", "a", "--rounds", "20"),
+               _spawn_with(env_free, "vector", path, reads, "--agent", "a", "--rounds", "60")]  # fmt: skip
+    assert [_finished(worker) for worker in workers] == [0, 0]
+    assert sum(bool(line["saved"]) for line in _lines(saves)) == 20
+    answers = _lines(reads)
+    assert len(answers) == 60
+    for answer in answers:
+        assert answer["mode"] == "vector" and not answer["fallback"] and answer["hits"], answer
+        assert not [note for note in answer["notes"] if "not in the vector index yet" not in note], answer
