@@ -33,10 +33,9 @@ def _folder() -> Path:
 
 @pytest.fixture(scope="module")
 def rust():
-    tokenizer = tokenizers.Tokenizer.from_file(str(_folder() / "tokenizer.json"))
-    tokenizer.no_padding()
-    tokenizer.enable_truncation(max_length=256)
-    return tokenizer
+    """The reference: the model's ``tokenizer.json`` in the Rust library, whole texts only (a Tokens without the
+    Python WordPiece, set up as the model sets it up: no padding, truncated at 256 tokens)."""
+    return Tokens(_folder() / "tokenizer.json", 256, None).full()
 
 
 @pytest.fixture(scope="module")
