@@ -6,7 +6,9 @@ Hugging Face's ``tokenizers`` (Rust), loaded on first need: a single ASCII text 
 :class:`kg.recall.wordpiece.WordPiece`, the same pipeline in Python with the same ids, which spares a cold recall
 loading the Rust tokenizer. The weights are read from ``model.safetensors``; the encoder is the standard BERT
 post-norm block. Inputs are truncated to the model's ``max_seq_length``
-(``sentence_bert_config.json``: 256 tokens), as sentence-transformers does.
+(``sentence_bert_config.json``: 256 tokens), as sentence-transformers does; a long text is tokenized in pieces cut
+at word boundaries, only until the window is full (:func:`_pieces`: the same ids in bounded memory,
+``docs/decisions/2026-11-29-hostile-cold-paths.md``).
 
 The weights are memory-mapped, not read: the safetensors format is an 8-byte header length, a JSON header of
 ``{name: {dtype, shape, data_offsets}}`` and the raw little-endian tensors, so each tensor is a read-only NumPy view
