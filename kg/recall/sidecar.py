@@ -46,7 +46,7 @@ from kg.recall.sidecar_state import (
     position,
     read_manifest,
 )
-from kg.recall.vector_files import MANIFEST
+from kg.recall.vector_files import MANIFEST, UnusableError
 
 if TYPE_CHECKING:  # the index class loads with the first index read or build: a BM25 recall opens none
     from kg.recall.vectors import FaissVectorIndex, VectorIndexConfig
@@ -216,7 +216,7 @@ class VectorSidecar:
             items = self._item_count()
             try:
                 build = Build.of(read_manifest(self.directory)) if index is not None else None
-            except ValueError as exc:  # a build entry that is none: the index cannot be used
+            except UnusableError as exc:  # a build entry that is none: the index cannot be used
                 index, reason, build = None, f"manifest: {exc}", None
             saved = index.status() if index is not None else {}
             state = "ready" if index is not None else ("missing" if reason == "no manifest" else "unusable")
@@ -255,10 +255,10 @@ class VectorSidecar:
         try:
             manifest = json.loads((self.directory / MANIFEST).read_text())
             if not isinstance(manifest, dict):
-                raise ValueError(f"a JSON {type(manifest).__name__}, not an object")
+                raise UnusableError(f"a JSON {type(manifest).__name__}, not an object")
             covered = position(manifest, "queue_position", 0)
             build = Build.of(manifest)
-        except (OSError, ValueError, RecursionError) as exc:  # RecursionError: JSON nested past Python's limit
+        except (OSError, ValueError, RecursionError, UnusableError) as exc:  # RecursionError: JSON nested too deep
             return f"unusable (manifest: {str(exc)[:200]})"
         from kg.recall.vectors import FaissVectorIndex  # noqa: PLC0415
 

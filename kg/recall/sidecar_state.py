@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from kg.errors import BackendUnavailableError
 from kg.models import MemoryItem, Model
-from kg.recall.vector_files import MANIFEST
+from kg.recall.vector_files import MANIFEST, UnusableError
 
 if TYPE_CHECKING:
     from kg.recall.vectors import FaissVectorIndex
@@ -47,12 +47,12 @@ class Build:
 
     @classmethod
     def of(cls, manifest: dict[str, Any]) -> Build | None:
-        """The manifest's ``build`` entry (None for a finished index); ValueError when it is not one."""
+        """The manifest's ``build`` entry (None for a finished index); UnusableError when it is not one."""
         entry = manifest.get("build")
         if entry is None:
             return None
         if not isinstance(entry, dict):
-            raise ValueError(f"build is {type(entry).__name__}, not an object")
+            raise UnusableError(f"build is {type(entry).__name__}, not an object")
         return cls(after=position(entry, "after"), upto=position(entry, "upto"), done=position(entry, "done"))
 
     def as_dict(self) -> dict[str, int]:
@@ -93,11 +93,11 @@ MAX_POSITION = 2**63 - 1
 
 
 def position(entry: dict[str, Any], key: str, default: int | None = None) -> int:
-    """``entry[key]`` as a queue position or count: an integer (not a bool) in 0..MAX_POSITION; ValueError naming
+    """``entry[key]`` as a queue position or count: an integer (not a bool) in 0..MAX_POSITION; UnusableError naming
     ``key`` otherwise (the manifest is read from disk: anything may be there)."""
     value = entry.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_POSITION:
-        raise ValueError(f"{key} is {str(value)[:40]!r}, not an integer in 0..2^63-1")
+        raise UnusableError(f"{key} is {str(value)[:40]!r}, not an integer in 0..2^63-1")
     return value
 
 
