@@ -17,6 +17,8 @@ rdflib parser gave before:
 
 RDF/XML with a DOCTYPE or an entity declaration is refused before pyoxigraph reads it
 (:func:`kg.limits.refuse_xml_dtd`): it expands internal entities ("billion laughs"), with no switch to stop it.
+RDF/XML and JSON-LD nested more than :data:`kg.limits.MAX_NESTING` levels deep are refused as well
+(:func:`kg.limits.refuse_deep_nesting`): its time (RDF/XML) or memory (JSON-LD) grows faster than the depth.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import pyoxigraph as ox
 
 from kg.errors import InputError
 from kg.facts_fast import gc_paused
-from kg.limits import refuse_xml_dtd
+from kg.limits import refuse_deep_nesting, refuse_xml_dtd
 from kg.rdf.documents import SUFFIX_FORMATS, Key, RdfDocument, RdfFormat
 from kg.rdf.terms import CORE_PREFIXES, NAMESPACE, iri_to_term
 
@@ -42,6 +44,9 @@ PARSERS: dict[str, ox.RdfFormat] = {
     "nquads": ox.RdfFormat.N_QUADS,
     "trig": ox.RdfFormat.TRIG,
 }
+#: The formats whose nesting pyoxigraph pays for more than linearly, and the syntax that nests
+#: (:func:`kg.limits.refuse_deep_nesting`; Turtle's and TriG's brackets and quoted triples cost it linear time).
+NESTED: dict[str, str] = {"xml": "xml", "json-ld": "json"}
 XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 #: The IRIs :func:`kg.rdf.terms.iri_to_term` may rewrite start with one of these; any other stays as it is.
 MAPPED = (NAMESPACE, *CORE_PREFIXES.values())
@@ -197,6 +202,8 @@ class TripleStream:
                     raise InputError(f"documents[{index}].base_iri", f"must be an absolute IRI: {exc}") from None
             if document.format == "xml":  # pyoxigraph expands entities, even a DTD's inside the root element
                 refuse_xml_dtd(document.content, f"documents[{index}]", document.name)
+            if document.format in NESTED:  # and its time (XML) or memory (JSON-LD) grows faster than the depth
+                refuse_deep_nesting(document.content, NESTED[document.format], f"documents[{index}]", document.name)
             try:
                 yield from mapper.read(_quads(document), self._seen, self._blank)
             except MemoryError:
