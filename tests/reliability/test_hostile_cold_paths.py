@@ -1,5 +1,6 @@
-"""Issue 33's cold paths attacked as a neighbouring agent would: hostile query text for the NumPy MiniLM and its
-Python WordPiece, tampered vector-index files, hostile tool and command names.
+"""Issue 33's cold paths attacked as a neighbouring agent would: hostile query text for the NumPy MiniLM, its Python
+WordPiece and every recall mode, tampered vector-index files, manifests and embedding-cache rows (hostile names:
+test_hostile_names.py; concurrent and killed processes: test_hostile_processes.py).
 
 Real components throughout: the packaged all-MiniLM-L6-v2 (its ``tokenizer.json`` through Hugging Face's Rust
 ``tokenizers`` is the reference for token ids), real workspaces on SQLite, the real vector sidecar's files. Each test
@@ -143,6 +144,16 @@ def test_a_two_million_character_query_tokenizes_in_bounded_memory(model):
     text = "renewal é terms " * 125_000
     assert _peak_growth_mib(lambda: model.tokenizer.ids([text])) < 32
     assert model.encode(["renewal é terms"]).shape == (1, 384)
+
+
+def test_a_batch_of_million_character_items_tokenizes_in_the_memory_of_a_batch_of_window_sized_ones(tokens):
+    # attacks: the indexing path (a batch of texts, as 'mabos index update' and the idle indexer embed items) with
+    # 8 items of 10^6 characters, the content field's bound: the Rust tokenizer's encode_batch of them grew the peak
+    # by 441 MiB (3.5 GiB for a batch of 64); now they cost what 8 texts just past the window cost
+    tokens.ids(["warm up é", "the batch path é"])
+    long = [f"renewal é terms {n} " * 55_000 for n in range(8)]
+    window = [f"renewal é terms {n} " * 80 for n in range(8)]  # past 256 tokens each
+    assert _peak_growth_mib(lambda: tokens.ids(long)) <= _peak_growth_mib(lambda: tokens.ids(window)) + 16
 
 
 # ---------------------------------------------------------------------------------------- tampered vector-index files
@@ -363,206 +374,6 @@ def test_an_index_folder_that_is_a_file_leaves_recall_answering(indexed):
         _restore(folder, pristine)
 
 
-# ------------------------------------------------------------------------------- hostile tool and command names
-
-#: Names a neighbouring agent might send for a tool or a command: paths, ``module:attr`` strings (the lazy tables'
-#: own form), dunder and private names of the registry, standard modules with side effects on import, controls.
-HOSTILE_NAMES = [
-    "../../etc/passwd", "/etc/passwd", "os:system", "cli.tools.memory:memory_recall", "cli.commands.memory:memory",
-    "json.tool:main", "this", "antigravity", "__main__", "__class__", "__getattr__", "__dict__", "_tools", "_table",
-    "load_all", "registry", "tool_table", "mcp_server", "COMMANDS", "", " ", "\x00", "memory_recall\n",
-    "memory_recall\r\nX-Injected: 1", "MEMORY_RECALL", "memory_recall\u200b", "x" * 100_000, "%s%s%n", "{0.__class__}",
-]  # fmt: skip
-_SIDE_EFFECT_MODULES = ("this", "antigravity", "json.tool", "os.system")
-
-
-def _one_line_error(message: str, *, bound: int = 1_000) -> None:
-    assert "\n" not in message and "\r" not in message and len(message) <= bound, message[:300]
-
-
-def test_hostile_tool_names_are_one_line_errors_on_every_path(tmp_path, monkeypatch):
-    # attacks: the lazy registry through the Python API (tools.call), the MCP server's call_tool and REGISTRY's
-    # mapping face: each name is refused in one line naming the field; nothing it names is imported
-    import sys  # noqa: PLC0415
-
-    import kg  # noqa: PLC0415
-    from cli import tools  # noqa: PLC0415
-    from cli.tools import REGISTRY  # noqa: PLC0415
-    from cli.tools.mcp_calls import call_tool  # noqa: PLC0415
-    from kg.errors import InputError  # noqa: PLC0415
-
-    monkeypatch.setenv("MABOS_EMBEDDER", "none")
-    with kg.init_workspace(tmp_path / "ws") as ws:
-        ws.agents.add("a")
-    before = {m for m in _SIDE_EFFECT_MODULES if m in sys.modules}
-    with tools.context(tmp_path / "ws", agent="a") as ctx:
-        for name in HOSTILE_NAMES:
-            with pytest.raises(InputError) as refused:
-                tools.call(name, workspace=tmp_path / "ws", agent="a")
-            assert str(refused.value).startswith("tool: no tool "), name[:80]
-            _one_line_error(str(refused.value))
-            assert name not in REGISTRY and REGISTRY.get(name) is None
-            result = call_tool(ctx, name, {"agent_id": "a"})
-            assert result.is_error and result.content[0].text.startswith("error: tool: no tool "), name[:80]
-            _one_line_error(result.content[0].text)
-    assert {m for m in _SIDE_EFFECT_MODULES if m in sys.modules} == before
-
-
-def test_a_name_that_is_no_tools_prefix_gets_no_suggestions(tmp_path, monkeypatch):
-    # attacks: the "did you mean" hint of an unknown tool: a dunder or empty name shares no prefix with any tool, and
-    # listing the first five tools in the alphabet as if they were close is a wrong hint
-    from cli import tools  # noqa: PLC0415
-    from kg.errors import InputError  # noqa: PLC0415
-
-    for name in ["__class__", "", "_tools", "__init__"]:
-        with pytest.raises(InputError) as refused:
-            tools.call(name, agent_id="a")
-        assert "did you mean" not in str(refused.value), str(refused.value)
-    with pytest.raises(InputError, match=r"did you mean memory_recall\b"):
-        tools.call("memory_recal", agent_id="a")
-
-
-@pytest.mark.parametrize("where", [[], ["memory"], ["fact"], ["tools"]], ids=["top", "memory", "fact", "tools"])
-def test_hostile_command_names_are_one_line_errors(where):
-    # attacks: the lazy command tables of the CLI (the top level and lazy groups): a name is looked up, never
-    # imported; click answers "No such command" in one line and exits 2
-    import sys  # noqa: PLC0415
-
-    from click.testing import CliRunner  # noqa: PLC0415
-
-    from cli.main import cli  # noqa: PLC0415
-
-    before = {m for m in _SIDE_EFFECT_MODULES if m in sys.modules}
-    for name in [n for n in HOSTILE_NAMES if n.strip() and "\x00" not in n and len(n) < 1000]:
-        result = CliRunner().invoke(cli, [*where, name])
-        assert result.exit_code == 2, (name, result.output)
-        last = result.output.strip().splitlines()[-1]
-        assert last.startswith("Error: No such command"), (name, result.output)
-    assert {m for m in _SIDE_EFFECT_MODULES if m in sys.modules} == before
-
-
-# ---------------------------------------------------------------------------------------- recall's access recording
-
-WORKER = Path(__file__).with_name("hostile_recaller.py")
-
-
-def _access_counts(ws, uids) -> dict[str, int]:
-    return {uid: item.access_count for uid, item in ws.ports.memory.get_many(list(uids)).items()}
-
-
-@pytest.fixture
-def two_agents(tmp_path, monkeypatch):
-    """A workspace where a and b each hold items that match the same queries; a is granted project:x, where b
-    keeps one more item; b keeps one item in its own scope."""
-    import kg  # noqa: PLC0415
-
-    monkeypatch.setenv("MABOS_EMBEDDER", "none")
-    path = tmp_path / "ws"
-    with kg.init_workspace(path) as ws:
-        ws.agents.add("a")
-        ws.agents.add("b")
-        ws.scopes.grant("a", "project:x", granted_by="operator")
-        ws.scopes.grant("b", "project:x", granted_by="operator")
-        own = [ws.memory.store_item("a", f"renewal terms of car contract {n}").item.uid for n in range(3)]
-        shared = ws.memory.store_item("b", "renewal terms shared with a", scope="project:x").item.uid
-        hidden = [ws.memory.store_item("b", f"renewal terms of b's car contract {n}").item.uid for n in range(3)]
-    return path, own, shared, hidden
-
-
-@pytest.mark.parametrize("fields", [{}, {"depth": 2}, {"mode": "bm25", "explain": True}, {"max_tokens": 5}])
-def test_a_recall_never_records_access_on_items_outside_the_agents_scopes(two_agents, fields):
-    # attacks: the batched access write after the answer: a recall by a (any depth, mode or budget) must count
-    # accesses only on what it answered, never on b's private items it matched but may not see
-    import kg  # noqa: PLC0415
-
-    path, own, shared, hidden = two_agents
-    with kg.open_workspace(path) as ws:
-        result = ws.memory.recall("a", "renewal terms car contract b's", limit=10, **fields)
-        answered = {h.item.uid for h in result.hits}
-        counts = _access_counts(ws, [*own, shared, *hidden])
-    assert not answered & set(hidden)
-    assert all(counts[uid] == 0 for uid in hidden), counts
-    assert all(counts[uid] == (1 if uid in answered else 0) for uid in [*own, shared]), counts
-
-
-def _spawn(role: str, path: Path, out: Path, *extra: str):
-    return _spawn_with({**os.environ, "MABOS_EMBEDDER": "none"}, role, path, out, *extra)
-
-
-def _spawn_with(env: dict[str, str], role: str, path: Path, out: Path, *extra: str):
-    import subprocess  # noqa: PLC0415
-    import sys  # noqa: PLC0415
-
-    return subprocess.Popen([sys.executable, str(WORKER), role, str(path), str(out), *extra], env=env,
-                            stderr=subprocess.PIPE, text=True)  # fmt: skip
-
-
-def _finished(worker) -> int:
-    """The worker's exit status, once it has ended (its standard error is printed: pytest shows it on failure)."""
-    _, errors = worker.communicate(timeout=300)
-    print(errors)
-    return int(worker.returncode)
-
-
-def _lines(out: Path) -> list[dict]:
-    return [json.loads(line) for line in out.read_text().splitlines() if line.endswith("}")] if out.exists() else []
-
-
-def test_two_recalling_processes_beside_a_writer_count_every_answered_access(two_agents, tmp_path):
-    # attacks: access recording under contention: two processes recall (touching) while a third stores items in
-    # the same workspace; every process ends cleanly and each item's access count is exactly how often it was
-    # answered (an access a busy store refused waits for the next write or the close, never lost or doubled)
-    import kg  # noqa: PLC0415
-
-    path, *_ = two_agents
-    outs = [tmp_path / f"{role}{n}.jsonl" for n, role in enumerate(["recall", "recall", "write"])]
-    workers = [_spawn(out.stem[:-1], path, out, "--agent", "a", "--rounds", "25") for out in outs]
-    for worker in workers:
-        assert _finished(worker) == 0
-    answered: dict[str, int] = {}
-    for line in _lines(outs[0]) + _lines(outs[1]):
-        for uid in line["hits"]:
-            answered[uid] = answered.get(uid, 0) + 1
-    acked = [line["ack"] for line in _lines(outs[2])]
-    assert len(acked) == 25 and len(_lines(outs[0])) == len(_lines(outs[1])) == 25
-    with kg.open_workspace(path) as ws:
-        counts = _access_counts(ws, set(answered) | set(acked))
-        assert len(ws.ports.memory.get_many(acked)) == 25
-    assert {uid: n for uid, n in counts.items() if n} == answered
-
-
-def test_a_kill_between_answer_and_access_write_loses_no_acknowledged_item(two_agents, tmp_path):
-    # attacks: kill -9 of a process that recalls (and writes access counts) in a loop, while a writer's items are
-    # acknowledged; then a concurrent opener: every acknowledged item is there, the database is intact, and no
-    # access count exceeds the answers the killed process had been given
-    import signal  # noqa: PLC0415
-    import time  # noqa: PLC0415
-
-    import kg  # noqa: PLC0415
-
-    path, own, shared, _ = two_agents
-    recalls, writes = tmp_path / "recall.jsonl", tmp_path / "write.jsonl"
-    looping = _spawn("forever", path, recalls, "--agent", "a")
-    writer = _spawn("write", path, writes, "--agent", "a", "--rounds", "20")
-    for _ in range(600):  # until the loop has answered a few times (a count, not a timing assertion)
-        if len(_lines(recalls)) >= 5 or looping.poll() is not None:
-            break
-        time.sleep(0.05)
-    looping.send_signal(signal.SIGKILL)
-    assert _finished(looping) == -signal.SIGKILL and _finished(writer) == 0
-    answered: dict[str, int] = {}
-    for line in _lines(recalls):
-        for uid in line["hits"]:
-            answered[uid] = answered.get(uid, 0) + 1
-    acked = [line["ack"] for line in _lines(writes)]
-    with kg.open_workspace(path) as ws:
-        assert ws.ports.memory.db.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        assert len(ws.ports.memory.get_many([*acked, *own, shared])) == len(acked) + len(own) + 1
-        counts = _access_counts(ws, set(answered) | set(acked))
-    # the answer a killed process printed last may have been killed before its access write: at most one short
-    assert all(answered.get(uid, 0) - 1 <= n <= answered.get(uid, 0) for uid, n in counts.items()), (counts, answered)
-
-
 # ------------------------------------------------------------------------- hostile query text on every recall path
 
 
@@ -682,41 +493,3 @@ def test_a_damaged_manifest_leaves_recall_status_and_indexing_answering(indexed,
             assert ws.vectors.status()["state"] == "ready" and _answer(ws) == answer
     finally:
         _restore(folder, pristine)
-
-
-def test_a_batch_of_million_character_items_tokenizes_in_the_memory_of_a_batch_of_window_sized_ones(tokens):
-    # attacks: the indexing path (a batch of texts, as 'mabos index update' and the idle indexer embed items) with
-    # 8 items of 10^6 characters, the content field's bound: the Rust tokenizer's encode_batch of them grew the peak
-    # by 441 MiB (3.5 GiB for a batch of 64); now they cost what 8 texts just past the window cost
-    tokens.ids(["warm up é", "the batch path é"])
-    long = [f"renewal é terms {n} " * 55_000 for n in range(8)]
-    window = [f"renewal é terms {n} " * 80 for n in range(8)]  # past 256 tokens each
-    assert _peak_growth_mib(lambda: tokens.ids(long)) <= _peak_growth_mib(lambda: tokens.ids(window)) + 16
-
-
-def test_a_recall_beside_a_process_saving_the_index_over_and_over_always_uses_the_index(tmp_path):
-    # attacks: the cold read of the vector files while another process saves new generations of them (each save
-    # writes new files, renames the manifest, deletes the old files): with no inline limit the recall needs the
-    # index, and every answer must come from it (vector mode, no fallback, no "unusable" note), never from a torn
-    # read of two generations
-    import kg  # noqa: PLC0415
-
-    path = tmp_path / "ws"
-    with kg.init_workspace(path) as ws:
-        ws.agents.add("a")
-        for n in range(30):
-            ws.memory.store_item("a", f"note {n}: the car would not start, JWT tokens signed with RS{n}")
-        assert ws.vectors is not None and ws.vectors.sync(save=True).usable
-    config = path / "mabos.toml"
-    config.write_text(config.read_text() + "\n[recall]\ninline_index_limit = 0\n")
-    saves, reads = tmp_path / "save.jsonl", tmp_path / "vector.jsonl"
-    env_free = {k: v for k, v in os.environ.items() if k != "MABOS_EMBEDDER"}
-    workers = [_spawn_with(env_free, "save", path, saves, "--agent", "a", "--rounds", "20"),
-               _spawn_with(env_free, "vector", path, reads, "--agent", "a", "--rounds", "60")]  # fmt: skip
-    assert [_finished(worker) for worker in workers] == [0, 0]
-    assert sum(bool(line["saved"]) for line in _lines(saves)) == 20
-    answers = _lines(reads)
-    assert len(answers) == 60
-    for answer in answers:
-        assert answer["mode"] == "vector" and not answer["fallback"] and answer["hits"], answer
-        assert not [note for note in answer["notes"] if "not in the vector index yet" not in note], answer
