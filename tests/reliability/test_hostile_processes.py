@@ -130,8 +130,12 @@ def test_a_kill_between_answer_and_access_write_loses_no_acknowledged_item(two_a
         assert ws.ports.memory.db.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         assert len(ws.ports.memory.get_many([*acked, *own, shared])) == len(acked) + len(own) + 1
         counts = _access_counts(ws, set(answered) | set(acked))
-    # the answer a killed process printed last may have been killed before its access write: at most one short
-    assert all(answered.get(uid, 0) - 1 <= n <= answered.get(uid, 0) for uid, n in counts.items()), (counts, answered)
+    # the worker writes an answer's line after recall() returned (its access written, or left waiting with a note):
+    # the kill may fall after the access write and before the line (one more than told), and accesses a busy store
+    # left waiting die with the process (as many fewer as answers said so); never anything else
+    waiting = sum(1 for line in _lines(recalls) if any("not written yet" in note for note in line["notes"]))
+    for uid, n in counts.items():
+        assert answered.get(uid, 0) - waiting <= n <= answered.get(uid, 0) + 1, (uid, n, answered, waiting)
 
 
 def test_a_recall_beside_a_process_saving_the_index_over_and_over_always_uses_the_index(tmp_path):
