@@ -3,10 +3,10 @@
 ``SqliteFactStore.bulk`` drops ``facts_object`` and ``facts_predicate_object`` when the store holds at most
 ``DEFER_INDEX_MAX_ROWS`` facts and creates them again, from the same SQL, before its commit (sorting with
 ``temp_store = FILE``, which packs the sort's records, when SQLite allows the switch); it also writes with
-``secure_delete`` off and puts both settings back. What must hold: the indexes come back identical and consistent with the
-table (``integrity_check`` compares every index entry with its row), the object and predicate queries use them
-again, other connections never see them missing, a failed load brings them back, and a store above the bound keeps
-them throughout. The live-triple key is not deferred: a stream into an empty store can repeat a live key, and that
+``secure_delete`` off and puts both settings back. What must hold: the indexes come back identical and consistent
+with the table (``integrity_check`` compares every index entry with its row), the object and predicate queries use
+them again, other connections never see them missing, a failed load brings them back, and a store above the bound
+keeps them throughout. The live-triple key is not deferred: a stream into an empty store can repeat a live key, and that
 row must be upserted. The imported facts themselves are compared with the parse-first path (which writes without
 ``bulk``) in tests/unit/test_fact_import_paths.py.
 """
@@ -182,6 +182,10 @@ def test_the_builds_sort_with_temp_store_file_and_set_it_back(ws: Workspace) -> 
 def test_a_connection_with_its_temp_database_open_builds_as_before(ws: Workspace) -> None:
     db = ws._store.db
     db.conn.execute("CREATE TEMP TABLE scratch(x)")  # as the recall's term statistics do on this connection
+    db.conn.execute("INSERT INTO scratch VALUES (1)")
+    with db.packed_sorts() as packed:  # outside a transaction the switch would drop the TEMP tables
+        assert not packed
+    assert [tuple(r) for r in db.conn.execute("SELECT x FROM scratch")] == [(1,)]
     with db.write():
         with db.packed_sorts() as packed:  # SQLite refuses the switch inside a transaction now
             assert not packed

@@ -179,12 +179,17 @@ class Database:
         the setting as it was. For large sorts (``CREATE INDEX`` at the end of a bulk load, docs/facts-bulk.md):
         with ``MEMORY`` SQLite's sorter allocates and frees every record on its own; with ``FILE`` it packs them
         into one buffer that grows up to the page cache's size (64 MiB) and writes a temporary file only past it.
-        Inside a transaction SQLite refuses the switch once the connection's temp database is open (a TEMP table:
-        the recall's term statistics): the block then runs as it would have."""
+        Only inside a transaction: there SQLite refuses the switch once the connection's temp database is open (a
+        TEMP table: the recall's term statistics), and the block then runs as it would have; outside one it would
+        close that database, and its TEMP tables with it."""
         before = int(self.conn.execute("PRAGMA temp_store").fetchone()[0])
-        try:
-            self.conn.execute("PRAGMA temp_store = FILE")
-        except sqlite3.OperationalError:
+        switched = self.conn.in_transaction
+        if switched:
+            try:
+                self.conn.execute("PRAGMA temp_store = FILE")
+            except sqlite3.OperationalError:  # the temp database is open
+                switched = False
+        if not switched:
             yield False
             return
         try:
