@@ -209,20 +209,23 @@ def refuse_xml_dtd(content: str | bytes, field: str, name: str) -> None:
 #: How deep elements (XML) or arrays and objects (JSON) may nest in a document a parser without a depth bound
 #: reads (:func:`refuse_deep_nesting`). libxml2's default; real RDF nests a few tens of levels at most.
 MAX_NESTING = 256
+#: The longest query text a search accepts (recall and the time hierarchy's search): the embedder reads the first
+#: 256 tokens of it, and tokenizing a longer one costs memory for every character (about 230 bytes each).
+MAX_QUERY_TEXT = 100_000
 #: XML markup that changes the depth: an end tag (group 1), a start tag (group 2 ``>``) or an empty-element tag
 #: (group 2 ``/>``: one level deeper for itself), or what to
 #: step over whole (comments, CDATA, processing instructions: to the end of the text when unterminated, so the
 #: scan stays linear). A tag's quoted attribute values may hold ``>``, ``/`` and even ``<`` (XML forbids it;
 #: pyoxigraph reads it): an attempt reads up to the next ``<`` or ``>`` outside quotes, or to the next quote of the
 #: kind it opened, so attempts do not read the same text over and over.
-_XML_MARKUP = re.compile(
-    r"""<(?:(/)|!--.*?(?:-->|\Z)|!\[CDATA\[.*?(?:\]\]>|\Z)|\?.*?(?:\?>|\Z)"""
-    r"""|[^\s<>!?/][^<>"'/]*+(?:(?:"[^"]*+"|'[^']*+'|/(?!>))[^<>"'/]*+)*+(/?>))""",
-    re.DOTALL,
+#: (Patterns are compiled on first use, by :mod:`re`'s own cache: not by every command that imports this module.)
+_XML_MARKUP = (
+    r"""(?s)<(?:(/)|!--.*?(?:-->|\Z)|!\[CDATA\[.*?(?:\]\]>|\Z)|\?.*?(?:\?>|\Z)"""
+    r"""|[^\s<>!?/][^<>"'/]*+(?:(?:"[^"]*+"|'[^']*+'|/(?!>))[^<>"'/]*+)*+(/?>))"""
 )
 #: A JSON string (to the end of the text when unterminated, a last lone backslash included: every attempt
 #: succeeds, so the scan stays linear) or a bracket.
-_JSON_TOKEN = re.compile(r'"(?:[^"\\]++|\\(?:.|\Z))*+(?:"|\Z)|[\[\]{}]', re.DOTALL)
+_JSON_MARKUP = r'(?s)"(?:[^"\\]++|\\(?:.|\Z))*+(?:"|\Z)|[\[\]{}]'
 _XML_STEPS = {("/", ""): (-1,), ("", ">"): (1,), ("", "/>"): (1, -1), ("", ""): ()}
 _JSON_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
@@ -235,9 +238,9 @@ def nesting_depth(content: str, syntax: str) -> int:
     """
     steps: Iterable[int]
     if syntax == "xml":
-        steps = chain.from_iterable(map(_XML_STEPS.__getitem__, _XML_MARKUP.findall(content)))
+        steps = chain.from_iterable(map(_XML_STEPS.__getitem__, re.findall(_XML_MARKUP, content)))
     else:
-        steps = map(_JSON_STEP.get, _JSON_TOKEN.findall(content), repeat(0))
+        steps = map(_JSON_STEP.get, re.findall(_JSON_MARKUP, content), repeat(0))
     return max(accumulate(steps), default=0)
 
 
@@ -282,6 +285,7 @@ __all__ = [
     "MAX_DOCUMENT_BYTES",
     "MAX_JSONL_LINE",
     "MAX_NESTING",
+    "MAX_QUERY_TEXT",
     "YAML_EXPANSION",
     "YAML_FLOOR",
     "json_line",

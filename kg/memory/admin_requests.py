@@ -13,6 +13,7 @@ from datetime import date
 
 from pydantic import Field
 
+from kg.limits import MAX_QUERY_TEXT
 from kg.memory.hierarchy_models import MAX_LIMIT as MAX_HIERARCHY_LIMIT
 from kg.memory.hierarchy_models import HierarchyScope, Level
 from kg.models.base import new_list
@@ -59,7 +60,10 @@ class BuildHierarchyRequest(Request):
 class HierarchySearchRequest(Request):
     """What to look for in one level of the time hierarchy."""
 
-    query: str = Field(description="Words to look for (lexical: query-term overlap).")
+    query: str = Field(
+        max_length=MAX_QUERY_TEXT,
+        description="Words to look for (lexical: query-term overlap; at most 100,000 characters).",
+    )
     level: Level = Field(
         default="weekly",
         description="daily searches the entries of the daily logs; weekly, monthly and quarterly the summaries.",

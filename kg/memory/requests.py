@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import Field
 
 from kg.conversation.window import MAX_WINDOW, token_count
+from kg.limits import MAX_QUERY_TEXT
 from kg.models import MemoryStoreKind, MemoryType, UtcDatetime
 from kg.models.request import Request
 from kg.recall.fusion_types import FusionMethod
@@ -54,7 +55,11 @@ class StoreRequest(Request):
 class RecallRequest(Request):
     """What to recall, how to search and rank, which items qualify, and how much to return."""
 
-    query: str = Field(default="", description="What to look for; empty lists the most important memories.")
+    query: str = Field(
+        default="",
+        max_length=MAX_QUERY_TEXT,
+        description="What to look for; empty lists the most important memories (at most 100,000 characters).",
+    )
     limit: int = Field(
         default=20,
         ge=1,
