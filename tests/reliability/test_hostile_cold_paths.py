@@ -382,7 +382,7 @@ def test_an_index_folder_that_is_a_file_leaves_recall_answering(indexed):
 def test_a_lone_surrogate_in_a_query_is_one_input_error_on_the_python_api(indexed, query, source_mode):
     # attacks: kg's own recall (the data-access API the console and the idle paths use, below the tool layer that
     # already refused it): a lone surrogate reached the UTF-8 encoders of the embedding path and the file search as
-    # a bare UnicodeEncodeError; now the query field is refused in one line, in every mode, as the tools refuse it
+    # a bare UnicodeEncodeError (and bm25 answered it); now the query field is refused in one line, in every mode
     import kg  # noqa: PLC0415
     from kg.errors import InputError  # noqa: PLC0415
 
@@ -390,9 +390,15 @@ def test_a_lone_surrogate_in_a_query_is_one_input_error_on_the_python_api(indexe
     _restore(folder, pristine)
     source, mode = source_mode
     with kg.open_workspace(path) as ws:
-        with pytest.raises(InputError, match=r"^query: must be valid Unicode text; it holds the lone surrogate U\+D"):
+        with pytest.raises(InputError, match=r"^query: ") as refused:  # the request's bound (af18249) or the engine's
             ws.memory.recall("a", query, source=source, **({"mode": mode} if mode else {}), touch=False)
+        assert "\n" not in str(refused.value)
         assert _answer(ws)  # and the workspace answers the next recall
+    # below the request model, the engine's and the files' search refuse it themselves (their first call)
+    from kg.recall.engine import check_query  # noqa: PLC0415
+
+    with pytest.raises(InputError, match=r"^query: must be valid Unicode text; it holds the lone surrogate U\+D"):
+        check_query(query)
 
 
 @pytest.mark.parametrize(
