@@ -51,15 +51,32 @@ _A = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
 
 
 def _erf(x: Array) -> Array:
-    sign = np.sign(x)
+    """A&S 7.1.26 in place on two float32 temporaries (the same operations in the same order as the formula: the
+    same bits), rather than a new array for every step: the activations are the model's largest arrays."""
     a = np.abs(x)
-    t = 1.0 / (1.0 + _P * a)
-    poly = t * (_A[0] + t * (_A[1] + t * (_A[2] + t * (_A[3] + t * _A[4]))))
-    return np.asarray(sign * (1.0 - poly * np.exp(-a * a)), dtype=np.float32)
+    t = np.float32(_P) * a
+    t += np.float32(1.0)
+    np.reciprocal(t, out=t)
+    poly = np.float32(_A[4]) * t
+    for coefficient in reversed(_A[:4]):
+        poly += np.float32(coefficient)
+        poly *= t
+    np.multiply(a, a, out=a)
+    np.negative(a, out=a)
+    np.exp(a, out=a)
+    poly *= a
+    np.subtract(np.float32(1.0), poly, out=poly)
+    poly *= np.sign(x)
+    return poly
 
 
 def _gelu(x: Array) -> Array:
-    return np.asarray(0.5 * x * (1.0 + _erf(x * np.float32(0.7071067811865476))), dtype=np.float32)
+    # 0.5 * x * (1 + erf(x / sqrt 2)) in place; a product by 0.5 is exact (short of a subnormal result): no bit moves
+    result = _erf(x * np.float32(0.7071067811865476))
+    result += np.float32(1.0)
+    result *= x
+    result *= np.float32(0.5)
+    return result
 
 
 def _layer_norm(x: Array, weight: Array, bias: Array, eps: float) -> Array:
