@@ -18,6 +18,11 @@ from kg.faces import LazyPatterns  # this module's patterns, and boosts', compil
 
 #: Han, Hiragana, Katakana, Hangul and the compatibility and supplementary Han blocks.
 CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002ffff"
+#: The blocks BERT's basic tokenizer pads with spaces as Chinese characters (its ``_is_chinese_char``): the CJK
+#: Unified Ideographs and extensions A to E, the compatibility ideographs and their supplement. Not Kana or Hangul.
+BERT_HAN_CHARS = (
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002a6df\U0002a700-\U0002ceaf\U0002f800-\U0002fa1f"
+)
 #: The scripts written without spaces between words: CJK as above (with Han extensions G and H), Bopomofo,
 #: halfwidth Katakana, Thai, Lao, Myanmar and Khmer. A word tokenizer cannot split their text into words.
 NO_SPACE_CHARS = (
