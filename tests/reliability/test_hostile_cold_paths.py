@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from kg.recall import minilm
 from kg.recall.minilm import Tokens
 from kg.recall.wordpiece import WordPiece
+from tests.budget import examples
 
 tokenizers = pytest.importorskip("tokenizers", reason="the reference tokenizer is not installed")
 
@@ -100,7 +101,7 @@ def test_a_long_text_in_a_batch_tokenizes_as_the_rust_tokenizer(tokens, rust):
 ALPHABET = "ab é東 \u00a0\t\n\x00\x1f.[]!'-\u0301\u3000\u2028ﬁ\\" + "SEPCLMAK"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.sampled_from([*ALPHABET, "[SEP]", "[CLS]", "[MASK]", "xyzzy", "a" * 101]), max_size=60).map("".join))
 def test_cutting_a_text_into_pieces_never_changes_its_ids(tokens, rust, text):
     # attacks: the cut points (pieces of at most 8 characters here, so nearly every character is at a cut)

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from kg.errors import InputError
 from kg.limits import MAX_NESTING, nesting_depth, refuse_deep_nesting
+from tests.budget import examples
 
 _TEXT = st.text(alphabet="ab </>&\"'[]{}-!?", max_size=8)
 _DECOYS = st.sampled_from(
@@ -63,7 +64,7 @@ def _json_depth(value: Any) -> int:
     return 0
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(_element())
 def test_the_xml_depth_is_expat_s(element: str) -> None:
     document = f'<?xml version="1.0"?>\n<root xmlns:x="http://x/" xmlns:rdf="http://r/">{element}</root>'
@@ -77,7 +78,7 @@ _JSON = st.recursive(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(_JSON, st.booleans())
 def test_the_json_depth_is_that_of_the_decoded_value(value: Any, indent: bool) -> None:
     assert nesting_depth(json.dumps(value, indent=2 if indent else None), "json") == _json_depth(value)
