@@ -213,9 +213,9 @@ MAX_NESTING = 256
 #: 256 tokens of it, and tokenizing a longer one costs memory for every character (about 230 bytes each).
 MAX_QUERY_TEXT = 100_000
 #: XML markup that changes the depth: an end tag (group 1), a start tag (group 2 ``>``) or an empty-element tag
-#: (group 2 ``/>``: one level deeper for itself), or what to
-#: step over whole (comments, CDATA, processing instructions: to the end of the text when unterminated, so the
-#: scan stays linear). A tag's quoted attribute values may hold ``>``, ``/`` and even ``<`` (XML forbids it;
+#: (group 2 ``/>``: one level deeper for itself); or markup to step over whole (comments, CDATA, processing
+#: instructions: to the end of the text when unterminated, so the scan stays linear). A tag's quoted attribute
+#: values may hold ``>``, ``/`` and even ``<`` (XML forbids it;
 #: pyoxigraph reads it): an attempt reads up to the next ``<`` or ``>`` outside quotes, or to the next quote of the
 #: kind it opened, so attempts do not read the same text over and over.
 #: (Patterns are compiled on first use, by :mod:`re`'s own cache: not by every command that imports this module.)
@@ -233,8 +233,8 @@ _JSON_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 def nesting_depth(content: str, syntax: str) -> int:
     """The deepest nesting of ``content``: elements for ``syntax`` ``"xml"``, arrays and objects for ``"json"``.
 
-    One regex pass in C (about 60 ms for LUBM(1)'s 8 MB of RDF/XML). Malformed text gets a number too; the parser
-    refuses the text itself.
+    One regex pass in C (60-200 ms for LUBM(1)'s 8 MB of RDF/XML on this project's 2-core machines). Malformed
+    text gets a number too; the parser refuses the text itself.
     """
     steps: Iterable[int]
     if syntax == "xml":
