@@ -215,9 +215,9 @@ MAX_QUERY_TEXT = 100_000
 #: XML markup that changes the depth: an end tag (group 1), a start tag (group 2 ``>``) or an empty-element tag
 #: (group 2 ``/>``: one level deeper for itself); or markup to step over whole (comments, CDATA, processing
 #: instructions: to the end of the text when unterminated, so the scan stays linear). A tag's quoted attribute
-#: values may hold ``>``, ``/`` and even ``<`` (XML forbids it;
-#: pyoxigraph reads it): an attempt reads up to the next ``<`` or ``>`` outside quotes, or to the next quote of the
-#: kind it opened, so attempts do not read the same text over and over.
+#: values may hold ``>``, ``/`` and even ``<`` (XML forbids it; pyoxigraph reads it): an attempt reads up to the
+#: next ``<`` or ``>`` outside quotes, or to the next quote of the kind it opened, so attempts do not read the same
+#: text over and over.
 #: (Patterns are compiled on first use, by :mod:`re`'s own cache: not by every command that imports this module.)
 _XML_MARKUP = (
     r"""(?s)<(?:(/)|!--.*?(?:-->|\Z)|!\[CDATA\[.*?(?:\]\]>|\Z)|\?.*?(?:\?>|\Z)"""
