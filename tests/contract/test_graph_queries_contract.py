@@ -23,7 +23,7 @@ from kg.store.typedb.graph_queries import TypeDBGraphQueries
 from kg.workspace import Workspace
 from reasoning.graph_queries import GraphQueries
 from sync.shared_graph import client_for, push_outbox
-from tests.conftest import q3_workspace
+from tests.records import q3_workspace
 
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 DAY = timedelta(days=1)

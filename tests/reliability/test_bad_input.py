@@ -45,7 +45,8 @@ from kg.ontology.proposals import OntologyService
 from kg.store.typedb import literals as lit
 from kg.workspace import Workspace
 from reasoning.service import RuleService
-from tests.conftest import TAXABLE, VENDOR, snapshot_workspace
+from tests.conftest import snapshot_workspace
+from tests.records import TAXABLE, VENDOR
 
 # ------------------------------------------------------------------------------------------ profiles and tally
 

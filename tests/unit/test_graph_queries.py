@@ -18,7 +18,7 @@ from kg.ports.graph_queries import GraphNodeHead
 from kg.workspace import Workspace
 from reasoning.graph_queries import CATALOGUE, GraphQueries, expected_progress
 from reasoning.graph_query_models import NodeRef
-from tests.conftest import q3_workspace
+from tests.records import q3_workspace
 
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 DAY = timedelta(days=1)

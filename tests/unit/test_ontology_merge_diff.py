@@ -12,7 +12,7 @@ import pytest
 
 from kg.ontology.merge import without_node
 from kg.workspace import Workspace
-from tests.conftest import VENDOR
+from tests.records import VENDOR
 from tests.unit.tool_calls import call, mabos
 
 pytestmark = pytest.mark.usefixtures("no_embedder")

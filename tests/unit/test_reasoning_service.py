@@ -11,7 +11,7 @@ from kg.errors import InputError, NotFoundError, ScopeError
 from reasoning.cases import CaseService
 from reasoning.owl import OWL_RL_SOURCE
 from reasoning.service import INFERENCE_SOURCE, Reasoner, RuleService
-from tests.conftest import TAXABLE as BASE_TAXABLE
+from tests.records import TAXABLE as BASE_TAXABLE
 
 TAXABLE = {**BASE_TAXABLE, "confidence_factor": 0.8}
 AUDIT = {  # chains on the first rule

@@ -13,7 +13,7 @@ from reasoning.cases import StoredCase
 from reasoning.cbr import RetrievalResult
 from reasoning.router import RouterResult
 from reasoning.service import RuleService
-from tests.conftest import TAXABLE
+from tests.records import TAXABLE
 from tests.unit.conftest import call, refused
 
 

@@ -15,7 +15,7 @@ from cli.tools.ontology import ProposalList, ScaffoldResult, ValidationReport
 from cli.tools.overrides import CommandContext
 from kg.errors import ConflictError, InputError, NotFoundError, ScopeError
 from kg.models import OntologyProposal, ProposalStatus
-from tests.conftest import VENDOR
+from tests.records import VENDOR
 
 
 @pytest.fixture

@@ -16,7 +16,8 @@ from cli.tools.ontology_admin import OntologyCheck, ProposalDiff, TypeQLResult
 from cli.tools.owl_rl import OwlRlResult
 from kg.errors import ConflictError, InputError, MabosError, NotFoundError
 from kg.workspace import Workspace
-from tests.conftest import VENDOR, snapshot_workspace
+from tests.conftest import snapshot_workspace
+from tests.records import VENDOR
 from tests.unit.tool_calls import call, mabos, refused_unchanged, spy_on
 
 pytestmark = pytest.mark.usefixtures("no_embedder")
