@@ -46,7 +46,7 @@ from kg.recall.sidecar_state import (
     position,
     read_manifest,
 )
-from kg.recall.vector_files import MANIFEST, UnusableError
+from kg.recall.vector_files import MANIFEST, UnusableError, read_regular
 
 if TYPE_CHECKING:  # the index class loads with the first index read or build: a BM25 recall opens none
     from kg.recall.vectors import FaissVectorIndex, VectorIndexConfig
@@ -253,7 +253,7 @@ class VectorSidecar:
             return "missing"
         store_id = self.store.index_queue.store_id()
         try:
-            manifest = json.loads((self.directory / MANIFEST).read_text())
+            manifest = json.loads(read_regular(self.directory / MANIFEST))
             if not isinstance(manifest, dict):
                 raise UnusableError(f"a JSON {type(manifest).__name__}, not an object")
             covered = position(manifest, "queue_position", 0)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from kg.errors import BackendUnavailableError
 from kg.models import MemoryItem, Model
-from kg.recall.vector_files import MANIFEST, UnusableError
+from kg.recall.vector_files import MANIFEST, UnusableError, read_regular
 
 if TYPE_CHECKING:
     from kg.recall.vectors import FaissVectorIndex
@@ -113,8 +113,8 @@ def manifest_stamp(directory: Path) -> tuple[int, int, int] | None:
 def read_manifest(directory: Path) -> dict[str, Any]:
     """The saved manifest ({} when missing or unreadable)."""
     try:
-        manifest = json.loads((directory / MANIFEST).read_text())
-    except (OSError, ValueError, RecursionError):  # RecursionError: JSON nested past Python's limit
+        manifest = json.loads(read_regular(directory / MANIFEST))
+    except (OSError, ValueError, RecursionError, UnusableError):  # RecursionError: JSON nested past Python's limit
         return {}
     return manifest if isinstance(manifest, dict) else {}
 

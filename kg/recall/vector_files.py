@@ -9,6 +9,7 @@ and the directory fsynced, so a save never overwrites a file the current manifes
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import re
@@ -82,6 +83,22 @@ def regular(path: Path) -> os.stat_result:
     return found
 
 
+def read_regular(path: Path) -> str:
+    """The text of ``path`` (the manifest), opened without following a symbolic link and without waiting on a FIFO:
+    FileNotFoundError when it is missing, UnusableError when it is not a regular file (the checks and the read are
+    one open file, so nothing can be swapped in between)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UnusableError(f"{path.name!r} is not a regular file (a symbolic link is not followed)") from None
+        raise
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise UnusableError(f"{path.name!r} is not a regular file")
+        return handle.read().decode()
+
+
 def verified(directory: Path, entry: dict[str, Any]) -> Path:
     """The data file a manifest entry names, after checking its name, that it is a regular file, its size and
     sha256."""
@@ -104,4 +121,13 @@ def _fsync_directory(directory: Path) -> None:
             os.close(fd)
 
 
-__all__ = ["DATA_FILE_RE", "UnusableError", "regular", "remove_unreferenced", "sha256", "verified", "write_file"]
+__all__ = [
+    "DATA_FILE_RE",
+    "UnusableError",
+    "read_regular",
+    "regular",
+    "remove_unreferenced",
+    "sha256",
+    "verified",
+    "write_file",
+]

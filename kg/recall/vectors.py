@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kg.errors import InputError
-from kg.recall.vector_files import MANIFEST, UnusableError, regular, remove_unreferenced, verified, write_file
+from kg.recall.vector_files import MANIFEST, UnusableError, read_regular, remove_unreferenced, verified, write_file
 
 if TYPE_CHECKING:
     import numpy as np
@@ -209,11 +209,11 @@ class FaissVectorIndex:
         expected = self.store_checksum if store_checksum is None else store_checksum
         with self._lock:
             try:
-                manifest = json.loads((self.directory / MANIFEST).read_text())
+                manifest = json.loads(read_regular(self.directory / MANIFEST))
                 files = {MANIFEST: (self.directory / MANIFEST).stat().st_size}
                 files |= {e["name"]: (self.directory / e["name"]).stat().st_size for e in manifest["files"].values()}
                 saved = manifest.get("store_checksum") == expected and manifest.get("count") == len(self)
-            except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError, UnusableError):
                 files, saved = {}, False
             return {
                 "directory": str(self.directory), "model": self.model, "dimension": self.dimension,
@@ -315,11 +315,10 @@ class FaissVectorIndex:
     @classmethod
     def _load(cls, directory: Path, *, model: str, dimension: int, store_checksum: str, count: int | None,
               config: VectorIndexConfig | None) -> FaissVectorIndex:  # fmt: skip
-        try:
-            manifest = json.loads((directory / MANIFEST).read_text())
+        try:  # written by a rename: a link may lead out of the workspace, a FIFO would hold the read
+            manifest = json.loads(read_regular(directory / MANIFEST))
         except FileNotFoundError as exc:
             raise UnusableError("no manifest") from exc
-        regular(directory / MANIFEST)  # written by a rename: a link may lead out of the workspace
         expected = {"format_version": FORMAT_VERSION, "model": model, "dimension": dimension,
                     "store_checksum": store_checksum} | ({} if count is None else {"count": count})  # fmt: skip
         for key, value in expected.items():

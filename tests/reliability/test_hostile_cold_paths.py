@@ -375,6 +375,42 @@ def test_an_index_folder_that_is_a_file_leaves_recall_answering(indexed):
         _restore(folder, pristine)
 
 
+def test_a_manifest_that_is_a_fifo_is_refused_without_waiting_on_it(indexed):
+    # attacks: .mabos/vectors/manifest.json replaced by a named pipe nobody writes to: every reader of the manifest
+    # (load, status, the sidecar's queue position and build state) opened it for reading and waited forever. Run in
+    # a thread: a reader that waits again fails the join instead of hanging the suite (a bound, not a timing).
+    import os  # noqa: PLC0415
+    import threading  # noqa: PLC0415
+
+    import kg  # noqa: PLC0415
+    from kg.recall.vectors import FaissVectorIndex  # noqa: PLC0415
+
+    path, folder, pristine, answer, _ = indexed
+    _restore(folder, pristine)
+    model, store_checksum = _manifest(folder)["model"], _manifest(folder)["store_checksum"]
+    (folder / "manifest.json").unlink()
+    os.mkfifo(folder / "manifest.json")
+    seen: dict[str, object] = {}
+
+    def read_everything() -> None:
+        loaded, seen["reason"] = FaissVectorIndex.try_load(folder, model=model, dimension=384,
+                                                           store_checksum=store_checksum)  # fmt: skip
+        seen["loaded"] = loaded
+        with kg.open_workspace(path) as ws:
+            seen["answer"] = _answer(ws)
+            seen["status"] = ws.vectors.status() if ws.vectors is not None else None
+
+    reader = threading.Thread(target=read_everything, daemon=True)
+    try:
+        reader.start()
+        reader.join(60)
+        assert not reader.is_alive(), "a reader of the vector index waited on the FIFO"
+        assert seen["loaded"] is None and "not a regular file" in str(seen["reason"])
+        assert seen["answer"] == answer
+    finally:
+        _restore(folder, pristine)
+
+
 # ------------------------------------------------------------------------- hostile query text on every recall path
 
 
