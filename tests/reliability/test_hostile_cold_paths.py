@@ -387,7 +387,8 @@ def test_a_manifest_that_is_a_fifo_is_refused_without_waiting_on_it(indexed):
 
     path, folder, pristine, answer, _ = indexed
     _restore(folder, pristine)
-    model, store_checksum = _manifest(folder)["model"], _manifest(folder)["store_checksum"]
+    manifest = _manifest(folder)
+    model, store_checksum = manifest["model"], manifest["store_checksum"]
     (folder / "manifest.json").unlink()
     os.mkfifo(folder / "manifest.json")
     seen: dict[str, object] = {}
