@@ -15,7 +15,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -37,6 +37,8 @@ from kg.store.sqlite.migrations import Migration, load_migrations, split_stateme
 T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 5_000
+#: The settings :meth:`Database.pragma` changes for the length of a block.
+SCOPED_PRAGMAS = frozenset({"secure_delete", "synchronous", "temp_store"})
 RETRIES = 8
 
 
@@ -156,12 +158,10 @@ class Database:
             if not switched:
                 yield False
                 return
-            synchronous = int(self.conn.execute("PRAGMA synchronous").fetchone()[0])
-            self.conn.execute("PRAGMA synchronous = EXTRA")
             try:
-                yield True
+                with self.pragma("synchronous", "EXTRA"):
+                    yield True
             finally:
-                self.conn.execute(f"PRAGMA synchronous = {synchronous}")
                 self._back_to_wal()
 
     def _back_to_wal(self) -> None:
@@ -182,23 +182,32 @@ class Database:
         Only inside a transaction: there SQLite refuses the switch once the connection's temp database is open (a
         TEMP table: the recall's term statistics), and the block then runs as it would have; outside one it would
         close that database, and its TEMP tables with it."""
-        before = int(self.conn.execute("PRAGMA temp_store").fetchone()[0])
-        switched = self.conn.in_transaction
-        if switched:
-            try:
-                self.conn.execute("PRAGMA temp_store = FILE")
-            except sqlite3.OperationalError:  # the temp database is open
-                switched = False
-        if not switched:
-            yield False
-            return
+        with ExitStack() as setting:
+            switched = self.conn.in_transaction
+            if switched:
+                try:
+                    setting.enter_context(self.pragma("temp_store", "FILE"))
+                except sqlite3.OperationalError:  # the temp database is open
+                    switched = False
+            yield switched
+
+    @contextmanager
+    def pragma(self, name: str, value: int | str) -> Iterator[None]:
+        """Run the block with ``PRAGMA name = value``, then the value as it was, also after an error. ``name`` is
+        one of :data:`SCOPED_PRAGMAS` (the connection's own settings that a bulk load changes for a while). If
+        SQLite refuses the switch, it raises and nothing changed; if it refuses to set the value back, that is
+        logged, so the block's own error is never hidden."""
+        if name not in SCOPED_PRAGMAS:
+            raise ValueError(f"pragma: {name!r} is not one of {sorted(SCOPED_PRAGMAS)}")
+        before = self.conn.execute(f"PRAGMA {name}").fetchone()[0]
+        self.conn.execute(f"PRAGMA {name} = {value}")
         try:
-            yield True
+            yield
         finally:
             try:
-                self.conn.execute(f"PRAGMA temp_store = {before}")
-            except sqlite3.OperationalError as exc:  # pragma: no cover - nothing in the block opens the temp database
-                logger().warning("store: temp_store not set back after a bulk load's sorts: %s", exc)
+                self.conn.execute(f"PRAGMA {name} = {int(before)}")
+            except sqlite3.Error as exc:  # pragma: no cover - nothing in a bulk load opens what would refuse it
+                logger().warning("store: PRAGMA %s not set back to %s: %s", name, before, exc)
 
     # ---------------------------------------------------------------- migrations
 

@@ -119,17 +119,16 @@ class SqliteFactStore:
         itself (:meth:`Database.rollback_journal`: the pages written once, not twice, and no WAL to remove). See
         docs/facts-bulk.md."""
         small = self.db.read(LAST_SEQ)[0][0] <= DEFER_INDEX_MAX_ROWS
-        with self.db.rollback_journal() if small else nullcontext(False), self.db.write() as conn:
-            secure = int(conn.execute("PRAGMA secure_delete").fetchone()[0])
-            conn.execute("PRAGMA secure_delete = 0")
-            try:
-                rebuild = self._defer_indexes(conn)
-                yield
-                with self.db.packed_sorts():  # the builds' records in one buffer, not a malloc each
-                    for sql in rebuild:
-                        conn.execute(sql)
-            finally:
-                conn.execute(f"PRAGMA secure_delete = {secure}")
+        with (
+            self.db.rollback_journal() if small else nullcontext(False),
+            self.db.write() as conn,
+            self.db.pragma("secure_delete", 0),
+        ):
+            rebuild = self._defer_indexes(conn)
+            yield
+            with self.db.packed_sorts():  # the builds' records in one buffer, not a malloc each
+                for sql in rebuild:
+                    conn.execute(sql)
 
     @staticmethod
     def _defer_indexes(conn: sqlite3.Connection) -> list[str]:
