@@ -281,7 +281,7 @@ class Tool(NamedTuple, Generic[I, O]):
 
 #: Every tool by name, in the order of :data:`~cli.tools.tool_table.TOOL_TABLE` (then any other registered tool,
 #: in registration order); each tool's module is imported when the tool is first needed.
-REGISTRY = ToolRegistry(TOOL_TABLE)
+REGISTRY: ToolRegistry[Tool[Any, Any]] = ToolRegistry(TOOL_TABLE)
 
 
 class Registrar(Protocol):

@@ -12,10 +12,11 @@ from __future__ import annotations
 import importlib
 import threading
 from collections.abc import Iterator, Mapping, MutableMapping
-from typing import TYPE_CHECKING, Any
+from typing import Generic, TypeVar
 
-if TYPE_CHECKING:
-    from cli.tools.registry import Tool
+#: What the registry holds (``cli.tools.registry.Tool``; a type parameter, so this table needs nothing of the module
+#: that imports it).
+T = TypeVar("T")
 
 #: Every tool by name -> ``module:handler``, in the order the tools are listed (modules by name, then declaration
 #: order). A module is imported when one of its tools is called or the tools are listed with their schemas;
@@ -91,7 +92,7 @@ INFRASTRUCTURE = frozenset(
 )
 
 
-class ToolRegistry(MutableMapping[str, "Tool[Any, Any]"]):
+class ToolRegistry(MutableMapping[str, T], Generic[T]):
     """Every tool by name, each module imported when one of its tools is first needed.
 
     ``name in REGISTRY`` and ``REGISTRY.get(name)`` import the one module :data:`TOOL_TABLE` names; iterating,
@@ -101,7 +102,7 @@ class ToolRegistry(MutableMapping[str, "Tool[Any, Any]"]):
 
     def __init__(self, table: Mapping[str, str]) -> None:
         self._table = dict(table)
-        self._tools: dict[str, Tool[Any, Any]] = {}
+        self._tools: dict[str, T] = {}
         self._removed: set[str] = set()
         self._all_loaded = False
         self._lock = threading.RLock()
@@ -134,14 +135,14 @@ class ToolRegistry(MutableMapping[str, "Tool[Any, Any]"]):
         listed = [n for n in self._table if n in self._tools]
         return listed + [n for n in self._tools if n not in self._table]
 
-    def __getitem__(self, name: str) -> Tool[Any, Any]:
+    def __getitem__(self, name: str) -> T:
         if name not in self._tools:
             self._load_module_of(name)
         if name not in self._tools and name not in self._removed:
             self.load_all()  # a tool the table does not name yet
         return self._tools[name]
 
-    def __setitem__(self, name: str, found: Tool[Any, Any]) -> None:
+    def __setitem__(self, name: str, found: T) -> None:
         self._tools[name] = found
         self._removed.discard(name)
 
