@@ -15,7 +15,7 @@ same similarity before and after it is indexed.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 
@@ -88,16 +88,18 @@ class FlatRows:
             np.save(handle, np.ascontiguousarray(self.rows()[1]), allow_pickle=False)
 
     @classmethod
-    def read(cls, path: Path, ids: list[int], dimension: int) -> FlatRows:
-        """The rows saved by :meth:`write` for ``ids`` (sorted); UnusableError when the file does not fit them."""
-        matrix = np.load(path, allow_pickle=False)
+    def read(cls, handle: BinaryIO, ids: list[int], dimension: int) -> FlatRows:
+        """The rows saved by :meth:`write` for ``ids`` (sorted), from the open file; UnusableError when the file
+        does not fit them."""
+        name = Path(str(getattr(handle, "name", "rows"))).name
+        matrix = np.load(handle, allow_pickle=False)
         if matrix.dtype != np.float32 or matrix.shape != (len(ids), dimension):
-            raise UnusableError(f"{path.name}: {matrix.dtype} {matrix.shape}, not float32 ({len(ids)}, {dimension})")
+            raise UnusableError(f"{name}: {matrix.dtype} {matrix.shape}, not float32 ({len(ids)}, {dimension})")
         held = np.asarray(ids, dtype=np.int64)
         if not (np.diff(held) > 0).all():  # a repeated id would hide a row's item
             raise UnusableError("the id map's ids are not increasing")
         if not np.isfinite(np.einsum("ij->", matrix, dtype=np.float64)):  # one pass: a NaN or an infinity anywhere
-            raise UnusableError(f"{path.name}: rows hold values that are not finite")
+            raise UnusableError(f"{name}: rows hold values that are not finite")
         return cls(dimension, held, matrix)
 
 

@@ -14,10 +14,11 @@ import hashlib
 import os
 import re
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 #: The data files of a generation: the index (FAISS for HNSW, NumPy rows for flat) and the id map.
 DATA_FILE_RE = re.compile(r"^(index-[0-9a-f]{16}\.(faiss|npy)|ids-[0-9a-f]{16}\.json)$")
@@ -71,44 +72,52 @@ def sha256(path: Path, *, sync: bool = False) -> tuple[str, int]:
     return digest.hexdigest(), size
 
 
-def regular(path: Path) -> os.stat_result:
-    """``path``'s status when it is a regular file and not a symbolic link (every file of the index is written here
-    by a rename, never linked: a link may lead out of the workspace); UnusableError otherwise."""
-    try:
-        found = path.lstat()
-    except OSError as exc:
-        raise UnusableError(f"{path.name!r} is missing ({exc.strerror})") from None
-    if not stat.S_ISREG(found.st_mode):
-        raise UnusableError(f"{path.name!r} is not a regular file (a symbolic link is not followed)")
-    return found
-
-
-def read_regular(path: Path) -> str:
-    """The text of ``path`` (the manifest), opened without following a symbolic link and without waiting on a FIFO:
-    FileNotFoundError when it is missing, UnusableError when it is not a regular file (the checks and the read are
-    one open file, so nothing can be swapped in between)."""
+def _open_regular(path: Path) -> tuple[BinaryIO, os.stat_result]:
+    """``path`` open for reading and its status, when it is a regular file: opened without following a symbolic link
+    (every file of the index is written here by a rename, never linked: a link may lead out of the workspace) and
+    without waiting on a FIFO, then checked on the open file, so nothing can be swapped in between. FileNotFoundError
+    when it is missing, UnusableError when it is not a regular file."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise UnusableError(f"{path.name!r} is not a regular file (a symbolic link is not followed)") from None
         raise
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            raise UnusableError(f"{path.name!r} is not a regular file")
+    status = os.fstat(fd)
+    if not stat.S_ISREG(status.st_mode):
+        os.close(fd)
+        raise UnusableError(f"{path.name!r} is not a regular file")
+    return os.fdopen(fd, "rb"), status
+
+
+def read_regular(path: Path) -> str:
+    """The text of ``path`` (the manifest), read as :func:`_open_regular` opens it."""
+    handle, _ = _open_regular(path)
+    with handle:
         return handle.read().decode()
 
 
-def verified(directory: Path, entry: dict[str, Any]) -> Path:
-    """The data file a manifest entry names, after checking its name, that it is a regular file, its size and
-    sha256."""
+@contextmanager
+def verified(directory: Path, entry: dict[str, Any]) -> Iterator[BinaryIO]:
+    """The data file a manifest entry names, open at its start once its name, that it is a regular file, its size
+    and its sha256 are checked, all on the one open file that the caller then reads (NumPy, FAISS, JSON)."""
     name = str(entry["name"])
-    path = directory / name
-    if not DATA_FILE_RE.match(name) or regular(path).st_size != entry["bytes"]:
-        raise UnusableError(f"{name!r} is misnamed or has another size")
-    if sha256(path)[0] != entry["sha256"]:
-        raise UnusableError(f"{name} does not match its sha256")
-    return path
+    if not DATA_FILE_RE.match(name):
+        raise UnusableError(f"{name!r} is misnamed")
+    try:
+        handle, status = _open_regular(directory / name)
+    except FileNotFoundError as exc:
+        raise UnusableError(f"{name!r} is missing ({exc.strerror})") from None
+    with handle:
+        if status.st_size != entry["bytes"]:
+            raise UnusableError(f"{name!r} has another size")
+        digest = hashlib.sha256()
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+        if digest.hexdigest() != entry["sha256"]:
+            raise UnusableError(f"{name} does not match its sha256")
+        handle.seek(0)
+        yield handle
 
 
 def _fsync_directory(directory: Path) -> None:
@@ -125,7 +134,6 @@ __all__ = [
     "DATA_FILE_RE",
     "UnusableError",
     "read_regular",
-    "regular",
     "remove_unreferenced",
     "sha256",
     "verified",

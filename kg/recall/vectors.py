@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from kg.errors import InputError
 from kg.recall.vector_files import MANIFEST, UnusableError, read_regular, remove_unreferenced, verified, write_file
@@ -324,20 +324,22 @@ class FaissVectorIndex:
         for key, value in expected.items():
             if manifest.get(key) != value:
                 raise UnusableError(f"manifest {key} is {manifest.get(key)!r}, expected {value!r}")
-        paths = {role: verified(directory, manifest["files"][role]) for role in ("index", "ids")}
-        mapping, kind = json.loads(paths["ids"].read_bytes()), manifest["kind"]
+        files, kind = manifest["files"], manifest["kind"]
+        with verified(directory, files["ids"]) as handle:  # each file checked and read as one open file
+            mapping = json.loads(handle.read())
         ids, uids, tombstones = [int(i) for i in mapping["ids"]], list(mapping["uids"]), set(mapping["tombstones"])
-        if paths["index"].suffix == ".npy":  # flat: NumPy rows in id order, no FAISS
-            from kg.recall.flat_rows import FlatRows  # noqa: PLC0415
+        with verified(directory, files["index"]) as handle:
+            if str(files["index"]["name"]).endswith(".npy"):  # flat: NumPy rows in id order, no FAISS
+                from kg.recall.flat_rows import FlatRows  # noqa: PLC0415
 
-            if kind != "flat" or tombstones:
-                raise UnusableError(f"flat rows, manifest says {kind} with {len(tombstones)} tombstones")
-            index: Any = FlatRows.read(paths["index"], ids, dimension)
-            rows = ids
-        else:
-            index = cls._read_faiss(paths["index"], kind, dimension)
-            held = index.rows()[0] if kind == "flat" else faiss.vector_to_array(index.id_map)
-            rows = sorted(held.tolist())
+                if kind != "flat" or tombstones:
+                    raise UnusableError(f"flat rows, manifest says {kind} with {len(tombstones)} tombstones")
+                index: Any = FlatRows.read(handle, ids, dimension)
+                rows = ids
+            else:
+                index = cls._read_faiss(handle, kind, dimension)
+                held = index.rows()[0] if kind == "flat" else faiss.vector_to_array(index.id_map)
+                rows = sorted(held.tolist())
         if len(set(uids)) != len(uids) or len(ids) != len(uids) or not all(isinstance(u, str) for u in uids):
             raise UnusableError("id map is inconsistent")
         next_id = mapping["next_id"]
@@ -353,9 +355,10 @@ class FaissVectorIndex:
         return loaded
 
     @staticmethod
-    def _read_faiss(path: Path, kind: str, dimension: int) -> Any:
-        """A saved FAISS index (HNSW; a flat one from before flat rows were NumPy files is read as rows)."""
-        index = faiss.read_index(str(path))
+    def _read_faiss(handle: BinaryIO, kind: str, dimension: int) -> Any:
+        """A saved FAISS index, read from the open file (HNSW; a flat one from before flat rows were NumPy files is
+        read as rows)."""
+        index = faiss.read_index(faiss.PyCallbackIOReader(handle.read))
         base = faiss.downcast_index(index.index)
         actual = "hnsw" if isinstance(base, faiss.IndexHNSWFlat) else "flat"
         if not isinstance(index, faiss.IndexIDMap) or not isinstance(base, faiss.IndexHNSWFlat | faiss.IndexFlatIP):
