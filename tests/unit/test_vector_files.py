@@ -1,16 +1,22 @@
 """The vector index's data files are checked and read as one open file (kg/recall/vector_files.py ``verified``):
 what was checked (a regular file, not a link, its size and sha256) is what NumPy, FAISS and the id map then read,
-and a named pipe in a data file's place is refused without waiting on it."""
+even if another file is renamed over the name meanwhile, and a named pipe, a socket or a folder in a data file's
+place is refused without waiting on it and without leaving a descriptor open. (The sha256 checks integrity, not
+authorship: whoever can write the folder can write the manifest too.)"""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import socket
 import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from kg.recall import vector_files
 from kg.recall.vector_files import UnusableError, verified, write_file
 from kg.recall.vectors import FaissVectorIndex, VectorIndexConfig
 
@@ -21,16 +27,64 @@ def _entry(folder: Path, data: bytes) -> dict[str, object]:
     return write_file(folder, "ids", ".json", lambda path: path.write_bytes(data))
 
 
-def test_the_file_read_is_the_file_checked_even_if_the_name_is_replaced_after_the_check(tmp_path: Path) -> None:
+def test_the_file_read_is_the_file_checked_even_if_another_is_renamed_in_after_the_hash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     entry = _entry(tmp_path, b'{"checked": true}')
     name = str(entry["name"])
+    (tmp_path / "forged.json").write_bytes(b'{"checked": fals}')  # the same size, other bytes
+    real_sha256 = hashlib.sha256
+
+    class RenameOnDigest:
+        """The file's hash, and another process renaming its own file over the name right after the last byte."""
+
+        def __init__(self) -> None:
+            self.inner = real_sha256()
+
+        def update(self, data: bytes) -> None:
+            self.inner.update(data)
+
+        def hexdigest(self) -> str:
+            os.replace(tmp_path / "forged.json", tmp_path / name)
+            return self.inner.hexdigest()
+
+    monkeypatch.setattr(vector_files.hashlib, "sha256", RenameOnDigest)
     with verified(tmp_path, entry) as handle:
-        # another process renames a file of the same size, other bytes, over the name once the checks passed
-        (tmp_path / "forged.json").write_bytes(b'{"checked": fals}')
-        os.replace(tmp_path / "forged.json", tmp_path / name)
-        assert handle.read() == b'{"checked": true}'
+        assert handle.read() == b'{"checked": true}'  # a reader that opened the name again would get the forgery
+    monkeypatch.undo()
     with pytest.raises(UnusableError, match="does not match its sha256"), verified(tmp_path, entry):
-        pass  # pragma: no cover - refused before the block: the forged file is what the name holds now
+        pass  # pragma: no cover - refused before the block: the forgery is what the name holds now
+
+
+def test_the_open_file_names_its_path_for_the_readers_messages(tmp_path: Path) -> None:
+    entry = _entry(tmp_path, b"{}")
+    with verified(tmp_path, entry) as handle:
+        assert handle.name == str(tmp_path / str(entry["name"]))
+
+
+def test_a_refused_file_leaves_no_descriptor_open(tmp_path: Path) -> None:
+    entry = _entry(tmp_path, b"{}")
+    path = tmp_path / str(entry["name"])
+    path.unlink()
+    path.mkdir()  # opens (a folder can be opened for reading), then is refused on fstat
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(50):
+        with pytest.raises(UnusableError, match="not a regular file"), verified(tmp_path, entry):
+            pass  # pragma: no cover - refused before the block
+    assert len(os.listdir("/proc/self/fd")) == before
+
+
+def test_a_socket_in_a_files_place_is_not_a_regular_file(tmp_path: Path) -> None:
+    entry = _entry(tmp_path, b"{}")
+    path = tmp_path / str(entry["name"])
+    path.unlink()
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.bind(str(path))  # open(2) answers ENXIO for a socket
+        with pytest.raises(UnusableError, match="not a regular file"), verified(tmp_path, entry):
+            pass  # pragma: no cover - refused before the block
+    finally:
+        server.close()
 
 
 @pytest.mark.parametrize(
@@ -52,9 +106,11 @@ def test_a_damaged_data_file_is_refused_with_its_reason(tmp_path: Path, damage, 
         pass  # pragma: no cover - refused before the block
 
 
-def test_a_misnamed_entry_is_refused_before_anything_is_opened(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", ["../manifest.json", "ids-0123456789abcdef.json\n", "ids-0123456789abcdef.json/"])
+def test_a_misnamed_entry_is_refused_before_anything_is_opened(tmp_path: Path, name: str) -> None:
     (tmp_path / "manifest.json").write_text("{}")
-    with pytest.raises(UnusableError, match="misnamed"), verified(tmp_path, {"name": "../manifest.json"}):
+    (tmp_path / "ids-0123456789abcdef.json\n").write_text("{}")
+    with pytest.raises(UnusableError, match="misnamed"), verified(tmp_path, {"name": name}):
         pass  # pragma: no cover - refused before the block
 
 
@@ -70,7 +126,7 @@ def test_a_data_file_that_is_a_fifo_is_refused_without_waiting_on_it(tmp_path: P
     manifest = index.save()
     loaded = FaissVectorIndex.load(folder, model="m", dimension=DIM, store_checksum="c")
     assert loaded is not None and len(loaded) == rows  # the pristine files load
-    name = __import__("json").loads(manifest.read_text())["files"][role]["name"]
+    name = json.loads(manifest.read_text())["files"][role]["name"]
     (folder / name).unlink()
     os.mkfifo(folder / name)
     seen: dict[str, object] = {}
@@ -84,3 +140,21 @@ def test_a_data_file_that_is_a_fifo_is_refused_without_waiting_on_it(tmp_path: P
     reader.join(60)
     assert not reader.is_alive(), "the loader waited on the FIFO"
     assert seen["loaded"] is None and "not a regular file" in str(seen["reason"])
+
+
+def test_a_refusal_of_the_rows_names_the_rows_file(tmp_path: Path) -> None:
+    folder = tmp_path / "vectors"
+    index = FaissVectorIndex(folder, model="m", dimension=DIM, store_checksum="c")
+    index.add([f"M-{i}" for i in range(3)], np.eye(3, DIM, dtype=np.float32).tolist())
+    manifest_path = index.save()
+    manifest = json.loads(manifest_path.read_text())
+
+    def four_rows(path: Path) -> None:
+        with path.open("wb") as handle:  # np.save given a path would add ".npy" to the temporary file's name
+            np.save(handle, np.eye(4, DIM, dtype=np.float32))
+
+    wrong = write_file(folder, "index", ".npy", four_rows)
+    manifest["files"]["index"] = wrong  # a forged generation: rows that do not fit the id map, its own sha256
+    manifest_path.write_text(json.dumps(manifest))
+    loaded, reason = FaissVectorIndex.try_load(folder, model="m", dimension=DIM, store_checksum="c")
+    assert loaded is None and reason.startswith(f"{wrong['name']}: float32 (4, {DIM}), not float32 (3, {DIM})")

@@ -199,15 +199,16 @@ class Database:
         logged, so the block's own error is never hidden."""
         if name not in SCOPED_PRAGMAS:
             raise ValueError(f"pragma: {name!r} is not one of {sorted(SCOPED_PRAGMAS)}")
-        before = self.conn.execute(f"PRAGMA {name}").fetchone()[0]
-        self.conn.execute(f"PRAGMA {name} = {value}")
-        try:
-            yield
-        finally:
+        with self._lock:  # the connection's setting: no other thread's write runs under it meanwhile
+            before = self.conn.execute(f"PRAGMA {name}").fetchone()[0]
+            self.conn.execute(f"PRAGMA {name} = {value}")
             try:
-                self.conn.execute(f"PRAGMA {name} = {int(before)}")
-            except sqlite3.Error as exc:  # pragma: no cover - nothing in a bulk load opens what would refuse it
-                logger().warning("store: PRAGMA %s not set back to %s: %s", name, before, exc)
+                yield
+            finally:
+                try:
+                    self.conn.execute(f"PRAGMA {name} = {int(before)}")
+                except sqlite3.Error as exc:  # pragma: no cover - nothing in a bulk load opens what would refuse it
+                    logger().warning("store: PRAGMA %s not set back to %s: %s", name, before, exc)
 
     # ---------------------------------------------------------------- migrations
 
