@@ -52,6 +52,33 @@ def test_fresh_database_gets_every_migration(db_path):
     assert [v for v, _ in migration_rows(db_path)] == list(range(1, LATEST + 1))
 
 
+def test_the_connection_that_migrated_can_still_pack_a_bulk_loads_sorts(db_path):
+    # the migrations' index builds open the temp database, and SQLite refuses temp_store's switch inside a
+    # transaction while it is open: a bulk load on the connection that created the store sorted record by record
+    db = Database(db_path)
+    try:
+        assert int(db.conn.execute("PRAGMA temp_store").fetchone()[0]) == 2  # MEMORY, as opened
+        with db.write(), db.packed_sorts() as packed:
+            assert packed
+    finally:
+        db.close()
+
+
+def test_a_migration_keeps_the_temp_tables_a_connection_holds(db_path):
+    Database(db_path).close()
+    db = Database(db_path, migrate=False)
+    try:
+        db.conn.execute("CREATE TEMP TABLE scratch(x)")
+        db.conn.execute("INSERT INTO scratch VALUES (1)")
+        extra = Migration(
+            LATEST + 1, "extra", "CREATE TABLE extra(x INTEGER) STRICT;\nCREATE INDEX extra_x ON extra(x);\n"
+        )
+        assert db.migrate([*load_migrations(), extra]) == [LATEST + 1]
+        assert [tuple(r) for r in db.conn.execute("SELECT x FROM scratch")] == [(1,)]  # the temp database stays
+    finally:
+        db.close()
+
+
 def test_reopening_applies_nothing(db_path):
     Database(db_path).close()
     before = migration_rows(db_path)

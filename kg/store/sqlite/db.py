@@ -263,7 +263,19 @@ class Database:
             except BaseException:
                 self.conn.execute("ROLLBACK")
                 raise
+            self._close_temp_database()
         return applied
+
+    def _close_temp_database(self) -> None:
+        """Close the temp database the migrations opened (their index builds sort there), when it holds no TEMP
+        table: while it is open, SQLite refuses :meth:`packed_sorts`'s switch inside a transaction, so a bulk load on
+        the connection that created the store sorted record by record. Outside a transaction any change of
+        ``temp_store`` closes it; the setting is then put back as it was."""
+        if self.conn.in_transaction or self.conn.execute("SELECT 1 FROM temp.sqlite_master LIMIT 1").fetchone():
+            return
+        before = int(self.conn.execute("PRAGMA temp_store").fetchone()[0])
+        self.conn.execute(f"PRAGMA temp_store = {1 if before != 1 else 2}")
+        self.conn.execute(f"PRAGMA temp_store = {before}")
 
     def _up_to_date(self, known: dict[int, Migration]) -> bool:
         if not self.schema_version():
