@@ -27,7 +27,6 @@ the generation it had started to load.
 from __future__ import annotations
 
 import contextlib
-import json
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -46,7 +45,7 @@ from kg.recall.sidecar_state import (
     position,
     read_manifest,
 )
-from kg.recall.vector_files import MANIFEST, UnusableError, read_regular
+from kg.recall.vector_files import UnusableError, load_manifest
 
 if TYPE_CHECKING:  # the index class loads with the first index read or build: a BM25 recall opens none
     from kg.recall.vectors import FaissVectorIndex, VectorIndexConfig
@@ -253,9 +252,7 @@ class VectorSidecar:
             return "missing"
         store_id = self.store.index_queue.store_id()
         try:
-            manifest = json.loads(read_regular(self.directory / MANIFEST))
-            if not isinstance(manifest, dict):
-                raise UnusableError(f"a JSON {type(manifest).__name__}, not an object")
+            manifest = load_manifest(self.directory)
             covered = position(manifest, "queue_position", 0)
             build = Build.of(manifest)
         except (OSError, ValueError, RecursionError, UnusableError) as exc:  # RecursionError: JSON nested too deep

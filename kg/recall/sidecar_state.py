@@ -10,7 +10,6 @@ name them whether or not an index is opened.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from kg.errors import BackendUnavailableError
 from kg.models import MemoryItem, Model
-from kg.recall.vector_files import MANIFEST, UnusableError, read_regular
+from kg.recall.vector_files import MANIFEST, UnusableError, load_manifest
 
 if TYPE_CHECKING:
     from kg.recall.vectors import FaissVectorIndex
@@ -113,10 +112,9 @@ def manifest_stamp(directory: Path) -> tuple[int, int, int] | None:
 def read_manifest(directory: Path) -> dict[str, Any]:
     """The saved manifest ({} when missing or unreadable)."""
     try:
-        manifest = json.loads(read_regular(directory / MANIFEST))
+        return load_manifest(directory)
     except (OSError, ValueError, RecursionError, UnusableError):  # RecursionError: JSON nested past Python's limit
         return {}
-    return manifest if isinstance(manifest, dict) else {}
 
 
 __all__ = [

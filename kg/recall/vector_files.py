@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
+import json
 import os
 import re
 import stat
@@ -110,6 +111,15 @@ def read_regular(path: Path) -> str:
         return handle.read().decode()
 
 
+def load_manifest(directory: Path) -> dict[str, Any]:
+    """The manifest of the index in ``directory``, parsed: FileNotFoundError when it is missing, ValueError (or
+    RecursionError) when it is not JSON, UnusableError when it is not a regular file or not a JSON object."""
+    manifest = json.loads(read_regular(directory / MANIFEST))
+    if not isinstance(manifest, dict):
+        raise UnusableError(f"a JSON {type(manifest).__name__}, not an object")
+    return manifest
+
+
 @contextmanager
 def verified(directory: Path, entry: dict[str, Any]) -> Iterator[BinaryIO]:
     """The data file a manifest entry names, open at its start once its name, that it is a regular file, its size
@@ -146,6 +156,7 @@ def _fsync_directory(directory: Path) -> None:
 __all__ = [
     "DATA_FILE_RE",
     "UnusableError",
+    "load_manifest",
     "read_regular",
     "remove_unreferenced",
     "sha256",

@@ -22,7 +22,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from kg.errors import InputError
-from kg.recall.vector_files import MANIFEST, UnusableError, read_regular, remove_unreferenced, verified, write_file
+from kg.recall.vector_files import (
+    MANIFEST,
+    UnusableError,
+    load_manifest,
+    remove_unreferenced,
+    verified,
+    write_file,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -209,7 +216,7 @@ class FaissVectorIndex:
         expected = self.store_checksum if store_checksum is None else store_checksum
         with self._lock:
             try:
-                manifest = json.loads(read_regular(self.directory / MANIFEST))
+                manifest = load_manifest(self.directory)
                 files = {MANIFEST: (self.directory / MANIFEST).stat().st_size}
                 files |= {e["name"]: (self.directory / e["name"]).stat().st_size for e in manifest["files"].values()}
                 saved = manifest.get("store_checksum") == expected and manifest.get("count") == len(self)
@@ -316,7 +323,7 @@ class FaissVectorIndex:
     def _load(cls, directory: Path, *, model: str, dimension: int, store_checksum: str, count: int | None,
               config: VectorIndexConfig | None) -> FaissVectorIndex:  # fmt: skip
         try:  # written by a rename: a link may lead out of the workspace, a FIFO would hold the read
-            manifest = json.loads(read_regular(directory / MANIFEST))
+            manifest = load_manifest(directory)
         except FileNotFoundError as exc:
             raise UnusableError("no manifest") from exc
         expected = {"format_version": FORMAT_VERSION, "model": model, "dimension": dimension,
